@@ -1,0 +1,1 @@
+"""Owner actions: approve, hold, re-dispatch, stop, promote; audit, read-only, guard."""

@@ -1,0 +1,98 @@
+"""The `sagan-tui` command line: parses arguments, then imports only the subcommand it runs.
+
+Imports stay lazy so the panel's first frame never waits on the simulator, the runpod SDK
+or the analysis code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
+    return value
+
+
+def _int_at_least_1(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="sagan-tui", description="Control panel for Sagan and its RunPod pods.")
+    p.add_argument("--demo", action="store_true", help="run the panel on the built-in simulator")
+    p.add_argument("--scenario", default="reaping-wave", help="simulator scenario for --demo")
+    p.add_argument("--speed", type=_positive, default=1.0, help="simulator speed for --demo")
+    p.add_argument("--read-only", action="store_true", default=None, help="refuse every mutating action")
+    p.add_argument("--poll-interval", type=_positive, help="seconds between polls")
+    p.add_argument("--cache", help="the SQLite cache file")
+    p.add_argument("--no-mouse", action="store_true", help="do not ask the terminal for mouse events")
+    p.add_argument("--color", choices=["auto", "256", "truecolor", "standard"], help="colour system")
+    p.add_argument("--no-bell", action="store_true", help="no terminal bell on new owner items or waves")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("sim", help="the simulator alone, on 127.0.0.1")
+    g = s.add_mutually_exclusive_group()
+    g.add_argument("--scenario", dest="sim_scenario", default=None, help="calm, reaping-wave, auth-revoked, flaky, large-fleet")
+    g.add_argument("--fixture", help="a JSON fixture file")
+    s.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    s.add_argument("--speed", dest="sim_speed", type=_positive, default=1.0, help="time scale")
+    s.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
+
+    s = sub.add_parser("sync", help="the poller without a screen")
+    g = s.add_mutually_exclusive_group()
+    g.add_argument("--once", action="store_true", help="one poll, then exit")
+    g.add_argument("--for", dest="for_seconds", type=_positive, help="poll for this many seconds")
+    s.add_argument("--cache", dest="sub_cache", help="the SQLite cache file")
+    s.add_argument("--poll-interval", dest="sub_poll_interval", type=_positive, help="seconds between polls")
+
+    s = sub.add_parser("waves", help="offline wave analysis of loss records")
+    g = s.add_mutually_exclusive_group(required=True)
+    g.add_argument("--input", help="loss records, JSON Lines")
+    g.add_argument("--cache", dest="sub_cache", help="the losses of this cache")
+    s.add_argument("--format", choices=["json", "markdown"], default="markdown")
+    s.add_argument("--gap", type=_positive, default=90.0, help="seconds between losses of one wave")
+    s.add_argument("--min-losses", type=_int_at_least_1, default=3, help="losses that make a wave")
+
+    s = sub.add_parser("report", help="the incident report (markdown) from the cache")
+    s.add_argument("--cache", dest="sub_cache", help="the SQLite cache file")
+    s.add_argument("--since", help="only losses at or after this ISO time")
+    s.add_argument("--output", "-o", help="write to this file instead of stdout")
+
+    sub.add_parser("doctor", help="check config, each source and the cache")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    # Subcommand flags that share a name with a top-level flag land in sub_* to keep both.
+    for name in ("cache", "poll_interval"):
+        sub_value = getattr(args, f"sub_{name}", None)
+        if sub_value is not None:
+            setattr(args, name, sub_value)
+    command = args.command or ("demo" if args.demo else "panel")
+    module = importlib.import_module(f"sagan_tui.commands.{command}")
+    try:
+        return int(module.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

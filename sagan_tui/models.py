@@ -1,0 +1,387 @@
+"""Typed records that cross every boundary: Sagan's, RunPod's, the cache's and triage's."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any, Iterable, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+# --- statuses and turns ---------------------------------------------------------------
+
+KNOWN_STATUSES: tuple[str, ...] = (
+    "proposed", "clarifying", "awaiting_clarifications", "gate_pending", "planning",
+    "plan_pending", "approved", "awaiting_approval", "queued", "implementing",
+    "code_reviewing", "testing", "running", "uploading", "verifying", "interpreting",
+    "reviewing", "clean_result_drafting", "awaiting_promotion", "followups_running",
+    "shared", "blocked", "completed", "done_experiment", "done_impl", "failed",
+    "cancelled", "archived",
+)
+
+_SAGAN_RUNS = "Sagan: run and verify"
+TURNS: dict[str, str] = {
+    "proposed": "Sagan: clarify scope",
+    "clarifying": "Sagan: clarify hypothesis and information gain",
+    "awaiting_clarifications": "Owner: answer Sagan questions",
+    "gate_pending": "Owner: resolve gate",
+    "planning": "Sagan: draft plan",
+    "plan_pending": "Owner: approve, defer, or reject",
+    "awaiting_approval": "Owner: approve, defer, or reject",
+    "reviewing": "Owner: review interpretation and propose follow-ups",
+    "awaiting_promotion": "Owner: promote clean result",
+    "blocked": "Owner: unblock or revise",
+    **{s: _SAGAN_RUNS for s in (
+        "approved", "queued", "implementing", "code_reviewing", "testing", "running",
+        "uploading", "verifying", "interpreting", "followups_running", "clean_result_drafting",
+    )},
+}
+NO_TURN = "no active owner action"
+OWNER_TURN_STATUSES: frozenset[str] = frozenset(s for s, t in TURNS.items() if t.startswith("Owner"))
+
+
+def turn_for(status: str) -> str:
+    """Whose turn an experiment in `status` is, as Sagan's experimentTurn says."""
+    return TURNS.get(status, NO_TURN)
+
+
+def is_owner_turn(status: str) -> bool:
+    return status in OWNER_TURN_STATUSES
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_utc(value: datetime | None) -> datetime | None:
+    """Naive datetimes from the wire are UTC; aware ones are converted to UTC."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def iso(value: datetime | None) -> str | None:
+    """ISO 8601 UTC with a Z, the form every reply and record uses."""
+    v = as_utc(value)
+    return None if v is None else v.isoformat().replace("+00:00", "Z")
+
+
+class Wire(BaseModel):
+    """Base of records read from a server: camelCase on the wire, extras tolerated."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=False,
+    )
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _utc(cls, v: Any) -> Any:
+        return as_utc(v) if isinstance(v, datetime) else v
+
+    def dump(self) -> dict[str, Any]:
+        """The record as JSON-ready camelCase, extras dropped."""
+        return self.model_dump(mode="json", by_alias=True, exclude=set(self.model_extra or {}))
+
+
+# --- Sagan ----------------------------------------------------------------------------
+
+class Experiment(Wire):
+    id: str
+    number: int
+    title: str = ""
+    status: str = "proposed"
+    turn: str | None = None
+    legacy_gh_number: int | None = None
+    belief_id: str | None = None
+    project_id: str | None = None
+    body: str | None = None
+    hypothesis: str | None = None
+    plan_md: str | None = None
+    plan_json: Any = None
+    pod_spec: Any = None
+    config_yaml: str | None = None
+    kind: str | None = None
+    compute_size: str | None = None
+    priority: int | str | None = None
+    assignee_kind: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    has_clean_result: bool = False
+    auto_approve_plan: bool = False
+    parent_experiment_id: str | None = None
+    runpod_account: str | None = None
+    converted_to_kind: str | None = None
+    converted_to_id: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def status_known(self) -> bool:
+        return self.status in KNOWN_STATUSES
+
+    @property
+    def effective_turn(self) -> str:
+        """The server's turn when given, else the one DOMAIN.md derives from the status."""
+        return self.turn or turn_for(self.status)
+
+    @property
+    def owner_turn(self) -> bool:
+        return is_owner_turn(self.status)
+
+
+class WorkflowEvent(Wire):
+    id: str
+    entity_kind: str = "experiment"
+    entity_id: str | None = None
+    experiment_number: int | None = None  # filled by the server or by sync when known
+    event_type: str
+    from_status: str | None = None
+    to_status: str | None = None
+    actor_kind: str | None = None
+    actor_user_id: str | None = None
+    note: str | None = None
+    metadata: Any = None
+    created_at: datetime
+
+    @property
+    def is_marker(self) -> bool:
+        return self.event_type.startswith("epm:")
+
+
+TEXTBOX_RE = re.compile(r"\[TEXTBOX:([A-Za-z0-9_.\-]+)\]")
+
+
+def textbox_fields(body: str | None) -> list[str]:
+    """The distinct `[TEXTBOX:name]` field names of a body, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for m in TEXTBOX_RE.finditer(body or ""):
+        seen.setdefault(m.group(1), None)
+    return list(seen)
+
+
+class ApprovalRequest(Wire):
+    id: str
+    agent_run_id: str | None = None
+    experiment_id: str | None = None
+    experiment_number: int | None = None
+    entity_kind: str = "experiment"
+    kind: str = "experiment_plan"
+    title: str = ""
+    body_md: str = ""
+    status: str = "pending"
+    approved_state: str | None = None
+    requested_by: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def textbox_fields(self) -> list[str]:
+        return textbox_fields(self.body_md)
+
+
+class PodLifecycle(Wire):
+    """A row of Sagan's pod_lifecycle table (snake_case on the wire, as Sagan stores it)."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="allow", alias_generator=None)
+
+    id: str | int
+    runpod_pod_id: str
+    account: str = "team"
+    agent_run_id: str | None = None
+    experiment_id: str | None = None
+    experiment_number: int | None = None
+    run_id: str | None = None
+    name: str | None = None
+    gpu_type_id: str | None = None
+    gpu_count: int | None = None
+    status: str = "deploying"
+    desired_status: str | None = None
+    retry_count: int = 0
+    max_retries: int = 3
+    blocked_reason: str | None = None
+    last_error: str | None = None
+    last_checked_at: datetime | None = None
+    last_heartbeat_at: datetime | None = None
+    stopped_at: datetime | None = None
+    terminated_at: datetime | None = None
+    cost_per_hr: float | None = None
+    adjusted_cost_per_hr: float | None = None
+    uptime_seconds: int | None = None
+    last_started_at: datetime | None = None
+    metadata: Any = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    def dump(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude=set(self.model_extra or {}))
+
+
+# --- RunPod ---------------------------------------------------------------------------
+
+POD_ID_RE = re.compile(r"^[a-z0-9]{6,32}$")
+
+
+def valid_pod_id(pod_id: object) -> bool:
+    """Whether `pod_id` may be pasted into a GraphQL string or a URL path."""
+    return isinstance(pod_id, str) and bool(POD_ID_RE.match(pod_id))
+
+
+class RunPodPod(Wire):
+    """A pod as one RunPod account lists it, flattened from the nested GraphQL/REST reply."""
+
+    id: str
+    account: str = ""
+    name: str | None = None
+    desired_status: str = "RUNNING"
+    last_status_change: str | None = None
+    uptime_seconds: int | None = None  # runtime.uptimeInSeconds (the top-level one is unreliable)
+    cost_per_hr: float | None = None
+    adjusted_cost_per_hr: float | None = None
+    gpu_count: int | None = None
+    gpu: str | None = None  # machine.gpuDisplayName
+    datacenter: str | None = None  # machine.dataCenterId
+    pod_type: str | None = None
+    image_name: str | None = None
+    machine_id: str | None = None
+    has_runtime: bool = False
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        if not valid_pod_id(v):
+            raise ValueError("pod id must match ^[a-z0-9]{6,32}$")
+        return v
+
+    @property
+    def running(self) -> bool:
+        return self.desired_status == "RUNNING"
+
+    @property
+    def reaped_reason(self) -> str | None:
+        """The RunPod-side reason when the pod is EXITED by RunPod rather than by its owner."""
+        if self.desired_status in ("EXITED", "TERMINATED", "DEAD") and self.last_status_change:
+            text = self.last_status_change.lower()
+            if "by runpod" in text or "reaped" in text or "reclaim" in text:
+                return self.last_status_change
+        return None
+
+
+class HealthState(str, Enum):
+    OK = "ok"
+    ERROR = "error"
+    UNKNOWN = "unknown"
+    DISABLED = "disabled"
+
+
+class ErrorKind(str, Enum):
+    AUTH = "401"
+    RATE_LIMIT = "429"
+    SERVER = "5xx"
+    TIMEOUT = "timeout"
+    BAD_JSON = "bad-json"
+    GONE = "410-gone"
+    UNREACHABLE = "unreachable"
+    CLIENT = "4xx"
+    NO_KEY = "no-key"
+    OTHER = "other"
+
+
+class SourceHealth(Wire):
+    """The health of one source: Sagan, or one RunPod account (with its balance)."""
+
+    source: str  # "sagan" or the account name
+    state: HealthState = HealthState.UNKNOWN
+    error_kind: ErrorKind | None = None
+    message: str | None = None
+    last_success: datetime | None = None
+    last_attempt: datetime | None = None
+    consecutive_failures: int = 0
+    next_attempt: datetime | None = None
+    transport: str | None = None
+    # account-only
+    balance: float | None = None
+    spend_per_hr: float | None = None
+    spend_limit: float | None = None
+    under_balance: bool | None = None
+
+    def stale(self, now: datetime, poll_interval: float) -> bool:
+        """Data older than three poll intervals is stale wherever it shows."""
+        if self.last_success is None:
+            return True
+        return (now - self.last_success).total_seconds() > 3 * poll_interval
+
+
+AccountHealth = SourceHealth
+
+
+# --- triage and audit -----------------------------------------------------------------
+
+class Loss(BaseModel):
+    """A pod that vanished (or was reaped) without anyone asking for it to stop."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    pod_id: str
+    account: str
+    experiment: int | None = None
+    running_at: datetime | None = None
+    last_seen_at: datetime | None = None
+    lost_at: datetime
+    gpu: str | None = None
+    datacenter: str | None = None
+    cost_per_hr: float | None = None
+    source: str = "runpod-poll"  # "runpod-poll", "sagan", or "runpod-poll+sagan"
+    reason: str | None = None
+    run_id: str | None = None
+    dismissed: bool = False
+
+    @field_validator("running_at", "last_seen_at", "lost_at", mode="after")
+    @classmethod
+    def _utc(cls, v: datetime | None) -> datetime | None:
+        return as_utc(v)
+
+    @property
+    def gap_s(self) -> float | None:
+        """Seconds from RUNNING to lost."""
+        if self.running_at is None:
+            return None
+        return (self.lost_at - self.running_at).total_seconds()
+
+
+class Action(BaseModel):
+    """One line of the audit log."""
+
+    id: int | None = None
+    at: datetime = Field(default_factory=utcnow)
+    action: str
+    target: str
+    account: str | None = None
+    result: str = "pending"  # pending, ok, error, refused
+    error: str | None = None
+    detail: str | None = None
+
+
+# --- lenient parsing ------------------------------------------------------------------
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_records(model: type[M], items: Iterable[Any], what: str) -> tuple[list[M], list[str]]:
+    """Validate each record on its own: bad ones become a reason, the rest are kept."""
+    good: list[M] = []
+    bad: list[str] = []
+    for i, item in enumerate(items if isinstance(items, (list, tuple)) else []):
+        try:
+            good.append(model.model_validate(item))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first.get("loc", ()))
+            bad.append(f"{what}[{i}]: {loc or 'record'}: {first.get('msg', 'invalid')}")
+        except Exception as exc:  # a record so broken pydantic itself chokes
+            bad.append(f"{what}[{i}]: {type(exc).__name__}")
+    if not isinstance(items, (list, tuple)):
+        bad.append(f"{what}: expected a list, got {type(items).__name__}")
+    return good, bad

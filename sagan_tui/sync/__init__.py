@@ -1,0 +1,1 @@
+"""Polling the sources into the cache."""
