@@ -351,6 +351,24 @@ class Loss(BaseModel):
         return (self.lost_at - self.running_at).total_seconds()
 
 
+class PodSighting(BaseModel):
+    """What the polls saw of one pod: the control group of a wave is built from these."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pod_id: str
+    account: str
+    experiment: int | None = None
+    first_seen_at: datetime | None = None
+    running_at: datetime | None = None
+    last_seen_at: datetime | None = None
+    desired_status: str | None = None
+    gpu: str | None = None
+    datacenter: str | None = None
+    cost_per_hr: float | None = None
+    gone: bool = False
+
+
 class Action(BaseModel):
     """One line of the audit log."""
 
