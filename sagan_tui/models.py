@@ -234,6 +234,7 @@ class RunPodPod(Wire):
 
     id: str
     account: str = ""
+    experiment: int | None = None  # not RunPod's: filled from Sagan's records or the pod's name
     name: str | None = None
     desired_status: str = "RUNNING"
     last_status_change: str | None = None

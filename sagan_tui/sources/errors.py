@@ -1,0 +1,95 @@
+"""Typed source failures, each mapped to a health ErrorKind, with secrets scrubbed from messages."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from sagan_tui.models import ErrorKind
+
+_BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"']+")
+_KEYISH = re.compile(r"(?i)((?:api[_-]?key|token|authorization)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+")
+
+
+def scrub(text: str, secrets: Iterable[str] = ()) -> str:
+    """Remove every known secret and anything that looks like a bearer credential."""
+    for s in secrets:
+        if s:
+            text = text.replace(s, "***")
+    text = _BEARER.sub(r"\1***", text)
+    return _KEYISH.sub(r"\1***", text)
+
+
+class SourceError(Exception):
+    """A source did not answer usefully. `kind` is what the health line shows."""
+
+    kind: ErrorKind = ErrorKind.OTHER
+
+    def __init__(self, source: str, message: str, *, kind: ErrorKind | None = None,
+                 status: int | None = None, code: str | None = None, retry_after: float | None = None):
+        self.source = source
+        self.message = message
+        self.status = status
+        self.code = code
+        self.retry_after = retry_after
+        if kind is not None:
+            self.kind = kind
+        super().__init__(f"{source}: {message}")
+
+
+class AuthError(SourceError):
+    kind = ErrorKind.AUTH
+
+
+class RateLimited(SourceError):
+    kind = ErrorKind.RATE_LIMIT
+
+
+class ServerError(SourceError):
+    kind = ErrorKind.SERVER
+
+
+class SourceTimeout(SourceError):
+    kind = ErrorKind.TIMEOUT
+
+
+class BadReply(SourceError):
+    kind = ErrorKind.BAD_JSON
+
+
+class Unreachable(SourceError):
+    kind = ErrorKind.UNREACHABLE
+
+
+class ApiRetired(SourceError):
+    """RunPod's GraphQL answered 410 Gone: the account must move to REST v2."""
+
+    kind = ErrorKind.GONE
+
+
+class RequestRejected(SourceError):
+    """A 4xx with the server's `{"error", "message"}`: the request itself was refused."""
+
+    kind = ErrorKind.CLIENT
+
+
+def for_status(source: str, status: int, message: str, code: str | None = None,
+               retry_after: float | None = None) -> SourceError:
+    if status == 401 or status == 403:
+        return AuthError(source, message, status=status, code=code)
+    if status == 429:
+        return RateLimited(source, message, status=status, code=code, retry_after=retry_after)
+    if status == 410:
+        return ApiRetired(source, message, status=status, code=code)
+    if status >= 500:
+        return ServerError(source, message, status=status, code=code)
+    return RequestRejected(source, message, status=status, code=code)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None

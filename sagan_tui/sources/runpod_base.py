@@ -1,0 +1,49 @@
+"""The interface every RunPod transport (GraphQL today, REST v2 next) offers the sync and actions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sagan_tui.models import RunPodPod
+
+
+@dataclass
+class AccountSnapshot:
+    """One successful poll of one account: its pods and its money."""
+
+    account: str
+    pods: list[RunPodPod]
+    skipped: list[str] = field(default_factory=list)
+    balance: float | None = None
+    spend_per_hr: float | None = None
+    spend_limit: float | None = None
+    under_balance: bool | None = None
+
+
+class RunPodTransport(Protocol):
+    """What sync and actions need of one RunPod account, whatever API carries it."""
+
+    name: str  # "graphql" or "rest-v2"
+    account: str
+
+    async def snapshot(self) -> AccountSnapshot:
+        """All pods and the balance; raises a SourceError on any failure (never returns 'no pods')."""
+
+    async def get_pod(self, pod_id: str) -> RunPodPod | None:
+        """One pod, or None if RunPod says it does not exist."""
+
+    async def stop(self, pod_id: str) -> dict[str, Any]: ...
+
+    async def resume(self, pod_id: str, gpu_count: int = 1) -> dict[str, Any]: ...
+
+    async def terminate(self, pod_id: str) -> dict[str, Any]: ...
+
+    async def aclose(self) -> None: ...
+
+
+def float_or_none(v: Any) -> float | None:
+    try:
+        return None if v is None else float(v)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,195 @@
+"""RunPod over its GraphQL API through the `runpod` SDK, one key per account passed per call."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+from sagan_tui.models import RunPodPod, parse_records, valid_pod_id
+from sagan_tui.sources.errors import (
+    ApiRetired, AuthError, BadReply, RequestRejected, SourceError, SourceTimeout, Unreachable,
+    for_status, parse_retry_after, scrub,
+)
+from sagan_tui.sources.runpod_base import AccountSnapshot, float_or_none
+
+# The SDK's default pod query lacks what triage needs (data center, runtime uptime, adjusted
+# cost), and the balance lives on `myself`: one query reads both in one round trip.
+POD_FIELDS = """
+            id name desiredStatus lastStatusChange uptimeSeconds costPerHr adjustedCostPerHr
+            gpuCount podType imageName machineId
+            machine { gpuDisplayName dataCenterId }
+            runtime { uptimeInSeconds }
+"""
+ACCOUNT_QUERY = "query saganTuiAccount { myself { clientBalance currentSpendPerHr spendLimit underBalance pods {%s} } }" % POD_FIELDS
+POD_QUERY = 'query saganTuiPod { pod(input: {podId: "%s"}) {%s} }'
+
+_executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="runpod")
+_local = threading.local()
+_sdk_lock = threading.Lock()
+_sdk: Any = None
+
+
+class _StrictRequests:
+    """Stands in for `requests` inside runpod.api.graphql.
+
+    The SDK hard-codes a 30 s timeout and reads every reply as JSON without looking at the
+    status, so a 429, a 5xx, a 410 or a truncated body would surface as a confusing
+    JSONDecodeError. This shim applies our timeout and raises a typed error per status
+    before the SDK parses anything; a 2xx reply goes through untouched.
+    """
+
+    def __init__(self, real: Any):
+        self._real = real
+        self._session = real.Session()
+
+    def post(self, url: str, headers: dict, data: str, timeout: float = 30) -> Any:
+        source = getattr(_local, "source", "runpod")
+        our_timeout = getattr(_local, "timeout", timeout)
+        try:
+            resp = self._session.post(url, headers=headers, data=data, timeout=our_timeout)
+        except self._real.Timeout:
+            raise SourceTimeout(source, f"GraphQL request timed out after {our_timeout:g} s") from None
+        except self._real.RequestException as exc:
+            raise Unreachable(source, f"GraphQL request failed: {type(exc).__name__}") from None
+        if resp.status_code >= 400:
+            message = f"GraphQL HTTP {resp.status_code}"
+            try:
+                errors = resp.json().get("errors") or []
+                if errors and isinstance(errors[0], dict) and errors[0].get("message"):
+                    message += f": {errors[0]['message']}"
+            except (ValueError, AttributeError):
+                pass
+            if resp.status_code == 410:
+                raise ApiRetired(source, f"this RunPod API has been retired; switch account {source} to rest-v2 ({message})",
+                                 status=410)
+            raise for_status(source, resp.status_code, message,
+                             retry_after=parse_retry_after(resp.headers.get("retry-after")))
+        try:
+            resp.json()
+        except ValueError:
+            raise BadReply(source, f"GraphQL reply is not valid JSON ({len(resp.content)} bytes)") from None
+        return resp
+
+
+def _load_sdk() -> Any:
+    """Import the SDK (about 2 s) on first use, off the event loop, and fit the shim once."""
+    global _sdk
+    with _sdk_lock:
+        if _sdk is None:
+            import requests
+            import runpod.api.graphql as gql
+            import runpod.api.mutations.pods as mutations
+            import runpod.error as rp_error
+
+            if not isinstance(gql.requests, _StrictRequests):
+                gql.requests = _StrictRequests(requests)
+            _sdk = type("SDK", (), {"run": staticmethod(gql.run_graphql_query), "mutations": mutations,
+                                    "error": rp_error})
+    return _sdk
+
+
+class GraphQLTransport:
+    """One RunPod account over GraphQL. Every call runs in a worker thread (the SDK blocks)."""
+
+    name = "graphql"
+
+    def __init__(self, account: str, api_key: str, *, base_url: str, timeout: float = 10.0):
+        if not api_key or not api_key.strip():
+            # The SDK would fall back to the process-wide runpod.api_key: another account's.
+            raise ValueError(f"account {account!r} has no API key")
+        self.account = account
+        self._key = api_key.strip()
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+
+    async def aclose(self) -> None:
+        return None
+
+    def _call(self, query: str) -> dict[str, Any]:
+        import os
+
+        sdk = _load_sdk()
+        _local.source, _local.timeout = self.account, self.timeout
+        # The SDK reads its base URL from the environment on every call.
+        os.environ["RUNPOD_API_BASE_URL"] = self.base_url
+        try:
+            return sdk.run(query, api_key=self._key)
+        except SourceError as exc:
+            exc.message = scrub(exc.message, [self._key])
+            raise
+        except sdk.error.AuthenticationError:
+            raise AuthError(self.account, "RunPod rejected the API key (401)", status=401) from None
+        except sdk.error.QueryError as exc:
+            raise RequestRejected(self.account, f"GraphQL error: {scrub(str(exc.args[0] if exc.args else exc), [self._key])}") from None
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise BadReply(self.account, f"GraphQL reply unreadable: {type(exc).__name__}") from None
+
+    async def _run(self, fn: Callable[[], Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        try:
+            # The shim times the request out; this bound catches a stuck thread as well.
+            return await asyncio.wait_for(loop.run_in_executor(_executor, fn), self.timeout + 5)
+        except asyncio.TimeoutError:
+            raise SourceTimeout(self.account, f"no reply within {self.timeout:g} s") from None
+
+    async def snapshot(self) -> AccountSnapshot:
+        data = await self._run(lambda: self._call(ACCOUNT_QUERY))
+        myself = (data.get("data") or {}).get("myself") if isinstance(data, dict) else None
+        if not isinstance(myself, dict) or not isinstance(myself.get("pods"), list):
+            # Never read a reply without a pod list as "no pods": that would be a fake wave.
+            raise BadReply(self.account, "GraphQL reply has no myself.pods list")
+        pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in myself["pods"]], "pods")
+        return AccountSnapshot(
+            account=self.account, pods=pods, skipped=skipped,
+            balance=float_or_none(myself.get("clientBalance")),
+            spend_per_hr=float_or_none(myself.get("currentSpendPerHr")),
+            spend_limit=float_or_none(myself.get("spendLimit")),
+            under_balance=myself.get("underBalance") if isinstance(myself.get("underBalance"), bool) else None,
+        )
+
+    async def get_pod(self, pod_id: str) -> RunPodPod | None:
+        _check_id(pod_id)
+        data = await self._run(lambda: self._call(POD_QUERY % (pod_id, POD_FIELDS)))
+        pod = ((data or {}).get("data") or {}).get("pod")
+        return None if pod is None else RunPodPod.model_validate(flatten_pod(pod, self.account))
+
+    async def stop(self, pod_id: str) -> dict[str, Any]:
+        _check_id(pod_id)
+        return await self._run(lambda: self._call(_load_sdk().mutations.generate_pod_stop_mutation(pod_id)))
+
+    async def resume(self, pod_id: str, gpu_count: int = 1) -> dict[str, Any]:
+        _check_id(pod_id)
+        n = int(gpu_count)
+        return await self._run(lambda: self._call(_load_sdk().mutations.generate_pod_resume_mutation(pod_id, n)))
+
+    async def terminate(self, pod_id: str) -> dict[str, Any]:
+        _check_id(pod_id)
+        return await self._run(lambda: self._call(_load_sdk().mutations.generate_pod_terminate_mutation(pod_id)))
+
+
+def _check_id(pod_id: object) -> None:
+    # The SDK pastes ids into GraphQL text: a quote or brace would rewrite the query.
+    if not valid_pod_id(pod_id):
+        raise ValueError(f"refusing pod id {str(pod_id)[:40]!r}: must match ^[a-z0-9]{{6,32}}$")
+
+
+def flatten_pod(raw: Any, account: str) -> Any:
+    """GraphQL's nested pod into RunPodPod's flat fields; anything not a dict is left to fail validation."""
+    if not isinstance(raw, dict):
+        return raw
+    machine = raw.get("machine") if isinstance(raw.get("machine"), dict) else {}
+    runtime = raw.get("runtime") if isinstance(raw.get("runtime"), dict) else None
+    return {
+        "id": raw.get("id"), "account": account, "name": raw.get("name"),
+        "desiredStatus": raw.get("desiredStatus") or "RUNNING",
+        "lastStatusChange": raw.get("lastStatusChange"),
+        "uptimeSeconds": (runtime or {}).get("uptimeInSeconds"),
+        "costPerHr": raw.get("costPerHr"), "adjustedCostPerHr": raw.get("adjustedCostPerHr"),
+        "gpuCount": raw.get("gpuCount"), "gpu": machine.get("gpuDisplayName"),
+        "datacenter": machine.get("dataCenterId"), "podType": raw.get("podType"),
+        "imageName": raw.get("imageName"), "machineId": raw.get("machineId"),
+        "hasRuntime": runtime is not None,
+    }

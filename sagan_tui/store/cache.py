@@ -1,0 +1,404 @@
+"""The SQLite cache: what the panel paints first, what survives a source outage, and the audit log."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import sqlite_utils
+
+from sagan_tui.models import (
+    Action, ApprovalRequest, ErrorKind, Experiment, HealthState, Loss, PodLifecycle, PodSighting,
+    RunPodPod, SourceHealth, WorkflowEvent, as_utc, parse_records,
+)
+from sagan_tui.store import schema
+
+BUSY_TIMEOUT_MS = 10_000
+_TS = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def ts(value: datetime | None) -> str | None:
+    """A fixed-width UTC timestamp, so that text order is time order in SQL."""
+    v = as_utc(value)
+    return None if v is None else v.strftime(_TS)
+
+
+def parse_ts(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.strptime(value, _TS).replace(tzinfo=timezone.utc)
+    except ValueError:
+        return as_utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
+
+
+@dataclass(frozen=True)
+class CachedPod:
+    """A RunPod pod as the cache remembers it, including when it was first/last seen and gone."""
+
+    pod: RunPodPod
+    first_seen_at: datetime | None
+    running_at: datetime | None
+    last_seen_at: datetime | None
+    gone_at: datetime | None
+    gone_reason: str | None
+
+    @property
+    def pod_id(self) -> str:
+        return self.pod.id
+
+    @property
+    def account(self) -> str:
+        return self.pod.account
+
+    @property
+    def experiment(self) -> int | None:
+        return _experiment_of(self.pod)
+
+
+def _experiment_of(pod: RunPodPod) -> int | None:
+    """Sagan names pods `exp<N>-...`; the experiment number is read from that when known."""
+    if pod.experiment is not None:
+        return pod.experiment
+    name = pod.name or ""
+    if name.startswith("exp"):
+        digits = ""
+        for ch in name[3:]:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if digits:
+            return int(digits)
+    return None
+
+
+class CacheError(RuntimeError):
+    pass
+
+
+class Cache:
+    """One SQLite file in WAL mode; safe to share between threads and between processes.
+
+    Writes are short transactions with a busy timeout, so two panels and a `sync` can share
+    a file. A file that is not a sagan-tui cache is moved aside and rebuilt; `notices` says so.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path).expanduser()
+        self.notices: list[str] = []
+        self._lock = threading.RLock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = self._open()
+        except (sqlite3.DatabaseError, CacheError) as exc:
+            aside = self.path.with_name(f"{self.path.name}.bad-{time.strftime('%Y%m%dT%H%M%S')}")
+            for suffix in ("", "-wal", "-shm"):
+                src = Path(str(self.path) + suffix)
+                if src.exists():
+                    src.rename(Path(str(aside) + suffix))
+            self.notices.append(f"cache {self.path} was not usable ({exc}); moved aside to {aside} and rebuilt")
+            self.db = self._open()
+
+    def _open(self) -> sqlite_utils.Database:
+        conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                               isolation_level=None)
+        try:
+            conn.execute(f"pragma busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("pragma journal_mode = wal")
+            conn.execute("pragma synchronous = normal")
+            db = sqlite_utils.Database(conn)
+            tables = set(db.table_names())
+            if tables and "meta" not in tables:
+                raise CacheError("a foreign SQLite database")
+            if "meta" in tables:
+                row = conn.execute("select value from meta where key = 'app'").fetchone()
+                if not row or row[0] != schema.APP_ID:
+                    raise CacheError("a foreign SQLite database")
+            if conn.execute("pragma quick_check").fetchone()[0] != "ok":
+                raise CacheError("integrity check failed")
+            started = schema.migrate(db)
+            if 0 < started < schema.SCHEMA_VERSION:
+                self.notices.append(f"cache migrated from schema v{started} to v{schema.SCHEMA_VERSION}")
+            return db
+        except BaseException:
+            conn.close()
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken eagerly so two writers queue instead of deadlocking."""
+        with self._lock:
+            conn = self.db.conn
+            conn.execute("begin immediate")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("rollback")
+                raise
+            else:
+                conn.execute("commit")
+
+    def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            cur = self.db.conn.execute(sql, tuple(params))
+            cols = [d[0] for d in cur.description]
+            return [dict(zip(cols, r)) for r in cur.fetchall()]  # type: ignore[misc]
+
+    # --- Sagan -----------------------------------------------------------------------
+
+    def upsert_experiments(self, conn: sqlite3.Connection, items: Iterable[Experiment]) -> None:
+        conn.executemany(
+            "insert into experiments (number, id, title, status, turn, runpod_account, created_at, updated_at, data)"
+            " values (?,?,?,?,?,?,?,?,?) on conflict(number) do update set id=excluded.id, title=excluded.title,"
+            " status=excluded.status, turn=excluded.turn, runpod_account=excluded.runpod_account,"
+            " created_at=excluded.created_at, updated_at=excluded.updated_at,"
+            # a list reply has no planMd/body: keep the ones a view already fetched
+            " data=json_patch(coalesce(experiments.data, '{}'), excluded.data)",
+            [(e.number, e.id, e.title, e.status, e.effective_turn, e.runpod_account, ts(e.created_at),
+              ts(e.updated_at), json.dumps(e.model_dump(mode="json", by_alias=True, exclude_none=True,
+                                                        exclude=set(e.model_extra or {}))))
+             for e in items])
+
+    def upsert_events(self, conn: sqlite3.Connection, items: Iterable[WorkflowEvent]) -> int:
+        rows = [(e.id, e.experiment_number, e.entity_kind, e.entity_id, e.event_type, ts(e.created_at),
+                 json.dumps(e.dump())) for e in items]
+        before = conn.total_changes
+        conn.executemany(
+            "insert or ignore into events (id, experiment_number, entity_kind, entity_id, event_type, created_at, data)"
+            " values (?,?,?,?,?,?,?)", rows)
+        return conn.total_changes - before
+
+    def replace_pending_approvals(self, conn: sqlite3.Connection, items: Iterable[ApprovalRequest]) -> None:
+        """The approvals route lists what is pending now: anything else we held is no longer pending."""
+        items = list(items)
+        conn.execute("update approvals set status = 'resolved' where status = 'pending' and id not in (%s)"
+                     % ",".join("?" * len(items)), [a.id for a in items])
+        conn.executemany(
+            "insert into approvals (id, experiment_number, status, kind, title, updated_at, data) values (?,?,?,?,?,?,?)"
+            " on conflict(id) do update set experiment_number=excluded.experiment_number, status=excluded.status,"
+            " kind=excluded.kind, title=excluded.title, updated_at=excluded.updated_at, data=excluded.data",
+            [(a.id, a.experiment_number, a.status, a.kind, a.title, ts(a.updated_at), json.dumps(a.dump()))
+             for a in items])
+
+    def upsert_sagan_pods(self, conn: sqlite3.Connection, items: Iterable[PodLifecycle]) -> None:
+        conn.executemany(
+            "insert into sagan_pods (runpod_pod_id, account, experiment_number, status, updated_at, data)"
+            " values (?,?,?,?,?,?) on conflict(runpod_pod_id) do update set account=excluded.account,"
+            " experiment_number=excluded.experiment_number, status=excluded.status,"
+            " updated_at=excluded.updated_at, data=excluded.data",
+            [(p.runpod_pod_id, p.account, p.experiment_number, p.status, ts(p.updated_at), json.dumps(p.dump()))
+             for p in items])
+
+    def experiments(self) -> list[Experiment]:
+        rows = self._rows("select data from experiments order by number desc")
+        return parse_records(Experiment, [json.loads(r["data"]) for r in rows], "cache.experiments")[0]
+
+    def experiment(self, number: int) -> Experiment | None:
+        rows = self._rows("select data from experiments where number = ?", (number,))
+        return Experiment.model_validate(json.loads(rows[0]["data"])) if rows else None
+
+    def events(self, experiment: int | None = None, limit: int = 500, types: Iterable[str] | None = None,
+               since: datetime | None = None) -> list[WorkflowEvent]:
+        """Newest first."""
+        where, params = [], []
+        if experiment is not None:
+            where.append("experiment_number = ?")
+            params.append(experiment)
+        if types:
+            t = list(types)
+            where.append("event_type in (%s)" % ",".join("?" * len(t)))
+            params += t
+        if since is not None:
+            where.append("created_at >= ?")
+            params.append(ts(since))
+        sql = "select data from events" + (" where " + " and ".join(where) if where else "")
+        sql += " order by created_at desc, id desc limit ?"
+        rows = self._rows(sql, [*params, limit])
+        return parse_records(WorkflowEvent, [json.loads(r["data"]) for r in rows], "cache.events")[0]
+
+    def approvals(self, status: str | None = "pending") -> list[ApprovalRequest]:
+        sql, params = "select data from approvals", []
+        if status:
+            sql += " where status = ?"
+            params.append(status)
+        rows = self._rows(sql + " order by updated_at desc", params)
+        return parse_records(ApprovalRequest, [json.loads(r["data"]) for r in rows], "cache.approvals")[0]
+
+    def sagan_pods(self) -> list[PodLifecycle]:
+        rows = self._rows("select data from sagan_pods order by updated_at desc")
+        return parse_records(PodLifecycle, [json.loads(r["data"]) for r in rows], "cache.sagan_pods")[0]
+
+    def counts(self) -> dict[str, int]:
+        return {t: self._rows(f"select count(*) n from {t}")[0]["n"]
+                for t in ("experiments", "events", "approvals", "sagan_pods", "pods", "pod_observations",
+                          "losses", "actions")}
+
+    # --- RunPod ----------------------------------------------------------------------
+
+    def live_pods(self, conn: sqlite3.Connection, account: str) -> dict[str, CachedPod]:
+        cur = conn.execute("select * from pods where account = ? and gone_at is null", (account,))
+        cols = [d[0] for d in cur.description]
+        return {p.pod_id: p for p in (self._pod(dict(zip(cols, r))) for r in cur.fetchall())}
+
+    def upsert_pods(self, conn: sqlite3.Connection, pods: Iterable[CachedPod]) -> None:
+        conn.executemany(
+            "insert into pods (pod_id, account, experiment, name, desired_status, gpu, gpu_count, datacenter,"
+            " cost_per_hr, uptime_s, last_status_change, pod_type, first_seen_at, running_at, last_seen_at,"
+            " gone_at, gone_reason, data) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " on conflict(pod_id) do update set account=excluded.account, experiment=excluded.experiment,"
+            " name=excluded.name, desired_status=excluded.desired_status, gpu=excluded.gpu,"
+            " gpu_count=excluded.gpu_count, datacenter=excluded.datacenter, cost_per_hr=excluded.cost_per_hr,"
+            " uptime_s=excluded.uptime_s, last_status_change=excluded.last_status_change,"
+            " pod_type=excluded.pod_type, first_seen_at=coalesce(pods.first_seen_at, excluded.first_seen_at),"
+            " running_at=coalesce(excluded.running_at, pods.running_at), last_seen_at=excluded.last_seen_at,"
+            " gone_at=excluded.gone_at, gone_reason=excluded.gone_reason, data=excluded.data",
+            [(c.pod.id, c.pod.account, c.experiment, c.pod.name, c.pod.desired_status, c.pod.gpu,
+              c.pod.gpu_count, c.pod.datacenter, c.pod.cost_per_hr, c.pod.uptime_seconds,
+              c.pod.last_status_change, c.pod.pod_type, ts(c.first_seen_at), ts(c.running_at),
+              ts(c.last_seen_at), ts(c.gone_at), c.gone_reason, json.dumps(c.pod.dump()))
+             for c in pods])
+
+    def add_observations(self, conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
+        """(pod_id, account, at, desired_status, uptime_s, last_status_change) rows, one per change."""
+        conn.executemany(
+            "insert into pod_observations (pod_id, account, at, desired_status, uptime_s, last_status_change)"
+            " values (?,?,?,?,?,?)", [(r[0], r[1], ts(r[2]), *r[3:]) for r in rows])
+
+    @staticmethod
+    def _pod(row: dict[str, Any]) -> CachedPod:
+        pod = RunPodPod.model_validate(json.loads(row["data"]))
+        return CachedPod(pod=pod, first_seen_at=parse_ts(row["first_seen_at"]),
+                         running_at=parse_ts(row["running_at"]), last_seen_at=parse_ts(row["last_seen_at"]),
+                         gone_at=parse_ts(row["gone_at"]), gone_reason=row["gone_reason"])
+
+    def pods(self, include_gone: bool = True, account: str | None = None) -> list[CachedPod]:
+        sql, params = "select * from pods where 1=1", []
+        if not include_gone:
+            sql += " and gone_at is null"
+        if account:
+            sql += " and account = ?"
+            params.append(account)
+        return [self._pod(r) for r in self._rows(sql + " order by account, pod_id", params)]
+
+    def sightings(self) -> list[PodSighting]:
+        return [PodSighting(pod_id=c.pod_id, account=c.account, experiment=c.experiment,
+                            first_seen_at=c.first_seen_at, running_at=c.running_at,
+                            last_seen_at=c.last_seen_at, desired_status=c.pod.desired_status,
+                            gpu=c.pod.gpu, datacenter=c.pod.datacenter, cost_per_hr=c.pod.cost_per_hr,
+                            gone=c.gone_at is not None)
+                for c in self.pods()]
+
+    # --- losses ----------------------------------------------------------------------
+
+    def upsert_losses(self, conn: sqlite3.Connection, losses: Iterable[Loss]) -> None:
+        conn.executemany(
+            "insert into losses (pod_id, account, experiment, running_at, last_seen_at, lost_at, gpu, datacenter,"
+            " cost_per_hr, source, reason, run_id, dismissed) values (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " on conflict(pod_id) do update set account=excluded.account, experiment=excluded.experiment,"
+            " running_at=excluded.running_at, last_seen_at=excluded.last_seen_at, lost_at=excluded.lost_at,"
+            " gpu=excluded.gpu, datacenter=excluded.datacenter, cost_per_hr=excluded.cost_per_hr,"
+            " source=excluded.source, reason=excluded.reason, run_id=excluded.run_id,"
+            " dismissed=max(losses.dismissed, excluded.dismissed)",
+            [(x.pod_id, x.account, x.experiment, ts(x.running_at), ts(x.last_seen_at), ts(x.lost_at), x.gpu,
+              x.datacenter, x.cost_per_hr, x.source, x.reason, x.run_id, int(x.dismissed)) for x in losses])
+
+    def losses(self, since: datetime | None = None, include_dismissed: bool = True) -> list[Loss]:
+        sql, params = "select * from losses where 1=1", []
+        if since is not None:
+            sql += " and lost_at >= ?"
+            params.append(ts(since))
+        if not include_dismissed:
+            sql += " and dismissed = 0"
+        out = []
+        for r in self._rows(sql + " order by lost_at", params):
+            r = {k: (parse_ts(v) if k in ("running_at", "last_seen_at", "lost_at") else v) for k, v in r.items()}
+            r["dismissed"] = bool(r["dismissed"])
+            out.append(Loss.model_validate(r))
+        return out
+
+    def dismiss_loss(self, pod_id: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("update losses set dismissed = 1 where pod_id = ?", (pod_id,))
+
+    # --- health ----------------------------------------------------------------------
+
+    def set_health(self, conn: sqlite3.Connection, h: SourceHealth, cursor: str | None = None) -> None:
+        row = {"source": h.source, "state": h.state.value, "error_kind": h.error_kind.value if h.error_kind else None,
+               "message": h.message, "last_success": ts(h.last_success), "last_attempt": ts(h.last_attempt),
+               "consecutive_failures": h.consecutive_failures, "next_attempt": ts(h.next_attempt),
+               "transport": h.transport, "balance": h.balance, "spend_per_hr": h.spend_per_hr,
+               "spend_limit": h.spend_limit,
+               "under_balance": None if h.under_balance is None else int(h.under_balance)}
+        cols = list(row)
+        sets = ", ".join(f"{c}=excluded.{c}" for c in cols if c != "source")
+        # A failed poll keeps the last known balance and the last success: both are still facts.
+        for keep in ("last_success", "balance", "spend_per_hr", "spend_limit", "under_balance"):
+            sets = sets.replace(f"{keep}=excluded.{keep}", f"{keep}=coalesce(excluded.{keep}, sync_state.{keep})")
+        if cursor is not None:
+            row["cursor"] = cursor
+            cols.append("cursor")
+            sets += ", cursor=excluded.cursor"
+        conn.execute(f"insert into sync_state ({', '.join(cols)}) values ({', '.join('?' * len(cols))})"
+                     f" on conflict(source) do update set {sets}", list(row.values()))
+
+    def cursor(self, source: str) -> str | None:
+        rows = self._rows("select cursor from sync_state where source = ?", (source,))
+        return rows[0]["cursor"] if rows else None
+
+    def health(self) -> dict[str, SourceHealth]:
+        out = {}
+        for r in self._rows("select * from sync_state"):
+            out[r["source"]] = SourceHealth(
+                source=r["source"], state=HealthState(r["state"] or "unknown"),
+                error_kind=ErrorKind(r["error_kind"]) if r["error_kind"] else None, message=r["message"],
+                last_success=parse_ts(r["last_success"]), last_attempt=parse_ts(r["last_attempt"]),
+                consecutive_failures=r["consecutive_failures"] or 0, next_attempt=parse_ts(r["next_attempt"]),
+                transport=r["transport"], balance=r["balance"], spend_per_hr=r["spend_per_hr"],
+                spend_limit=r["spend_limit"],
+                under_balance=None if r["under_balance"] is None else bool(r["under_balance"]))
+        return out
+
+    # --- audit -----------------------------------------------------------------------
+
+    def audit(self, action: Action) -> int:
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "insert into actions (at, action, target, account, result, error, detail) values (?,?,?,?,?,?,?)",
+                (ts(action.at), action.action, action.target, action.account, action.result, action.error,
+                 action.detail))
+            return int(cur.lastrowid)
+
+    def finish_action(self, action_id: int, result: str, error: str | None = None) -> None:
+        with self.transaction() as conn:
+            conn.execute("update actions set result = ?, error = ? where id = ?", (result, error, action_id))
+
+    def actions(self, limit: int = 200) -> list[Action]:
+        rows = self._rows("select * from actions order by id desc limit ?", (limit,))
+        return [Action.model_validate({**r, "at": parse_ts(r["at"])}) for r in rows]
+
+    def owner_stops(self) -> set[str]:
+        """Pod ids the owner asked to stop or terminate from this panel (never losses)."""
+        rows = self._rows("select target from actions where action in ('stop', 'terminate') and result != 'error'")
+        return {r["target"] for r in rows}
+
+    # --- retention -------------------------------------------------------------------
+
+    def prune(self, now: datetime, events_days: float, observations_days: float) -> dict[str, int]:
+        """Bound the cache: a month of polling must not grow it without limit."""
+        with self.transaction() as conn:
+            e = conn.execute("delete from events where created_at < ?",
+                             (ts(now - timedelta(days=events_days)),)).rowcount
+            o = conn.execute("delete from pod_observations where at < ?",
+                             (ts(now - timedelta(days=observations_days)),)).rowcount
+        return {"events": e, "pod_observations": o}

@@ -1,0 +1,84 @@
+"""The cache's schema as forward migrations, one function per version."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import sqlite_utils
+
+APP_ID = "sagan-tui"
+
+
+def _v1(db: sqlite_utils.Database) -> None:
+    db["experiments"].create({
+        "number": int, "id": str, "title": str, "status": str, "turn": str,
+        "runpod_account": str, "created_at": str, "updated_at": str, "data": str,
+    }, pk="number", if_not_exists=True)
+    db["events"].create({
+        "id": str, "experiment_number": int, "entity_kind": str, "entity_id": str,
+        "event_type": str, "created_at": str, "data": str,
+    }, pk="id", if_not_exists=True)
+    db["events"].create_index(["created_at"], if_not_exists=True)
+    db["events"].create_index(["experiment_number", "created_at"], if_not_exists=True)
+    db["approvals"].create({
+        "id": str, "experiment_number": int, "status": str, "kind": str, "title": str,
+        "updated_at": str, "data": str,
+    }, pk="id", if_not_exists=True)
+    db["sagan_pods"].create({
+        "runpod_pod_id": str, "account": str, "experiment_number": int, "status": str,
+        "updated_at": str, "data": str,
+    }, pk="runpod_pod_id", if_not_exists=True)
+    db["pods"].create({
+        "pod_id": str, "account": str, "experiment": int, "name": str, "desired_status": str,
+        "gpu": str, "gpu_count": int, "datacenter": str, "cost_per_hr": float, "uptime_s": int,
+        "last_status_change": str, "pod_type": str, "first_seen_at": str, "running_at": str,
+        "last_seen_at": str, "gone_at": str, "gone_reason": str, "data": str,
+    }, pk="pod_id", if_not_exists=True)
+    db["pods"].create_index(["account", "gone_at"], if_not_exists=True)
+    db["pod_observations"].create({
+        "id": int, "pod_id": str, "account": str, "at": str, "desired_status": str,
+        "uptime_s": int, "last_status_change": str,
+    }, pk="id", if_not_exists=True)
+    db["pod_observations"].create_index(["pod_id", "at"], if_not_exists=True)
+    db["pod_observations"].create_index(["at"], if_not_exists=True)
+    db["losses"].create({
+        "pod_id": str, "account": str, "experiment": int, "running_at": str,
+        "last_seen_at": str, "lost_at": str, "gpu": str, "datacenter": str,
+        "cost_per_hr": float, "source": str, "reason": str, "run_id": str, "dismissed": int,
+    }, pk="pod_id", if_not_exists=True)
+    db["losses"].create_index(["lost_at"], if_not_exists=True)
+    db["actions"].create({
+        "id": int, "at": str, "action": str, "target": str, "account": str,
+        "result": str, "error": str, "detail": str,
+    }, pk="id", if_not_exists=True)
+    db["sync_state"].create({
+        "source": str, "state": str, "error_kind": str, "message": str, "last_success": str,
+        "last_attempt": str, "consecutive_failures": int, "next_attempt": str,
+        "transport": str, "balance": float, "spend_per_hr": float, "spend_limit": float,
+        "under_balance": int, "cursor": str,
+    }, pk="source", if_not_exists=True)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def current_version(db: sqlite_utils.Database) -> int:
+    if "meta" not in db.table_names():
+        return 0
+    row = db.execute("select value from meta where key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(db: sqlite_utils.Database) -> int:
+    """Bring `db` to SCHEMA_VERSION; returns the version it started at."""
+    start = current_version(db)
+    if start > SCHEMA_VERSION:
+        raise RuntimeError(f"cache schema v{start} is newer than this sagan-tui (v{SCHEMA_VERSION})")
+    with db.conn:
+        db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+        db["meta"].upsert({"key": "app", "value": APP_ID}, pk="key")
+        for version in range(start, SCHEMA_VERSION):
+            MIGRATIONS[version](db)
+            db["meta"].upsert({"key": "schema_version", "value": str(version + 1)}, pk="key")
+    return start

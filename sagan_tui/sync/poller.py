@@ -1,0 +1,280 @@
+"""One poll cycle over Sagan and every account, concurrently, into the cache; with per-source backoff."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from types import MappingProxyType
+from typing import Mapping
+
+from sagan_tui.config import Settings
+from sagan_tui.models import HealthState, Loss, SourceHealth, utcnow
+from sagan_tui.sources.errors import ErrorKind, SourceError, scrub
+from sagan_tui.sources.runpod_base import RunPodTransport
+from sagan_tui.sources.sagan import SaganClient
+from sagan_tui.store.cache import Cache, parse_ts, ts
+from sagan_tui.sync.detect import reconcile
+
+log = logging.getLogger(__name__)
+SAGAN = "sagan"
+MAX_BACKOFF_S = 300.0
+EVENT_PAGE = 2000
+EVENT_PAGES_PER_POLL = 10
+# Re-read a little before the cursor: a clock skew or a late write must not hide an update.
+CURSOR_OVERLAP = timedelta(seconds=5)
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    """What one poll changed, for the panel to apply by key; and each source's health after it."""
+
+    at: datetime
+    duration_s: float
+    health: Mapping[str, SourceHealth]
+    experiments: tuple[int, ...] = ()
+    events_added: int = 0
+    approvals_changed: bool = False
+    pods_changed: tuple[str, ...] = ()
+    pods_gone: tuple[str, ...] = ()
+    new_losses: tuple[Loss, ...] = ()
+    skipped: tuple[str, ...] = ()
+    polled: tuple[str, ...] = ()
+
+    def summary_line(self) -> str:
+        parts = [self.at.strftime("%H:%M:%S")]
+        for name, h in self.health.items():
+            mark = "ok" if h.state == HealthState.OK else (
+                h.state.value if not h.error_kind else f"ERR {h.error_kind.value}")
+            extra = "" if name in self.polled or h.state == HealthState.DISABLED else " (backing off)"
+            parts.append(f"{name}={mark}{extra}")
+        parts.append(f"exp={len(self.experiments)} ev+={self.events_added} pods~={len(self.pods_changed)}"
+                     f" gone={len(self.pods_gone)} lost+={len(self.new_losses)}")
+        if self.skipped:
+            parts.append(f"skipped={len(self.skipped)}")
+        parts.append(f"{self.duration_s * 1000:.0f}ms")
+        return " ".join(parts)
+
+
+@dataclass
+class _Result:
+    experiments: list[int] = field(default_factory=list)
+    events_added: int = 0
+    approvals_changed: bool = False
+    pods_changed: list[str] = field(default_factory=list)
+    pods_gone: list[str] = field(default_factory=list)
+    losses: list[Loss] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def make_transports(settings: Settings) -> dict[str, RunPodTransport]:
+    """One transport per enabled account, of the kind its config names."""
+    out: dict[str, RunPodTransport] = {}
+    for name, acc in settings.accounts.items():
+        if not acc.enabled:
+            continue
+        if acc.transport == "rest-v2":
+            from sagan_tui.sources.runpod_rest import RestV2Transport
+            out[name] = RestV2Transport(name, acc.key(), base_url=settings.rest_base_url,
+                                        timeout=settings.request_timeout)
+        else:
+            from sagan_tui.sources.runpod_graphql import GraphQLTransport
+            out[name] = GraphQLTransport(name, acc.key(), base_url=settings.runpod_api_base_url,
+                                         timeout=settings.request_timeout)
+    return out
+
+
+class Poller:
+    """Polls never overlap (one lock); a failing source waits out its own backoff alone."""
+
+    def __init__(self, settings: Settings, cache: Cache, *, sagan: SaganClient | None = None,
+                 transports: dict[str, RunPodTransport] | None = None):
+        self.settings = settings
+        self.cache = cache
+        token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
+        self.sagan = sagan or SaganClient(settings.sagan_base_url, token, timeout=settings.request_timeout)
+        self.transports = transports if transports is not None else make_transports(settings)
+        self._secrets = settings.secrets()
+        self._lock = asyncio.Lock()
+        self._health: dict[str, SourceHealth] = {}
+        known = cache.health()
+        for name in [SAGAN, *settings.accounts]:
+            h = known.get(name) or SourceHealth(source=name)
+            if name in settings.accounts and not settings.accounts[name].enabled:
+                h = h.model_copy(update={"state": HealthState.DISABLED, "error_kind": ErrorKind.NO_KEY,
+                                         "message": settings.accounts[name].disabled_reason})
+            if name in self.transports:
+                h = h.model_copy(update={"transport": self.transports[name].name})
+            # A restart retries at once: the backoff of a previous process is not ours to keep.
+            self._health[name] = h.model_copy(update={"next_attempt": None})
+
+    @property
+    def health(self) -> Mapping[str, SourceHealth]:
+        return MappingProxyType(self._health)
+
+    async def aclose(self) -> None:
+        await self.sagan.aclose()
+        for t in self.transports.values():
+            await t.aclose()
+
+    @property
+    def busy(self) -> bool:
+        return self._lock.locked()
+
+    async def poll_once(self, *, force: bool = False) -> ChangeSet:
+        """One cycle. `force` ignores backoff (the owner pressed refresh)."""
+        async with self._lock:
+            started, t0 = utcnow(), time.perf_counter()
+            jobs: dict[str, asyncio.Task] = {}
+            for name, h in self._health.items():
+                if h.state == HealthState.DISABLED:
+                    continue
+                if not force and h.next_attempt and h.next_attempt > started:
+                    continue
+                coro = self._poll_sagan() if name == SAGAN else self._poll_account(name)
+                jobs[name] = asyncio.create_task(coro)
+            results = await asyncio.gather(*jobs.values(), return_exceptions=True) if jobs else []
+            total = _Result()
+            for name, res in zip(jobs, results):
+                if isinstance(res, BaseException):
+                    await self._failed(name, res)
+                    continue
+                total.experiments += res.experiments
+                total.events_added += res.events_added
+                total.approvals_changed |= res.approvals_changed
+                total.pods_changed += res.pods_changed
+                total.pods_gone += res.pods_gone
+                total.losses += res.losses
+                total.skipped += res.skipped
+            for reason in total.skipped:
+                log.warning("skipped record: %s", reason)
+            return ChangeSet(
+                at=started, duration_s=time.perf_counter() - t0, health=MappingProxyType(dict(self._health)),
+                experiments=tuple(total.experiments), events_added=total.events_added,
+                approvals_changed=total.approvals_changed, pods_changed=tuple(total.pods_changed),
+                pods_gone=tuple(total.pods_gone), new_losses=tuple(total.losses),
+                skipped=tuple(total.skipped), polled=tuple(jobs))
+
+    async def _failed(self, name: str, exc: BaseException) -> None:
+        now = utcnow()
+        prev = self._health[name]
+        n = prev.consecutive_failures + 1
+        if isinstance(exc, SourceError):
+            kind, message = exc.kind, exc.message
+            retry_after = exc.retry_after
+        else:  # a bug of ours must not kill the loop, nor leak a secret through its text
+            kind, message, retry_after = ErrorKind.OTHER, f"{type(exc).__name__}: {exc}", None
+            log.exception("poll of %s failed unexpectedly", name, exc_info=exc)
+        delay = min(self.settings.poll_interval * 2 ** (n - 1), MAX_BACKOFF_S)
+        if retry_after:
+            delay = max(delay, retry_after)
+        h = prev.model_copy(update={
+            "state": HealthState.ERROR, "error_kind": kind, "message": scrub(message, self._secrets),
+            "last_attempt": now, "consecutive_failures": n,
+            "next_attempt": now + timedelta(seconds=delay) if n > 1 or retry_after else None})
+        self._health[name] = h
+        await asyncio.to_thread(self._write_health, h)
+
+    def _write_health(self, h: SourceHealth) -> None:
+        with self.cache.transaction() as conn:
+            self.cache.set_health(conn, h)
+
+    def _ok(self, name: str, now: datetime, **money: object) -> SourceHealth:
+        h = self._health[name].model_copy(update={
+            "state": HealthState.OK, "error_kind": None, "message": None, "last_success": now,
+            "last_attempt": now, "consecutive_failures": 0, "next_attempt": None, **money})
+        self._health[name] = h
+        return h
+
+    # --- Sagan -------------------------------------------------------------------------
+
+    async def _poll_sagan(self) -> _Result:
+        now = utcnow()
+        cursor = self.cache.cursor(SAGAN)
+        exp_since = ev_since = pods_since = None
+        if cursor:
+            parts = dict(p.split("=", 1) for p in cursor.split(";") if "=" in p)
+            exp_since, ev_since, pods_since = (parse_ts(parts.get(k)) for k in ("exp", "ev", "pods"))
+        if ev_since is None:
+            ev_since = now - timedelta(days=self.settings.events_retention_days)
+        exps, pods, approvals = await asyncio.gather(
+            self.sagan.experiments(exp_since - CURSOR_OVERLAP if exp_since else None),
+            self.sagan.pods(pods_since - CURSOR_OVERLAP if pods_since else None),
+            self.sagan.approvals("pending"))
+        events, skipped = [], [*exps.skipped, *pods.skipped, *approvals.skipped]
+        since = ev_since
+        for _ in range(EVENT_PAGES_PER_POLL):
+            page = await self.sagan.events(since, limit=EVENT_PAGE)
+            skipped += page.skipped
+            events += page.items
+            newest = max((e.created_at for e in page.items), default=since)
+            if len(page.items) + len(page.skipped) < EVENT_PAGE or newest <= since:
+                break
+            since = newest
+        by_id = {e.id: e.number for e in exps.items}
+        by_id.update(self._experiment_ids())
+        for e in events:
+            if e.experiment_number is None and e.entity_id in by_id:
+                e.experiment_number = by_id[e.entity_id]
+        new_cursor = ";".join(f"{k}={v}" for k, v in (
+            ("exp", ts(max((e.updated_at for e in exps.items if e.updated_at), default=exp_since))),
+            ("ev", ts(max((e.created_at for e in events), default=ev_since))),
+            ("pods", ts(max((p.updated_at for p in pods.items if p.updated_at), default=pods_since)))) if v)
+        result = await asyncio.to_thread(self._write_sagan, now, exps.items, events, approvals.items,
+                                         pods.items, new_cursor)
+        result.skipped += skipped
+        return result
+
+    def _experiment_ids(self) -> dict[str, int]:
+        return {r["id"]: r["number"] for r in self.cache._rows("select id, number from experiments")}
+
+    def _write_sagan(self, now, exps, events, approvals, pods, cursor) -> _Result:
+        from sagan_tui.triage.losses import merge_losses
+
+        res = _Result(experiments=[e.number for e in exps], approvals_changed=True)
+        with self.cache.transaction() as conn:
+            self.cache.upsert_experiments(conn, exps)
+            res.events_added = self.cache.upsert_events(conn, events)
+            self.cache.replace_pending_approvals(conn, approvals)
+            self.cache.upsert_sagan_pods(conn, pods)
+            self.cache.set_health(conn, self._ok(SAGAN, now), cursor=cursor)
+        # Sagan's own evidence (terminated, "not found in account=") joins the poll's losses.
+        before = {x.pod_id: x for x in self.cache.losses()}
+        merged = merge_losses(list(before.values()), self.cache.sagan_pods(),
+                              owner_stops=frozenset(self.cache.owner_stops()))
+        fresh = [x for x in merged if before.get(x.pod_id) != x]
+        if fresh:
+            with self.cache.transaction() as conn:
+                self.cache.upsert_losses(conn, fresh)
+            res.losses = [x for x in fresh if x.pod_id not in before]
+        return res
+
+    # --- RunPod ------------------------------------------------------------------------
+
+    async def _poll_account(self, name: str) -> _Result:
+        snap = await self.transports[name].snapshot()
+        now = utcnow()
+        return await asyncio.to_thread(self._write_account, name, snap, now)
+
+    def _write_account(self, name, snap, now) -> _Result:
+        experiment_of = {r["runpod_pod_id"]: r["experiment_number"] for r in self.cache._rows(
+            "select runpod_pod_id, experiment_number from sagan_pods where account = ?", (name,))}
+        stops = self.cache.owner_stops() | {r["runpod_pod_id"] for r in self.cache._rows(
+            "select runpod_pod_id from sagan_pods where status in ('stop_requested', 'stopped')")}
+        for pod in snap.pods:
+            if pod.experiment is None:
+                pod.experiment = experiment_of.get(pod.id)
+        h = self._ok(name, now, balance=snap.balance, spend_per_hr=snap.spend_per_hr,
+                     spend_limit=snap.spend_limit, under_balance=snap.under_balance)
+        with self.cache.transaction() as conn:
+            prev = self.cache.live_pods(conn, name)
+            known = {r[0] for r in conn.execute("select pod_id from losses where account = ?", (name,))}
+            rec = reconcile(name, snap.pods, prev, now, stops, known)
+            self.cache.upsert_pods(conn, rec.upserts)
+            self.cache.add_observations(conn, rec.observations)
+            self.cache.upsert_losses(conn, rec.losses)
+            self.cache.set_health(conn, h)
+        return _Result(pods_changed=rec.changed, pods_gone=rec.gone, losses=rec.losses,
+                       skipped=[f"{name}: {s}" for s in snap.skipped])
