@@ -97,7 +97,7 @@ class Cache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = self._open()
-        except (sqlite3.DatabaseError, CacheError) as exc:
+        except (sqlite3.DatabaseError, CacheError, schema.SchemaError) as exc:
             aside = self.path.with_name(f"{self.path.name}.bad-{time.strftime('%Y%m%dT%H%M%S')}")
             for suffix in ("", "-wal", "-shm"):
                 src = Path(str(self.path) + suffix)
@@ -124,7 +124,7 @@ class Cache:
             if conn.execute("pragma quick_check").fetchone()[0] != "ok":
                 raise CacheError("integrity check failed")
             started = schema.migrate(db)
-            if 0 < started < schema.SCHEMA_VERSION:
+            if "meta" in tables and started < schema.SCHEMA_VERSION:
                 self.notices.append(f"cache migrated from schema v{started} to v{schema.SCHEMA_VERSION}")
             return db
         except BaseException:

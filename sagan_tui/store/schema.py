@@ -63,6 +63,10 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+class SchemaError(RuntimeError):
+    """The file's schema cannot be used by this version."""
+
+
 def current_version(db: sqlite_utils.Database) -> int:
     if "meta" not in db.table_names():
         return 0
@@ -74,7 +78,7 @@ def migrate(db: sqlite_utils.Database) -> int:
     """Bring `db` to SCHEMA_VERSION; returns the version it started at."""
     start = current_version(db)
     if start > SCHEMA_VERSION:
-        raise RuntimeError(f"cache schema v{start} is newer than this sagan-tui (v{SCHEMA_VERSION})")
+        raise SchemaError(f"cache schema v{start} is newer than this sagan-tui (v{SCHEMA_VERSION})")
     with db.conn:
         db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
         db["meta"].upsert({"key": "app", "value": APP_ID}, pk="key")

@@ -1,0 +1,111 @@
+"""`sagan-tui doctor`: one line per check of config, each source and the cache; non-zero on failure."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from sagan_tui.config import ConfigError, config_path, load_settings
+from sagan_tui.sources.errors import SourceError, scrub
+
+
+def _line(ok: bool | None, what: str, detail: str) -> str:
+    mark = {True: "ok  ", False: "FAIL", None: "warn"}[ok]
+    return f"{mark} {what}: {detail}"
+
+
+async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, str]]:
+    from sagan_tui.sources.sagan import SaganClient
+    from sagan_tui.sync.poller import make_transports
+
+    out: list[tuple[bool | None, str, str]] = []
+    token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
+    if not token:
+        out.append((False, "sagan", "no token (set SAGAN_API_TOKEN)"))
+    else:
+        async with SaganClient(settings.sagan_base_url, token, timeout=settings.request_timeout, retries=0) as c:
+            try:
+                h = await c.health()
+                listing = await c.approvals("pending")  # health is public; this proves the token
+                out.append((True, "sagan", f"{settings.sagan_base_url} version {h.get('version', '?')}, "
+                                           f"{len(listing.items)} pending approvals"))
+            except SourceError as exc:
+                out.append((False, "sagan", f"{settings.sagan_base_url}: {exc.kind.value}: {exc.message}"))
+    transports = make_transports(settings)
+    if not transports:
+        out.append((False, "runpod", "no account has a key: set RUNPOD_API_KEY_TEAM and/or RUNPOD_API_KEY_PERSONAL"))
+    for name, acc in settings.accounts.items():
+        if not acc.enabled:
+            out.append((None, f"runpod {name}", acc.disabled_reason or "disabled"))
+            continue
+        t = transports[name]
+        try:
+            snap = await t.snapshot()
+            bal = "?" if snap.balance is None else f"${snap.balance:.2f}"
+            under = ", UNDER BALANCE" if snap.under_balance else ""
+            out.append((True, f"runpod {name}", f"{t.name}: {len(snap.pods)} pods, balance {bal}{under}"))
+        except SourceError as exc:
+            out.append((False, f"runpod {name}", f"{t.name}: {exc.kind.value}: {exc.message}"))
+        finally:
+            await t.aclose()
+        other = await _other_transport(settings, name, acc.transport)
+        if other:
+            out.append(other)
+    return [(ok, what, scrub(detail, secrets)) for ok, what, detail in out]
+
+
+async def _other_transport(settings, name: str, in_use: str) -> tuple[bool | None, str, str] | None:
+    """Whether the transport not in use would answer: the way out when one API is retired."""
+    acc = settings.accounts[name]
+    try:
+        if in_use == "graphql":
+            from sagan_tui.sources.runpod_rest import RestV2Transport
+            t = RestV2Transport(name, acc.key(), base_url=settings.rest_base_url, timeout=settings.request_timeout)
+            label = "rest-v2"
+        else:
+            from sagan_tui.sources.runpod_graphql import GraphQLTransport
+            t = GraphQLTransport(name, acc.key(), base_url=settings.runpod_api_base_url,
+                                 timeout=settings.request_timeout)
+            label = "graphql"
+    except ImportError:
+        return None
+    try:
+        await t.snapshot()
+        return (None if in_use == "graphql" else True, f"runpod {name} ({label}, not in use)", "answers")
+    except SourceError as exc:
+        return (None, f"runpod {name} ({label}, not in use)", f"{exc.kind.value}: {exc.message}")
+    finally:
+        await t.aclose()
+
+
+def run(args: argparse.Namespace) -> int:
+    lines: list[tuple[bool | None, str, str]] = []
+    try:
+        settings, warnings = load_settings(sagan_tui_cache=getattr(args, "cache", None))
+    except ConfigError as exc:
+        print(_line(False, "config", str(exc)))
+        return 1
+    path = config_path()
+    lines.append((True, "config", f"{path} ({'found' if path.is_file() else 'not found, using environment'})"))
+    lines += [(None, "config", w) for w in warnings if "disabled" not in w]
+    secrets = settings.secrets()
+    lines += asyncio.run(_checks(settings, secrets))
+    try:
+        from sagan_tui.store.cache import Cache
+        from sagan_tui.store.schema import SCHEMA_VERSION
+
+        cache = Cache(settings.cache_path)
+        counts = cache.counts()
+        lines += [(None, "cache", n) for n in cache.notices]
+        lines.append((True, "cache", f"{settings.cache_path} schema v{SCHEMA_VERSION}, "
+                                     f"{counts['experiments']} experiments, {counts['pods']} pods, "
+                                     f"{counts['losses']} losses"))
+        cache.close()
+    except Exception as exc:  # the check reports; it must not crash on what it checks
+        lines.append((False, "cache", f"{settings.cache_path}: {type(exc).__name__}: {scrub(str(exc), secrets)}"))
+    for ok, what, detail in lines:
+        print(_line(ok, what, detail))
+    failed = [w for ok, w, _ in lines if ok is False]
+    print(f"{len(lines) - len(failed)} ok, {len(failed)} failed", file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,50 @@
+"""`sagan-tui sync`: the poller without a screen, one summary line per poll."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+
+from sagan_tui.commands.common import settings_from_args
+
+
+async def _loop(args: argparse.Namespace) -> int:
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.sync.poller import Poller
+
+    settings = settings_from_args(args)
+    cache = Cache(settings.cache_path)
+    for notice in cache.notices:
+        print(f"sagan-tui: {notice}", file=sys.stderr)
+    poller = Poller(settings, cache)
+    deadline = None if args.once else time.monotonic() + (args.for_seconds or float("inf"))
+    failures = 0
+    try:
+        while True:
+            started = time.monotonic()
+            changes = await poller.poll_once()
+            print(changes.summary_line(), flush=True)
+            failures = sum(1 for h in changes.health.values() if h.state.value == "error")
+            if args.once or (deadline is not None and time.monotonic() >= deadline):
+                break
+            pause = settings.poll_interval - (time.monotonic() - started)
+            if deadline is not None:
+                pause = min(pause, deadline - time.monotonic())
+            if pause > 0:
+                await asyncio.sleep(pause)
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+        pruned = cache.prune(changes.at, settings.events_retention_days, settings.observations_retention_days)
+        if any(pruned.values()):
+            print(f"pruned {pruned}", flush=True)
+    finally:
+        await poller.aclose()
+        cache.close()
+    # --once is a check: a source in error makes it fail; a long run reports and goes on.
+    return 1 if args.once and failures else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_loop(args))
