@@ -6,7 +6,7 @@ import os
 import stat
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 import platformdirs
 from pydantic import BaseModel, Field, SecretStr, field_validator
@@ -15,12 +15,15 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 APP_NAME = "sagan-tui"
 DEFAULT_ACCOUNTS = ("team", "personal")
 KEY_ENV_PREFIX = "RUNPOD_API_KEY_"
+TRANSPORT_ENV_PREFIX = "RUNPOD_TRANSPORT_"
+# DESIGN.md's names; every other setting is SAGAN_TUI_<NAME> (e.g. SAGAN_TUI_POLL_INTERVAL).
+DIRECT_ENV = {"sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache"}
 Transport = Literal["graphql", "rest-v2"]
 
 
-def config_path() -> Path:
+def config_path(environ: Mapping[str, str] | None = None) -> Path:
     """The TOML file: $SAGAN_TUI_CONFIG, else config.toml in the platform's user config dir."""
-    override = os.environ.get("SAGAN_TUI_CONFIG")
+    override = (os.environ if environ is None else environ).get("SAGAN_TUI_CONFIG")
     if override:
         return Path(override).expanduser()
     return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
@@ -121,10 +124,19 @@ class Settings(BaseSettings):
             out[name] = {**spec, "name": name}
         return out
 
+    def __init__(self, _config_file: Path | None = None, **values: Any):
+        # load_settings reads the environment itself (from the mapping it is given), so the
+        # only sources here are the values passed in and the TOML file beneath them.
+        self.__class__._toml_path = _config_file
+        super().__init__(**values)
+
+    _toml_path: Any = None
+
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
                                    file_secret_settings):
-        return (init_settings, env_settings, _TomlSource(settings_cls, config_path()))
+        path = cls._toml_path
+        return (init_settings,) if path is None else (init_settings, _TomlSource(settings_cls, path))
 
     @property
     def cache_path(self) -> Path:
@@ -148,41 +160,42 @@ class Settings(BaseSettings):
         return out
 
 
-def _env_accounts(environ: dict[str, str]) -> dict[str, dict[str, Any]]:
+def _env_accounts(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for var, value in environ.items():
-        if var.upper().startswith(KEY_ENV_PREFIX) and len(var) > len(KEY_ENV_PREFIX):
-            out[var[len(KEY_ENV_PREFIX):].lower()] = {"api_key": value}
+        upper = var.upper()
+        for prefix, key in ((KEY_ENV_PREFIX, "api_key"), (TRANSPORT_ENV_PREFIX, "transport")):
+            if upper.startswith(prefix) and len(upper) > len(prefix):
+                out.setdefault(upper[len(prefix):].lower(), {})[key] = value
     return out
 
 
-def load_settings(environ: dict[str, str] | None = None, **flags: Any) -> tuple[Settings, list[str]]:
+def load_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> tuple[Settings, list[str]]:
     """Build Settings and the warnings worth telling the user (disabled accounts, open perms).
 
-    Flags given as None are not set. Accounts merge per name: file, then env keys, then flags.
+    Layers, lowest first: defaults, the TOML file, the environment, flags (None means unset).
+    `environ` stands in for os.environ (tests and --demo pass the simulator's), never mutated.
+    Accounts merge per name: file, then RUNPOD_API_KEY_<NAME> / RUNPOD_TRANSPORT_<NAME>, then flags.
     """
     env = dict(os.environ if environ is None else environ)
     warnings: list[str] = []
-    path = config_path()
+    path = config_path(env)
     if path.is_file():
         mode = path.stat().st_mode
         if mode & (stat.S_IRGRP | stat.S_IROTH):
             warnings.append(f"config file {path} is readable by others (chmod 600 it): it may hold keys")
-    flags = {k: v for k, v in flags.items() if v is not None}
-    old = dict(os.environ)
-    if environ is not None:  # pydantic-settings reads os.environ; give it the caller's view
-        os.environ.clear()
-        os.environ.update(env)
+    values: dict[str, Any] = {}
+    for name in Settings.model_fields:
+        var = name.upper() if name in DIRECT_ENV else f"SAGAN_TUI_{name.upper()}"
+        if name != "accounts" and env.get(var, "") != "":
+            values[name] = env[var]
+    values.update({k: v for k, v in flags.items() if v is not None and k != "accounts"})
     try:
-        base = Settings(**{k: v for k, v in flags.items() if k != "accounts"})
+        base = Settings(_config_file=path, **values)
     except ConfigError:
         raise
     except Exception as exc:
         raise ConfigError(_explain(exc)) from None
-    finally:
-        if environ is not None:
-            os.environ.clear()
-            os.environ.update(old)
     merged: dict[str, dict[str, Any]] = {n: {} for n in DEFAULT_ACCOUNTS}
     for name, acc in base.accounts.items():
         merged.setdefault(name, {}).update(
@@ -191,8 +204,11 @@ def load_settings(environ: dict[str, str] | None = None, **flags: Any) -> tuple[
         merged.setdefault(name, {}).update(spec)
     for name, spec in (flags.get("accounts") or {}).items():
         merged.setdefault(name, {}).update(spec if isinstance(spec, dict) else {"api_key": spec})
-    settings = base.model_copy(update={"accounts": Settings._accounts(merged)})
-    settings.accounts = {n: AccountConfig.model_validate(a) for n, a in settings.accounts.items()}
+    try:
+        accounts = {n: AccountConfig.model_validate(a) for n, a in Settings._accounts(merged).items()}
+    except Exception as exc:
+        raise ConfigError(_explain(exc)) from None
+    settings = base.model_copy(update={"accounts": accounts})
     for acc in settings.accounts.values():
         if not acc.enabled:
             warnings.append(acc.disabled_reason or "")
