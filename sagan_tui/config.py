@@ -98,7 +98,7 @@ class Settings(BaseSettings):
     sagan_base_url: str = Field("http://127.0.0.1:8700", description="Sagan's API base URL.")
     sagan_api_token: SecretStr | None = Field(None, description="Bearer token for Sagan.")
     runpod_api_base_url: str = Field("https://api.runpod.io", description="RunPod API base (GraphQL at /graphql).")
-    runpod_rest_base_url: str | None = Field(None, description="RunPod REST v2 base; default derives from runpod_api_base_url.")
+    runpod_rest_base_url: str | None = Field(None, description="RunPod REST v2 base (routes /v2/...); defaults to runpod_api_base_url.")
     sagan_tui_cache: Path | None = Field(None, description="The SQLite cache file.")
     poll_interval: float = Field(5.0, description="Seconds between polls.", gt=0)
     request_timeout: float = Field(10.0, description="Seconds before one request is given up.", gt=0)
@@ -146,8 +146,9 @@ class Settings(BaseSettings):
     def rest_base_url(self) -> str:
         if self.runpod_rest_base_url:
             return self.runpod_rest_base_url.rstrip("/")
-        base = self.runpod_api_base_url.rstrip("/")
-        return "https://rest.runpod.io" if base == "https://api.runpod.io" else base
+        # REST v2 lives beside GraphQL on api.runpod.io under /v2 (rest.runpod.io was the retired v1),
+        # so one base serves both, and a simulator serving both answers both.
+        return self.runpod_api_base_url.rstrip("/")
 
     def secrets(self) -> list[str]:
         """Every configured secret, for redaction and for the tests that grep artefacts."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sagan_tui.models import RunPodPod
+from sagan_tui.models import RunPodPod, valid_pod_id
 
 
 @dataclass
@@ -47,3 +47,9 @@ def float_or_none(v: Any) -> float | None:
         return None if v is None else float(v)
     except (TypeError, ValueError):
         return None
+
+
+def check_pod_id(pod_id: object) -> None:
+    """Refuse an id before it reaches any request: GraphQL pastes it into query text, REST into a path."""
+    if not valid_pod_id(pod_id):
+        raise ValueError(f"refusing pod id {str(pod_id)[:40]!r}: must match ^[a-z0-9]{{6,32}}$")

@@ -8,12 +8,12 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-from sagan_tui.models import RunPodPod, parse_records, valid_pod_id
+from sagan_tui.models import RunPodPod, parse_records
 from sagan_tui.sources.errors import (
     ApiRetired, AuthError, BadReply, RequestRejected, SourceError, SourceTimeout, Unreachable,
     for_status, parse_retry_after, scrub,
 )
-from sagan_tui.sources.runpod_base import AccountSnapshot, float_or_none
+from sagan_tui.sources.runpod_base import AccountSnapshot, check_pod_id as _check_id, float_or_none
 
 # The SDK's default pod query lacks what triage needs (data center, runtime uptime, adjusted
 # cost), and the balance lives on `myself`: one query reads both in one round trip.
@@ -168,12 +168,6 @@ class GraphQLTransport:
     async def terminate(self, pod_id: str) -> dict[str, Any]:
         _check_id(pod_id)
         return await self._run(lambda: self._call(_load_sdk().mutations.generate_pod_terminate_mutation(pod_id)))
-
-
-def _check_id(pod_id: object) -> None:
-    # The SDK pastes ids into GraphQL text: a quote or brace would rewrite the query.
-    if not valid_pod_id(pod_id):
-        raise ValueError(f"refusing pod id {str(pod_id)[:40]!r}: must match ^[a-z0-9]{{6,32}}$")
 
 
 def flatten_pod(raw: Any, account: str) -> Any:

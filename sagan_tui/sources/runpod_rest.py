@@ -1,0 +1,298 @@
+"""RunPod over its REST v2 API (httpx): the same interface, errors and guarantees as the GraphQL transport.
+
+Routes and shapes follow RunPod's v2 OpenAPI (runpod/docs, api-reference-v2/openapi.json):
+`GET /v2/pods` -> `{"pods": [Pod]}` (not paged), `GET /v2/pods/{id}` -> Pod,
+`POST /v2/pods/{id}/action` `{"action": "start|stop|restart|terminate"}` -> Pod (204 for
+terminate); errors are RFC 9457 problems `{"title", "status", "detail", "errors"?}`; every
+authenticated reply carries `RateLimit: "minute";r=..;t=.., "hour";..., "day";...` and a 429
+carries `Retry-After` (integer seconds).
+
+Status mapping onto the GraphQL `desiredStatus` vocabulary the rest of the panel speaks:
+
+    REST v2       -> panel        why
+    RUNNING       -> RUNNING
+    PROVISIONING  -> CREATED      allocated, no container yet: not "running", so never a loss
+    STARTING      -> CREATED      the container is not healthy yet; RUNNING comes with runtime
+    EXITED        -> EXITED
+    ERROR         -> DEAD         GraphQL's word for a container that will not come back
+    TERMINATED    -> TERMINATED
+    anything else -> kept as sent (shown, never read as running)
+
+What REST v2 does not give that GraphQL does: the account balance, spend per hour, spend limit
+and under-balance flag (v2 has billing *history* only, so AccountSnapshot's money fields stay
+None); `lastStatusChange` (so a pod RunPod exits but still lists cannot be told from an
+ordinary stop by the poll alone: Sagan's records remain the evidence for those); `podType`,
+`adjustedCostPerHr` and `machineId`. `cost` is the current rate and reads 0.0 once EXITED.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from sagan_tui.models import RunPodPod, parse_records
+from sagan_tui.sources.errors import (
+    BadReply, RateLimited, RequestRejected, SourceError, SourceTimeout, Unreachable, for_status,
+    parse_retry_after, scrub,
+)
+from sagan_tui.sources.runpod_base import AccountSnapshot, check_pod_id as _check_id, float_or_none
+
+PODS = "/v2/pods"
+POD = "/v2/pods/{id}"
+POD_ACTION = "/v2/pods/{id}/action"
+GPU_CATALOG = "/v2/catalog/gpus"
+
+STATUS_MAP = {
+    "RUNNING": "RUNNING",
+    "PROVISIONING": "CREATED",
+    "STARTING": "CREATED",
+    "EXITED": "EXITED",
+    "ERROR": "DEAD",
+    "TERMINATED": "TERMINATED",
+}
+
+
+@dataclass(frozen=True)
+class RateWindow:
+    """One window of the `RateLimit` header: requests left and seconds until it resets."""
+
+    name: str
+    remaining: int | None
+    reset_s: float | None
+
+
+def parse_rate_limit(value: str | None) -> dict[str, RateWindow]:
+    """`"minute";r=0;t=12, "hour";r=2800;t=1812` -> {"minute": RateWindow(...), ...}; junk is skipped."""
+    out: dict[str, RateWindow] = {}
+    for member in (value or "").split(","):
+        parts = [p.strip() for p in member.split(";")]
+        name = parts[0].strip('"') if parts and parts[0] else ""
+        if not name:
+            continue
+        params: dict[str, str] = {}
+        for p in parts[1:]:
+            k, _, v = p.partition("=")
+            params[k.strip()] = v.strip()
+        out[name] = RateWindow(name, _int_or_none(params.get("r")), float_or_none(params.get("t")))
+    return out
+
+
+def _int_or_none(v: str | None) -> int | None:
+    try:
+        return None if v is None else int(v)
+    except ValueError:
+        return None
+
+
+def map_status(status: Any) -> str:
+    if not isinstance(status, str) or not status:
+        # Mirrors GraphQL: a listed pod must never read as gone or stopped for lack of a field.
+        return "RUNNING"
+    return STATUS_MAP.get(status.upper(), status.upper())
+
+
+def flatten_rest_pod(raw: Any, account: str, gpu_names: dict[str, str] | None = None) -> Any:
+    """A REST v2 Pod into RunPodPod's flat fields.
+
+    Only named fields are copied: the v2 Pod carries `env` (often secrets) and `ssh`, which must
+    never reach the cache through RunPodPod's tolerated extras.
+    """
+    if not isinstance(raw, dict):
+        return raw
+    gpu = raw.get("gpu") if isinstance(raw.get("gpu"), dict) else {}
+    runtime = raw.get("runtime") if isinstance(raw.get("runtime"), dict) else None
+    uptime = (runtime or {}).get("uptime")
+    gpu_id = gpu.get("id")
+    return {
+        "id": raw.get("id"), "account": account, "name": raw.get("name"),
+        "desiredStatus": map_status(raw.get("status")),
+        "lastStatusChange": None,
+        "uptimeSeconds": uptime,
+        "costPerHr": raw.get("cost"), "adjustedCostPerHr": None,
+        "gpuCount": gpu.get("count"),
+        # GraphQL shows the catalog's display name ("A100 80GB PCIe"); v2 gives the type id.
+        "gpu": (gpu_names or {}).get(gpu_id, gpu_id) if isinstance(gpu_id, str) else None,
+        "datacenter": raw.get("dataCenterId"), "podType": None,
+        "imageName": raw.get("image"), "machineId": None,
+        # The create reply shows `runtime: {}` while provisioning: a runtime without uptime is none.
+        "hasRuntime": runtime is not None and uptime is not None,
+    }
+
+
+class RestV2Transport:
+    """One RunPod account over REST v2. No retries here: the poller's per-source backoff owns that."""
+
+    name = "rest-v2"
+
+    def __init__(self, account: str, api_key: str, *, base_url: str, timeout: float = 10.0,
+                 transport: httpx.AsyncBaseTransport | None = None):
+        if not api_key or not api_key.strip():
+            raise ValueError(f"account {account!r} has no API key")
+        self.account = account
+        self._key = api_key.strip()
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url, timeout=httpx.Timeout(timeout), transport=transport,
+            headers={"Authorization": f"Bearer {self._key}", "Accept": "application/json",
+                     "User-Agent": "sagan-tui"})
+        # Debug view of the last RateLimit header, e.g. {"minute": RateWindow("minute", 57, 41.0)}.
+        self.rate_limit: dict[str, RateWindow] = {}
+        self._blocked_until = 0.0  # monotonic; set by an exhausted window or a 429
+        self._gpu_names: dict[str, str] | None = None
+
+    @property
+    def rate_remaining(self) -> int | None:
+        """Requests left in the tightest window of the last reply, or None if it sent none."""
+        left = [w.remaining for w in self.rate_limit.values() if w.remaining is not None]
+        return min(left) if left else None
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    # --- transport ---------------------------------------------------------------------
+
+    async def _request(self, method: str, path: str, *, body: dict | None = None) -> httpx.Response:
+        where = f"{method} {path}"
+        wait = self._blocked_until - time.monotonic()
+        if wait > 0:
+            # The last reply said a window is spent: a request now would only earn another 429.
+            raise RateLimited(self.account, f"{where}: rate limit exhausted, not sent; retry in {math.ceil(wait)} s",
+                              status=429, retry_after=float(math.ceil(wait)))
+        try:
+            # httpx times each phase; the outer bound also catches a server that trickles bytes.
+            resp = await asyncio.wait_for(self._client.request(method, path, json=body),
+                                          self.timeout + 5)
+        except (httpx.TimeoutException, asyncio.TimeoutError):
+            raise SourceTimeout(self.account, f"{where}: REST request timed out after {self.timeout:g} s") from None
+        except httpx.HTTPError as exc:
+            raise Unreachable(self.account, f"{where}: REST request failed: {type(exc).__name__}") from None
+        self._note_rate_limit(resp)
+        if resp.status_code >= 400:
+            raise self._error(where, resp)
+        return resp
+
+    def _note_rate_limit(self, resp: httpx.Response) -> None:
+        windows = parse_rate_limit(resp.headers.get("ratelimit"))
+        if windows:
+            self.rate_limit = windows
+        spent = [w.reset_s for w in windows.values() if w.remaining == 0 and w.reset_s]
+        retry = parse_retry_after(resp.headers.get("retry-after")) if resp.status_code == 429 else None
+        pause = max([*spent, retry or 0.0], default=0.0)
+        if pause > 0:
+            self._blocked_until = max(self._blocked_until, time.monotonic() + pause)
+
+    def _error(self, where: str, resp: httpx.Response) -> SourceError:
+        status = resp.status_code
+        message = f"{where}: HTTP {status}"
+        try:
+            problem = resp.json()
+        except ValueError:
+            problem = None
+        code = None
+        if isinstance(problem, dict):
+            # An RFC 9457 problem is RunPod speaking; a bare 404 page is a wrong base URL.
+            code = str(problem.get("title") or "problem")[:60]
+            detail = problem.get("detail") or problem.get("title")
+            if isinstance(detail, str) and detail:
+                message += f": {detail[:300]}"
+            errors = problem.get("errors")
+            if isinstance(errors, list) and errors:
+                message += " (" + "; ".join(str(e)[:120] for e in errors[:3]) + ")"
+        message = scrub(message, [self._key])
+        if status == 401:
+            message = f"RunPod rejected the API key (401): {message}"
+        retry_after = parse_retry_after(resp.headers.get("retry-after"))
+        if status == 429 and retry_after is None:
+            spent = [w.reset_s for w in self.rate_limit.values() if w.remaining == 0 and w.reset_s]
+            retry_after = max(spent) if spent else None
+        if status == 410:
+            message = f"this RunPod API has been retired ({message})"
+        return for_status(self.account, status, message, code=code, retry_after=retry_after)
+
+    async def _json(self, method: str, path: str, **kw: Any) -> Any:
+        resp = await self._request(method, path, **kw)
+        if resp.status_code == 204 or not resp.content:
+            return None
+        try:
+            return resp.json()
+        except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
+            raise BadReply(self.account, f"{method} {path}: reply is not valid JSON ({len(resp.content)} bytes)") from None
+
+    # --- reads -------------------------------------------------------------------------
+
+    async def snapshot(self) -> AccountSnapshot:
+        data = await self._json("GET", PODS)
+        pods_raw = data.get("pods") if isinstance(data, dict) else None
+        if not isinstance(pods_raw, list):
+            # Never read a reply without a pod list as "no pods": that would be a fake wave.
+            raise BadReply(self.account, "REST reply has no pods list")
+        names = await self._catalog_names(pods_raw)
+        pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names) for p in pods_raw], "pods")
+        # REST v2 has no balance endpoint (billing history only): the money fields stay unknown.
+        return AccountSnapshot(account=self.account, pods=pods, skipped=skipped)
+
+    async def get_pod(self, pod_id: str) -> RunPodPod | None:
+        _check_id(pod_id)
+        try:
+            data = await self._json("GET", POD.format(id=pod_id))
+        except RequestRejected as exc:
+            if exc.status == 404 and exc.code is not None:
+                return None
+            raise
+        if not isinstance(data, dict):
+            raise BadReply(self.account, f"GET {POD}: reply is not a pod object")
+        names = await self._catalog_names([data])
+        return RunPodPod.model_validate(flatten_rest_pod(data, self.account, names))
+
+    async def _catalog_names(self, pods: list[Any]) -> dict[str, str]:
+        """GPU type id -> display name, read once from the catalog; best effort.
+
+        GraphQL accounts show "A100 80GB PCIe", v2 pods name "NVIDIA A100 80GB PCIe": without this
+        one incident would split into two GPU rows of the heatmap when accounts use both APIs.
+        """
+        wanted = {p["gpu"]["id"] for p in pods if isinstance(p, dict) and isinstance(p.get("gpu"), dict)
+                  and isinstance(p["gpu"].get("id"), str)}
+        if not wanted or (self._gpu_names is not None and wanted <= self._gpu_names.keys()):
+            return self._gpu_names or {}
+        try:
+            data = await self._json("GET", GPU_CATALOG)
+        except SourceError:
+            return self._gpu_names or {}  # names are a nicety; the pods are what matter
+        gpus = data.get("gpus") if isinstance(data, dict) else None
+        names = dict(self._gpu_names or {})
+        for g in gpus if isinstance(gpus, list) else []:
+            if isinstance(g, dict) and isinstance(g.get("id"), str) and isinstance(g.get("name"), str):
+                names[g["id"]] = g["name"]
+        # Remember ids the catalog lacks too, so an unknown GPU costs one catalog read, not one per poll.
+        self._gpu_names = {**{i: i for i in wanted}, **names}
+        return self._gpu_names
+
+    # --- mutations ---------------------------------------------------------------------
+    # Replies keep GraphQL's envelope ({"data": {"podStop": {...}}}): it is what callers of the
+    # RunPodTransport interface read, whichever API carried the request.
+
+    async def _action(self, pod_id: str, action: str, mutation: str) -> dict[str, Any]:
+        _check_id(pod_id)
+        data = await self._json("POST", POD_ACTION.format(id=pod_id), body={"action": action})
+        if data is None:
+            return {"data": {mutation: None}}
+        if not isinstance(data, dict):
+            raise BadReply(self.account, f"{action}: reply is not a pod object")
+        return {"data": {mutation: {"id": data.get("id", pod_id), "desiredStatus": map_status(data.get("status"))}}}
+
+    async def stop(self, pod_id: str) -> dict[str, Any]:
+        return await self._action(pod_id, "stop", "podStop")
+
+    async def resume(self, pod_id: str, gpu_count: int = 1) -> dict[str, Any]:
+        # v2 `start` resumes onto the same machine with the pod's own GPU count: nothing to pass.
+        return await self._action(pod_id, "start", "podResume")
+
+    async def terminate(self, pod_id: str) -> dict[str, Any]:
+        return await self._action(pod_id, "terminate", "podTerminate")

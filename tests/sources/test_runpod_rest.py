@@ -1,0 +1,282 @@
+"""The REST v2 transport: parsing of v2 pods and RateLimit headers, and its errors over real loopback HTTP."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from sagan_tui.models import RunPodPod
+from sagan_tui.sources.errors import (
+    ApiRetired, AuthError, BadReply, RateLimited, RequestRejected, ServerError, SourceTimeout, Unreachable,
+)
+from sagan_tui.sources.runpod_rest import (
+    RateWindow, RestV2Transport, flatten_rest_pod, map_status, parse_rate_limit,
+)
+
+KEY = "rk-team-secret-0123456789"
+
+# The Pod example of RunPod's v2 OpenAPI (listPods), with a secret in env as real pods have.
+V2_POD = {
+    "id": "7h9k2m4n6p", "name": "pytorch-training", "image": "runpod/pytorch:1.0.2-cu1281-torch280-ubuntu2404",
+    "args": "", "disk": 50, "ports": ["8888/http", "22/tcp"], "env": {"HF_TOKEN": "hf_supersecret"},
+    "registry": None, "status": "RUNNING", "actions": ["stop", "restart", "terminate"],
+    "mounts": {"persistent": {"size": 20, "path": "/workspace"}},
+    "gpu": {"id": "NVIDIA GeForce RTX 4090", "count": 1, "vcpuCount": 16, "memory": 64},
+    "cloud": "SECURE", "dataCenterId": "US-KS-2", "cudaVersion": "12.8",
+    "ssh": {"proxy": {"host": "ssh.runpod.io", "port": 22, "username": "7h9k2m4n6p-64411eb2",
+                      "command": "ssh 7h9k2m4n6p-64411eb2@ssh.runpod.io"}, "direct": None},
+    "template": "9x4m2p7v", "cost": 0.44, "locked": False, "globalNetworking": {"enabled": False},
+    "runtime": {"uptime": 3600, "ports": []}, "createdAt": "2026-06-01T12:00:00Z", "startedAt": "2026-06-01T12:02:00Z",
+}
+
+
+# --- pure parsing ------------------------------------------------------------------------
+
+def test_rate_limit_header_as_documented():
+    got = parse_rate_limit('"minute";r=0;t=12, "hour";r=2800;t=1812, "day";r=49500;t=45012')
+    assert got == {"minute": RateWindow("minute", 0, 12.0), "hour": RateWindow("hour", 2800, 1812.0),
+                   "day": RateWindow("day", 49500, 45012.0)}
+
+
+@pytest.mark.parametrize("value", [None, "", ",,", '"minute";r=x;t=', "garbage"])
+def test_rate_limit_header_junk_never_raises(value):
+    got = parse_rate_limit(value)
+    assert all(w.remaining is None or isinstance(w.remaining, int) for w in got.values())
+
+
+@pytest.mark.parametrize("rest, panel", [
+    ("RUNNING", "RUNNING"), ("PROVISIONING", "CREATED"), ("STARTING", "CREATED"), ("EXITED", "EXITED"),
+    ("ERROR", "DEAD"), ("TERMINATED", "TERMINATED"), ("HIBERNATING", "HIBERNATING"), ("running", "RUNNING"),
+])
+def test_status_mapping(rest, panel):
+    assert map_status(rest) == panel
+
+
+def test_only_running_maps_to_running():
+    # A mapping slip here would turn every provisioning pod that fails into a fake loss.
+    for status in ("PROVISIONING", "STARTING", "EXITED", "ERROR", "TERMINATED"):
+        assert not RunPodPod.model_validate(flatten_rest_pod({**V2_POD, "status": status}, "team")).running
+
+
+def test_v2_pod_flattens_onto_runpodpod_without_env_or_ssh():
+    pod = RunPodPod.model_validate(flatten_rest_pod(V2_POD, "team", {"NVIDIA GeForce RTX 4090": "RTX 4090"}))
+    assert (pod.id, pod.account, pod.name, pod.desired_status) == ("7h9k2m4n6p", "team", "pytorch-training", "RUNNING")
+    assert (pod.uptime_seconds, pod.has_runtime, pod.cost_per_hr) == (3600, True, 0.44)
+    assert (pod.gpu, pod.gpu_count, pod.datacenter) == ("RTX 4090", 1, "US-KS-2")
+    assert pod.image_name == V2_POD["image"]
+    assert pod.last_status_change is None and pod.pod_type is None and pod.adjusted_cost_per_hr is None
+    dumped = json.dumps(pod.model_dump(mode="json"))
+    assert "hf_supersecret" not in dumped and "ssh.runpod.io" not in dumped
+
+
+def test_provisioning_pod_with_empty_runtime_has_no_runtime():
+    raw = {**V2_POD, "status": "PROVISIONING", "runtime": {}, "startedAt": None}
+    pod = RunPodPod.model_validate(flatten_rest_pod(raw, "team"))
+    assert (pod.desired_status, pod.has_runtime, pod.uptime_seconds) == ("CREATED", False, None)
+    assert pod.gpu == "NVIDIA GeForce RTX 4090"  # no catalog name: the type id, not nothing
+
+
+# --- over loopback HTTP ------------------------------------------------------------------
+
+class Canned:
+    """A loopback HTTP server answering each path with a canned (status, headers, body), recording requests."""
+
+    def __init__(self) -> None:
+        self.routes: dict[tuple[str, str], tuple[int, dict[str, str], bytes] | float] = {}
+        self.seen: list[tuple[str, str, dict[str, str], bytes]] = []
+        canned = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                canned.seen.append((self.command, self.path, dict(self.headers), body))
+                reply = canned.routes.get((self.command, self.path))
+                if isinstance(reply, float):  # hold the line: a server that never answers
+                    time.sleep(reply)
+                    reply = (200, {}, b"{}")
+                status, headers, payload = reply or (404, {"content-type": "text/plain"}, b"404 page not found")
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_GET = do_POST = do_DELETE = _answer
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.server.handle_error = lambda *a: None  # a client that gave up (the timeout test) is no error
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def json(self, method: str, path: str, body, status: int = 200, **headers: str) -> None:
+        self.routes[(method, path)] = (status, {"content-type": "application/json", **headers},
+                                       json.dumps(body).encode())
+
+    def problem(self, method: str, path: str, status: int, title: str, detail: str, **headers: str) -> None:
+        self.routes[(method, path)] = (status, {"content-type": "application/problem+json", **headers},
+                                       json.dumps({"title": title, "status": status, "detail": detail}).encode())
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def canned():
+    c = Canned()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+async def rest(canned):
+    t = RestV2Transport("team", KEY, base_url=canned.url + "/", timeout=1.0)
+    yield t
+    await t.aclose()
+
+
+async def test_snapshot_reads_pods_names_gpus_and_sends_bearer(canned, rest):
+    canned.json("GET", "/v2/pods", {"pods": [V2_POD, {**V2_POD, "id": "BAD/ID"}]},
+                RateLimit='"minute";r=57;t=41, "hour";r=2990;t=1800')
+    canned.json("GET", "/v2/catalog/gpus", {"gpus": [{"id": "NVIDIA GeForce RTX 4090", "name": "RTX 4090"}]})
+    snap = await rest.snapshot()
+    assert [p.id for p in snap.pods] == ["7h9k2m4n6p"] and snap.pods[0].gpu == "RTX 4090"
+    assert len(snap.skipped) == 1 and "pods[1]" in snap.skipped[0]
+    assert snap.balance is None and snap.spend_per_hr is None  # v2 has no balance to read
+    assert rest.rate_remaining == 57 and rest.rate_limit["hour"].remaining == 2990
+    assert all(h.get("Authorization") == f"Bearer {KEY}" for _, _, h, _ in canned.seen)
+    # The catalog is read once, not on every poll.
+    await rest.snapshot()
+    assert [p for _, p, _, _ in canned.seen].count("/v2/catalog/gpus") == 1
+
+
+async def test_catalog_failure_keeps_the_type_id(canned, rest):
+    canned.json("GET", "/v2/pods", {"pods": [V2_POD]})
+    canned.problem("GET", "/v2/catalog/gpus", 500, "Internal Server Error", "boom")
+    snap = await rest.snapshot()
+    assert snap.pods[0].gpu == "NVIDIA GeForce RTX 4090"
+
+
+@pytest.mark.parametrize("body", [{}, {"pods": None}, {"pods": {"id": "x"}}, [], "pods"])
+async def test_a_reply_without_a_pod_list_is_never_no_pods(canned, rest, body):
+    canned.json("GET", "/v2/pods", body)
+    with pytest.raises(BadReply):
+        await rest.snapshot()
+
+
+async def test_truncated_json_is_bad_reply(canned, rest):
+    canned.routes[("GET", "/v2/pods")] = (200, {"content-type": "application/json"}, b'{"pods": [{"id": "')
+    with pytest.raises(BadReply) as err:
+        await rest.snapshot()
+    assert err.value.kind.value == "bad-json"
+
+
+@pytest.mark.parametrize("status, exc, kind", [
+    (401, AuthError, "401"), (403, AuthError, "401"), (500, ServerError, "5xx"), (503, ServerError, "5xx"),
+    (410, ApiRetired, "410-gone"), (422, RequestRejected, "4xx"),
+])
+async def test_problem_statuses_map_to_health_kinds(canned, rest, status, exc, kind):
+    canned.problem("GET", "/v2/pods", status, "Oops", f"detail for {status}, key {KEY}")
+    with pytest.raises(exc) as err:
+        await rest.snapshot()
+    assert err.value.kind.value == kind and err.value.status == status
+    assert f"detail for {status}" in err.value.message
+    assert KEY not in err.value.message and KEY not in str(err.value)
+
+
+async def test_429_carries_retry_after_and_holds_further_requests(canned, rest):
+    canned.problem("GET", "/v2/pods", 429, "Too Many Requests", "rate limit exceeded for the minute window",
+                   **{"Retry-After": "12", "RateLimit": '"minute";r=0;t=12, "hour";r=100;t=900'})
+    with pytest.raises(RateLimited) as err:
+        await rest.snapshot()
+    assert err.value.retry_after == 12.0 and err.value.kind.value == "429"
+    sent = len(canned.seen)
+    with pytest.raises(RateLimited) as again:
+        await rest.snapshot()
+    assert len(canned.seen) == sent, "a spent window must hold requests back, not earn more 429s"
+    assert 0 < again.value.retry_after <= 12
+
+
+async def test_429_without_retry_after_uses_the_spent_window(canned, rest):
+    canned.problem("GET", "/v2/pods", 429, "Too Many Requests", "slow down",
+                   RateLimit='"minute";r=0;t=7, "hour";r=5;t=900')
+    with pytest.raises(RateLimited) as err:
+        await rest.snapshot()
+    assert err.value.retry_after == 7.0
+
+
+async def test_timeout(canned):
+    canned.routes[("GET", "/v2/pods")] = 3.0
+    t = RestV2Transport("team", KEY, base_url=canned.url, timeout=0.3)
+    try:
+        started = time.monotonic()
+        with pytest.raises(SourceTimeout):
+            await t.snapshot()
+        assert time.monotonic() - started < 2.5
+    finally:
+        await t.aclose()
+
+
+async def test_unreachable():
+    t = RestV2Transport("team", KEY, base_url="http://127.0.0.1:9", timeout=1.0)
+    try:
+        with pytest.raises(Unreachable) as err:
+            await t.snapshot()
+        assert KEY not in str(err.value)
+    finally:
+        await t.aclose()
+
+
+async def test_get_pod_404_problem_is_none_but_a_bare_404_is_an_error(canned, rest):
+    canned.problem("GET", "/v2/pods/abcdef123456", 404, "Not Found", "pod not found")
+    assert await rest.get_pod("abcdef123456") is None
+    # No problem body: the base URL is wrong, which must not read as "the pod is gone".
+    with pytest.raises(RequestRejected):
+        await rest.get_pod("zzzzzz999999")
+
+
+async def test_get_pod_reads_one(canned, rest):
+    canned.json("GET", "/v2/pods/7h9k2m4n6p", {**V2_POD, "status": "EXITED", "runtime": None, "cost": 0.0})
+    pod = await rest.get_pod("7h9k2m4n6p")
+    assert pod is not None and pod.desired_status == "EXITED" and not pod.has_runtime
+
+
+@pytest.mark.parametrize("bad", ["../v2/pods", "abc", "ABCDEF123456", "abcdef123456/action", "", None, 123])
+async def test_bad_pod_ids_never_reach_a_url(canned, rest, bad):
+    for call in (rest.get_pod, rest.stop, rest.resume, rest.terminate):
+        with pytest.raises(ValueError):
+            await call(bad)
+    assert canned.seen == []
+
+
+async def test_actions_post_v2_action_bodies_and_reply_like_graphql(canned, rest):
+    canned.json("POST", "/v2/pods/7h9k2m4n6p/action", {**V2_POD, "status": "EXITED", "runtime": None})
+    assert await rest.stop("7h9k2m4n6p") == {"data": {"podStop": {"id": "7h9k2m4n6p", "desiredStatus": "EXITED"}}}
+    canned.json("POST", "/v2/pods/7h9k2m4n6p/action", {**V2_POD, "status": "STARTING"})
+    assert (await rest.resume("7h9k2m4n6p", 1))["data"]["podResume"]["desiredStatus"] == "CREATED"
+    canned.routes[("POST", "/v2/pods/7h9k2m4n6p/action")] = (204, {}, b"")
+    assert await rest.terminate("7h9k2m4n6p") == {"data": {"podTerminate": None}}
+    bodies = [json.loads(b) for m, _, _, b in canned.seen if m == "POST"]
+    assert bodies == [{"action": "stop"}, {"action": "start"}, {"action": "terminate"}]
+
+
+async def test_action_refused_for_status_is_a_rejection(canned, rest):
+    canned.problem("POST", "/v2/pods/7h9k2m4n6p/action", 409, "Conflict", "action stop not valid for EXITED")
+    with pytest.raises(RequestRejected) as err:
+        await rest.stop("7h9k2m4n6p")
+    assert err.value.status == 409 and "not valid for EXITED" in err.value.message
+
+
+def test_empty_key_is_refused():
+    with pytest.raises(ValueError):
+        RestV2Transport("team", "  ", base_url="http://127.0.0.1:1")
