@@ -1,0 +1,150 @@
+"""WavePanel: the active (else the latest) reaping wave's scope, cost and diagnosis, beside the heatmap.
+
+API for the app shell:
+    panel = WavePanel(id="waves")                      # name/id/classes as any Widget
+    panel.set_waves(waves, now, guard_minutes=15.0, last_loss=None)
+        waves: list[triage.waves.Wave] (oldest first, as find_waves gives them);
+        now: aware datetime; last_loss: the newest Loss, shown when there is no wave.
+        Unchanged inputs cost nothing.
+    panel.wave                 the wave shown (None when there is none)
+    panel.active               whether it is within guard_minutes of now (re-dispatch is held)
+`render_wave_panel(...)` is the pure renderer behind it (a rich Group), tested without a screen.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Sequence
+
+from rich.console import Group
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+from textual.widget import Widget
+
+from sagan_tui.models import Loss
+from sagan_tui.triage import fmt
+from sagan_tui.triage.waves import Wave, active_wave
+from sagan_tui.ui.heatmap_render import DIM, printable
+
+BANNER_ACTIVE = "bold color(231) on color(160)"
+BANNER_OVER = "bold color(220)"
+KEY_W = 9
+
+
+def shown_wave(waves: Sequence[Wave], now: datetime, guard_minutes: float) -> tuple[Wave | None, bool]:
+    """(the wave to show, whether it is active): the active one, else the one that ended last."""
+    wave = active_wave(waves, now, guard_minutes)
+    if wave is not None:
+        return wave, True
+    return max(waves, key=lambda w: w.end, default=None), False
+
+
+def _summary(rows: list[tuple[str, str, str]]) -> Table:
+    # A grid rather than padded strings: a long value (GPU names) wraps inside its own column.
+    table = Table.grid(padding=(0, 1), expand=True)
+    table.add_column(width=KEY_W - 1, no_wrap=True, style=DIM)
+    table.add_column(ratio=1, overflow="fold")
+    for key, value, style in rows:
+        table.add_row(key, Text(printable(value), style=style))
+    return table
+
+
+def _ago(then: datetime, now: datetime) -> str:
+    s = (now - then).total_seconds()
+    return "just now" if s < 1 else f"{fmt.duration(s)} ago"
+
+
+def _gap(wave: Wave) -> str:
+    if wave.gap_median_s is None:
+        return "unknown (no RUNNING times)"
+    spread = f" ± {fmt.duration(wave.gap_spread_s or 0)}" if wave.gap_spread_s is not None else ""
+    known = "" if wave.gaps_known == len(wave.losses) else f" ({wave.gaps_known} of {len(wave.losses)} known)"
+    return f"{fmt.duration(wave.gap_median_s)}{spread} after RUNNING{known}"
+
+
+def _no_wave(now: datetime, last_loss: Loss | None) -> list:
+    head = Text("No reaping wave.", style="bold color(114)")
+    if last_loss is None:
+        head.append(" No losses seen.", style=DIM)
+        return [head]
+    head.append(" Last loss: ", style=DIM)
+    head.append(printable(last_loss.pod_id), style="bold")
+    head.append(f" ({printable(last_loss.account)} {fmt.exp(last_loss.experiment)})"
+                f" at {fmt.hms(last_loss.lost_at)} UTC, {_ago(last_loss.lost_at, now)}", style=DIM)
+    return [head]
+
+
+def _findings(wave: Wave) -> Table:
+    # A grid rather than prefixed lines: wrapped statements and evidence keep their indent.
+    table = Table.grid(padding=(0, 1), expand=True)
+    table.add_column(width=1, no_wrap=True)
+    table.add_column(ratio=1, overflow="fold")
+    for finding in wave.diagnosis:
+        table.add_row(Text("•", style="bold"), Text(printable(finding.statement)))
+        for line in finding.evidence:
+            table.add_row("", Padding(Text(printable(line), style=DIM), (0, 0, 0, 2)))
+    return table
+
+
+def render_wave_panel(waves: Sequence[Wave], now: datetime, guard_minutes: float = 15.0,
+                      last_loss: Loss | None = None) -> Group:
+    """The panel's content: a banner, the wave's scope, then each finding with its evidence."""
+    wave, active = shown_wave(waves, now, guard_minutes)
+    if wave is None:
+        return Group(*_no_wave(now, last_loss))
+    parts: list = []
+    if active:
+        until = wave.end + timedelta(minutes=guard_minutes)
+        parts.append(Text(" WAVE ACTIVE — hold re-dispatch ", style=BANNER_ACTIVE))
+        parts.append(Text(f"last loss {_ago(wave.end, now)}; guard until {fmt.hms(until)} UTC", style="color(210)"))
+    else:
+        parts.append(Text(f"No active wave. Last one ended {_ago(wave.end, now)}", style=BANNER_OVER))
+    n = len(wave.losses)
+    index = sorted(waves, key=lambda w: w.end).index(wave) + 1
+    burned = fmt.usd(wave.burn_usd) + (f" (+{wave.burn_unknown} unpriced)" if wave.burn_unknown else "")
+    parts.append(_summary([
+        (f"wave {index}/{len(waves)}", fmt.window(wave.start, wave.end, seconds=True), "bold"),
+        ("lost", f"{n} pod{'s' * (n != 1)} in {', '.join(wave.accounts)}", "bold"),
+        ("exps", ", ".join(fmt.exp(e) for e in wave.experiments) or "unknown", ""),
+        ("gap", _gap(wave), ""),
+        ("burned", burned, "bold color(209)"),
+        ("DCs", fmt.listed(wave.datacenters) or "unknown", ""),
+        ("GPUs", fmt.listed(wave.gpu_types) or "unknown", ""),
+    ]))
+    if wave.diagnosis:
+        parts.append(Text("Diagnosis", style="bold underline"))
+        parts.append(_findings(wave))
+    return Group(*parts)
+
+
+class WavePanel(Widget):
+    """The reaping wave in words: scope, gap, burn and why, loud while it is active."""
+
+    DEFAULT_CSS = """
+    WavePanel { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
+                 disabled: bool = False) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._inputs: tuple = ((), None, 15.0, None)
+        self.wave: Wave | None = None
+        self.active = False
+
+    def set_waves(self, waves: list[Wave], now: datetime, guard_minutes: float = 15.0,
+                  last_loss: Loss | None = None) -> None:
+        """Show the active (else latest) wave of `waves`; a no-op when nothing changed."""
+        inputs = (tuple(waves), now, guard_minutes, last_loss)
+        if inputs == self._inputs:
+            return
+        self._inputs = inputs
+        self.wave, self.active = shown_wave(waves, now, guard_minutes)
+        self.set_class(self.active, "-active")
+        self.refresh(layout=True)
+
+    def render(self) -> Group:
+        waves, now, guard, last_loss = self._inputs
+        if now is None:
+            return Group(Text("No loss data yet.", style=DIM))
+        return render_wave_panel(waves, now, guard, last_loss)
