@@ -1,0 +1,22 @@
+"""`sagan-tui --demo`: the simulator on a free loopback port, the panel on it, a throw-away cache."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from sagan_tui.commands.panel import run_panel, settings_for
+
+
+def run(args: argparse.Namespace) -> int:
+    from sagan_tui.sim import SimServer
+
+    with tempfile.TemporaryDirectory(prefix="sagan-tui-demo-") as tmp:
+        with SimServer(scenario=args.scenario, speed=args.speed) as sim:
+            # Only the simulator's URLs and demo keys: no config file, none of the user's real keys.
+            env = {**sim.env(), "SAGAN_TUI_CONFIG": str(Path(tmp) / "no-config.toml")}
+            settings = settings_for(args, env, sagan_tui_cache=str(Path(tmp) / "cache.sqlite"))
+            print(f"sagan-tui: demo: scenario {sim.scenario} on {sim.base_url}", file=sys.stderr)
+            return run_panel(settings)

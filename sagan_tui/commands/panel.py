@@ -1,0 +1,85 @@
+"""`sagan-tui`: the panel against the configured Sagan and RunPod accounts."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Mapping
+
+from sagan_tui.config import ConfigError, Settings, load_settings
+
+
+def settings_for(args: argparse.Namespace, environ: Mapping[str, str] | None = None, **extra) -> Settings:
+    """Settings with the panel's flags on top; warnings printed before the screen takes over."""
+    flags = {
+        "sagan_tui_cache": getattr(args, "cache", None),
+        "poll_interval": getattr(args, "poll_interval", None),
+        "read_only": getattr(args, "read_only", None),
+        "mouse": False if getattr(args, "no_mouse", False) else None,
+        "bell": False if getattr(args, "no_bell", False) else None,
+        "color_system": getattr(args, "color", None),
+        **extra,
+    }
+    try:
+        settings, warnings = load_settings(environ, **flags)
+    except ConfigError as exc:
+        print(f"sagan-tui: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    for w in warnings:
+        print(f"sagan-tui: warning: {w}", file=sys.stderr)
+    return settings
+
+
+class _ScrubbingFormatter(logging.Formatter):
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        self.secrets = secrets
+
+    def format(self, record: logging.LogRecord) -> str:
+        from sagan_tui.sources.errors import scrub
+
+        return scrub(super().format(record), self.secrets)
+
+
+def log_to_file(settings: Settings) -> Path:
+    """Warnings go to a file beside the cache, never to the terminal the panel is drawing on.
+
+    Taken before anything else configures logging: the runpod SDK calls basicConfig with a
+    stderr handler when imported, which would then be a no-op instead of writing over the screen.
+    """
+    path = settings.cache_path.with_name("panel.log")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(_ScrubbingFormatter(settings.secrets()))
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    return path
+
+
+def run_panel(settings: Settings) -> int:
+    """Open the cache, build the poller, run the app until quit; close everything it opened."""
+    log_to_file(settings)
+    if settings.color_system != "auto":
+        # Textual reads this once, when it is first imported: set it before that.
+        os.environ["TEXTUAL_COLOR_SYSTEM"] = settings.color_system
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.sync.poller import Poller
+    from sagan_tui.ui.app import SaganApp
+
+    cache = Cache(settings.cache_path)
+    try:
+        app = SaganApp(settings, cache, Poller(settings, cache))
+        app.run(mouse=settings.mouse)
+    finally:
+        cache.close()
+    return app.return_code or 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_panel(settings_for(args))

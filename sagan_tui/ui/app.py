@@ -1,0 +1,388 @@
+"""The panel: wires cache, poller and panes; paints from the cache first, then polls without overlap."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Callable
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Vertical
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Static
+
+from sagan_tui.config import Settings
+from sagan_tui.models import Experiment, HealthState, Loss, utcnow
+from sagan_tui.resources import stylesheet
+from sagan_tui.store.cache import Cache, CachedPod
+from sagan_tui.sync.poller import Poller
+from sagan_tui.ui.actions_mixin import ActionsMixin
+from sagan_tui.ui.messages import PollCrashed, PollFinished
+from sagan_tui.ui.model import Delta, PanelModel
+from sagan_tui.ui.palette import BindingCommands, entries
+from sagan_tui.ui.render import hhmm
+from sagan_tui.ui.safe_text import one_line
+from sagan_tui.ui.screens.detail import DetailScreen
+from sagan_tui.ui.screens.help import HelpScreen, help_text
+from sagan_tui.ui.widgets.keyed_table import KeyedTable
+from sagan_tui.ui.widgets.loss_area import LossArea
+from sagan_tui.ui.widgets.panes import ApprovalsTable, ExperimentsTable, PodsTable, TimelineTable
+from sagan_tui.ui.widgets.status_bar import StatusBar
+
+INTERVALS = (1, 2, 3, 5, 10, 15, 30, 60, 120, 300)
+NARROW_BELOW = 140  # columns: under this the panes stack
+NOTIFY_MAX = 3
+
+PANEL_BINDINGS = [
+    Binding("question_mark", "help", "Help", id="panel.help"),
+    Binding("i", "inbox", "Inbox only", id="panel.inbox"),
+    Binding("I,f2", "incident", "Incident", id="panel.incident"),
+    Binding("P", "pause", "Pause/resume", id="panel.pause"),
+    Binding("R,ctrl+r", "refresh", "Refresh", id="panel.refresh"),
+    Binding("plus", "interval(1)", "Slower polls", show=False, id="panel.slower"),
+    Binding("minus", "interval(-1)", "Faster polls", show=False, id="panel.faster"),
+    Binding("z", "zoom", "Zoom pane", show=False, id="panel.zoom"),
+    Binding("q", "quit", "Quit", id="panel.quit"),
+]
+
+
+def _action_bindings() -> list:
+    # The mixin is not a DOMNode, so Textual would not merge its BINDINGS: fold them in here.
+    own = list(getattr(ActionsMixin, "ACTION_BINDINGS", []) or [])
+    extra = [b for b in ActionsMixin.__dict__.get("BINDINGS", []) if b not in own]
+    return own + extra
+
+
+class SaganApp(ActionsMixin, App):
+    """Implements ui.contract.PanelHost for the action screens."""
+
+    CSS_PATH = str(stylesheet("app.tcss"))
+    TITLE = "sagan-tui"
+    COMMANDS = App.COMMANDS | {BindingCommands}
+    BINDINGS = [*_action_bindings(), *PANEL_BINDINGS]
+
+    def __init__(self, settings: Settings, cache: Cache, poller: Poller, *,
+                 clock: Callable[[], datetime] | None = None, poll: bool = True) -> None:
+        super().__init__()
+        self.settings = settings
+        self.cache = cache
+        self.poller = poller
+        self.model = PanelModel(settings, cache, clock or utcnow)
+        self._poll_enabled = poll
+        self.paused = False
+        self.polling = False
+        self._again = False
+        self._poll_timer: Timer | None = None
+        self._timeline_for: int | None = None
+        self.first_paint_s: float | None = None
+        self.polls = 0
+
+    # --- layout ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Grid(id="body"):
+            yield ExperimentsTable(id="experiments")
+            yield PodsTable(id="pods")
+            yield TimelineTable(id="timeline")
+            yield LossArea(id="loss-area")
+            yield ApprovalsTable(id="approvals")
+        yield Footer()
+
+    @property
+    def experiments_table(self) -> ExperimentsTable:
+        return self.query_one("#experiments", ExperimentsTable)
+
+    @property
+    def pods_table(self) -> PodsTable:
+        return self.query_one("#pods", PodsTable)
+
+    @property
+    def timeline(self) -> TimelineTable:
+        return self.query_one("#timeline", TimelineTable)
+
+    def on_mount(self) -> None:
+        t0 = time.perf_counter()
+        self.model.load(self.poller.health)
+        self._paint_all()
+        self.first_paint_s = time.perf_counter() - t0
+        for notice in self.cache.notices:
+            self.notify(one_line(notice), severity="warning", markup=False)
+        self.experiments_table.focus()
+        self._narrow(self.size.width)
+        self.set_interval(5, self._tick_status)
+        self.set_interval(60, self._tick_rows)
+        if self._poll_enabled:
+            self._start_poll()
+
+    def on_resize(self, event) -> None:
+        self._narrow(event.size.width)
+
+    def _narrow(self, width: int) -> None:
+        self.screen.set_class(width < NARROW_BELOW, "-narrow")
+
+    def _paint_all(self) -> None:
+        self.experiments_table.set_rows(self.model.experiment_rows())
+        self.pods_table.set_rows(self.model.pod_rows())
+        self.query_one(ApprovalsTable).set_rows(self.model.approval_rows())
+        self._refresh_timeline()
+        self._feed_losses()
+        self._tick_status()
+
+    def _tick_status(self) -> None:
+        self.query_one(StatusBar).show(self.model.status(paused=self.paused, polling=self.polling))
+        stale = [name for name, h in self.model.health.items()
+                 if name == "sagan" and h.stale(self.model.clock(), self.settings.poll_interval)]
+        note = f"stale since {hhmm(self.model.health['sagan'].last_success)}" if stale else ""
+        if note != self.experiments_table.note:
+            self.experiments_table.note = note
+            self.experiments_table._retitle()
+
+    def _tick_rows(self) -> None:
+        # Ages and uptimes are shown in minutes: once a minute is often enough, and only
+        # the cells whose text changed are sent to the terminal.
+        self.experiments_table.set_rows(self.model.experiment_rows())
+        self.pods_table.set_rows(self.model.pod_rows())
+
+    def _refresh_timeline(self) -> None:
+        tl = self.timeline
+        exp = None if tl.everything else self._selected_number()
+        self._timeline_for = exp
+        tl.set_rows(self.model.timeline_rows(exp, tl.kind))
+        tl.describe(exp)
+        if tl.follow and tl.row_count:
+            tl.move_cursor(row=0)
+
+    def _feed_losses(self) -> None:
+        self.query_one(LossArea).show(self.model)
+        if self.screen.has_class("-incident"):
+            self.pods_table.set_scope(self._affected_scope(), "affected")
+
+    def _affected_scope(self):
+        keys = self.model.affected_pods()
+        return lambda k, _row: k in keys
+
+    # --- polling ---------------------------------------------------------------------------
+
+    def _start_poll(self, force: bool = False) -> None:
+        if self._poll_timer is not None:
+            self._poll_timer.stop()
+            self._poll_timer = None
+        if self.polling:  # never overlap: run again as soon as this one ends
+            self._again = True
+            return
+        self.polling = True
+        self._tick_status()
+        self._poll(force)
+
+    @work(exclusive=True, group="poll", exit_on_error=False)
+    async def _poll(self, force: bool) -> None:
+        try:
+            changes = await self.poller.poll_once(force=force)
+        except Exception as exc:
+            self.post_message(PollCrashed(one_line(f"{type(exc).__name__}: {exc}")))
+            return
+        self.post_message(PollFinished(changes))
+
+    def _poll_ended(self) -> None:
+        self.polling = False
+        self.polls += 1
+        if self._again:
+            self._again = False
+            self._start_poll(force=True)
+        elif not self.paused and self._poll_enabled:
+            self._poll_timer = self.set_timer(self.settings.poll_interval, self._start_poll)
+        self._tick_status()
+
+    @on(PollCrashed)
+    def _poll_crashed(self, message: PollCrashed) -> None:
+        self.notify(f"poll failed: {message.error}", severity="error", markup=False)
+        self._poll_ended()
+
+    @on(PollFinished)
+    def _poll_finished(self, message: PollFinished) -> None:
+        before = {n: h.state for n, h in self.model.health.items()}
+        delta = self.model.apply(message.changes)
+        self._apply(delta)
+        self._announce(delta, before)
+        self._poll_ended()
+
+    def _apply(self, delta: Delta) -> None:
+        with self.batch_update():
+            if delta.experiments:
+                self.experiments_table.update_rows(delta.experiments)
+            if delta.pods is not None:
+                self.pods_table.set_rows(delta.pods)
+            if delta.approvals is not None:
+                self.query_one(ApprovalsTable).set_rows(delta.approvals)
+            if delta.timeline:
+                self._refresh_timeline()
+            if delta.losses:
+                self._feed_losses()
+        if isinstance(self.screen, DetailScreen):
+            self.screen.refresh_from_model()
+
+    def _announce(self, delta: Delta, before: dict) -> None:
+        ring = False
+        for exp in delta.new_inbox[:NOTIFY_MAX]:
+            self.notify(one_line(f"#{exp.number} {exp.title}: {exp.effective_turn}"), title="Your turn",
+                        markup=False)
+            ring = True
+        if len(delta.new_inbox) > NOTIFY_MAX:
+            self.notify(f"and {len(delta.new_inbox) - NOTIFY_MAX} more in the inbox (i)", markup=False)
+        for w in delta.new_waves:
+            head = w.diagnosis[0].statement if w.diagnosis else ""
+            self.notify(one_line(f"{len(w.losses)} pods lost {hhmm(w.start)}-{hhmm(w.end)} UTC in "
+                                 f"{', '.join(w.accounts)}. {head}"), title="Reaping wave", severity="error",
+                        timeout=30, markup=False)
+            ring = True
+        for name, h in self.model.health.items():
+            if h.state == HealthState.ERROR and before.get(name) != HealthState.ERROR:
+                kind = h.error_kind.value if h.error_kind else "error"
+                self.notify(one_line(f"{name}: {kind}: {h.message or ''}"), severity="warning", markup=False)
+        if ring and self.settings.bell:
+            self.bell()
+
+    # --- PanelHost -------------------------------------------------------------------------
+
+    def _selected_number(self) -> int | None:
+        key = self.experiments_table.cursor_key
+        return int(key) if key is not None else None
+
+    def selected_experiment(self) -> Experiment | None:
+        """The detail's experiment; else that of the focused row (pod, approval, event); else the cursor's."""
+        if isinstance(self.screen, DetailScreen):
+            return self.screen.experiment
+        number = self._selected_number()
+        focused = self.focused
+        if isinstance(focused, KeyedTable) and focused is not self.experiments_table:
+            key = focused.cursor_key
+            row = focused.records.get(key) if key else None
+            number = None
+            if isinstance(focused, PodsTable) and key in self.model.pods:
+                number = self.model.pods[key].experiment
+            elif row is not None:  # every other pane has the experiment as its "exp" column
+                exp_col = [i for i, c in enumerate(focused.specs) if c.key == "exp"]
+                value = row.cells[exp_col[0]].sort if exp_col else None
+                number = value if isinstance(value, int) and value >= 0 else None
+        return self.model.experiments.get(number) if number is not None else None
+
+    def selected_pod(self) -> CachedPod | None:
+        table = self.focused
+        if not isinstance(table, KeyedTable) or table.specs is not self.pods_table.specs:
+            return None
+        key = table.cursor_key
+        return self.model.pods.get(key) if key else None
+
+    def marked_experiments(self) -> list[int]:
+        return [int(k) for k in self.experiments_table.marks]
+
+    def marked_pods(self) -> list[str]:
+        return list(self.pods_table.marks)
+
+    def clear_marks(self) -> None:
+        self.experiments_table.clear_marks()
+        self.pods_table.clear_marks()
+
+    def current_losses(self) -> list[Loss]:
+        return list(self.model.losses)
+
+    def request_refresh(self) -> None:
+        self._start_poll(force=True)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.settings.read_only and action in getattr(self, "MUTATING_ACTIONS", set()):
+            return False
+        return super().check_action(action, parameters)
+
+    # --- events from the panes -------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#experiments")
+    def _experiment_highlighted(self) -> None:
+        if not self.timeline.everything and self._selected_number() != self._timeline_for:
+            self._refresh_timeline()
+
+    @on(DataTable.RowSelected, "#experiments")
+    def _experiment_selected(self, event: DataTable.RowSelected) -> None:
+        self.push_screen(DetailScreen(int(event.row_key.value), self.model, self.poller.sagan.view))
+
+    @on(DataTable.RowSelected, "#approvals")
+    def _approval_selected(self, event: DataTable.RowSelected) -> None:
+        found = [a for a in self.cache.approvals() if a.id == event.row_key.value]
+        opener = getattr(self, "open_approval", None)
+        if found and opener is not None:
+            opener(found[0])
+
+    @on(TimelineTable.Changed)
+    def _timeline_changed(self) -> None:
+        self._refresh_timeline()
+
+    @on(PodsTable.DismissRequested)
+    def _dismiss(self, event: PodsTable.DismissRequested) -> None:
+        self.model.dismiss(event.pod_id)
+        self.pods_table.set_rows(self.model.pod_rows())
+        self._feed_losses()
+        self._refresh_timeline()
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(help_text(entries(self), self.get_key_display, self.settings.read_only)))
+
+    def action_inbox(self) -> None:
+        table = self.experiments_table
+        if table.scope is None:
+            table.set_scope(lambda _k, row: row.group == 0, "inbox")
+        else:
+            table.set_scope(None)
+        table.focus()
+
+    def action_incident(self) -> None:
+        screen = self.screen
+        on_ = not screen.has_class("-incident")
+        screen.set_class(on_, "-incident")
+        body, area = self.query_one("#body"), self.query_one(LossArea)
+        if on_:
+            body.move_child(area, before=self.pods_table)
+            self.pods_table.set_scope(self._affected_scope(), "affected")
+        else:
+            body.move_child(area, after=self.timeline)
+            self.pods_table.set_scope(None)
+        self.pods_table.focus()
+
+    def action_pause(self) -> None:
+        self.paused = not self.paused
+        if self.paused and self._poll_timer is not None:
+            self._poll_timer.stop()
+            self._poll_timer = None
+        elif not self.paused and self._poll_enabled:
+            self._start_poll()
+        self._tick_status()
+
+    def action_refresh(self) -> None:
+        self._start_poll(force=True)
+
+    def action_interval(self, step: int) -> None:
+        now = self.settings.poll_interval
+        idx = min(range(len(INTERVALS)), key=lambda i: abs(INTERVALS[i] - now))
+        idx = max(0, min(len(INTERVALS) - 1, idx + step))
+        self.settings.poll_interval = float(INTERVALS[idx])
+        if self._poll_timer is not None:  # the next poll waits the new interval
+            self._start_poll_later()
+        self._tick_status()
+
+    def _start_poll_later(self) -> None:
+        if self._poll_timer is not None:
+            self._poll_timer.stop()
+        self._poll_timer = self.set_timer(self.settings.poll_interval, self._start_poll)
+
+    def action_zoom(self) -> None:
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        elif self.focused is not None:
+            self.screen.maximize(self.focused)
+
+    async def on_unmount(self) -> None:
+        await self.poller.aclose()

@@ -1,0 +1,205 @@
+"""What the panel shows, read from the cache: rows by key and what changed after a poll (no Textual)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable, Mapping
+
+from sagan_tui.config import Settings
+from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
+from sagan_tui.store.cache import Cache, CachedPod
+from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
+from sagan_tui.ui import render
+from sagan_tui.ui.render import Row
+
+# Above this many changed experiments one full read is cheaper than many point reads.
+POINT_READS_MAX = 200
+TIMELINE_LIMIT = 300
+# A pod that went away on request (not a loss) stays in view this long, dimmed.
+GONE_VISIBLE_S = 3600.0
+
+
+@dataclass(frozen=True)
+class Delta:
+    """What a poll changed, as rows to apply by key, plus what deserves the owner's attention."""
+
+    experiments: Mapping[str, Row] = field(default_factory=dict)
+    pods: Mapping[str, Row] | None = None  # the whole pod row set, when it changed
+    approvals: Mapping[str, Row] | None = None
+    timeline: bool = False
+    losses: bool = False
+    new_inbox: tuple[Experiment, ...] = ()
+    new_waves: tuple[Wave, ...] = ()
+
+
+class PanelModel:
+    """Holds the last read of each table; every read is from the cache, never from the network."""
+
+    def __init__(self, settings: Settings, cache: Cache, clock: Callable[[], datetime] = utcnow):
+        self.settings = settings
+        self.cache = cache
+        self.clock = clock
+        self.experiments: dict[int, Experiment] = {}
+        self.pods: dict[str, CachedPod] = {}
+        self.losses: list[Loss] = []
+        self.health: dict[str, SourceHealth] = {}
+        self.waves: list[Wave] = []
+        self.hidden_gone: set[str] = set()  # gone (not lost) pods dismissed this session
+        self.dismissed: set[str] = set()  # losses dismissed (kept in the cache)
+        self._counts: dict[int, int] = {}
+        self._seen_waves: set[tuple] = set()
+        # New inbox items are announced against what was known; a cold cache knows nothing,
+        # so its first Sagan poll sets the baseline instead of announcing everything.
+        self._inbox_baseline = False
+
+    # --- reads -------------------------------------------------------------------------
+
+    def load(self, health: Mapping[str, SourceHealth] | None = None) -> None:
+        """Everything, synchronously: the first paint comes from here, before any network call."""
+        self.health = dict(health or self.cache.health())
+        self.experiments = {e.number: e for e in self.cache.experiments()}
+        self._inbox_baseline = bool(self.experiments)
+        self._read_pods()
+        self._read_losses()
+        self._seen_waves = {self._wave_id(w) for w in self.waves}
+
+    def _read_pods(self) -> None:
+        self.pods = {p.pod_id: p for p in self.cache.pods()}
+        self._counts = render.live_pod_counts(self.pods.values())
+
+    def _read_losses(self) -> None:
+        every = self.cache.losses()
+        self.losses = [x for x in every if not x.dismissed]
+        self.dismissed = {x.pod_id for x in every if x.dismissed}
+        ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
+                            accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses))
+        self.waves = find_waves(self.losses, context=ctx)
+
+    @staticmethod
+    def _wave_id(w: Wave) -> tuple:
+        return (w.losses[0].pod_id, w.start)
+
+    def inbox(self) -> set[int]:
+        return {n for n, e in self.experiments.items() if e.owner_turn}
+
+    def active_wave(self) -> Wave | None:
+        return active_wave(self.waves, self.clock(), self.settings.guard_minutes)
+
+    # --- rows --------------------------------------------------------------------------
+
+    def experiment_rows(self, numbers=None) -> dict[str, Row]:
+        now = self.clock()
+        nums = self.experiments if numbers is None else [n for n in numbers if n in self.experiments]
+        return {str(n): render.experiment_row(self.experiments[n], self._counts.get(n, 0), now) for n in nums}
+
+    def _stale(self, account: str, now: datetime) -> bool:
+        h = self.health.get(account)
+        return h is not None and h.stale(now, self.settings.poll_interval)
+
+    def pod_rows(self, experiment: int | None = None) -> dict[str, Row]:
+        """Every pod row (or one experiment's): live, lost until dismissed, gone for an hour."""
+        now = self.clock()
+        lost = {x.pod_id: x for x in self.losses}
+        out: dict[str, Row] = {}
+        for pid, cp in self.pods.items():
+            if experiment is not None and cp.experiment != experiment:
+                continue
+            loss = lost.get(pid)
+            if cp.gone_at is not None and loss is None:
+                if pid in self.hidden_gone or pid in self.dismissed:
+                    continue
+                gone_s = render.since(cp.gone_at, now) or 0
+                if gone_s > GONE_VISIBLE_S:
+                    continue
+            if loss is None and cp.gone_at is None:
+                cp = self._seen_now(cp)
+            out[pid] = render.pod_row(cp, loss, now, stale=self._stale(cp.account, now))
+        for pid, loss in lost.items():  # losses Sagan knows of but no poll of ours ever saw
+            if pid not in out and pid not in self.pods and experiment in (None, loss.experiment):
+                out[pid] = render.pod_row(None, loss, now)
+        return out
+
+    def _seen_now(self, cp: CachedPod) -> CachedPod:
+        # A successful poll of the account lists every live pod; it saw this one then.
+        h = self.health.get(cp.account)
+        if h and h.state == HealthState.OK and h.last_success and (
+                cp.last_seen_at is None or h.last_success > cp.last_seen_at):
+            return CachedPod(cp.pod, cp.first_seen_at, cp.running_at, h.last_success, cp.gone_at, cp.gone_reason)
+        return cp
+
+    def approval_rows(self) -> dict[str, Row]:
+        return {a.id: render.approval_row(a) for a in self.cache.approvals("pending")}
+
+    def timeline_rows(self, experiment: int | None, kind: str = "all") -> dict[str, Row]:
+        # A type filter reads deeper: the newest few hundred may all be of another type.
+        limit = TIMELINE_LIMIT if kind == "all" else TIMELINE_LIMIT * 10
+        events = self.cache.events(experiment=experiment, limit=limit)
+        now = self.clock()
+        out = {e.id: render.event_row(e, now) for e in events
+               if kind == "all" or render.event_kind(e.event_type) == kind}
+        if kind in ("all", "pods"):
+            for x in self.losses:
+                if experiment is None or x.experiment == experiment:
+                    out[f"loss:{x.pod_id}"] = render.loss_event_row(x, now)
+        return out
+
+    def affected_pods(self) -> set[str]:
+        """The incident layout's pods: every undismissed loss, and live pods of the wave's experiments."""
+        keys = {x.pod_id for x in self.losses}
+        wave = self.active_wave() or (self.waves[-1] if self.waves else None)
+        if wave:
+            exps = set(wave.experiments)
+            keys |= {p.pod_id for p in self.pods.values() if p.gone_at is None and p.experiment in exps}
+        return keys
+
+    def status(self, *, paused: bool, polling: bool, clock_text: str | None = None) -> list[render.Segment]:
+        return render.status_segments(self.health, self.clock(), poll_interval=self.settings.poll_interval,
+                                      paused=paused, polling=polling, read_only=self.settings.read_only,
+                                      clock=clock_text)
+
+    # --- after a poll ------------------------------------------------------------------
+
+    def apply(self, changes) -> Delta:
+        """Re-read only what `changes` (a sync ChangeSet) says moved; return the rows that differ."""
+        self.health = dict(changes.health)
+        inbox_before = self.inbox()
+        changed_exps: set[int] = set(changes.experiments)
+        if len(changed_exps) > POINT_READS_MAX:
+            self.experiments = {e.number: e for e in self.cache.experiments()}
+        else:
+            for n in changed_exps:
+                e = self.cache.experiment(n)
+                if e is not None:
+                    self.experiments[n] = e
+        pods_moved = bool(changes.pods_changed or changes.pods_gone or changes.new_losses)
+        if pods_moved:
+            old_counts = self._counts
+            self._read_pods()
+            changed_exps |= {n for n in set(old_counts) | set(self._counts)
+                             if old_counts.get(n) != self._counts.get(n)}
+        waves_before = {self._wave_id(w) for w in self.waves}
+        losses_moved = bool(changes.new_losses or changes.pods_gone)
+        if losses_moved:
+            self._read_losses()
+        new_waves = tuple(w for w in self.waves if self._wave_id(w) not in waves_before | self._seen_waves)
+        self._seen_waves |= {self._wave_id(w) for w in self.waves}
+        new_inbox = tuple(self.experiments[n] for n in sorted(self.inbox() - inbox_before))
+        if not self._inbox_baseline:
+            new_inbox = ()
+            sagan = self.health.get("sagan")
+            self._inbox_baseline = sagan is not None and sagan.state == HealthState.OK
+        return Delta(
+            experiments=self.experiment_rows(changed_exps),
+            pods=self.pod_rows(),  # cheap from memory; "seen" follows each account's last success
+            approvals=self.approval_rows() if changes.approvals_changed else None,
+            timeline=bool(changes.events_added or losses_moved),
+            losses=losses_moved, new_inbox=new_inbox, new_waves=new_waves)
+
+    def dismiss(self, pod_id: str) -> None:
+        """Hide a lost pod for good (the cache remembers) or a gone one for this session."""
+        if any(x.pod_id == pod_id for x in self.losses):
+            self.cache.dismiss_loss(pod_id)
+            self._read_losses()
+        else:
+            self.hidden_gone.add(pod_id)

@@ -1,0 +1,375 @@
+"""Pure renderers: records to table rows and to the status line, as plain (text, style) cells."""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Iterable, Mapping
+
+from sagan_tui.models import (
+    NO_TURN, ApprovalRequest, Experiment, HealthState, Loss, SourceHealth, WorkflowEvent, as_utc,
+)
+from sagan_tui.store.cache import CachedPod
+from sagan_tui.ui.safe_text import clean
+
+# Styles are Rich style strings: they render in 256 colours and in 16 when TERM says so.
+OWNER = "bold yellow"
+UNKNOWN = "italic magenta"
+DIM = "dim"
+LOST = "dim red"
+STALE = "yellow"
+ERROR = "bold red"
+OK = "green"
+# A fixed palette, picked by a stable hash of the account name: the same account keeps its
+# colour across sessions and machines. The first two accounts are pinned apart.
+ACCOUNT_COLOURS = ("cyan", "magenta", "green", "blue", "yellow", "bright_red")
+_PINNED = {"team": "cyan", "personal": "magenta"}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table cell: cleaned text, a style, and the value it sorts by (the text if None)."""
+
+    text: str
+    style: str = ""
+    sort: Any = None
+
+    @property
+    def sort_value(self) -> Any:
+        return self.text.lower() if self.sort is None else self.sort
+
+
+@dataclass(frozen=True)
+class Row:
+    """One table row; `group` sorts before any column (the owner's inbox sits on top)."""
+
+    cells: tuple[Cell, ...]
+    group: int = 0
+    order: Any = 0  # the default order within a group when no column is chosen
+
+    def search_text(self) -> str:
+        return " ".join(c.text for c in self.cells).lower()
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    width: int | None = None  # None: fit the content
+
+
+def account_colour(name: str) -> str:
+    return _PINNED.get(name) or ACCOUNT_COLOURS[zlib.crc32(name.encode()) % len(ACCOUNT_COLOURS)]
+
+
+# --- durations and times -----------------------------------------------------------------
+
+def coarse(seconds: float | None) -> str:
+    """`<1m`, `45m`, `3h12m`, `5d`: a duration that changes at most once a minute."""
+    if seconds is None:
+        return "—"
+    m = int(max(seconds, 0) // 60)
+    if m < 1:
+        return "<1m"
+    if m < 60:
+        return f"{m}m"
+    h, m = divmod(m, 60)
+    if h < 48:
+        return f"{h}h{m:02d}m" if h < 10 else f"{h}h"
+    return f"{h // 24}d"
+
+
+def since(then: datetime | None, now: datetime) -> float | None:
+    t = as_utc(then)
+    return None if t is None else (now - t).total_seconds()
+
+
+def hhmm(dt: datetime | None) -> str:
+    t = as_utc(dt)
+    return "—" if t is None else t.strftime("%H:%M")
+
+
+def hhmmss(dt: datetime | None) -> str:
+    t = as_utc(dt)
+    return "—" if t is None else t.strftime("%H:%M:%S")
+
+
+def money(v: float | None, per_hour: bool = False) -> str:
+    if v is None:
+        return "—"
+    return f"${v:,.2f}" + ("/h" if per_hour else "")
+
+
+# --- experiments -------------------------------------------------------------------------
+
+EXPERIMENT_COLUMNS = (
+    Column("number", "#", 6), Column("status", "status", 23), Column("turn", "whose turn", 20),
+    Column("pods", "pods", 4), Column("age", "age", 5), Column("title", "title", 60),
+)
+# The turn column is narrow: the owner's actions in a few words (the detail view has Sagan's text).
+SHORT_TURN = {
+    "awaiting_clarifications": "answer questions", "gate_pending": "resolve gate",
+    "plan_pending": "approve plan", "awaiting_approval": "approve", "reviewing": "review results",
+    "awaiting_promotion": "promote result", "blocked": "unblock / revise",
+}
+SHORT_SAGAN = {"clarify scope": "clarify", "clarify hypothesis and information gain": "clarify",
+               "draft plan": "plan", "run and verify": "run / verify"}
+
+
+def turn_cell(exp: Experiment) -> Cell:
+    turn = clean(exp.effective_turn)
+    who, _, what = turn.partition(":")
+    if exp.owner_turn:
+        return Cell(f"YOU: {SHORT_TURN.get(exp.status, what.strip())}", OWNER, sort=0)
+    if who.strip().lower() == "sagan":
+        return Cell(f"sagan: {SHORT_SAGAN.get(what.strip(), what.strip())}", DIM, sort=1)
+    return Cell("—" if turn == NO_TURN else turn, DIM, sort=2)
+
+
+def status_cell(status: str, known: bool) -> Cell:
+    s = clean(status)
+    return Cell(s, "") if known else Cell(f"{s}?", UNKNOWN)
+
+
+def experiment_row(exp: Experiment, live_pods: int, now: datetime) -> Row:
+    age = since(exp.created_at or exp.updated_at, now)
+    cells = (
+        Cell(f"#{exp.number}", OWNER if exp.owner_turn else "", sort=exp.number),
+        status_cell(exp.status, exp.status_known),
+        turn_cell(exp),
+        Cell(str(live_pods) if live_pods else "·", "bold" if live_pods else DIM, sort=live_pods),
+        Cell(coarse(age), DIM, sort=-(age or 0)),
+        Cell(clean(exp.title)),
+    )
+    return Row(cells, group=0 if exp.owner_turn else 1, order=-exp.number)
+
+
+# --- pods --------------------------------------------------------------------------------
+
+POD_COLUMNS = (
+    Column("pod", "pod", 14), Column("account", "account"), Column("exp", "exp", 5),
+    Column("status", "status", 7), Column("uptime", "up", 6), Column("seen", "seen/lost", 9),
+    Column("cost", "$/h", 5), Column("note", "how", 36), Column("gpu", "GPU", 16), Column("dc", "DC", 9),
+    Column("name", "name", 28),
+)
+
+
+def short_gpu(name: str | None) -> str:
+    """`A100 80GB PCIe` for `NVIDIA A100 80GB PCIe`: the vendor is the same on every row."""
+    return clean(name or "—").removeprefix("NVIDIA ").removeprefix("GeForce ")
+
+
+def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool = False) -> Row:
+    """A pod's row: live pods plain; lost or gone ones dimmed, with when and how they went."""
+    pod = cp.pod if cp else None
+    pod_id = pod.id if pod else loss.pod_id  # type: ignore[union-attr]
+    account = pod.account if pod else loss.account  # type: ignore[union-attr]
+    exp = cp.experiment if cp else (loss.experiment if loss else None)
+    gpu = (pod.gpu if pod else None) or (loss.gpu if loss else None)
+    dc = (pod.datacenter if pod else None) or (loss.datacenter if loss else None)
+    cost = (pod.adjusted_cost_per_hr or pod.cost_per_hr) if pod else (loss.cost_per_hr if loss else None)
+    gone_at = (loss.lost_at if loss else None) or (cp.gone_at if cp else None)
+    running_at = (cp.running_at if cp else None) or (loss.running_at if loss else None)
+    last_seen = (cp.last_seen_at if cp else None) or (loss.last_seen_at if loss else None)
+    base = LOST if loss else (DIM if gone_at else "")
+    if loss:
+        status = Cell("LOST", "bold red")
+        note = Cell(clean(loss.reason or loss.source), LOST)
+    elif gone_at:
+        status = Cell("gone", DIM)
+        note = Cell(clean(cp.gone_reason or ""), DIM)  # type: ignore[union-attr]
+    else:
+        ds = clean(pod.desired_status) if pod else "?"
+        status = Cell(ds, "green" if ds == "RUNNING" else "yellow")
+        note = Cell(clean(pod.last_status_change or "") if pod else "", DIM)
+    up_s = since(running_at, gone_at or now) if running_at else None
+    seen_s = since(last_seen, now)
+    if gone_at:
+        # When it was lost (the first poll that missed it), to the second: waves are minutes long.
+        seen = Cell(f"✗{hhmmss(gone_at)}", "red" if loss else DIM, sort=-(since(gone_at, now) or 0))
+    elif stale:
+        seen = Cell(f"{coarse(seen_s)}!", STALE, sort=-(seen_s or 0))
+    else:
+        seen = Cell("now" if seen_s is not None and seen_s < 60 else coarse(seen_s), DIM, sort=-(seen_s or 0))
+    cells = (
+        Cell(pod_id, base or "bold"),
+        Cell(clean(account), f"{account_colour(account)}" + (" dim" if gone_at else "")),
+        Cell("—" if exp is None else f"#{exp}", base, sort=exp if exp is not None else -1),
+        status,
+        Cell(coarse(up_s), base, sort=up_s or 0),
+        seen,
+        Cell(f"{cost:.2f}" if cost is not None else "—", base, sort=cost or 0),
+        note,
+        Cell(short_gpu(gpu), base),
+        Cell(clean(dc or "—"), base),
+        Cell(clean(pod.name if pod and pod.name else ""), base or DIM),
+    )
+    # Live pods first, then losses (newest first), then other gone pods.
+    group = 2 if gone_at and not loss else (1 if loss else 0)
+    return Row(cells, group=group, order=(-(as_utc(gone_at).timestamp()) if gone_at else 0, account, pod_id))
+
+
+# --- timeline ----------------------------------------------------------------------------
+
+TIMELINE_COLUMNS = (
+    Column("at", "at (UTC)", 11), Column("exp", "exp", 5), Column("type", "type", 20),
+    Column("what", "what", 24), Column("note", "note", 60),
+)
+EVENT_KINDS = ("all", "state", "markers", "notes", "pods")
+POD_EVENT_TYPES = frozenset({"runpod_status", "runpod_stop_requested", "runpod_stopped",
+                             "runpod_stop_failed", "cancelled", "pod_lost"})
+
+
+def event_kind(event_type: str) -> str:
+    if event_type.startswith("epm:"):
+        return "markers"
+    if event_type == "state_changed":
+        return "state"
+    if event_type in POD_EVENT_TYPES or event_type.startswith("runpod"):
+        return "pods"
+    return "notes"
+
+
+def when(dt: datetime, now: datetime) -> str:
+    """`10:53:54` today, `05-14 10:53` on another day: a timeline spans days."""
+    t = as_utc(dt)
+    return t.strftime("%H:%M:%S") if t.date() == now.date() else t.strftime("%m-%d %H:%M")
+
+
+def event_row(ev: WorkflowEvent, now: datetime) -> Row:
+    kind = event_kind(ev.event_type)
+    what = ""
+    if ev.from_status or ev.to_status:
+        what = f"{clean(ev.from_status or '?')} → {clean(ev.to_status or '?')}"
+    elif ev.actor_kind:
+        what = clean(ev.actor_kind)
+    style = {"markers": "cyan", "state": "bold", "pods": "yellow"}.get(kind, "")
+    ts = as_utc(ev.created_at).timestamp()  # type: ignore[union-attr]
+    cells = (
+        Cell(when(ev.created_at, now), DIM, sort=ts),
+        Cell("—" if ev.experiment_number is None else f"#{ev.experiment_number}", "",
+             sort=ev.experiment_number or -1),
+        Cell(clean(ev.event_type), style),
+        Cell(what),
+        Cell(clean(ev.note or "")),
+    )
+    return Row(cells, order=(-ts, ev.id))
+
+
+def loss_event_row(loss: Loss, now: datetime) -> Row:
+    ts = loss.lost_at.timestamp()
+    gap = loss.gap_s
+    cells = (
+        Cell(when(loss.lost_at, now), DIM, sort=ts),
+        Cell("—" if loss.experiment is None else f"#{loss.experiment}", "", sort=loss.experiment or -1),
+        Cell("pod_lost", "bold red"),
+        Cell(f"{loss.pod_id} ({clean(loss.account)})", account_colour(loss.account)),
+        Cell(clean(f"{loss.reason or loss.source}" + (f", {gap:.0f} s after RUNNING" if gap is not None else ""))),
+    )
+    return Row(cells, order=(-ts, loss.pod_id))
+
+
+# --- approvals ---------------------------------------------------------------------------
+
+APPROVAL_COLUMNS = (Column("exp", "exp", 5), Column("kind", "kind", 16), Column("title", "title", 48),
+                    Column("fields", "fields", 6))
+
+
+def approval_row(a: ApprovalRequest) -> Row:
+    fields = a.textbox_fields
+    cells = (
+        Cell("—" if a.experiment_number is None else f"#{a.experiment_number}", OWNER,
+             sort=a.experiment_number or -1),
+        Cell(clean(a.kind)),
+        Cell(clean(a.title)),
+        Cell(str(len(fields)) if fields else "·", DIM, sort=len(fields)),
+    )
+    ts = as_utc(a.created_at).timestamp() if a.created_at else 0
+    return Row(cells, order=(-ts, a.id))
+
+
+# --- the status line ---------------------------------------------------------------------
+
+Segment = tuple[str, str]
+
+
+def source_segments(h: SourceHealth, now: datetime, poll_interval: float) -> list[Segment]:
+    """One source's health: ok, stale since T, or its error kind; an account's money beside it."""
+    name = clean(h.source)
+    colour = "bold" if h.source == "sagan" else f"bold {account_colour(h.source)}"
+    out: list[Segment] = [(name, colour), (" ", "")]
+    if h.state == HealthState.DISABLED:
+        out.append(("off", DIM))
+    elif h.state == HealthState.ERROR:
+        kind = h.error_kind.value if h.error_kind else "error"
+        out.append((f"✗{kind}", "bold white on red"))
+        if h.last_success:
+            out.append((f" since {hhmm(h.last_success)}", "red"))
+    elif h.state == HealthState.UNKNOWN and h.last_success is None:
+        out.append(("…", DIM))
+    elif h.stale(now, poll_interval):
+        out.append((f"stale since {hhmm(h.last_success)}", f"bold {STALE}"))
+    else:
+        out.append(("✓", OK))
+    if h.under_balance:
+        out += [(" ", ""), ("UNDER BALANCE", "bold reverse red")]
+    if h.balance is not None:
+        out.append((f" {money(h.balance)}", "bold red" if h.under_balance else ""))
+    if h.spend_per_hr is not None:
+        out.append((f" -{money(h.spend_per_hr, per_hour=True)}", DIM))
+    return out
+
+
+def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_interval: float,
+                    paused: bool, polling: bool, read_only: bool, clock: str | None = None) -> list[Segment]:
+    """The header: every source, the poll interval or the paused state, read-only, the clock."""
+    out: list[Segment] = []
+    for h in health.values():
+        if out:
+            out.append(("  ", ""))
+        out += source_segments(h, now, poll_interval)
+    out.append(("  │ ", DIM))
+    if paused:
+        out.append(("PAUSED", "bold reverse yellow"))
+    else:
+        out.append(("polling…" if polling else f"poll {poll_interval:g}s", ""))
+    if read_only:
+        out += [(" ", ""), ("READ-ONLY", "bold reverse blue")]
+    out.append((f"  {clock if clock is not None else now.strftime('%H:%M')} UTC", DIM))
+    return out
+
+
+def live_pod_counts(pods: Iterable[CachedPod]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for p in pods:
+        if p.gone_at is None and p.experiment is not None:
+            out[p.experiment] = out.get(p.experiment, 0) + 1
+    return out
+
+
+# --- the `/` filter ----------------------------------------------------------------------
+
+def compile_filter(query: str):
+    """`text` (substring), `re:pattern` (regex), either prefixed with `!` to invert; case-insensitive.
+
+    Returns a predicate over a row's search text, or None for an empty query. A bad regex
+    raises ValueError with a message fit to show.
+    """
+    q = query.strip()
+    invert = q.startswith("!")
+    if invert:
+        q = q[1:].lstrip()
+    if not q:
+        return None
+    if q.startswith("re:"):
+        try:
+            rx = re.compile(q[3:], re.IGNORECASE)
+        except re.error as exc:
+            raise ValueError(f"bad regex {q[3:]!r}: {exc}") from None
+        match = lambda s: rx.search(s) is not None  # noqa: E731
+    else:
+        needle = q.lower()
+        match = lambda s: needle in s  # noqa: E731
+    return (lambda s: not match(s)) if invert else match

@@ -1,0 +1,150 @@
+"""Enter on an experiment: its fields, its plan (fetched from Sagan, shown safely), its pods and timeline."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Markdown, Static
+
+from sagan_tui.models import Experiment
+from sagan_tui.ui import render
+from sagan_tui.ui.messages import ExperimentViewed
+from sagan_tui.ui.safe_text import clean, literal, one_line
+from sagan_tui.ui.widgets.keyed_table import KeyedTable
+from sagan_tui.ui.widgets.panes import TimelineTable
+
+if TYPE_CHECKING:
+    from sagan_tui.sources.sagan import ExperimentView
+    from sagan_tui.ui.model import PanelModel
+
+FIELDS = ("kind", "runpod_account", "priority", "compute_size", "assignee_kind", "has_clean_result",
+          "auto_approve_plan", "legacy_gh_number", "created_at", "updated_at")
+
+
+def fields_text(exp: Experiment, approvals: int = 0) -> Text:
+    text = Text(end="")
+    text.append(f"#{exp.number} ", "bold")
+    text.append(clean(exp.title), "bold")
+    text.append("\n")
+    status = render.status_cell(exp.status, exp.status_known)
+    text.append("status ", "dim")
+    text.append(status.text, status.style or "bold")
+    turn = render.turn_cell(exp)
+    text.append("   turn ", "dim")
+    text.append(clean(exp.effective_turn), turn.style)
+    text.append("\n")
+    for name in FIELDS:
+        value = getattr(exp, name, None)
+        if value in (None, "", False):
+            continue
+        text.append(f"{name.replace('_', ' ')} ", "dim")
+        text.append(clean(render.hhmmss(value) if name.endswith("_at") else value))
+        text.append("   ")
+    if exp.tags:
+        text.append("\ntags ", "dim")
+        text.append(clean(", ".join(map(str, exp.tags))))
+    if approvals:
+        text.append(f"\n{approvals} pending approval request(s)", render.OWNER)
+    for label, body in (("hypothesis", exp.hypothesis), ("body", exp.body)):
+        if body:
+            text.append(f"\n\n{label}\n", "bold underline")
+            text.append(clean(body, multiline=True))
+    return text
+
+
+class DetailScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "close", "Back", id="detail.close"),
+        Binding("m", "toggle_raw", "Plan raw/markdown", id="detail.raw"),
+        Binding("u", "fetch", "Reload plan", id="detail.reload"),
+    ]
+
+    def __init__(self, number: int, model: "PanelModel",
+                 fetch: Callable[[int], Awaitable["ExperimentView"]]) -> None:
+        super().__init__()
+        self.number = number
+        self.model = model
+        self._fetch_view = fetch
+        self.experiment: Experiment | None = model.experiments.get(number)
+        self.plan = (self.experiment.plan_md if self.experiment else None) or ""
+        self.raw = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="detail"):
+            with VerticalScroll(id="detail-left"):
+                yield Static("", id="detail-fields")
+                yield Static(literal("plan", "bold underline"), id="detail-plan-title")
+                yield Markdown("", id="detail-plan", open_links=False)
+                yield Static("", id="detail-plan-raw")
+            with Vertical(id="detail-right"):
+                yield KeyedTable(render.POD_COLUMNS, title="Pods", id="detail-pods")
+                yield TimelineTable(id="detail-timeline")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#detail-plan-raw").display = False
+        self.query_one("#detail-left").border_title = f"#{self.number}"
+        self.refresh_from_model()
+        self._show_plan("loading the plan from Sagan…" if not self.plan else self.plan)
+        self.action_fetch()
+
+    def refresh_from_model(self) -> None:
+        """Re-read pods and timeline from the model (after each poll); the cursor stays put."""
+        exp = self.model.experiments.get(self.number) or self.experiment
+        if exp is not None:
+            self.experiment = exp
+            self.query_one("#detail-fields", Static).update(fields_text(exp))
+        self.query_one("#detail-pods", KeyedTable).set_rows(self.model.pod_rows(self.number))
+        tl = self.query_one("#detail-timeline", TimelineTable)
+        tl.set_rows(self.model.timeline_rows(self.number, tl.kind))
+        tl.describe(self.number)
+
+    @on(TimelineTable.Changed)
+    def _timeline_changed(self) -> None:
+        self.refresh_from_model()
+
+    def _show_plan(self, plan: str) -> None:
+        body = clean(plan, multiline=True)
+        md = self.query_one("#detail-plan", Markdown)
+        raw = self.query_one("#detail-plan-raw", Static)
+        md.display, raw.display = not self.raw, self.raw
+        if self.raw:
+            raw.update(Text(body, end=""))
+        else:
+            md.update(body)
+
+    @work(exclusive=True, group="detail", exit_on_error=False)
+    async def action_fetch(self) -> None:
+        try:
+            view = await self._fetch_view(self.number)
+        except Exception as exc:  # the text is the source's own, already scrubbed of secrets
+            self.post_message(ExperimentViewed(self.number, None, one_line(str(exc) or type(exc).__name__)))
+            return
+        self.post_message(ExperimentViewed(self.number, view))
+
+    @on(ExperimentViewed)
+    def _viewed(self, message: ExperimentViewed) -> None:
+        if message.view is None:
+            self.notify(f"#{self.number}: plan not fetched: {message.error}", severity="warning", markup=False)
+            if not self.plan:
+                self._show_plan(f"(plan not available: {message.error})")
+            return
+        exp = message.view.experiment
+        self.experiment = exp
+        self.plan = exp.plan_md or "(no plan yet)"
+        pending = sum(1 for a in message.view.approval_requests if a.status == "pending")
+        self.query_one("#detail-fields", Static).update(fields_text(exp, pending))
+        self._show_plan(self.plan)
+
+    def action_toggle_raw(self) -> None:
+        self.raw = not self.raw
+        self._show_plan(self.plan)
+
+    def action_close(self) -> None:
+        self.app.pop_screen()

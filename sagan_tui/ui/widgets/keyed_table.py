@@ -1,0 +1,259 @@
+"""A DataTable kept in step with a keyed row set by diff: marks, `/` filter, sort, cursor kept on its key."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import DataTable
+from textual.widgets.data_table import RowDoesNotExist
+
+from sagan_tui.ui.render import Cell, Column, Row, compile_filter
+
+MARK = "●"
+BULK_REMOVE = 200
+_MARK_COL = "_mark"
+
+
+class _Head(Text):
+    """The mark cell, which also carries its row key: DataTable.sort only hands us cell values."""
+
+    row_key: str = ""
+
+
+class _Desc:
+    """Inverts comparison, for a descending column under an ascending group order."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v: Any):
+        self.v = v
+
+    def __lt__(self, other: "_Desc") -> bool:
+        return other.v < self.v
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Desc) and other.v == self.v
+
+
+def _safe(v: Any) -> tuple:
+    # Sort values of one column may mix numbers and text (a "—" beside counts): never compare across.
+    return (0, v) if isinstance(v, (int, float)) else (1, str(v))
+
+
+def cell_text(cell: Cell) -> Text:
+    return Text(cell.text, style=cell.style, no_wrap=True, overflow="ellipsis", end="")
+
+
+class KeyedTable(DataTable):
+    """Rows live in `self.records` by key; the widget shows those that pass the scope and filter.
+
+    Every change is applied as a diff (add, update_cell, remove) and the cursor stays on the
+    row key it was on, so a refresh never moves the owner's selection.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "toggle_mark", "Mark", id="table.mark"),
+        Binding("o", "cycle_sort", "Sort", show=False, id="table.sort"),
+        Binding("O", "reverse_sort", "Reverse sort", show=False, id="table.sort_reverse"),
+        Binding("slash", "filter", "Filter", id="table.filter"),
+    ]
+
+    class MarksChanged(Message):
+        """The marked keys of a table changed."""
+
+        def __init__(self, table: "KeyedTable") -> None:
+            super().__init__()
+            self.table = table
+
+        @property
+        def control(self) -> "KeyedTable":
+            return self.table
+
+    def __init__(self, columns: Sequence[Column], *, title: str = "", id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
+        self.specs = tuple(columns)
+        self.pane_title = title
+        self.records: dict[str, Row] = {}
+        self._shown: dict[str, Row] = {}
+        self.marks: dict[str, None] = {}
+        self.filter_text = ""
+        self._filter: Callable[[str], bool] | None = None
+        self.scope: Callable[[str, Row], bool] | None = None
+        self.scope_label = ""
+        self.sort_index: int | None = None
+        self.sort_reverse = False
+        self.note = ""  # shown in the subtitle (e.g. "stale since 10:50")
+
+    def on_mount(self) -> None:
+        self.add_column(" ", key=_MARK_COL, width=1)
+        for c in self.specs:
+            self.add_column(c.label, key=c.key, width=c.width)
+        self._apply()
+
+    # --- data ------------------------------------------------------------------------------
+
+    def set_rows(self, rows: Mapping[str, Row]) -> None:
+        """Make the row set exactly `rows` (by key); only the differences reach the widget."""
+        self.records = dict(rows)
+        self._apply()
+
+    def update_rows(self, changed: Mapping[str, Row], removed: Iterable[str] = ()) -> None:
+        for k in removed:
+            self.records.pop(k, None)
+        self.records.update(changed)
+        self._apply()
+
+    def set_scope(self, scope: Callable[[str, Row], bool] | None, label: str = "") -> None:
+        self.scope, self.scope_label = scope, label
+        self._apply()
+
+    def set_filter(self, query: str) -> None:
+        """Filter rows by `query`; raises ValueError (table untouched) for a bad regex."""
+        predicate = compile_filter(query)
+        self._filter, self.filter_text = predicate, query.strip() if predicate else ""
+        self._apply()
+
+    @property
+    def cursor_key(self) -> str | None:
+        if not self.row_count or not self.is_valid_row_index(self.cursor_row):
+            return None
+        return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+
+    def select_key(self, key: str) -> bool:
+        try:
+            self.move_cursor(row=self.get_row_index(key))
+        except RowDoesNotExist:
+            return False
+        return True
+
+    def shown_keys(self) -> list[str]:
+        return [r.key.value for r in self.ordered_rows]  # type: ignore[misc]
+
+    def _visible(self, key: str, row: Row) -> bool:
+        if self.scope is not None and not self.scope(key, row):
+            return False
+        return self._filter is None or self._filter(row.search_text())
+
+    def _head(self, key: str) -> _Head:
+        head = _Head(MARK if key in self.marks else " ", style="bold yellow", end="")
+        head.row_key = key
+        return head
+
+    def _apply(self) -> None:
+        if not self.is_mounted or not self.columns:
+            return
+        for k in [k for k in self.marks if k not in self.records]:
+            del self.marks[k]
+        wanted = {k: r for k, r in self.records.items() if self._visible(k, r)}
+        at_key, at_index = self.cursor_key, self.cursor_row
+        moved = False
+        gone = [k for k in self._shown if k not in wanted]
+        with self.app.batch_update():
+            if len(gone) > BULK_REMOVE and len(gone) > len(self._shown) // 2:
+                # DataTable.remove_row re-indexes every row: thousands of removals (a new
+                # filter on a big table) are quicker as one clear. Polls never get here.
+                self.clear()
+                self._shown = {}
+                moved = True
+            for k in gone if self._shown else ():
+                self.remove_row(k)
+                moved = True
+            for k, row in wanted.items():
+                old = self._shown.get(k)
+                if old is None:
+                    self.add_row(self._head(k), *map(cell_text, row.cells), key=k)
+                    moved = True
+                elif old != row:
+                    for spec, a, b in zip(self.specs, old.cells, row.cells):
+                        if a != b:
+                            self.update_cell(k, spec.key, cell_text(b))
+                    moved = moved or old.group != row.group or old.order != row.order or (
+                        self.sort_index is not None and
+                        old.cells[self.sort_index].sort_value != row.cells[self.sort_index].sort_value)
+            self._shown = wanted
+            if moved:
+                self._resort()
+                if at_key is not None and at_key in wanted:
+                    self.select_key(at_key)
+                elif self.row_count:
+                    self.move_cursor(row=min(at_index, self.row_count - 1))
+        self._retitle()
+
+    def _resort(self) -> None:
+        i, rev = self.sort_index, self.sort_reverse
+
+        def key(head: _Head) -> tuple:
+            row = self._shown[head.row_key]
+            if i is None:
+                return (row.group, row.order)
+            v = _safe(row.cells[i].sort_value)
+            return (row.group, _Desc(v) if rev else v, row.order)
+
+        self.sort(_MARK_COL, key=key)
+
+    def _retitle(self) -> None:
+        bits = [self.pane_title]
+        if self.scope_label:
+            bits.append(self.scope_label)
+        shown, total = len(self._shown), len(self.records)
+        bits.append(f"{shown}" if shown == total else f"{shown}/{total}")
+        self.border_title = " · ".join(b for b in bits if b)
+        sub = []
+        if self.filter_text:
+            sub.append(f"/{self.filter_text}")
+        if self.sort_index is not None:
+            sub.append(f"sort {self.specs[self.sort_index].label} {'↓' if self.sort_reverse else '↑'}")
+        if self.marks:
+            sub.append(f"{len(self.marks)} marked")
+        if self.note:
+            sub.append(self.note)
+        self.border_subtitle = " · ".join(sub)
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def action_toggle_mark(self) -> None:
+        key = self.cursor_key
+        if key is None:
+            return
+        if key in self.marks:
+            del self.marks[key]
+        else:
+            self.marks[key] = None
+        self.update_cell(key, _MARK_COL, self._head(key))
+        if self.cursor_row < self.row_count - 1:
+            self.move_cursor(row=self.cursor_row + 1)
+        self._retitle()
+        self.post_message(self.MarksChanged(self))
+
+    def clear_marks(self) -> None:
+        marked, self.marks = list(self.marks), {}
+        for k in marked:
+            if k in self._shown:
+                self.update_cell(k, _MARK_COL, self._head(k))
+        self._retitle()
+
+    def action_cycle_sort(self) -> None:
+        """Next column (then back to the pane's own order)."""
+        n = len(self.specs)
+        self.sort_index = 0 if self.sort_index is None else (None if self.sort_index + 1 >= n else self.sort_index + 1)
+        self._resort_keep_cursor()
+
+    def action_reverse_sort(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self._resort_keep_cursor()
+
+    def _resort_keep_cursor(self) -> None:
+        key = self.cursor_key
+        self._resort()
+        if key is not None:
+            self.select_key(key)
+        self._retitle()
+
+    def action_filter(self) -> None:
+        from sagan_tui.ui.screens.filter import FilterScreen
+
+        self.app.push_screen(FilterScreen(self))

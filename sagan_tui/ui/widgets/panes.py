@@ -1,0 +1,96 @@
+"""The panel's tables: experiments, pods (every account), timeline, pending approvals."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.reactive import reactive
+
+from sagan_tui.ui import render
+from sagan_tui.ui.widgets.keyed_table import KeyedTable
+
+
+class ExperimentsTable(KeyedTable):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(render.EXPERIMENT_COLUMNS, title="Experiments", **kwargs)
+
+
+class PodsTable(KeyedTable):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "dismiss_loss", "Dismiss lost", id="pods.dismiss"),
+    ]
+
+    class DismissRequested(Message):
+        """The owner dismissed a lost or gone pod's row (local: nothing is sent to a server)."""
+
+        def __init__(self, pod_id: str) -> None:
+            super().__init__()
+            self.pod_id = pod_id
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(render.POD_COLUMNS, title="Pods", **kwargs)
+
+    def action_dismiss_loss(self) -> None:
+        key = self.cursor_key
+        row = self.records.get(key) if key else None
+        if key is None or row is None or row.group == 0:
+            self.notify("only a lost or gone pod's row can be dismissed", severity="warning", markup=False)
+            return
+        self.post_message(self.DismissRequested(key))
+
+
+class TimelineTable(KeyedTable):
+    """Events newest first; for the selected experiment or every one; follow mode keeps the top in view."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g", "toggle_scope", "All/selected", id="timeline.scope"),
+        Binding("f", "toggle_follow", "Follow", id="timeline.follow"),
+        Binding("t", "cycle_kind", "Type", id="timeline.type"),
+    ]
+    everything: reactive[bool] = reactive(True, init=False)
+    follow: reactive[bool] = reactive(True, init=False)
+    kind: reactive[str] = reactive("all", init=False)
+
+    class Changed(Message):
+        """Scope or type changed: the app re-reads the timeline."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(render.TIMELINE_COLUMNS, title="Timeline", **kwargs)
+
+    def action_toggle_scope(self) -> None:
+        self.everything = not self.everything
+
+    def action_toggle_follow(self) -> None:
+        self.follow = not self.follow
+        if self.follow and self.row_count:
+            self.move_cursor(row=0)
+
+    def action_cycle_kind(self) -> None:
+        kinds = render.EVENT_KINDS
+        self.kind = kinds[(kinds.index(self.kind) + 1) % len(kinds)]
+
+    def watch_everything(self) -> None:
+        self.post_message(self.Changed())
+
+    def watch_kind(self) -> None:
+        self.post_message(self.Changed())
+
+    def watch_follow(self) -> None:
+        self._retitle()
+
+    def describe(self, experiment: int | None) -> None:
+        where = "all" if self.everything or experiment is None else f"#{experiment}"
+        bits = [where]
+        if self.kind != "all":
+            bits.append(self.kind)
+        if self.follow:
+            bits.append("follow")
+        self.scope_label = " ".join(bits)
+        self._retitle()
+
+
+class ApprovalsTable(KeyedTable):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(render.APPROVAL_COLUMNS, title="Pending approvals", **kwargs)

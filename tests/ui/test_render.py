@@ -1,0 +1,122 @@
+"""Pure renderers: records to rows and the status line, tested without a screen."""
+
+from datetime import timedelta
+
+import pytest
+
+from sagan_tui.models import ErrorKind, Experiment, HealthState, Loss, RunPodPod, SourceHealth, WorkflowEvent
+from sagan_tui.store.cache import CachedPod
+from sagan_tui.ui import render
+from sagan_tui.ui.render import compile_filter
+
+from .frozen import NOW
+
+
+def text(segments):
+    return "".join(s for s, _ in segments)
+
+
+def test_unknown_status_is_shown_marked_not_crashing():
+    row = render.experiment_row(Experiment(id="x", number=7, status="quantum_pending", title="t"), 0, NOW)
+    status = row.cells[1]
+    assert status.text == "quantum_pending?" and status.style == render.UNKNOWN
+    assert row.group == 1  # not the owner's
+
+
+def test_owner_turn_rows_sort_first_and_say_you():
+    mine = render.experiment_row(Experiment(id="a", number=1, status="plan_pending"), 0, NOW)
+    theirs = render.experiment_row(Experiment(id="b", number=2, status="running"), 2, NOW)
+    assert mine.group < theirs.group
+    assert mine.cells[2].text == "YOU: approve plan"
+    assert theirs.cells[2].text == "sagan: run / verify"
+    assert theirs.cells[3].text == "2"
+
+
+def test_title_markup_kept_as_text():
+    row = render.experiment_row(Experiment(id="a", number=1, title="[b]x[/b]\x1b[2J"), 0, NOW)
+    assert row.cells[-1].text == "[b]x[/b]"
+
+
+def test_lost_pod_row_says_when_and_how():
+    pod = RunPodPod(id="v0c7bx292xqvg4", account="team", gpu="NVIDIA A100 80GB PCIe", cost_per_hr=1.49)
+    lost_at = NOW - timedelta(minutes=1)
+    cp = CachedPod(pod, NOW - timedelta(minutes=3), NOW - timedelta(minutes=2), lost_at, lost_at, "vanished")
+    loss = Loss(pod_id=pod.id, account="team", experiment=192, lost_at=lost_at, running_at=cp.running_at,
+                reason="Pod v0c7bx292xqvg4 not found in account=team")
+    row = render.pod_row(cp, loss, NOW)
+    cols = {c.key: cell for c, cell in zip(render.POD_COLUMNS, row.cells)}
+    assert cols["status"].text == "LOST"
+    assert cols["seen"].text == "✗10:55:00"
+    assert "not found in account=team" in cols["note"].text
+    assert cols["gpu"].text == "A100 80GB PCIe"
+    assert cols["uptime"].text == "1m"
+    assert row.group == 1
+
+
+def test_live_pod_of_stale_account_is_marked():
+    pod = RunPodPod(id="f6n3kd9sa1qz4w", account="personal")
+    cp = CachedPod(pod, None, NOW - timedelta(hours=1), NOW - timedelta(minutes=6), None, None)
+    cols = {c.key: cell for c, cell in zip(render.POD_COLUMNS, render.pod_row(cp, None, NOW, stale=True).cells)}
+    assert cols["seen"].text == "6m!" and cols["seen"].style == render.STALE
+    assert cols["uptime"].text == "1h00m"
+
+
+def test_status_line_health_money_and_flags():
+    health = {
+        "sagan": SourceHealth(source="sagan", state=HealthState.OK, last_success=NOW - timedelta(seconds=2)),
+        "team": SourceHealth(source="team", state=HealthState.OK, last_success=NOW - timedelta(minutes=2),
+                             balance=412.5, spend_per_hr=4.47),
+        "personal": SourceHealth(source="personal", state=HealthState.ERROR, error_kind=ErrorKind.AUTH,
+                                 last_success=NOW.replace(minute=50), under_balance=True, balance=1.0),
+    }
+    line = text(render.status_segments(health, NOW, poll_interval=5, paused=True, polling=False, read_only=True))
+    assert "sagan ✓" in line
+    assert "team stale since 10:54" in line  # two minutes > 3 x 5 s
+    assert "personal ✗401 since 10:50" in line
+    assert "UNDER BALANCE" in line and "$412.50" in line and "-$4.47/h" in line
+    assert "PAUSED" in line and "READ-ONLY" in line and "10:56 UTC" in line
+    running = text(render.status_segments(health, NOW, poll_interval=5, paused=False, polling=False,
+                                          read_only=False))
+    assert "poll 5s" in running and "READ-ONLY" not in running
+
+
+def test_disabled_and_never_polled_sources():
+    h = {"x": SourceHealth(source="x", state=HealthState.DISABLED), "y": SourceHealth(source="y")}
+    line = text(render.status_segments(h, NOW, poll_interval=5, paused=False, polling=True, read_only=False))
+    assert "x off" in line and "y …" in line and "polling…" in line
+
+
+def test_event_rows_date_when_not_today_and_kind():
+    ev = WorkflowEvent(id="1", event_type="epm:plan", created_at=NOW - timedelta(days=1), experiment_number=3)
+    row = render.event_row(ev, NOW)
+    assert row.cells[0].text == "05-13 10:56" and render.event_kind("epm:plan") == "markers"
+    assert render.event_row(ev.model_copy(update={"created_at": NOW}), NOW).cells[0].text == "10:56:00"
+    assert render.event_kind("runpod_stopped") == "pods" and render.event_kind("state_changed") == "state"
+
+
+def test_account_colours_are_stable_and_distinct():
+    assert render.account_colour("team") != render.account_colour("personal")
+    assert render.account_colour("lab") == render.account_colour("lab")
+
+
+@pytest.mark.parametrize("query,hits,misses", [
+    ("a100", ["NVIDIA A100"], ["H100"]),
+    ("re:^#19\\d", ["#192 x"], ["#361 x"]),
+    ("!lost", ["running"], ["lost pod"]),
+    ("!re:run+ing", ["blocked"], ["running"]),
+])
+def test_filter(query, hits, misses):
+    pred = compile_filter(query)
+    assert all(pred(h.lower()) for h in hits) and not any(pred(m.lower()) for m in misses)
+
+
+def test_filter_bad_regex_and_empty():
+    with pytest.raises(ValueError, match="bad regex"):
+        compile_filter("re:([")
+    assert compile_filter("  ") is None and compile_filter("!") is None
+
+
+def test_coarse_durations():
+    assert [render.coarse(s) for s in (None, 5, 61, 3599, 3600, 36000, 200000)] == \
+        ["—", "<1m", "1m", "59m", "1h00m", "10h", "2d"]
+
