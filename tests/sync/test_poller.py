@@ -1,0 +1,129 @@
+"""The whole data path against the simulator over loopback: Sagan + both accounts -> the cache."""
+
+from datetime import timedelta
+
+import pytest
+
+from sagan_tui.config import load_settings
+from sagan_tui.models import ErrorKind, HealthState
+from sagan_tui.store.cache import Cache
+from sagan_tui.sync.poller import Poller
+
+LOSS_FIXTURE = {
+    "experiments": [
+        {"number": 192, "title": "persona spread", "status": "running", "runpodAccount": "team"},
+        {"number": 333, "title": "personal run", "status": "running", "runpodAccount": "personal"},
+        {"number": 365, "title": "control", "status": "running", "runpodAccount": "team"},
+    ],
+    "approvalRequests": [{"id": "apr-1", "experiment": 192, "title": "Plan", "bodyMd": "x [TEXTBOX:owner-decision]"}],
+    "events": [{"at": 2, "experiment": 192, "eventType": "state_changed", "fromStatus": "queued",
+                "toStatus": "running", "note": "RunPod pod is running."}],
+    "pods": [
+        {"id": "v0c7bx292xqvg4", "account": "team", "experiment": 192, "name": "exp192-a",
+         "created_at": 0, "running_at": 1, "lost_at": 40, "datacenter": "US-KS-2", "costPerHr": 1.49},
+        {"id": "j18eiux6ccekyj", "account": "team", "experiment": 365, "name": "exp365-ctl",
+         "created_at": 0, "running_at": 1},
+        {"id": "j0xvy1q82ryo8m", "account": "personal", "experiment": 333, "name": "exp333-a",
+         "created_at": 0, "running_at": 1},
+    ],
+}
+
+
+def _poller(sim, tmp_path, **extra):
+    settings, _ = load_settings({**sim.env(), "SAGAN_TUI_CONFIG": str(tmp_path / "none.toml")},
+                                sagan_tui_cache=str(tmp_path / "cache.sqlite"), poll_interval=1.0, **extra)
+    cache = Cache(settings.cache_path)
+    return Poller(settings, cache), cache, settings
+
+
+async def test_full_sync_fills_cache(sim_factory, tmp_path):
+    sim = sim_factory(scenario="reaping-wave")
+    poller, cache, settings = _poller(sim, tmp_path)
+    try:
+        changes = await poller.poll_once()
+    finally:
+        await poller.aclose()
+    assert {n: h.state for n, h in changes.health.items()} == {
+        "sagan": HealthState.OK, "team": HealthState.OK, "personal": HealthState.OK}
+    counts = cache.counts()
+    assert counts["experiments"] > 0 and counts["events"] > 0 and counts["approvals"] > 0
+    accounts = {p.account for p in cache.pods()}
+    assert accounts == {"team", "personal"}
+    health = cache.health()
+    assert health["team"].balance == pytest.approx(412.5, abs=50)
+    assert health["personal"].balance is not None
+    assert any(a.textbox_fields for a in cache.approvals())
+    # Every pod Sagan knows the experiment of is tagged with it.
+    assert all(p.experiment is not None for p in cache.pods())
+    # Secrets never reach the cache file (nor its WAL).
+    blob = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("cache.sqlite"))
+    for secret in settings.secrets():
+        assert secret.encode() not in blob
+
+
+async def test_vanished_pod_is_exactly_one_loss(sim_factory, tmp_path):
+    sim = sim_factory(fixture=LOSS_FIXTURE)
+    sim.clock.jump_to(20)
+    poller, cache, _ = _poller(sim, tmp_path)
+    try:
+        first = await poller.poll_once()
+        assert not first.new_losses and len(cache.pods(include_gone=False)) == 3
+        sim.clock.jump_to(60)
+        second = await poller.poll_once()
+        third = await poller.poll_once()
+    finally:
+        await poller.aclose()
+    assert [x.pod_id for x in second.new_losses] == ["v0c7bx292xqvg4"]
+    assert not [x for x in third.new_losses if x.source == "runpod-poll"]
+    losses = cache.losses()
+    assert [x.pod_id for x in losses] == ["v0c7bx292xqvg4"]
+    loss = losses[0]
+    assert loss.account == "team" and loss.experiment == 192 and loss.datacenter == "US-KS-2"
+    # RUNNING was 19 s before the first poll; the loss lies between the two polls.
+    assert abs((first.at - loss.running_at).total_seconds() - 19) < 3
+    assert abs((loss.last_seen_at - first.at).total_seconds()) < 3
+    assert abs((loss.lost_at - second.at).total_seconds()) < 3
+    gone = [p for p in cache.pods() if p.gone_at]
+    assert [p.pod_id for p in gone] == ["v0c7bx292xqvg4"]
+    assert gone[0].gone_reason == "vanished while RUNNING"
+
+
+async def test_account_401_is_health_not_losses(sim_factory, tmp_path):
+    sim = sim_factory(scenario="auth-revoked")
+    sim.clock.jump_to(10)
+    poller, cache, _ = _poller(sim, tmp_path)
+    try:
+        await poller.poll_once()
+        personal_before = {p.pod_id for p in cache.pods(include_gone=False, account="personal")}
+        assert personal_before
+        sim.clock.jump_to(90)
+        changes = await poller.poll_once()
+    finally:
+        await poller.aclose()
+    h = changes.health
+    assert h["personal"].state == HealthState.ERROR and h["personal"].error_kind == ErrorKind.AUTH
+    assert h["team"].state == HealthState.OK and h["sagan"].state == HealthState.OK
+    assert not [x for x in cache.losses() if x.account == "personal" and x.source.startswith("runpod-poll")]
+    # The cached pods are kept (stale), not thrown away.
+    assert {p.pod_id for p in cache.pods(include_gone=False, account="personal")} == personal_before
+    assert cache.health()["personal"].last_success is not None
+
+
+async def test_failing_source_backs_off_alone(sim_factory, tmp_path):
+    fixture = {**LOSS_FIXTURE, "sagan": {"failures": [{"from": 0, "to": 10_000, "kind": "500"}]}}
+    sim = sim_factory(fixture=fixture)
+    poller, cache, _ = _poller(sim, tmp_path)
+    poller.sagan.retries = 0
+    try:
+        for _ in range(3):
+            changes = await poller.poll_once()
+    finally:
+        await poller.aclose()
+    assert changes.health["sagan"].state == HealthState.ERROR
+    assert changes.health["sagan"].error_kind == ErrorKind.SERVER
+    assert changes.health["team"].state == HealthState.OK
+    # After two failures Sagan waits out a backoff: the third cycle did not ask it again.
+    sagan_calls = [r for r in sim.requests if r.account == "sagan" and "/experiments" in r.path]
+    assert len(sagan_calls) == 2
+    assert "sagan" not in changes.polled
+    assert changes.health["sagan"].next_attempt > changes.at
