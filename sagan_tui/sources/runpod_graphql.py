@@ -79,11 +79,20 @@ def _load_sdk() -> Any:
     global _sdk
     with _sdk_lock:
         if _sdk is None:
+            import logging
+
             import requests
+
+            root = logging.getLogger()
+            handlers, level = list(root.handlers), root.level
             import runpod.api.graphql as gql
             import runpod.api.mutations.pods as mutations
             import runpod.error as rp_error
 
+            # `import runpod` hangs a stderr handler at INFO on the root logger: every httpx
+            # request would then be printed over the panel's screen. Undo it.
+            root.handlers[:] = handlers
+            root.setLevel(level)
             if not isinstance(gql.requests, _StrictRequests):
                 gql.requests = _StrictRequests(requests)
             _sdk = type("SDK", (), {"run": staticmethod(gql.run_graphql_query), "mutations": mutations,

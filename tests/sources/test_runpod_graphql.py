@@ -1,0 +1,55 @@
+"""The GraphQL transport over the real runpod SDK against the simulator."""
+
+import logging
+
+import pytest
+
+from sagan_tui.models import ErrorKind
+from sagan_tui.sources.errors import AuthError, SourceError
+from sagan_tui.sources.runpod_graphql import GraphQLTransport, _load_sdk
+
+
+def test_sdk_import_leaves_root_logger_alone():
+    root = logging.getLogger()
+    before = (list(root.handlers), root.level)
+    _load_sdk()
+    assert (list(root.handlers), root.level) == before
+
+
+async def test_snapshot_and_get_pod(calm_sim):
+    t = GraphQLTransport("team", calm_sim.account_keys["team"], base_url=calm_sim.base_url, timeout=5)
+    snap = await t.snapshot()
+    assert snap.pods and all(p.account == "team" for p in snap.pods)
+    assert snap.balance == pytest.approx(412.5)
+    pod = snap.pods[0]
+    got = await t.get_pod(pod.id)
+    assert got is not None and got.id == pod.id and got.datacenter
+
+
+async def test_wrong_key_is_auth_error_without_the_key(calm_sim):
+    t = GraphQLTransport("personal", "rk-not-a-real-key", base_url=calm_sim.base_url, timeout=5)
+    with pytest.raises(AuthError) as e:
+        await t.snapshot()
+    assert e.value.kind == ErrorKind.AUTH and "rk-not-a-real-key" not in str(e.value)
+
+
+@pytest.mark.parametrize("bad", ['abc"}) { x', "ABCDEF12", "a\nb", "x" * 40])
+async def test_bad_pod_id_never_reaches_a_query(calm_sim, bad):
+    t = GraphQLTransport("team", calm_sim.account_keys["team"], base_url=calm_sim.base_url, timeout=5)
+    before = len(calm_sim.requests)
+    for call in (t.get_pod, t.stop, t.terminate):
+        with pytest.raises(ValueError):
+            await call(bad)
+    assert len(calm_sim.requests) == before
+
+
+def test_empty_key_refused():
+    with pytest.raises(ValueError):
+        GraphQLTransport("team", "  ", base_url="http://127.0.0.1:9")
+
+
+async def test_unreachable_is_a_source_error():
+    t = GraphQLTransport("team", "rk-x", base_url="http://127.0.0.1:9", timeout=2)
+    with pytest.raises(SourceError) as e:
+        await t.snapshot()
+    assert e.value.kind in (ErrorKind.UNREACHABLE, ErrorKind.TIMEOUT)
