@@ -276,8 +276,11 @@ def render_cursor_line(grid: HeatGrid, cursor: tuple[int, int] | None) -> Text:
 
 
 def render_cell_losses(row_label: str, bucket_start: datetime, bucket_s: float,
-                       losses: Sequence[Loss], limit: int = 8) -> list[Text]:
-    """The selected cell: a title line, then one line per loss (pod, account, exp, lost at, gap)."""
+                       losses: Sequence[Loss], limit: int = 8, width: int | None = None) -> list[Text]:
+    """The selected cell: a title line, then per loss its pod, account, exp, lost at and gap.
+
+    One line per loss; two (the times under the pod) when `width` is too narrow for one.
+    """
     end = bucket_start + timedelta(seconds=bucket_s)
     title = Text(no_wrap=True, end="")
     title.append(printable(row_label), style="bold")
@@ -285,13 +288,17 @@ def render_cell_losses(row_label: str, bucket_start: datetime, bucket_s: float,
     title.append(f"{len(losses)} loss{'es' * (len(losses) != 1)}", style="bold")
     lines = [title]
     for x in losses[:limit]:
-        line = Text(no_wrap=True, end="")
-        line.append(f"  {printable(x.pod_id):<14}", style="bold")
-        line.append(f"  {printable(x.account):<8}  {fmt.exp(x.experiment):>5}")
-        line.append(f"  lost {fmt.hms(x.lost_at)}", style="")
+        who = Text(no_wrap=True, end="")
+        who.append(f"  {printable(x.pod_id):<14}", style="bold")
+        who.append(f"  {printable(x.account):<8}  {fmt.exp(x.experiment):>5}")
         gap = x.gap_s
-        line.append(f"  gap {fmt.duration(gap)}" if gap is not None and gap >= 0 else "  gap ?", style=DIM)
-        lines.append(line)
+        when = Text(no_wrap=True, end="")
+        when.append(f"  lost {fmt.hms(x.lost_at)}")
+        when.append(f"  gap {fmt.duration(gap)}" if gap is not None and gap >= 0 else "  gap ?", style=DIM)
+        if width is None or who.cell_len + when.cell_len <= width:
+            lines.append(Text.assemble(who, when, no_wrap=True, end=""))
+        else:
+            lines += [who, Text.assemble("  ", when, no_wrap=True, end="")]
     if len(losses) > limit:
         lines.append(Text(f"  ... and {len(losses) - limit} more", style=DIM, no_wrap=True, end=""))
     return lines

@@ -209,7 +209,7 @@ class LossHeatmap(Widget, can_focus=True):
         lines = [R.render_header(self.dimension, self.window_name, grid.total, width)]
         lines += R.render_heatmap(grid, width, self.cursor if self.has_focus else None, self._active)
         if self._selected is not None:
-            lines += R.render_cell_losses(*self._selected)
+            lines += R.render_cell_losses(*self._selected, width=width)
         elif grid.rows and self.has_focus:
             lines.append(R.render_cursor_line(grid, self.cursor))
         for line in lines:
