@@ -1,0 +1,71 @@
+"""The dispatch guard and the incident report, fed from the cache: triage's pure functions, given data."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from sagan_tui.store.cache import Cache
+from sagan_tui.triage import (
+    Dispatch, GuardVerdict, TriageContext, Wave, active_wave, check_dispatch, dispatches_from, find_waves,
+    render_report,
+)
+
+
+def dispatch_history(cache: Cache) -> list[Dispatch]:
+    """Every experiment's pods in dispatch order: Sagan's records first, the polls' for pods Sagan never listed."""
+    seen: dict[str, Dispatch] = {}
+    for p in cache.sagan_pods():
+        if p.experiment_number is not None:
+            seen[p.runpod_pod_id] = Dispatch(p.experiment_number, p.runpod_pod_id, p.created_at)
+    for d in dispatches_from(cache.losses(include_dismissed=False), cache.sightings()):
+        seen.setdefault(d.pod_id, d)
+    return sorted(seen.values(), key=lambda d: (d.created_at is None, d.created_at or 0, d.pod_id))
+
+
+def triage_context(cache: Cache) -> TriageContext:
+    """What the diagnosis may look at: sightings, balances, dispatches, undismissed losses."""
+    losses = cache.losses(include_dismissed=False)
+    sightings = cache.sightings()
+    health = cache.health()
+    polled = sorted({*(h for h in health if h != "sagan"), *(x.account for x in losses),
+                     *(s.account for s in sightings)})
+    return TriageContext(sightings=sightings, health=health, dispatches=dispatch_history(cache),
+                         accounts_polled=polled, losses=losses)
+
+
+def dispatch_verdict(cache: Cache, number: int, now: datetime, guard_minutes: float) -> GuardVerdict:
+    """Whether re-dispatching `number` now needs its number typed, and the wave and burn to show."""
+    return check_dispatch(number, cache.losses(include_dismissed=False), dispatch_history(cache), now,
+                          guard_minutes)
+
+
+def current_wave(cache: Cache, now: datetime, guard_minutes: float) -> Wave | None:
+    return active_wave(find_waves(cache.losses(include_dismissed=False)), now, guard_minutes)
+
+
+def hold_note(cache: Cache, now: datetime, guard_minutes: float) -> str:
+    """The note a hold is prefilled with: the active wave's one line, when there is one."""
+    from sagan_tui.triage import wave_summary
+
+    wave = current_wave(cache, now, guard_minutes)
+    return f"Held during a reaping wave. {wave_summary(wave)}." if wave is not None else ""
+
+
+def incident_report(cache: Cache, now: datetime) -> str:
+    ctx = triage_context(cache)
+    waves = find_waves(ctx.losses, context=ctx)
+    return render_report(waves, ctx, now, all_losses=ctx.losses)
+
+
+def export_report(cache: Cache, now: datetime, directory: Path) -> tuple[Path, str]:
+    """Write the incident report as `incident-YYYYmmddTHHMMSSZ.md` in `directory`; (path, text)."""
+    text = incident_report(cache, now)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"incident-{now.strftime('%Y%m%dT%H%M%SZ')}.md"
+    n = 1
+    while path.exists():  # two exports in one second keep both
+        path = directory / f"incident-{now.strftime('%Y%m%dT%H%M%SZ')}-{n}.md"
+        n += 1
+    path.write_text(text, encoding="utf-8")
+    return path, text

@@ -1,0 +1,246 @@
+"""The owner's actions against Sagan and RunPod: refused in read-only, audited, never sent twice at once."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
+
+from sagan_tui.actions.results import ActionResult, StopTarget, printable
+from sagan_tui.config import Settings
+from sagan_tui.models import Action, ApprovalRequest, utcnow, valid_pod_id
+from sagan_tui.sources.errors import SourceError, SourceTimeout, scrub
+from sagan_tui.sources.runpod_base import RunPodTransport
+from sagan_tui.sources.sagan import SaganClient
+from sagan_tui.store.cache import Cache
+
+DECISIONS = ("approve", "reject", "defer")
+# The audit verb of a pod stop: Cache.owner_stops() reads it, so a stop the owner asked for
+# is never counted as a loss when the pod disappears from the next poll.
+STOP_VERB = "stop"
+DEFAULT_HOLD_NOTE = "Held by the owner from sagan-tui."
+
+
+class Refusal(Exception):
+    """Raised inside an action to refuse it before anything is sent; the text is the reason."""
+
+
+class ActionRunner:
+    """One per panel. Every method returns an ActionResult; none raises for a server's failure.
+
+    The in-flight set lives on the event loop: the check and the insert happen with no
+    await between them, so a double keypress can never send the same action twice.
+    """
+
+    def __init__(self, settings: Settings, cache: Cache, sagan: SaganClient,
+                 transports: Mapping[str, RunPodTransport], *, clock: Callable[[], datetime] = utcnow):
+        self.settings = settings
+        self.cache = cache
+        self.sagan = sagan
+        self.transports = transports
+        self.clock = clock
+        self._in_flight: set[tuple[str, str]] = set()
+        self._secrets = settings.secrets()
+
+    @classmethod
+    def for_poller(cls, settings: Settings, cache: Cache, poller: Any) -> "ActionRunner":
+        """Share the poller's clients: one connection pool, one key per account."""
+        return cls(settings, cache, poller.sagan, poller.transports)
+
+    def in_flight(self, verb: str, target: str) -> bool:
+        return (verb, target) in self._in_flight
+
+    # --- the common path ---------------------------------------------------------------
+
+    async def _perform(self, verb: str, target: str, send: Callable[[], Awaitable[str]], *,
+                       account: str | None = None, detail: str | None = None,
+                       key: tuple[str, str] | None = None) -> ActionResult:
+        """Refuse, audit, send, record: the one path every action takes."""
+        key = key or (verb, target)
+        done = lambda ok, message, **kw: ActionResult(  # noqa: E731
+            ok=ok, message=printable(message), verb=verb, target=target, account=account, **kw)
+        if self.settings.read_only:
+            result = done(False, f"read-only: {verb} {target} refused (the panel was started with --read-only)",
+                          refused=True)
+            return await self._record(result, detail)
+        if key in self._in_flight:
+            result = done(False, f"{verb} {target} is already in flight: not sent again", refused=True)
+            return await self._record(result, detail)
+        self._in_flight.add(key)
+        try:
+            audit_id = await asyncio.to_thread(self.cache.audit, Action(
+                at=self.clock(), action=verb, target=target, account=account, detail=detail))
+            try:
+                message = await send()
+                result = done(True, message)
+            except Refusal as why:
+                result = done(False, f"{verb} {target} not sent: {why}", refused=True)
+            except SourceError as exc:
+                said = self._clean(exc.message)
+                hint = (" (it may still have been applied: the next poll will tell)"
+                        if isinstance(exc, SourceTimeout) else "")
+                result = done(False, f"{verb} {target} failed: {said}{hint}", server_error=said)
+            except Exception as exc:  # a bug or a bad id must still end as a visible failure
+                said = self._clean(f"{type(exc).__name__}: {exc}")
+                result = done(False, f"{verb} {target} failed: {said}", server_error=said)
+            await asyncio.to_thread(self.cache.finish_action, audit_id, result.result,
+                                    None if result.ok else result.message)
+            return ActionResult(**{**result.__dict__, "audit_id": audit_id})
+        finally:
+            self._in_flight.discard(key)
+
+    async def _record(self, result: ActionResult, detail: str | None) -> ActionResult:
+        audit_id = await asyncio.to_thread(self.cache.audit, Action(
+            at=self.clock(), action=result.verb, target=result.target, account=result.account,
+            result=result.result, error=result.message, detail=detail))
+        return ActionResult(**{**result.__dict__, "audit_id": audit_id})
+
+    def _clean(self, text: str) -> str:
+        return printable(scrub(text, self._secrets), single_line=True)
+
+    @staticmethod
+    def _confirmed(reply: Any, what: str) -> None:
+        if not (isinstance(reply, dict) and reply.get("ok") is True):
+            raise SourceError("sagan", f"{what}: the server did not confirm (no \"ok\": true in its reply)")
+
+    def _experiment(self, number: int):
+        exp = self.cache.experiment(int(number))
+        if exp is None:
+            raise Refusal(f"#{number} is not in the cache yet (wait for the next poll)")
+        return exp
+
+    # --- Sagan -------------------------------------------------------------------------
+
+    async def decide(self, approval: ApprovalRequest, decision: str, answers: Mapping[str, str] | None = None,
+                     note: str = "") -> ActionResult:
+        """Approve, reject or defer a request. Approving needs every [TEXTBOX:name] answered."""
+        target = f"#{approval.experiment_number}" if approval.experiment_number is not None else approval.id
+        given = {k: (v or "").strip() for k, v in (answers or {}).items()}
+        fields = approval.textbox_fields
+        sent = {f: given[f] for f in fields if given.get(f)}
+
+        async def send() -> str:
+            if decision not in DECISIONS:
+                raise Refusal(f"unknown decision {decision!r}")
+            missing = [f for f in fields if not sent.get(f)]
+            if decision == "approve" and missing:
+                raise Refusal("approving needs every textbox answered; empty: " + ", ".join(missing)
+                              + " (write n/a where a field does not apply)")
+            reply = await self.sagan.decide(approval.id, decision, sent, note.strip())
+            self._confirmed(reply, "decision")
+            state = (reply.get("approvalRequest") or {}).get("status") if isinstance(reply, dict) else None
+            return f"{decision} sent for {target}" + (f": request now {state}" if state else "")
+
+        return await self._perform(decision, target, send, key=("decide", approval.id),
+                                   detail=f"approval {approval.id}; answers: {', '.join(sent) or 'none'}")
+
+    async def hold(self, number: int, note: str = "") -> ActionResult:
+        """Set the experiment to `blocked`, which stops Sagan's recovery from re-dispatching it."""
+        async def send() -> str:
+            reply = await self.sagan.set_status(int(number), "blocked", note.strip() or DEFAULT_HOLD_NOTE)
+            self._confirmed(reply, "status")
+            status = (reply.get("experiment") or {}).get("status", "blocked")
+            return f"#{number} held: status {status}"
+
+        exp = self.cache.experiment(int(number))
+        return await self._perform("hold", f"#{number}", send, account=exp.runpod_account if exp else None,
+                                   detail=printable(note, single_line=True)[:500] or None)
+
+    async def redispatch(self, number: int, note: str = "", confirm: str | None = None) -> ActionResult:
+        """Ask Sagan to launch a pod for an approved experiment, through the dispatch guard.
+
+        When the guard demands it, `confirm` must be the experiment number as the owner typed it.
+        """
+        async def send() -> str:
+            exp = self._experiment(number)
+            if exp.status != "approved":
+                raise Refusal(f"#{number} is {exp.status}, not approved: Sagan dispatches only approved experiments")
+            from sagan_tui.actions.guard import dispatch_verdict
+            verdict = await asyncio.to_thread(dispatch_verdict, self.cache, int(number), self.clock(),
+                                              self.settings.guard_minutes)
+            if verdict.needs_typed_confirmation and (confirm or "").strip() != str(number):
+                raise Refusal(f"dispatch guard: {verdict.summary}; type {number} to confirm")
+            reply = await self.sagan.launch_pod(int(number), note.strip())
+            self._confirmed(reply, "launch-pod")
+            run = reply.get("agentRunId")
+            return f"#{number} re-dispatched" + (f": agent run {printable(run, single_line=True)}" if run else "")
+
+        exp = self.cache.experiment(int(number))
+        return await self._perform("redispatch", f"#{number}", send, account=exp.runpod_account if exp else None)
+
+    async def promote(self, number: int) -> ActionResult:
+        async def send() -> str:
+            exp = self._experiment(number)
+            if exp.status != "awaiting_promotion":
+                raise Refusal(f"#{number} is {exp.status}: only an experiment awaiting promotion can be promoted")
+            self._confirmed(await self.sagan.promote(int(number)), "promote")
+            return f"#{number} promoted"
+
+        return await self._perform("promote", f"#{number}", send)
+
+    async def bulk_hold(self, numbers: Iterable[int], note: str = "") -> ActionResult:
+        numbers = list(dict.fromkeys(int(n) for n in numbers))
+        parts = await asyncio.gather(*(self.hold(n, note) for n in numbers))
+        return _summary("hold", "held", [f"#{n}" for n in numbers], parts)
+
+    # --- RunPod ------------------------------------------------------------------------
+
+    async def stop_pod(self, pod_id: str, account: str, expected_status: str = "RUNNING",
+                       experiment: int | None = None) -> ActionResult:
+        """Stop one pod with its own account's key, after re-checking it is still what the owner saw."""
+        async def send() -> str:
+            if not valid_pod_id(pod_id):
+                raise Refusal("not a RunPod pod id")
+            transport = self.transports.get(account)
+            if transport is None:
+                raise Refusal(f"account {account} has no key configured in this panel")
+            changed = await self._recheck(transport, pod_id, account, expected_status)
+            if changed:
+                raise Refusal(changed)
+            reply = await transport.stop(pod_id)
+            stopped = ((reply or {}).get("data") or {}).get("podStop") if isinstance(reply, dict) else None
+            if not isinstance(stopped, dict):
+                raise SourceError(account, "podStop: RunPod's reply has no podStop result")
+            return f"pod {pod_id} ({account}) stopping: RunPod says {stopped.get('desiredStatus', 'accepted')}"
+
+        exp = f", #{experiment}" if experiment is not None else ""
+        return await self._perform(STOP_VERB, pod_id, send, account=account,
+                                   detail=f"expected {expected_status}{exp}")
+
+    async def _recheck(self, transport: RunPodTransport, pod_id: str, account: str, expected: str) -> str | None:
+        """What changed since the owner looked, or None when the pod is still as they saw it."""
+        cached = next((p for p in await asyncio.to_thread(self.cache.pods) if p.pod_id == pod_id), None)
+        if cached is None:
+            return f"the cache has no record of pod {pod_id}"
+        if cached.account != account:
+            return f"the last poll lists {pod_id} under account {cached.account}, not {account}"
+        if cached.gone_at is not None:
+            return f"the last poll saw {pod_id} gone ({cached.gone_reason or 'no longer listed'})"
+        if cached.pod.desired_status != expected:
+            return f"the last poll saw {pod_id} {cached.pod.desired_status}, not {expected}"
+        live = await transport.get_pod(pod_id)
+        if live is None:
+            return f"pod {pod_id} no longer exists in account {account} (RunPod says not found)"
+        if live.desired_status != expected:
+            return f"pod {pod_id} is now {live.desired_status}, not {expected}"
+        return None
+
+    async def bulk_stop(self, targets: Sequence[StopTarget]) -> ActionResult:
+        parts = await asyncio.gather(*(self.stop_pod(t.pod_id, t.account, t.expected_status, t.experiment)
+                                       for t in targets))
+        return _summary(STOP_VERB, "stopping", [t.pod_id for t in targets], parts)
+
+
+def _summary(verb: str, did: str, targets: list[str], parts: Sequence[ActionResult]) -> ActionResult:
+    """One line for a bulk action: how many of how many, and what each failure said."""
+    good = [p.target for p in parts if p.ok]
+    bad = [p for p in parts if not p.ok]
+    message = f"{did} {len(good)} of {len(parts)}"
+    if good:
+        message += ": " + ", ".join(good)
+    if bad:
+        message += "; not done: " + "; ".join(p.message for p in bad)
+    return ActionResult(ok=bool(parts) and not bad, message=message,
+                        refused=bool(parts) and all(p.refused for p in parts),
+                        server_error="; ".join(p.server_error for p in bad if p.server_error) or None,
+                        verb=f"bulk {verb}", target=", ".join(targets), parts=tuple(parts))

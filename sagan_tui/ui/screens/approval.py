@@ -1,0 +1,171 @@
+"""The approval screen: the request's body as Markdown, one input per [TEXTBOX:name], approve/reject/defer."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Mapping
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from sagan_tui.actions.results import ActionResult
+from sagan_tui.models import ApprovalRequest
+from sagan_tui.ui.safe_text import literal, one_line
+from sagan_tui.ui.screens.markdown_body import MarkdownBody
+
+Submit = Callable[[str, Mapping[str, str], str], Awaitable[ActionResult]]
+DECISION_KEYS = {"approve": "alt+a", "reject": "alt+r", "defer": "alt+d"}
+
+@dataclass  # not frozen: Message.__post_init__ sets its own fields
+class DecisionDone(Message):
+    """A decision came back from Sagan (or failed); posted by the screen's worker to itself."""
+
+    result: ActionResult
+
+
+class ApprovalScreen(ModalScreen["ActionResult | None"]):
+    """Read the request, answer its textboxes, decide. Escape closes without deciding.
+
+    Rule for empty textboxes: Approve needs every textbox answered (Sagan's agent waits on
+    the answers; write "n/a" where a field does not apply). Reject and Defer send whatever
+    is filled. Opens with the body focused, so arrow keys and PageUp/PageDown scroll it and
+    no single key decides; the decision keys are alt+a, alt+r, alt+d.
+    """
+
+    DEFAULT_CSS = """
+    ApprovalScreen { align: center middle; }
+    ApprovalScreen > #approval { width: 96%; height: 96%; border: thick $primary 60%; background: $surface; }
+    ApprovalScreen #approval-title { text-style: bold; padding: 0 1; }
+    ApprovalScreen #approval-meta { color: $text-muted; padding: 0 1; }
+    ApprovalScreen #readonly-banner { background: $warning 30%; padding: 0 1; }
+    ApprovalScreen #body { height: 1fr; border: round $primary 40%; }
+    ApprovalScreen #body:focus { border: round $accent; }
+    ApprovalScreen #answers { height: auto; max-height: 40%; padding: 0 1; }
+    ApprovalScreen .tb-label { padding: 0 0 0 0; color: $accent; }
+    ApprovalScreen Input { margin: 0 0 0 0; }
+    ApprovalScreen #status { height: auto; padding: 0 1; }
+    ApprovalScreen #status.error { color: $error; }
+    ApprovalScreen .decision-buttons { height: auto; align-horizontal: right; padding: 0 1; }
+    ApprovalScreen .decision-buttons Button { margin: 0 0 0 1; min-width: 10; }
+    """
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="approval.close"),
+        Binding(DECISION_KEYS["approve"], "decide('approve')", "Approve", id="approval.approve"),
+        Binding(DECISION_KEYS["reject"], "decide('reject')", "Reject", id="approval.reject"),
+        Binding(DECISION_KEYS["defer"], "decide('defer')", "Defer", id="approval.defer"),
+    ]
+    AUTO_FOCUS = "#body"
+
+    def __init__(self, approval: ApprovalRequest, submit: Submit | None, *, read_only_reason: str = ""):
+        super().__init__()
+        self.approval = approval
+        self.submit = submit
+        self.read_only_reason = read_only_reason or ("" if submit else "read-only")
+        self.fields = approval.textbox_fields
+        self.sending = False
+
+    @property
+    def read_only(self) -> bool:
+        return self.submit is None
+
+    def compose(self) -> ComposeResult:
+        a = self.approval
+        with Vertical(id="approval"):
+            yield Static(literal(a.title or "(untitled request)"), id="approval-title")
+            number = f"#{a.experiment_number}" if a.experiment_number is not None else "experiment ?"
+            yield Static(literal(f"{number} · {a.kind} · {a.status} · requested by {a.requested_by or '?'}"
+                                 f" · {len(self.fields)} textbox{'es' * (len(self.fields) != 1)}"), id="approval-meta")
+            if self.read_only:
+                yield Static(literal(f"{self.read_only_reason}: the request is shown, decisions are disabled"),
+                             id="readonly-banner")
+            yield MarkdownBody(a.body_md or "*(the request has no body)*", id="body")
+            with VerticalScroll(id="answers"):
+                for i, name in enumerate(self.fields):
+                    yield Label(literal(f"[TEXTBOX:{name}]"), classes="tb-label")
+                    yield Input(placeholder=f"answer for {one_line(name, 60)}", id=f"tb-{i}",
+                                disabled=self.read_only, max_length=10_000)
+                yield Label("Note (optional):", classes="tb-label")
+                yield Input(placeholder="a note with the decision", id="note", disabled=self.read_only,
+                            max_length=2000)
+            yield Static("", id="status")
+            with Horizontal(classes="decision-buttons"):
+                for decision, variant in (("approve", "success"), ("reject", "error"), ("defer", "default")):
+                    label = "read-only" if self.read_only else f"{decision.title()} ({DECISION_KEYS[decision]})"
+                    yield Button(label, id=decision, variant=variant, disabled=self.read_only)  # type: ignore[arg-type]
+                yield Button("Close (esc)", id="close")
+
+    # --- reading -----------------------------------------------------------------------
+
+    def answers(self) -> dict[str, str]:
+        return {name: self.query_one(f"#tb-{i}", Input).value.strip() for i, name in enumerate(self.fields)}
+
+    def empty_fields(self) -> list[str]:
+        return [name for name, value in self.answers().items() if not value]
+
+    def _status(self, text: str, error: bool = False) -> None:
+        status = self.query_one("#status", Static)
+        status.update(literal(text, multiline=True))
+        status.set_class(error, "error")
+
+    def _buttons(self, enabled: bool) -> None:
+        for decision in DECISION_KEYS:
+            self.query_one(f"#{decision}", Button).disabled = not enabled or self.read_only
+
+    # --- deciding ----------------------------------------------------------------------
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "close":
+            self.action_close()
+        elif event.button.id in DECISION_KEYS:
+            self.action_decide(event.button.id)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_decide(self, decision: str) -> None:
+        if self.read_only:
+            self.notify(f"{self.read_only_reason}: {decision} refused", severity="warning", markup=False)
+            return
+        if self.sending:
+            self.notify("a decision is already being sent", severity="warning", markup=False)
+            return
+        empty = self.empty_fields()
+        if decision == "approve" and empty:
+            for i, name in enumerate(self.fields):
+                self.query_one(f"#tb-{i}", Input).set_class(name in empty, "-invalid")
+            first = self.fields.index(empty[0])
+            self.query_one(f"#tb-{first}", Input).focus()
+            self._status(f"Approve needs every textbox answered (write n/a where one does not apply); "
+                         f"empty: {', '.join(empty)}", error=True)
+            return
+        self.sending = True
+        self._buttons(False)
+        self._status(f"sending {decision}…")
+        self._send(decision, self.answers(), self.query_one("#note", Input).value.strip())
+
+    @work(exclusive=True, group="approval-decision", exit_on_error=False)
+    async def _send(self, decision: str, answers: dict[str, str], note: str) -> None:
+        assert self.submit is not None
+        result = await self.submit(decision, answers, note)
+        self.post_message(DecisionDone(result))
+
+    @on(DecisionDone)
+    def _done(self, event: DecisionDone) -> None:
+        self.sending = False
+        result = event.result
+        if result.ok:
+            self.notify(result.message, title="Decision sent", markup=False)
+            self.dismiss(result)
+            return
+        # The answers stay as typed: a failed send must not cost the owner their text.
+        self._buttons(True)
+        self._status(result.message, error=True)
+        self.notify(result.message, title="Decision not sent", severity="error", markup=False, timeout=15)

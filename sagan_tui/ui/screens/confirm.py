@@ -1,0 +1,97 @@
+"""The confirmation dialog every destructive action goes through: targets named and counted, Cancel first."""
+
+from __future__ import annotations
+
+from typing import Generic, Sequence, TypeVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from sagan_tui.ui.safe_text import literal
+
+R = TypeVar("R")
+
+DIALOG_CSS = """
+Dialog { align: center middle; }
+Dialog > #dialog {
+    width: 90%; max-width: 110; height: auto; max-height: 95%;
+    border: thick $error 70%; background: $surface; padding: 0 1;
+}
+Dialog #dialog-title { text-style: bold; width: 100%; padding: 0 0 1 0; }
+Dialog #targets { height: auto; max-height: 10; border-left: wide $warning 50%; padding: 0 1; }
+Dialog .dialog-note { color: $text-muted; padding: 1 0 0 0; }
+Dialog .dialog-buttons { height: auto; align-horizontal: right; padding: 1 0 0 0; }
+Dialog .dialog-buttons Button { margin: 0 0 0 2; min-width: 12; }
+"""
+
+
+class Dialog(ModalScreen[R], Generic[R]):
+    """Base of the owner's dialogs: a title with the count, the targets one per line, then
+    whatever the subclass adds, then [Cancel] [confirm]. Opens on Cancel; Escape cancels.
+    """
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+    AUTO_FOCUS = "#cancel"
+
+    def __init__(self, title: str, targets: Sequence[str], *, confirm_label: str, note: str = "",
+                 confirm_variant: str = "error"):
+        super().__init__()
+        self.dialog_title = title
+        self.targets = list(targets)
+        self.confirm_label = confirm_label
+        self.note = note
+        self.confirm_variant = confirm_variant
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(literal(self.dialog_title), id="dialog-title")
+            with VerticalScroll(id="targets"):
+                for line in self.targets:
+                    yield Static(literal(line), classes="target")
+            yield from self.compose_body()
+            if self.note:
+                yield Static(literal(self.note, multiline=True), classes="dialog-note")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="cancel", variant="primary")
+                yield Button(self.confirm_label, id="confirm", variant=self.confirm_variant)  # type: ignore[arg-type]
+
+    def compose_body(self) -> ComposeResult:
+        """What a subclass shows between the targets and the buttons."""
+        return iter(())
+
+    def result(self) -> R:
+        """What confirming returns."""
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)  # type: ignore[arg-type]
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_cancel()
+
+    @on(Button.Pressed, "#confirm")
+    def _confirm(self, event: Button.Pressed) -> None:
+        event.stop()
+        if not event.button.disabled:
+            self.dismiss(self.result())
+
+
+class ConfirmScreen(Dialog[bool]):
+    """Yes or no on a named, counted set of targets: `Stop 3 pods` and the three pods."""
+
+    def result(self) -> bool:
+        return True
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
