@@ -1,0 +1,51 @@
+"""`sagan-tui sim`: serve the simulator on 127.0.0.1 until interrupted, printing how to reach it."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from typing import Any
+
+DEFAULT_SCENARIO = "reaping-wave"
+
+
+def run(args: argparse.Namespace) -> int:
+    from sagan_tui.sim import FixtureError, SimServer
+
+    fixture = getattr(args, "fixture", None)
+    scenario = None if fixture else (getattr(args, "sim_scenario", None) or DEFAULT_SCENARIO)
+    try:
+        sim = SimServer(scenario=scenario, fixture=fixture, port=getattr(args, "port", 0) or 0,
+                        speed=getattr(args, "sim_speed", 1.0) or 1.0, latency=getattr(args, "latency", 0.0) or 0.0)
+    except (FixtureError, ValueError) as exc:
+        print(f"sagan-tui sim: {exc}", file=sys.stderr)
+        return 2
+    try:
+        sim.start()
+    except (OSError, RuntimeError) as exc:
+        print(f"sagan-tui sim: cannot serve: {exc}", file=sys.stderr)
+        return 1
+
+    done = threading.Event()
+
+    def _stop(_signum: int, _frame: Any) -> None:
+        done.set()
+
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        source = f"fixture {fixture}" if fixture else f"scenario {scenario}"
+        print(f"sagan-tui simulator: {source} at {sim.base_url} (speed {sim.clock.speed:g}x); Ctrl-C stops it.")
+        print("# demo credentials of the simulator, for the panel's environment:")
+        for name, value in sim.env().items():
+            print(f"{name}={value}")
+        sys.stdout.flush()
+        while not done.wait(0.5):
+            pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sim.stop()
+    print("sagan-tui simulator: stopped.", flush=True)
+    return 0

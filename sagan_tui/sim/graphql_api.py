@@ -1,0 +1,182 @@
+"""RunPod's GraphQL, the subset the SDK and the panel use: schema, resolvers, and the endpoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphql import GraphQLError, build_schema, execute_sync, parse, validate
+from starlette.responses import JSONResponse, Response
+
+from . import actions
+from .catalog import GPU_TYPES
+from .state import SimState
+
+SDL = """
+enum PodStatus { CREATED RUNNING RESTARTING EXITED PAUSED DEAD TERMINATED }
+enum CloudTypeEnum { ALL SECURE COMMUNITY }
+scalar Void
+
+type PodRuntimePorts { ip: String isIpPublic: Boolean privatePort: Int publicPort: Int type: String }
+type PodRuntimeGpus { id: String gpuUtilPercent: Int memoryUtilPercent: Int }
+type PodRuntime { uptimeInSeconds: Int ports: [PodRuntimePorts] gpus: [PodRuntimeGpus] }
+type Machine { gpuDisplayName: String dataCenterId: String podHostId: String location: String }
+
+type Pod {
+  id: String!
+  name: String
+  desiredStatus: PodStatus
+  lastStatusChange: String
+  uptimeSeconds: Int
+  costPerHr: Float
+  adjustedCostPerHr: Float
+  gpuCount: Int
+  podType: String
+  imageName: String
+  machineId: String
+  containerDiskInGb: Int
+  dockerArgs: String
+  dockerId: String
+  env: [String]
+  memoryInGb: Float
+  port: Int
+  ports: String
+  vcpuCount: Float
+  volumeInGb: Float
+  volumeMountPath: String
+  machine: Machine
+  runtime: PodRuntime
+}
+
+type NetworkVolume { id: String name: String size: Int dataCenterId: String }
+
+type User {
+  id: String
+  pubKey: String
+  pods: [Pod]
+  clientBalance: Float
+  currentSpendPerHr: Float
+  spendLimit: Float
+  underBalance: Boolean
+  networkVolumes: [NetworkVolume]
+}
+
+type LowestPrice { minimumBidPrice: Float uninterruptablePrice: Float }
+input GpuLowestPriceInput { gpuCount: Int }
+type GpuType {
+  id: String displayName: String manufacturer: String memoryInGb: Int cudaCores: Int maxGpuCount: Int
+  secureCloud: Boolean communityCloud: Boolean securePrice: Float communityPrice: Float
+  oneMonthPrice: Float threeMonthPrice: Float oneWeekPrice: Float
+  communitySpotPrice: Float secureSpotPrice: Float
+  lowestPrice(input: GpuLowestPriceInput): LowestPrice
+}
+input GpuTypeFilter { id: String }
+
+input PodFilter { podId: String! }
+input PodStopInput { podId: String! incrementVersion: Boolean }
+input PodResumeInput { podId: String! gpuCount: Int! }
+input PodTerminateInput { podId: String! }
+input EnvironmentVariableInput { key: String! value: String! }
+input PodFindAndDeployOnDemandInput {
+  name: String imageName: String cloudType: CloudTypeEnum startSsh: Boolean gpuTypeId: String
+  supportPublicIp: Boolean gpuCount: Int volumeInGb: Int containerDiskInGb: Int minVcpuCount: Int
+  minMemoryInGb: Int allowedCudaVersions: [String] dataCenterId: String countryCode: String
+  dockerArgs: String ports: String volumeMountPath: String env: [EnvironmentVariableInput]
+  templateId: String networkVolumeId: String minDownload: Int minUpload: Int
+}
+
+type Query {
+  myself: User
+  pod(input: PodFilter!): Pod
+  gpuTypes(input: GpuTypeFilter): [GpuType]
+}
+
+type Mutation {
+  podStop(input: PodStopInput!): Pod
+  podResume(input: PodResumeInput!): Pod
+  podTerminate(input: PodTerminateInput!): Void
+  podFindAndDeployOnDemand(input: PodFindAndDeployOnDemandInput): Pod
+}
+"""
+
+SCHEMA = build_schema(SDL)
+
+
+class Root:
+    """Root value of one request: the account the key picked, at one scenario time."""
+
+    def __init__(self, state: SimState, account: str, t: float) -> None:
+        self.state, self.account, self.t = state, account, t
+
+    def _view(self, pod: Any) -> dict[str, Any] | None:
+        return pod.runpod_view(self.t, self.state.clock)
+
+    def _run(self, action: Any, *args: Any) -> Any:
+        try:
+            return action(self.state, self.account, *args, self.t)
+        except actions.ActionError as exc:
+            raise GraphQLError(exc.message) from None
+
+    # queries
+    def myself(self, _info: Any) -> dict[str, Any]:
+        acc = self.state.accounts[self.account]
+        pods = self.state.account_pods(self.account, self.t)
+        spend = round(sum(p.cost_now(self.t) for p in pods), 4)
+        return {
+            "id": f"user-{self.account}", "pubKey": "", "networkVolumes": [],
+            "pods": [self._view(p) for p in pods], "clientBalance": acc.balance, "currentSpendPerHr": spend,
+            "spendLimit": acc.spend_limit, "underBalance": acc.balance <= 0,
+        }
+
+    def pod(self, _info: Any, input: dict[str, Any]) -> dict[str, Any] | None:  # noqa: A002 - GraphQL's name
+        pod = self.state.pods.get(input["podId"])
+        if pod is None or pod.spec.account != self.account:
+            return None
+        return self._view(pod)
+
+    def gpuTypes(self, _info: Any, input: dict[str, Any] | None = None) -> list[dict[str, Any]]:  # noqa: N802
+        wanted = (input or {}).get("id")
+        return [{
+            "id": name, "displayName": name, "manufacturer": "Nvidia", "memoryInGb": vram, "cudaCores": 0,
+            "maxGpuCount": 8, "secureCloud": True, "communityCloud": True, "securePrice": price,
+            "communityPrice": round(price * 0.8, 2), "oneMonthPrice": None, "threeMonthPrice": None,
+            "oneWeekPrice": None, "communitySpotPrice": None, "secureSpotPrice": None,
+            "lowestPrice": {"minimumBidPrice": round(price * 0.6, 2), "uninterruptablePrice": price},
+        } for name, (vram, price) in GPU_TYPES.items() if wanted in (None, name)]
+
+    # mutations
+    def podStop(self, _info: Any, input: dict[str, Any]) -> dict[str, Any] | None:  # noqa: N802, A002
+        return self._view(self._run(actions.stop_pod, input["podId"]))
+
+    def podResume(self, _info: Any, input: dict[str, Any]) -> dict[str, Any] | None:  # noqa: N802, A002
+        return self._view(self._run(actions.resume_pod, input["podId"]))
+
+    def podTerminate(self, _info: Any, input: dict[str, Any]) -> None:  # noqa: N802, A002
+        self._run(actions.terminate_pod, input["podId"])
+
+    def podFindAndDeployOnDemand(self, _info: Any, input: dict[str, Any]) -> dict[str, Any] | None:  # noqa: N802, A002
+        return self._view(self._run(actions.deploy_pod, input or {}))
+
+
+def _errors(errors: list[GraphQLError]) -> list[dict[str, Any]]:
+    return [e.formatted for e in errors]
+
+
+def graphql_reply(state: SimState, account: str, body: Any, t: float) -> Response:
+    """Answer one GraphQL POST: 400 with `errors` when it does not parse or validate, else 200."""
+    if not isinstance(body, dict) or not isinstance(body.get("query"), str):
+        return JSONResponse({"errors": [{"message": "POST body must be JSON with a string 'query'."}]}, 400)
+    try:
+        document = parse(body["query"])
+    except GraphQLError as exc:
+        return JSONResponse({"errors": _errors([exc])}, 400)
+    problems = validate(SCHEMA, document)
+    if problems:
+        return JSONResponse({"errors": _errors(problems)}, 400)
+    variables = body.get("variables") if isinstance(body.get("variables"), dict) else None
+    with state.lock:
+        result = execute_sync(SCHEMA, document, root_value=Root(state, account, t), variable_values=variables,
+                         operation_name=body.get("operationName"))
+    reply: dict[str, Any] = {"data": result.data}
+    if result.errors:
+        reply["errors"] = _errors(result.errors)
+    return JSONResponse(reply, 200)

@@ -1,0 +1,212 @@
+"""One simulated pod: its RunPod timeline, Sagan's pod_lifecycle timeline, and both served views."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sagan_tui.models import PodLifecycle
+
+from .clock import SimClock
+from .fixture import PodSpec
+from .ids import stable_hex, stable_int, stable_uuid
+from .timeline import Timeline
+
+SAGAN_POLL_S = 30  # how often Sagan's watcher checks its pods (scenario seconds)
+STOP_SETTLE_S = 3  # stop_requested -> stopped
+NOTICE_S = 2  # Sagan notices RUNNING this long after RunPod reports it
+STOPPED_NOTE = "RunPod pod stopped; volume preserved."
+
+
+def detect_delay(pod_id: str) -> int:
+    """Seconds until Sagan's own poll notices a pod gone: 20-40, fixed per pod."""
+    return stable_int(20, 40, "detect", pod_id)
+
+
+def not_found_error(pod_id: str, account: str) -> str:
+    return f"Pod {pod_id} not found in account={account}"
+
+
+def runpod_date(clock: SimClock, t: float) -> str:
+    """RunPod's way of writing a time inside lastStatusChange."""
+    return clock.at(t).strftime("%a %b %d %Y %H:%M:%S GMT+0000 (Coordinated Universal Time)")
+
+
+@dataclass(eq=False)
+class Intent:
+    """An event a pod's timeline implies, for the state to record against its experiment."""
+
+    at: float
+    event_type: str
+    note: str
+    actor_kind: str = "system"
+    to_status: str | None = None  # for state_changed: applied only to a running experiment
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass(eq=False)
+class SimPod:
+    spec: PodSpec
+    experiment_id: str | None = None
+    runpod: Timeline = field(default_factory=Timeline)
+    sagan: Timeline = field(default_factory=Timeline)
+
+    def __post_init__(self) -> None:
+        s = self.spec
+        self.row_id = stable_uuid("pod_lifecycle", s.id)
+        self.agent_run_id = s.agent_run_id or stable_uuid("agent_run", s.id)
+        self.run_id = s.run_id or stable_uuid("run", s.id)
+
+    # --- building the timelines -------------------------------------------------------
+
+    @classmethod
+    def build(cls, spec: PodSpec, experiment_id: str | None = None) -> tuple["SimPod", list[Intent]]:
+        """The pod with the timeline its spec describes, and the events that timeline implies."""
+        pod = cls(spec, experiment_id)
+        intents: list[Intent] = []
+        s = spec
+        pod.runpod.add(s.created_at, status="CREATED", reason=("Created by User", s.created_at))
+        pod.sagan.add(s.created_at, status="deploying", desired_status="RUNNING")
+        intents.append(Intent(s.created_at, "state_changed", "RunPod pod dispatched; waiting for runtime.",
+                              to_status="queued"))
+        intents.append(Intent(s.created_at + 1, "note", f"Pod-provisioner committed 1 pod ({s.id}) "
+                              f"in account={s.account}", actor_kind="agent", metadata=pod._meta()))
+        if s.running_at is not None:
+            intents += pod.run_from(s.running_at)
+        if s.lost_at is not None:
+            intents += pod.lose(s.lost_at)
+        if s.exited_at is not None:
+            intents += pod.exit(s.exited_at, s.exit_reason)
+        if s.stopped_at is not None:
+            intents += pod.stop(s.stopped_at, actor_kind="system")
+        return pod, intents
+
+    def _meta(self, **extra: Any) -> dict[str, Any]:
+        return {"podId": self.spec.id, "account": self.spec.account, **extra}
+
+    def run_from(self, t: float, note: str = "RunPod pod is running.") -> list[Intent]:
+        self.runpod.add(t, status="RUNNING", reason=("Rented by User", t), since=t)
+        self.sagan.add(t + NOTICE_S, status="running", desired_status="RUNNING", started=t, stopped=None,
+                       last_error=None)
+        return [Intent(t + NOTICE_S, "state_changed", note, to_status="running")]
+
+    def lose(self, t: float) -> list[Intent]:
+        """Vanishes from its account at t; Sagan's poll notices 20-40 s later."""
+        self.runpod.add(t, gone=True)
+        seen = t + detect_delay(self.spec.id)
+        error = not_found_error(self.spec.id, self.spec.account)
+        self.sagan.add(seen, status="terminated", desired_status="TERMINATED", last_error=error, terminated=seen)
+        return [Intent(seen, "runpod_status", error, actor_kind="agent",
+                       metadata=self._meta(status="terminated", error=error))]
+
+    def exit(self, t: float, reason: str | None) -> list[Intent]:
+        """Stays listed as EXITED with a RunPod-side reason (reaped without vanishing)."""
+        self.runpod.add(t, status="EXITED", reason=reason or ("Exited by Runpod", t), since=None)
+        seen = t + detect_delay(self.spec.id)
+        self.sagan.add(seen, status="stopped", desired_status="EXITED", stopped=seen,
+                       last_error=f"Pod exited: {reason or 'Exited by Runpod'}")
+        return [Intent(seen, "runpod_status", f"Pod {self.spec.id} exited on RunPod's side", actor_kind="agent",
+                       metadata=self._meta(status="exited", reason=reason))]
+
+    def stop(self, t: float, actor_kind: str = "owner") -> list[Intent]:
+        """An ordinary stop: EXITED "by user", Sagan's row stop_requested then stopped."""
+        self.runpod.add(t, status="EXITED", reason="Exited by user", since=None)
+        self.sagan.add(t, status="stop_requested", desired_status="EXITED")
+        done = t + STOP_SETTLE_S
+        self.sagan.add(done, status="stopped", stopped=done)
+        return [
+            Intent(t, "runpod_stop_requested", f"Stop requested for pod {self.spec.id}", actor_kind=actor_kind,
+                   metadata=self._meta()),
+            Intent(done, "runpod_stopped", f"Pod {self.spec.id} stopped", actor_kind="agent", metadata=self._meta()),
+            Intent(done, "state_changed", STOPPED_NOTE, to_status="blocked"),
+        ]
+
+    def terminate(self, t: float) -> list[Intent]:
+        self.runpod.add(t, gone=True)
+        self.sagan.add(t, status="terminated", desired_status="TERMINATED", terminated=t)
+        return [Intent(t, "runpod_status", f"Pod {self.spec.id} terminated by owner", actor_kind="owner",
+                       metadata=self._meta(status="terminated"))]
+
+    # --- what is served ---------------------------------------------------------------
+
+    def runpod_state(self, t: float) -> dict[str, Any] | None:
+        """The RunPod-side state at t, or None while not yet created or once gone."""
+        if t < self.spec.created_at:
+            return None
+        st = self.runpod.state(t)
+        return None if st.get("gone") else st
+
+    def runpod_view(self, t: float, clock: SimClock) -> dict[str, Any] | None:
+        """The pod as RunPod's GraphQL `Pod` type serves it (camelCase, nested)."""
+        st = self.runpod_state(t)
+        if st is None:
+            return None
+        s = self.spec
+        reason = st.get("reason")
+        if isinstance(reason, tuple):
+            reason = f"{reason[0]}: {runpod_date(clock, reason[1])}"
+        since = st.get("since")
+        running = st["status"] == "RUNNING" and since is not None
+        host = stable_hex(8, "host", s.id)
+        return {
+            "id": s.id, "name": s.name or s.id, "desiredStatus": st["status"], "lastStatusChange": reason,
+            "uptimeSeconds": 0,  # RunPod's top-level uptime is unreliable; the runtime one is not
+            "costPerHr": s.cost_per_hr, "adjustedCostPerHr": s.adjusted_cost_per_hr or s.cost_per_hr,
+            "gpuCount": s.gpu_count, "podType": s.pod_type, "imageName": s.image_name,
+            "machineId": stable_hex(12, "machine", s.id), "containerDiskInGb": s.container_disk_in_gb,
+            "dockerArgs": s.docker_args, "dockerId": None, "env": [f"{k}={v}" for k, v in s.env.items()],
+            "memoryInGb": s.memory_in_gb, "port": None, "ports": "22/tcp,8888/http", "vcpuCount": s.vcpu_count,
+            "volumeInGb": s.volume_in_gb, "volumeMountPath": "/workspace",
+            "machine": {"gpuDisplayName": s.gpu, "dataCenterId": s.datacenter, "podHostId": f"{s.id}-{host}",
+                        "location": s.datacenter.split("-")[0]},
+            "runtime": self._runtime(t, since, clock) if running else None,
+        }
+
+    def _runtime(self, t: float, since: float, clock: SimClock) -> dict[str, Any]:
+        s = self.spec
+        tick = int(t // 10)
+        return {
+            "uptimeInSeconds": int(clock.wall_seconds(since, t)),
+            "ports": [
+                {"ip": f"10.{stable_int(0, 255, 'ip', s.id)}.0.{stable_int(2, 250, 'ip2', s.id)}", "isIpPublic": False,
+                 "privatePort": 22, "publicPort": stable_int(10000, 40000, "port", s.id), "type": "tcp"},
+                {"ip": "100.65.0.1", "isIpPublic": True, "privatePort": 8888,
+                 "publicPort": stable_int(40001, 60000, "port", s.id), "type": "http"},
+            ],
+            "gpus": [{"id": f"GPU-{stable_hex(8, 'gpu', s.id, i)}",
+                      "gpuUtilPercent": stable_int(55, 99, "util", s.id, i, tick),
+                      "memoryUtilPercent": stable_int(40, 95, "mem", s.id, i, tick)} for i in range(s.gpu_count)],
+        }
+
+    def cost_now(self, t: float) -> float:
+        st = self.runpod_state(t)
+        return self.spec.cost_per_hr if st and st["status"] == "RUNNING" else 0.0
+
+    def sagan_row(self, t: float, clock: SimClock, experiment_number: int | None) -> dict[str, Any] | None:
+        """Sagan's pod_lifecycle row at t (snake_case), with experiment_number for the panel."""
+        s = self.spec
+        if not s.tracked or t < s.created_at:
+            return None
+        st = self.sagan.state(t)
+        started, stopped, terminated = st.get("started"), st.get("stopped"), st.get("terminated")
+        status = st["status"]
+        live = status in ("deploying", "running", "stop_requested")
+        checked = max(s.created_at, (t // SAGAN_POLL_S) * SAGAN_POLL_S) if live else self.sagan.last_change(t)
+
+        def at(v: float | None):
+            return None if v is None else clock.at(v)
+
+        return PodLifecycle(
+            id=self.row_id, runpod_pod_id=s.id, account=s.account, agent_run_id=self.agent_run_id,
+            experiment_id=self.experiment_id, experiment_number=experiment_number, run_id=self.run_id,
+            name=s.name or s.id, gpu_type_id=s.gpu, gpu_count=s.gpu_count, status=status,
+            desired_status=st.get("desired_status"), last_error=st.get("last_error"),
+            last_checked_at=at(checked), stopped_at=at(stopped), terminated_at=at(terminated),
+            cost_per_hr=s.cost_per_hr, adjusted_cost_per_hr=s.adjusted_cost_per_hr or s.cost_per_hr,
+            uptime_seconds=int(clock.wall_seconds(started, t)) if status == "running" and started is not None else None,
+            last_started_at=at(started), metadata={"datacenter": s.datacenter, "podType": s.pod_type},
+            created_at=at(s.created_at), updated_at=at(self.sagan.last_change(t)),
+        ).dump()
+
+    def sagan_updated(self, t: float) -> float | None:
+        return self.sagan.last_change(t) if self.spec.tracked and t >= self.spec.created_at else None
