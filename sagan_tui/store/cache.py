@@ -388,8 +388,13 @@ class Cache:
         return [Action.model_validate({**r, "at": parse_ts(r["at"])}) for r in rows]
 
     def owner_stops(self) -> set[str]:
-        """Pod ids the owner asked to stop or terminate from this panel (never losses)."""
-        rows = self._rows("select target from actions where action in ('stop', 'terminate') and result != 'error'")
+        """Pod ids the owner asked to stop or terminate from this panel (never losses).
+
+        A stop that failed or was refused (read-only, or its target had already vanished) was
+        never sent to RunPod: its pod's disappearance is still a loss.
+        """
+        rows = self._rows("select target from actions where action in ('stop', 'terminate')"
+                          " and result not in ('error', 'refused')")
         return {r["target"] for r in rows}
 
     # --- retention -------------------------------------------------------------------

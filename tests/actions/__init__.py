@@ -1,0 +1,1 @@
+"""Owner actions: core against the simulator, screens under Pilot, snapshots."""

@@ -1,0 +1,185 @@
+"""Owner-action rigs: a simulator on loopback, a real cache and poller, the ActionRunner and a small PanelHost app."""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Footer, Static
+
+from sagan_tui.actions.runner import ActionRunner
+from sagan_tui.config import Settings, load_settings
+from sagan_tui.store.cache import Cache, CachedPod
+from sagan_tui.sync.poller import Poller
+from sagan_tui.ui.actions_mixin import ActionsMixin
+
+BODY = """# Plan for #503: sparse probes
+
+## Goal
+
+Decide whether the probe direction is real. This [b]bold[/b] and [@click=app.quit]x[/] stay literal.\x1b[31m
+
+## Owner inputs
+
+**budget cap**
+
+[TEXTBOX:budget-cap-usd]
+
+**notes**
+
+[TEXTBOX:owner-notes]
+
+| arm | seed | metric |
+|---|---|---|
+| fact | 42 | accuracy@1 |
+| control | 137 | accuracy@5 |
+"""
+
+
+def actions_fixture(sagan_failures: list[dict] | None = None) -> dict[str, Any]:
+    """Small, deterministic world: one experiment per action, pods in both accounts."""
+    return copy.deepcopy({
+        "name": "actions",
+        "sagan": {"token": "sagan-actions-token", "failures": sagan_failures or []},
+        "accounts": {"team": {"api_key": "rk-team-actions", "balance": 400.0},
+                     "personal": {"api_key": "rk-personal-actions", "balance": 35.0}},
+        "experiments": [
+            {"number": 500, "title": "Approved, waiting for a pod", "status": "approved", "runpodAccount": "team",
+             "podSpec": {"gpuType": "A100", "gpuCount": 1, "name": "exp500-run"}},
+            {"number": 501, "title": "Clean result to promote", "status": "awaiting_promotion",
+             "runpodAccount": "team", "hasCleanResult": True},
+            {"number": 502, "title": "Running on team [b]not bold[/b]", "status": "running", "runpodAccount": "team"},
+            {"number": 503, "title": "Plan waiting for the owner", "status": "plan_pending",
+             "runpodAccount": "personal"},
+            {"number": 504, "title": "Running on personal", "status": "running", "runpodAccount": "personal"},
+        ],
+        "approvalRequests": [{"id": "req-503", "experiment": 503, "kind": "experiment_plan",
+                              "title": "Plan: sparse probes [b]literal[/b]", "bodyMd": BODY, "status": "pending",
+                              "approvedState": "approved", "at": -60}],
+        "pods": [
+            {"id": "teampod502aaaa", "account": "team", "experiment": 502, "name": "exp502-run",
+             "created_at": -600, "running_at": -560},
+            {"id": "teampod502cccc", "account": "team", "experiment": 502, "name": "exp502-eval",
+             "created_at": -500, "running_at": -460},
+            {"id": "perspod504bbbb", "account": "personal", "experiment": 504, "name": "exp504-run",
+             "created_at": -600, "running_at": -560, "datacenter": "EU-RO-1"},
+        ],
+    })
+
+
+def sim_settings(sim, tmp: Path, **flags: Any) -> Settings:
+    env = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp / "no-config.toml")}
+    flags.setdefault("poll_interval", 60.0)
+    settings, _ = load_settings(env, sagan_tui_cache=str(tmp / "cache.sqlite"), bell=False, **flags)
+    return settings
+
+
+@dataclass
+class Rig:
+    sim: Any
+    settings: Settings
+    cache: Cache
+    poller: Poller
+    runner: ActionRunner
+    mark: int = 0  # index into sim.requests: what the test has already looked at
+
+    def sent(self, api: str | None = None, method: str = "POST") -> list[Any]:
+        """Requests received since the last `since_now()` (mutations by default)."""
+        return [r for r in self.sim.requests[self.mark:] if r.method == method and (api is None or r.api == api)]
+
+    def since_now(self) -> None:
+        self.mark = len(self.sim.requests)
+
+    def graphql(self, word: str) -> list[Any]:
+        """GraphQL requests since the mark whose query text holds `word` (podStop, pod(...))."""
+        return [r for r in self.sim.requests[self.mark:]
+                if r.api == "graphql" and isinstance(r.body, dict) and word in str(r.body.get("query", ""))]
+
+    async def poll(self) -> Any:
+        return await self.poller.poll_once(force=True)
+
+
+@pytest.fixture
+async def rig(sim_factory, tmp_path) -> Callable[..., Any]:
+    """`await rig(scenario=... | fixture=..., at=t, **settings_flags)` -> a Rig polled once at scenario time t."""
+    made: list[Rig] = []
+
+    async def make(*, scenario: str | None = None, fixture: dict | None = None, at: float | None = None,
+                   latency: float = 0.0, **flags: Any) -> Rig:
+        sim = sim_factory(scenario=scenario, fixture=fixture if scenario is None else None, latency=latency)
+        if at is not None:
+            sim.clock.jump_to(at)
+        settings = sim_settings(sim, tmp_path / f"rig{len(made)}", **flags)
+        cache = Cache(settings.cache_path)
+        poller = Poller(settings, cache)
+        r = Rig(sim, settings, cache, poller, ActionRunner.for_poller(settings, cache, poller))
+        made.append(r)
+        await poller.poll_once()
+        r.since_now()
+        return r
+
+    yield make
+    for r in made:
+        await r.poller.aclose()
+        r.cache.close()
+
+
+class HostApp(ActionsMixin, App):
+    """A minimal PanelHost over a real cache and poller: the selection and marks are set by the test."""
+
+    BINDINGS = ActionsMixin.ACTION_BINDINGS
+
+    def __init__(self, settings: Settings, cache: Cache, poller: Poller):
+        super().__init__()
+        self.settings, self.cache, self.poller = settings, cache, poller
+        self.selected: int | None = None
+        self.pod_id: str | None = None
+        self.exp_marks: list[int] = []
+        self.pod_marks: list[str] = []
+        self.refreshes = 0
+        self.notes: list[tuple[str, str]] = []  # (severity, message) of every notification
+
+    def compose(self) -> ComposeResult:
+        yield Static("host", id="host")
+        yield Footer()
+
+    def notify(self, message: str, *, title: str = "", severity: str = "information", timeout=None,
+               markup: bool = True) -> None:
+        assert markup is False, f"notification with markup: {message!r}"
+        self.notes.append((severity, message))
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def selected_experiment(self):
+        return self.cache.experiment(self.selected) if self.selected is not None else None
+
+    def selected_pod(self) -> CachedPod | None:
+        return next((p for p in self.cache.pods() if p.pod_id == self.pod_id), None)
+
+    def marked_experiments(self) -> list[int]:
+        return list(self.exp_marks)
+
+    def marked_pods(self) -> list[str]:
+        return list(self.pod_marks)
+
+    def clear_marks(self) -> None:
+        self.exp_marks.clear()
+        self.pod_marks.clear()
+
+    def current_losses(self):
+        return self.cache.losses(include_dismissed=False)
+
+    def request_refresh(self) -> None:
+        self.refreshes += 1
+
+
+async def wait_for(pilot, cond: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
