@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable
 
 from sagan_tui.config import Settings
 from sagan_tui.models import Experiment, HealthState, Loss, utcnow
@@ -26,6 +26,7 @@ from sagan_tui.ui.render import hhmm
 from sagan_tui.ui.safe_text import one_line
 from sagan_tui.ui.screens.detail import DetailScreen
 from sagan_tui.ui.screens.help import HelpScreen, help_text
+from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 from sagan_tui.ui.widgets.loss_area import LossArea
 from sagan_tui.ui.widgets.panes import ApprovalsTable, ExperimentsTable, PodsTable, TimelineTable
@@ -89,7 +90,7 @@ class SaganApp(ActionsMixin, App):
             yield TimelineTable(id="timeline")
             yield LossArea(id="loss-area")
             yield ApprovalsTable(id="approvals")
-        yield Footer()
+        yield KeyBar()
 
     @property
     def experiments_table(self) -> ExperimentsTable:

@@ -105,7 +105,7 @@ def money(v: float | None, per_hour: bool = False) -> str:
 # --- experiments -------------------------------------------------------------------------
 
 EXPERIMENT_COLUMNS = (
-    Column("number", "#", 6), Column("status", "status", 23), Column("turn", "whose turn", 20),
+    Column("number", "#", 6), Column("status", "status", 23), Column("turn", "whose turn", 21),
     Column("pods", "pods", 4), Column("age", "age", 5), Column("title", "title", 60),
 )
 # The turn column is narrow: the owner's actions in a few words (the detail view has Sagan's text).
@@ -273,7 +273,7 @@ def loss_event_row(loss: Loss, now: datetime) -> Row:
 
 # --- approvals ---------------------------------------------------------------------------
 
-APPROVAL_COLUMNS = (Column("exp", "exp", 5), Column("kind", "kind", 16), Column("title", "title", 48),
+APPROVAL_COLUMNS = (Column("exp", "exp", 5), Column("kind", "kind", 16), Column("title", "title", 36),
                     Column("fields", "fields", 6))
 
 

@@ -10,12 +10,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Markdown, Static
 
 from sagan_tui.models import Experiment
 from sagan_tui.ui import render
 from sagan_tui.ui.messages import ExperimentViewed
 from sagan_tui.ui.safe_text import clean, literal, one_line
+from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 from sagan_tui.ui.widgets.panes import TimelineTable
 
@@ -85,7 +86,7 @@ class DetailScreen(Screen[None]):
             with Vertical(id="detail-right"):
                 yield KeyedTable(render.POD_COLUMNS, title="Pods", id="detail-pods")
                 yield TimelineTable(id="detail-timeline")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#detail-plan-raw").display = False

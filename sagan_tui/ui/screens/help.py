@@ -6,8 +6,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import Screen
 from textual.widgets import Static
+
+from sagan_tui.ui.widgets.key_bar import KeyBar
 
 from sagan_tui.ui.palette import Entry
 
@@ -36,7 +38,9 @@ def help_text(items: list[Entry], key_display, read_only: bool) -> Text:
     return text
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Screen[None]):
+    """A full screen, not a modal: blending a modal over the panes costs seconds at 200x50."""
+
     BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="help.close")]
 
     def __init__(self, text: Text) -> None:
@@ -48,6 +52,7 @@ class HelpScreen(ModalScreen[None]):
             box.border_title = "Keys"
             box.border_subtitle = "esc / ? closes"
             yield Static(self.text)
+        yield KeyBar()
 
     def action_close(self) -> None:
         self.dismiss(None)

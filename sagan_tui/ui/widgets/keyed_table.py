@@ -254,6 +254,8 @@ class KeyedTable(DataTable):
         self._retitle()
 
     def action_filter(self) -> None:
-        from sagan_tui.ui.screens.filter import FilterScreen
+        from sagan_tui.ui.widgets.filter_bar import FilterBar
 
-        self.app.push_screen(FilterScreen(self))
+        for old in self.screen.query(FilterBar):
+            old.remove()
+        self.screen.mount(FilterBar(self))

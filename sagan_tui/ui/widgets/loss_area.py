@@ -1,41 +1,38 @@
-"""The loss area: the heatmap and the wave panel (others' widgets), fed from the panel's model."""
+"""The loss area: the heatmap and the wave panel side by side, fed from the panel's model after each poll."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Static
+from textual.containers import Horizontal, VerticalScroll
 
-from sagan_tui.ui.render import hhmm
+from sagan_tui.ui.widgets.heatmap import LossHeatmap
+from sagan_tui.ui.widgets.wave_panel import WavePanel
 
 if TYPE_CHECKING:
     from sagan_tui.ui.model import PanelModel
 
 
-def summary(model: "PanelModel") -> Text:
-    """What the placeholder says until the heatmap widgets are mounted: losses and waves, in words."""
-    text = Text(end="")
-    n = len(model.losses)
-    text.append(f"{n} undismissed loss{'es' if n != 1 else ''}", "bold red" if n else "dim")
-    for w in model.waves[-3:]:
-        text.append(f"\nwave {hhmm(w.start)}-{hhmm(w.end)} UTC: {len(w.losses)} pods, ", "red")
-        text.append(", ".join(w.accounts))
-        for f in w.diagnosis[:3]:
-            text.append(f"\n  · {f.statement}", "dim")
-    return text
-
-
-class LossArea(Vertical):
-    """Placeholder for LossHeatmap + WavePanel (ui/widgets/heatmap.py, wave_panel.py)."""
+class LossArea(Horizontal):
+    """Holds LossHeatmap (focusable: d rows-by, w window, arrows, enter) and WavePanel."""
 
     def compose(self) -> ComposeResult:
-        yield Static("[heatmap and wave panel: widgets not available yet]", id="loss-placeholder", markup=False)
+        with VerticalScroll(id="heatmap-box"):
+            yield LossHeatmap(id="heatmap")
+        with VerticalScroll(id="wave-box"):
+            yield WavePanel(id="waves")
 
     def on_mount(self) -> None:
         self.border_title = "Losses"
+        for box in self.query(VerticalScroll):
+            box.can_focus = False  # the heatmap takes the focus, not its scroller
 
     def show(self, model: "PanelModel") -> None:
-        self.query_one("#loss-placeholder", Static).update(summary(model))
+        now, guard = model.clock(), model.settings.guard_minutes
+        self.query_one(LossHeatmap).set_losses(model.losses, model.waves, now, guard_minutes=guard)
+        last = max(model.losses, key=lambda x: x.lost_at, default=None)
+        self.query_one(WavePanel).set_waves(model.waves, now, guard, last)
+        n = len(model.losses)
+        self.border_title = f"Losses · {n}" + (f" · {len(model.waves)} wave{'s' if len(model.waves) != 1 else ''}"
+                                                if model.waves else "")

@@ -1,0 +1,51 @@
+"""The `/` prompt, docked under the panes: filters the table it was opened on; a bad regex is shown, the table untouched."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Input, Static
+
+from sagan_tui.ui.safe_text import literal
+
+if TYPE_CHECKING:
+    from sagan_tui.ui.widgets.keyed_table import KeyedTable
+
+HELP = "text: substring · re:PATTERN: regex · !…: inverse · empty: clear · esc: cancel"
+
+
+class FilterBar(Vertical):
+    """Not a screen: a modal over a big table costs a full re-blend of the screen on every key."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="filter.cancel")]
+
+    def __init__(self, table: "KeyedTable") -> None:
+        super().__init__(id="filter-bar")
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        yield Static(literal(f"filter {self.table.pane_title}: {HELP}", "dim"), id="filter-help")
+        yield Input(value=self.table.filter_text, placeholder="filter…", id="filter-input")
+        yield Static("", id="filter-error")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            self.table.set_filter(event.value)
+        except ValueError as exc:
+            self.query_one("#filter-error", Static).update(literal(str(exc), "bold red"))
+            return
+        self._close()
+
+    def action_cancel(self) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        self.table.focus()
+        self.remove()

@@ -1,0 +1,52 @@
+"""The key line at the bottom: the active bindings as one line of text, rebuilt only when they change."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.screen import Screen
+from textual.widgets import Static
+
+
+class KeyBar(Static):
+    """Textual's Footer mounts a widget per key and recomposes them on every focus change,
+    which costs a second at 200x50 under load; one Text line does the same job over SSH."""
+
+    DEFAULT_CSS = "KeyBar { dock: bottom; height: 1; background: $panel; color: $text-muted; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", **kwargs)
+        self._last: tuple = ()
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+        self.bindings_changed(self.screen)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def bindings_changed(self, screen: Screen) -> None:
+        if self.is_attached and screen is self.screen:
+            self.call_after_refresh(self._show)
+
+    def _show(self) -> None:
+        seen: set[str] = set()
+        items: list[tuple[str, str]] = []
+        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+            if not binding.show or not enabled or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            items.append((self.app.get_key_display(binding), binding.description))
+        items.append(("^p", "palette"))
+        key = tuple(items)
+        if key == self._last:
+            return
+        self._last = key
+        text = Text(" ", end="", no_wrap=True, overflow="ellipsis")
+        for k, what in items:
+            text.append(k, "bold")
+            text.append(f" {what}  ")
+        self.update(text)
+
+    @property
+    def plain(self) -> str:
+        return " ".join(f"{k} {w}" for k, w in self._last)
