@@ -40,22 +40,26 @@ async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, 
             out.append((None, f"runpod {name}", acc.disabled_reason or "disabled"))
             continue
         t = transports[name]
+        in_use_ok = False
         try:
             snap = await t.snapshot()
-            bal = "?" if snap.balance is None else f"${snap.balance:.2f}"
+            in_use_ok = True
+            bal = f"${snap.balance:.2f}" if snap.balance is not None else (
+                "n/a (REST v2 has no balance endpoint)" if t.name == "rest-v2" else "?")
             under = ", UNDER BALANCE" if snap.under_balance else ""
             out.append((True, f"runpod {name}", f"{t.name}: {len(snap.pods)} pods, balance {bal}{under}"))
         except SourceError as exc:
             out.append((False, f"runpod {name}", f"{t.name}: {exc.kind.value}: {exc.message}"))
         finally:
             await t.aclose()
-        other = await _other_transport(settings, name, acc.transport)
+        other = await _other_transport(settings, name, acc.transport, in_use_ok)
         if other:
             out.append(other)
     return [(ok, what, scrub(detail, secrets)) for ok, what, detail in out]
 
 
-async def _other_transport(settings, name: str, in_use: str) -> tuple[bool | None, str, str] | None:
+async def _other_transport(settings, name: str, in_use: str,
+                           in_use_ok: bool = True) -> tuple[bool | None, str, str] | None:
     """Whether the transport not in use would answer: the way out when one API is retired."""
     acc = settings.accounts[name]
     try:
@@ -70,11 +74,15 @@ async def _other_transport(settings, name: str, in_use: str) -> tuple[bool | Non
             label = "graphql"
     except ImportError:
         return None
+    what = f"runpod {name} ({label}, not in use)"
     try:
-        await t.snapshot()
-        return (None if in_use == "graphql" else True, f"runpod {name} ({label}, not in use)", "answers")
+        snap = await t.snapshot()
+        hint = "" if in_use_ok else (f"; switch to it: RUNPOD_TRANSPORT_{name.upper()}={label} or "
+                                     f'[accounts.{name}] transport = "{label}"')
+        return (True, what, f"answers ({len(snap.pods)} pods){hint}")
     except SourceError as exc:
-        return (None, f"runpod {name} ({label}, not in use)", f"{exc.kind.value}: {exc.message}")
+        # Not in use, so not a failure of the panel: a warning that the way out is closed too.
+        return (None, what, f"{exc.kind.value}: {exc.message}")
     finally:
         await t.aclose()
 

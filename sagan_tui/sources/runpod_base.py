@@ -21,6 +21,20 @@ class AccountSnapshot:
     under_balance: bool | None = None
 
 
+class KeyedTransport:
+    """What every transport holds: one account, its key, where to reach RunPod, and how long to wait."""
+
+    def __init__(self, account: str, api_key: str, *, base_url: str, timeout: float = 10.0):
+        if not api_key or not api_key.strip():
+            # Never fall back to another key: the runpod SDK would use its process-wide one,
+            # which may be the other account's.
+            raise ValueError(f"account {account!r} has no API key")
+        self.account = account
+        self._key = api_key.strip()
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+
+
 class RunPodTransport(Protocol):
     """What sync and actions need of one RunPod account, whatever API carries it."""
 

@@ -13,7 +13,7 @@ from sagan_tui.sources.errors import (
     ApiRetired, AuthError, BadReply, RequestRejected, SourceError, SourceTimeout, Unreachable,
     for_status, parse_retry_after, scrub,
 )
-from sagan_tui.sources.runpod_base import AccountSnapshot, check_pod_id as _check_id, float_or_none
+from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check_pod_id as _check_id, float_or_none
 
 # The SDK's default pod query lacks what triage needs (data center, runtime uptime, adjusted
 # cost), and the balance lives on `myself`: one query reads both in one round trip.
@@ -100,19 +100,10 @@ def _load_sdk() -> Any:
     return _sdk
 
 
-class GraphQLTransport:
+class GraphQLTransport(KeyedTransport):
     """One RunPod account over GraphQL. Every call runs in a worker thread (the SDK blocks)."""
 
     name = "graphql"
-
-    def __init__(self, account: str, api_key: str, *, base_url: str, timeout: float = 10.0):
-        if not api_key or not api_key.strip():
-            # The SDK would fall back to the process-wide runpod.api_key: another account's.
-            raise ValueError(f"account {account!r} has no API key")
-        self.account = account
-        self._key = api_key.strip()
-        self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
 
     async def aclose(self) -> None:
         return None

@@ -41,7 +41,7 @@ from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, SourceTimeout, Unreachable, for_status,
     parse_retry_after, scrub,
 )
-from sagan_tui.sources.runpod_base import AccountSnapshot, check_pod_id as _check_id, float_or_none
+from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check_pod_id as _check_id, float_or_none
 
 PODS = "/v2/pods"
 POD = "/v2/pods/{id}"
@@ -90,6 +90,12 @@ def _int_or_none(v: str | None) -> int | None:
         return None
 
 
+def _spent(windows: dict[str, RateWindow]) -> float | None:
+    """Seconds until every exhausted window has reset, or None when none is exhausted."""
+    waits = [w.reset_s for w in windows.values() if w.remaining == 0 and w.reset_s]
+    return max(waits) if waits else None
+
+
 def map_status(status: Any) -> str:
     if not isinstance(status, str) or not status:
         # Mirrors GraphQL: a listed pod must never read as gone or stopped for lack of a field.
@@ -125,19 +131,14 @@ def flatten_rest_pod(raw: Any, account: str, gpu_names: dict[str, str] | None = 
     }
 
 
-class RestV2Transport:
+class RestV2Transport(KeyedTransport):
     """One RunPod account over REST v2. No retries here: the poller's per-source backoff owns that."""
 
     name = "rest-v2"
 
     def __init__(self, account: str, api_key: str, *, base_url: str, timeout: float = 10.0,
                  transport: httpx.AsyncBaseTransport | None = None):
-        if not api_key or not api_key.strip():
-            raise ValueError(f"account {account!r} has no API key")
-        self.account = account
-        self._key = api_key.strip()
-        self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
+        super().__init__(account, api_key, base_url=base_url, timeout=timeout)
         self._client = httpx.AsyncClient(
             base_url=self.base_url, timeout=httpx.Timeout(timeout), transport=transport,
             headers={"Authorization": f"Bearer {self._key}", "Accept": "application/json",
@@ -182,9 +183,8 @@ class RestV2Transport:
         windows = parse_rate_limit(resp.headers.get("ratelimit"))
         if windows:
             self.rate_limit = windows
-        spent = [w.reset_s for w in windows.values() if w.remaining == 0 and w.reset_s]
         retry = parse_retry_after(resp.headers.get("retry-after")) if resp.status_code == 429 else None
-        pause = max([*spent, retry or 0.0], default=0.0)
+        pause = max(_spent(windows) or 0.0, retry or 0.0)
         if pause > 0:
             self._blocked_until = max(self._blocked_until, time.monotonic() + pause)
 
@@ -196,7 +196,7 @@ class RestV2Transport:
         except ValueError:
             problem = None
         code = None
-        if isinstance(problem, dict):
+        if isinstance(problem, dict) and ("title" in problem or "detail" in problem):
             # An RFC 9457 problem is RunPod speaking; a bare 404 page is a wrong base URL.
             code = str(problem.get("title") or "problem")[:60]
             detail = problem.get("detail") or problem.get("title")
@@ -205,13 +205,14 @@ class RestV2Transport:
             errors = problem.get("errors")
             if isinstance(errors, list) and errors:
                 message += " (" + "; ".join(str(e)[:120] for e in errors[:3]) + ")"
+        elif isinstance(problem, dict) and isinstance(problem.get("message"), str):
+            message += f": {problem['message'][:300]}"
         message = scrub(message, [self._key])
         if status == 401:
             message = f"RunPod rejected the API key (401): {message}"
         retry_after = parse_retry_after(resp.headers.get("retry-after"))
         if status == 429 and retry_after is None:
-            spent = [w.reset_s for w in self.rate_limit.values() if w.remaining == 0 and w.reset_s]
-            retry_after = max(spent) if spent else None
+            retry_after = _spent(self.rate_limit)
         if status == 410:
             message = f"this RunPod API has been retired ({message})"
         return for_status(self.account, status, message, code=code, retry_after=retry_after)
@@ -223,7 +224,8 @@ class RestV2Transport:
         try:
             return resp.json()
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
-            raise BadReply(self.account, f"{method} {path}: reply is not valid JSON ({len(resp.content)} bytes)") from None
+            raise BadReply(self.account,
+                           f"{method} {path}: reply is not valid JSON ({len(resp.content)} bytes)") from None
 
     # --- reads -------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from sagan_tui.models import RunPodPod
+from sagan_tui.sim.rest_api import RateLimiter
 from sagan_tui.sources.errors import (
     ApiRetired, AuthError, BadReply, RateLimited, RequestRejected, ServerError, SourceTimeout, Unreachable,
 )
@@ -280,3 +281,89 @@ async def test_action_refused_for_status_is_a_rejection(canned, rest):
 def test_empty_key_is_refused():
     with pytest.raises(ValueError):
         RestV2Transport("team", "  ", base_url="http://127.0.0.1:1")
+
+
+# --- against the simulator's v2 routes ---------------------------------------------------
+SIM_FIXTURE = {
+    "accounts": {"team": {"api_key": "rk-team-x"}, "personal": {"api_key": "rk-personal-x"}},
+    "experiments": [{"number": 192, "title": "a", "status": "running", "runpodAccount": "team"}],
+    "pods": [
+        {"id": "v0c7bx292xqvg4", "account": "team", "experiment": 192, "created_at": 0, "running_at": 5,
+         "env": {"HF_TOKEN": "hf_simsecret"}},
+        {"id": "p3ndingpod0001", "account": "team", "created_at": 0, "running_at": 500},
+        {"id": "j0xvy1q82ryo8m", "account": "personal", "created_at": 0, "running_at": 5},
+    ],
+}
+
+
+@pytest.fixture
+async def sim_rest(sim_factory):
+    sim = sim_factory(fixture=SIM_FIXTURE)
+    sim.clock.jump_to(60)
+    t = RestV2Transport("team", "rk-team-x", base_url=sim.base_url, timeout=2.0)
+    yield sim, t
+    await t.aclose()
+
+
+async def test_sim_serves_v2_pods_with_rate_limit_headers(sim_rest):
+    sim, rest = sim_rest
+    snap = await rest.snapshot()
+    by_id = {p.id: p for p in snap.pods}
+    assert set(by_id) == {"v0c7bx292xqvg4", "p3ndingpod0001"}  # the key picks the account
+    assert by_id["v0c7bx292xqvg4"].running and 50 <= by_id["v0c7bx292xqvg4"].uptime_seconds <= 60
+    assert by_id["p3ndingpod0001"].desired_status == "CREATED" and not by_id["p3ndingpod0001"].has_runtime
+    first = rest.rate_remaining
+    await rest.snapshot()
+    assert first is not None and rest.rate_remaining == first - 1
+    assert "hf_simsecret" not in json.dumps([p.model_dump(mode="json") for p in snap.pods])
+
+
+async def test_sim_actions_round_trip_and_graphql_sees_them(sim_rest):
+    from sagan_tui.sources.runpod_graphql import GraphQLTransport
+
+    sim, rest = sim_rest
+    assert (await rest.stop("v0c7bx292xqvg4"))["data"]["podStop"]["desiredStatus"] == "EXITED"
+    gql = GraphQLTransport("team", "rk-team-x", base_url=sim.base_url, timeout=5.0)
+    assert (await gql.get_pod("v0c7bx292xqvg4")).desired_status == "EXITED"
+    with pytest.raises(RequestRejected) as err:  # v2 refuses a stop of an EXITED pod
+        await rest.stop("v0c7bx292xqvg4")
+    assert err.value.status == 409
+    assert (await rest.resume("v0c7bx292xqvg4"))["data"]["podResume"]["desiredStatus"] == "RUNNING"
+    assert await rest.terminate("v0c7bx292xqvg4") == {"data": {"podTerminate": None}}
+    assert await rest.get_pod("v0c7bx292xqvg4") is None and await gql.get_pod("v0c7bx292xqvg4") is None
+    posts = [r.body for r in sim.requests if r.api == "rest" and r.method == "POST"]
+    assert posts == [{"action": "stop"}, {"action": "stop"}, {"action": "start"}, {"action": "terminate"}]
+
+
+async def test_sim_another_accounts_pod_is_not_found(sim_rest):
+    _sim, rest = sim_rest
+    assert await rest.get_pod("j0xvy1q82ryo8m") is None
+    with pytest.raises(RequestRejected) as err:
+        await rest.stop("j0xvy1q82ryo8m")
+    assert err.value.status == 404
+
+
+async def test_sim_validates_action_bodies(sim_rest):
+    import httpx
+
+    sim, _ = sim_rest
+    headers = {"Authorization": "Bearer rk-team-x"}
+    async with httpx.AsyncClient(base_url=sim.base_url, headers=headers) as c:
+        for body in ({"action": "reset"}, {"action": "stop", "extra": 1}, {}):
+            r = await c.post("/v2/pods/v0c7bx292xqvg4/action", json=body)
+            assert r.status_code == 422 and r.headers["content-type"].startswith("application/problem+json")
+        r = await c.get("/v2/pods", headers={"Authorization": "Bearer nope"})
+        assert r.status_code == 401 and r.json()["status"] == 401
+
+
+def test_rate_limiter_counts_windows_and_refuses_past_the_quota():
+    limiter = RateLimiter((("minute", 3, 60), ("hour", 100, 3600)))
+    now = 3600 * 10 + 5.0  # 5 s into a minute and an hour
+    got = [limiter.take("team", now) for _ in range(4)]
+    assert [ok for ok, _ in got] == [True, True, True, False]
+    assert parse_rate_limit(got[0][1]["RateLimit"]) == {"minute": RateWindow("minute", 2, 55.0),
+                                                        "hour": RateWindow("hour", 99, 3595.0)}
+    assert parse_rate_limit(got[2][1]["RateLimit"])["minute"].remaining == 0
+    assert got[3][1]["Retry-After"] == "55" and "Retry-After" not in got[2][1]
+    assert limiter.take("personal", now)[0], "quotas are per account"
+    assert limiter.take("team", now + 60)[0], "a new minute window"
