@@ -9,7 +9,7 @@ from typing import Callable
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Vertical
+from textual.containers import Grid
 from textual.timer import Timer
 from textual.widgets import DataTable
 

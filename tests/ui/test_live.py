@@ -9,7 +9,7 @@ from sagan_tui.ui.messages import PollFinished
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
-from .conftest import SIZE, fill_cache, poll_now, polled, wait_for
+from .conftest import SIZE, fill_cache, poll_now, polled
 
 
 def cells(table, key: str) -> dict[str, str]:

@@ -1,0 +1,17 @@
+"""SVG snapshots of the main and incident layouts, over the frozen cache (fixed clock, no polling)."""
+
+from __future__ import annotations
+
+from .frozen import frozen_app
+
+
+def test_main_layout(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), terminal_size=(200, 50))
+
+
+def test_incident_layout(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), press=["I"], terminal_size=(200, 50))
+
+
+def test_main_layout_at_80x24_read_only(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path, read_only=True), terminal_size=(80, 24))
