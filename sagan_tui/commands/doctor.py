@@ -7,6 +7,7 @@ import asyncio
 import sys
 
 from sagan_tui.config import ConfigError, config_path, load_settings
+from sagan_tui.models import ErrorKind
 from sagan_tui.sources.errors import SourceError, scrub
 
 
@@ -81,6 +82,8 @@ async def _other_transport(settings, name: str, in_use: str,
                                      f'[accounts.{name}] transport = "{label}"')
         return (True, what, f"answers ({len(snap.pods)} pods){hint}")
     except SourceError as exc:
+        if exc.kind == ErrorKind.GONE and in_use == "rest-v2":
+            return (True, what, f"retired (410), as expected: this account already uses {in_use}")
         # Not in use, so not a failure of the panel: a warning that the way out is closed too.
         return (None, what, f"{exc.kind.value}: {exc.message}")
     finally:

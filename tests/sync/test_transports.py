@@ -255,6 +255,12 @@ async def test_doctor_names_the_transport_and_the_way_out(sim_factory, tmp_path)
     ok, detail = lines["runpod personal (graphql, not in use)"]
     assert ok is True and "switch" not in detail
     assert not any("rk-team-x" in d or "rk-personal-x" in d for _, d in lines.values())
+    # Once moved to rest-v2, GraphQL's 410 is the expected state, not a warning.
+    settings = _settings(sim, tmp_path / "moved", MIXES["rest-v2"])
+    lines = {what: (ok, detail) for ok, what, detail in await _checks(settings, settings.secrets())}
+    assert lines["runpod team"][0] is True
+    assert lines["runpod team (graphql, not in use)"] == (True, "retired (410), as expected: this account already "
+                                                                "uses rest-v2")
 
 
 async def test_owner_stop_through_rest_v2_is_applied_and_no_loss(sim_factory, tmp_path):
@@ -277,3 +283,22 @@ async def test_owner_stop_through_rest_v2_is_applied_and_no_loss(sim_factory, tm
     assert stopped.pod.desired_status == "EXITED" and not cache.losses()
     sent = [(r.method, r.path, r.body) for r in sim.requests if r.api == "rest" and r.method == "POST"]
     assert sent == [("POST", "/v2/pods/v0c7bx292xqvg4/action", {"action": "stop"})]
+
+
+def test_transport_per_account_from_env_and_the_rest_base(tmp_path):
+    from sagan_tui.config import ConfigError
+    from sagan_tui.sources.runpod_rest import RestV2Transport
+    from sagan_tui.sync.poller import make_transports
+
+    env = {"SAGAN_TUI_CONFIG": str(tmp_path / "absent.toml"), "RUNPOD_API_KEY_TEAM": "rk-a",
+           "RUNPOD_API_KEY_PERSONAL": "rk-b", "RUNPOD_TRANSPORT_TEAM": "rest-v2"}
+    settings, _ = load_settings(env)
+    made = make_transports(settings)
+    assert isinstance(made["team"], RestV2Transport) and made["personal"].name == "graphql"
+    # REST v2 is served beside GraphQL on api.runpod.io, under /v2 (rest.runpod.io was v1).
+    assert made["team"].base_url == "https://api.runpod.io"
+    settings, _ = load_settings({**env, "RUNPOD_REST_BASE_URL": "http://127.0.0.1:9/"})
+    assert make_transports(settings)["team"].base_url == "http://127.0.0.1:9"
+    with pytest.raises(ConfigError) as err:
+        load_settings({**env, "RUNPOD_TRANSPORT_TEAM": "rest-v1"})
+    assert "transport" in str(err.value) and "rk-a" not in str(err.value)
