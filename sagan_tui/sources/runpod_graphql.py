@@ -46,7 +46,10 @@ class _StrictRequests:
         self._session = real.Session()
 
     def post(self, url: str, headers: dict, data: str, timeout: float = 30) -> Any:
-        source = getattr(_local, "source", "runpod")
+        source = getattr(_local, "source", None)
+        if source is None:
+            # Not one of our calls (another user of the SDK in this process): plain requests.
+            return self._real.post(url, headers=headers, data=data, timeout=timeout)
         our_timeout = getattr(_local, "timeout", timeout)
         try:
             resp = self._session.post(url, headers=headers, data=data, timeout=our_timeout)
@@ -126,6 +129,8 @@ class GraphQLTransport(KeyedTransport):
             raise RequestRejected(self.account, f"GraphQL error: {scrub(str(exc.args[0] if exc.args else exc), [self._key])}") from None
         except (json.JSONDecodeError, ValueError) as exc:
             raise BadReply(self.account, f"GraphQL reply unreadable: {type(exc).__name__}") from None
+        finally:
+            _local.source = None
 
     async def _run(self, fn: Callable[[], Any]) -> Any:
         loop = asyncio.get_running_loop()

@@ -239,6 +239,12 @@ class Poller:
             res.events_added = self.cache.upsert_events(conn, events)
             self.cache.replace_pending_approvals(conn, approvals)
             self.cache.upsert_sagan_pods(conn, pods)
+            # Accounts are polled concurrently with Sagan: a pod first seen before its Sagan
+            # row existed gets its experiment now, and so does its loss.
+            known = "(select experiment_number from sagan_pods where runpod_pod_id = {t}.pod_id)"
+            conn.execute(f"update pods set experiment = {known.format(t='pods')}, data = json_set(data,"
+                         f" '$.experiment', {known.format(t='pods')}) where experiment is null")
+            conn.execute(f"update losses set experiment = {known.format(t='losses')} where experiment is null")
             self.cache.set_health(conn, self._ok(SAGAN, now), cursor=cursor)
         # Sagan's own evidence (terminated, "not found in account=") joins the poll's losses.
         before = {x.pod_id: x for x in self.cache.losses()}
@@ -270,6 +276,9 @@ class Poller:
                      spend_limit=snap.spend_limit, under_balance=snap.under_balance)
         with self.cache.transaction() as conn:
             prev = self.cache.live_pods(conn, name)
+            for cached in prev.values():
+                if cached.pod.experiment is None:
+                    cached.pod.experiment = experiment_of.get(cached.pod_id)
             known = {r[0] for r in conn.execute("select pod_id from losses where account = ?", (name,))}
             rec = reconcile(name, snap.pods, prev, now, stops, known)
             self.cache.upsert_pods(conn, rec.upserts)
