@@ -162,7 +162,7 @@ async def test_guarded_redispatch_needs_the_number_typed(rig):
         assert app.focused.id == "cancel"
         confirm = screen.query_one("#confirm", Button)
         assert confirm.disabled
-        shown = text(screen.query_one("#guard-facts Static"))
+        shown = text(screen.query_one("#guard-facts", Static))
         assert "Reaping wave" in shown and "team, personal" in shown and "Expected burn" in shown
         for pod in ("v0c7bx292xqvg4", "m1ayhl6nsbxw04", "j0xvy1q82ryo8m"):
             assert pod in shown

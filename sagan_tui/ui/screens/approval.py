@@ -44,15 +44,17 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     ApprovalScreen #approval-title { text-style: bold; padding: 0 1; }
     ApprovalScreen #approval-meta { color: $text-muted; padding: 0 1; }
     ApprovalScreen #readonly-banner { background: $warning 30%; padding: 0 1; }
-    ApprovalScreen #body { height: 1fr; border: round $primary 40%; }
+    ApprovalScreen #body { height: 1fr; min-height: 5; border: round $primary 40%; }
     ApprovalScreen #body:focus { border: round $accent; }
     ApprovalScreen #answers { height: auto; max-height: 40%; padding: 0 1; }
-    ApprovalScreen .tb-label { padding: 0 0 0 0; color: $accent; }
-    ApprovalScreen Input { margin: 0 0 0 0; }
-    ApprovalScreen #status { height: auto; padding: 0 1; }
+    ApprovalScreen .answer { height: 1; }
+    ApprovalScreen .answer Label { width: auto; max-width: 45%; color: $accent; padding: 0 1 0 0; }
+    ApprovalScreen .answer Input { width: 1fr; background: $boost; }
+    ApprovalScreen .answer Input.-invalid { background: $error 35%; }
+    ApprovalScreen #status { height: auto; padding: 0 1; display: none; }
     ApprovalScreen #status.error { color: $error; }
-    ApprovalScreen .decision-buttons { height: auto; align-horizontal: right; padding: 0 1; }
-    ApprovalScreen .decision-buttons Button { margin: 0 0 0 1; min-width: 10; }
+    ApprovalScreen .decision-buttons { height: 2; align-horizontal: right; padding: 1 1 0 1; }
+    ApprovalScreen .decision-buttons Button { margin: 0 0 0 2; }
     """
     BINDINGS = [
         Binding("escape", "close", "Close", id="approval.close"),
@@ -87,18 +89,21 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
             yield MarkdownBody(a.body_md or "*(the request has no body)*", id="body")
             with VerticalScroll(id="answers"):
                 for i, name in enumerate(self.fields):
-                    yield Label(literal(f"[TEXTBOX:{name}]"), classes="tb-label")
-                    yield Input(placeholder=f"answer for {one_line(name, 60)}", id=f"tb-{i}",
-                                disabled=self.read_only, max_length=10_000)
-                yield Label("Note (optional):", classes="tb-label")
-                yield Input(placeholder="a note with the decision", id="note", disabled=self.read_only,
-                            max_length=2000)
+                    with Horizontal(classes="answer"):
+                        yield Label(literal(f"[TEXTBOX:{name}]"))
+                        yield Input(placeholder=f"answer for {one_line(name, 60)}", id=f"tb-{i}", compact=True,
+                                    disabled=self.read_only, max_length=10_000)
+                with Horizontal(classes="answer"):
+                    yield Label("note (optional)")
+                    yield Input(placeholder="a note with the decision", id="note", compact=True,
+                                disabled=self.read_only, max_length=2000)
             yield Static("", id="status")
             with Horizontal(classes="decision-buttons"):
                 for decision, variant in (("approve", "success"), ("reject", "error"), ("defer", "default")):
                     label = "read-only" if self.read_only else f"{decision.title()} ({DECISION_KEYS[decision]})"
-                    yield Button(label, id=decision, variant=variant, disabled=self.read_only)  # type: ignore[arg-type]
-                yield Button("Close (esc)", id="close")
+                    yield Button(label, id=decision, variant=variant, disabled=self.read_only,  # type: ignore[arg-type]
+                                 compact=True)
+                yield Button("Close (esc)", id="close", compact=True)
 
     # --- reading -----------------------------------------------------------------------
 
@@ -112,6 +117,7 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
         status = self.query_one("#status", Static)
         status.update(literal(text, multiline=True))
         status.set_class(error, "error")
+        status.display = bool(text)
 
     def _buttons(self, enabled: bool) -> None:
         for decision in DECISION_KEYS:

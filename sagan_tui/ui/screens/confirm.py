@@ -18,14 +18,16 @@ R = TypeVar("R")
 DIALOG_CSS = """
 Dialog { align: center middle; }
 Dialog > #dialog {
-    width: 90%; max-width: 110; height: auto; max-height: 95%;
+    width: 90%; max-width: 110; height: auto; max-height: 95%; overflow-y: auto;
     border: thick $error 70%; background: $surface; padding: 0 1;
 }
 Dialog #dialog-title { text-style: bold; width: 100%; padding: 0 0 1 0; }
 Dialog #targets { height: auto; max-height: 10; border-left: wide $warning 50%; padding: 0 1; }
 Dialog .dialog-note { color: $text-muted; padding: 1 0 0 0; }
-Dialog .dialog-buttons { height: auto; align-horizontal: right; padding: 1 0 0 0; }
-Dialog .dialog-buttons Button { margin: 0 0 0 2; min-width: 12; }
+Dialog Input { background: $boost; }
+/* Docked: however long the targets and facts, the buttons stay on screen (80x24 too). */
+Dialog .dialog-buttons { dock: bottom; height: 2; align-horizontal: right; padding: 1 0 0 0; }
+Dialog .dialog-buttons Button { margin: 0 0 0 2; }
 """
 
 
@@ -57,8 +59,9 @@ class Dialog(ModalScreen[R], Generic[R]):
             if self.note:
                 yield Static(literal(self.note, multiline=True), classes="dialog-note")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="cancel", variant="primary")
-                yield Button(self.confirm_label, id="confirm", variant=self.confirm_variant)  # type: ignore[arg-type]
+                yield Button("Cancel", id="cancel", variant="primary", compact=True)
+                yield Button(self.confirm_label, id="confirm", variant=self.confirm_variant,  # type: ignore[arg-type]
+                             compact=True)
 
     def compose_body(self) -> ComposeResult:
         """What a subclass shows between the targets and the buttons."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Static
 
 from sagan_tui.models import Experiment
@@ -16,14 +16,15 @@ from sagan_tui.ui.screens.confirm import Dialog
 
 
 def wave_lines(wave: Wave) -> list[str]:
-    """The wave as the dialog shows it: window, scope, then one line per lost pod (capped)."""
-    lines = [f"Wave {fmt.window(wave.start, wave.end, seconds=True)}: {len(wave.losses)} pods lost, "
-             f"accounts {', '.join(wave.accounts)}, experiments {', '.join(map(fmt.exp, wave.experiments)) or '?'}"]
+    """The wave as the dialog shows it: window and scope, then a table of the lost pods (capped)."""
+    lines = [f"Wave: {len(wave.losses)} pods lost {fmt.window(wave.start, wave.end, seconds=True)}; "
+             f"accounts {', '.join(wave.accounts)}; experiments {', '.join(map(fmt.exp, wave.experiments)) or '?'}",
+             f"  {'pod':<14}  {'account':<8}  {'exp':>5}  {'lost at':<8}  after RUNNING"]
     pods = []
     for x in wave.losses:
         g = gap_of(x)
-        after = f", {fmt.duration(g)} after RUNNING" if g is not None else ""
-        pods.append(f"  {x.pod_id}  {x.account:<8} {fmt.exp(x.experiment):>5}  lost {fmt.hms(x.lost_at)}{after}")
+        pods.append(f"  {x.pod_id:<14}  {x.account:<8}  {fmt.exp(x.experiment):>5}  {fmt.hms(x.lost_at):<8}  "
+                    f"{fmt.duration(g) if g is not None else '?'}")
     return lines + list(fmt.capped(pods))
 
 
@@ -43,9 +44,10 @@ class GuardedDispatchScreen(Dialog["str | None"]):
     """
 
     DEFAULT_CSS = Dialog.DEFAULT_CSS + """
-    GuardedDispatchScreen #guard-facts { height: auto; max-height: 14; padding: 1 0 0 0; }
-    GuardedDispatchScreen #guard-facts Static { width: auto; }
-    GuardedDispatchScreen #typed-label { padding: 1 0 0 0; color: $warning; }
+    GuardedDispatchScreen #guard-facts { height: auto; padding: 1 0 0 0; }
+    GuardedDispatchScreen #typed-row { height: 1; margin: 1 0 0 0; }
+    GuardedDispatchScreen #typed-label { width: auto; color: $warning; padding: 0 1 0 0; }
+    GuardedDispatchScreen #typed { width: 12; }
     """
 
     def __init__(self, experiment: Experiment, verdict: GuardVerdict):
@@ -57,10 +59,11 @@ class GuardedDispatchScreen(Dialog["str | None"]):
         self.verdict = verdict
 
     def compose_body(self) -> ComposeResult:
-        with VerticalScroll(id="guard-facts"):
-            yield Static(literal("\n".join(guard_lines(self.verdict)), multiline=True))
-        yield Label(f"Type {self.experiment.number} to re-dispatch anyway:", id="typed-label")
-        yield Input(placeholder=str(self.experiment.number), id="typed", max_length=12, restrict=r"[0-9]*")
+        yield Static(literal("\n".join(guard_lines(self.verdict)), multiline=True), id="guard-facts")
+        with Horizontal(id="typed-row"):
+            yield Label(f"Type {self.experiment.number} to re-dispatch anyway:", id="typed-label")
+            yield Input(placeholder="number", id="typed", max_length=12, restrict=r"[0-9]*",
+                        compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#confirm", Button).disabled = True

@@ -41,7 +41,8 @@ class MarkdownBody(ScrollView, can_focus=True):
     """Scrollable, focusable Markdown; shows `rendering…` for the moment the thread takes."""
 
     DEFAULT_CSS = """
-    MarkdownBody { height: 1fr; overflow-x: hidden; }
+    /* A stable gutter: the width the body was rendered at must not shrink when the scrollbar appears. */
+    MarkdownBody { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
     """
 
     def __init__(self, markdown: str, *, id: str | None = None, classes: str | None = None):

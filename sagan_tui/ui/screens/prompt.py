@@ -6,6 +6,7 @@ from typing import Sequence
 
 from textual import on
 from textual.app import ComposeResult
+from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label
 
 from sagan_tui.ui.screens.confirm import Dialog
@@ -19,7 +20,8 @@ class NoteScreen(Dialog["str | None"]):
     """
 
     DEFAULT_CSS = Dialog.DEFAULT_CSS + """
-    NoteScreen #note-label { padding: 1 0 0 0; }
+    NoteScreen #note-row { height: 1; margin: 1 0 0 0; }
+    NoteScreen #note-label { width: auto; padding: 0 1 0 0; }
     """
 
     def __init__(self, title: str, targets: Sequence[str], *, confirm_label: str, note_value: str = "",
@@ -29,8 +31,9 @@ class NoteScreen(Dialog["str | None"]):
         self.placeholder = placeholder
 
     def compose_body(self) -> ComposeResult:
-        yield Label("Note:", id="note-label")
-        yield Input(value=self.note_value, placeholder=self.placeholder, id="note", max_length=2000)
+        with Horizontal(id="note-row"):
+            yield Label("Note:", id="note-label")
+            yield Input(value=self.note_value, placeholder=self.placeholder, id="note", max_length=2000, compact=True)
 
     def result(self) -> str:
         return self.query_one("#note", Input).value.strip()
