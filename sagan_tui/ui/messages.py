@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from sagan_tui.sources.sagan import ExperimentView
     from sagan_tui.sync.poller import ChangeSet
 
@@ -33,3 +35,13 @@ class ExperimentViewed(Message):
     number: int
     view: "ExperimentView | None"
     error: str | None = None
+
+
+@dataclass
+class PlanRendered(Message):
+    """A plan's markdown, rendered off the main thread at one width (a 60 KB plan takes seconds)."""
+
+    number: int
+    width: int
+    source: str
+    text: "Text"

@@ -14,6 +14,7 @@ from sagan_tui.ui.safe_text import literal
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.screen import Screen
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class Entry:
     node: DOMNode  # the namespace its action runs in
     binding: Binding
     enabled: bool
+    owner: type | None = None  # the class that declares the binding
 
     @property
     def label(self) -> str:
@@ -33,24 +35,29 @@ def _declared(cls: type) -> list[Binding]:
     return [b for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding)]
 
 
-def entries(app: "App") -> list[Entry]:
-    """The app's bindings (the mixin's among them), the tables' common ones, then each pane's own."""
-    from sagan_tui.ui.widgets.keyed_table import KeyedTable
+_GROUPS = {"KeyedTable": "tables", "LossHeatmap": "heatmap"}
+
+
+def _group(cls: type) -> str:
+    return _GROUPS.get(cls.__name__) or cls.__name__.removesuffix("Table").removesuffix("Screen").lower()
+
+
+def entries(app: "App", screen: "Screen | None" = None) -> list[Entry]:
+    """The app's bindings (the mixin's among them), then those of the screen and of each kind of
+    widget on it (ours and the heatmap's), each class's own once, under its own heading."""
 
     def enabled(node: DOMNode, action: str) -> bool:
         return node.check_action(action, ()) is not False
 
     out = [Entry("panel", app, b, enabled(app, b.action)) for b in _declared(type(app))]
-    tables = list(app.screen.query(KeyedTable))
-    if tables:
-        out += [Entry("tables", tables[0], b, True) for b in _declared(KeyedTable)]
     seen: set[type] = set()
-    for table in tables:
-        if type(table) in seen:
-            continue
-        seen.add(type(table))
-        where = table.pane_title.lower()
-        out += [Entry(where, table, b, enabled(table, b.action)) for b in _declared(type(table))]
+    screen = screen or app.screen
+    for node in [screen, *screen.query("*")]:
+        for cls in reversed(type(node).__mro__):
+            if cls in seen or not cls.__module__.startswith("sagan_tui.") or not _declared(cls):
+                continue
+            seen.add(cls)
+            out += [Entry(_group(cls), node, b, enabled(node, b.action), cls) for b in _declared(cls)]
     return out
 
 
@@ -60,12 +67,12 @@ class BindingCommands(Provider):
     def _commands(self) -> list[Entry]:
         focused = self.focused
         found = []
-        for e in entries(self.app):
+        for e in entries(self.app, self.screen):
             if not e.enabled:
                 continue
-            # A pane's command runs on the pane with the focus when it is of that kind.
-            node = focused if focused is not None and type(focused) is type(e.node) else e.node
-            found.append(Entry(e.where, node, e.binding, True))
+            # A pane's command runs on the focused pane when it is of that kind.
+            node = focused if e.owner is not None and isinstance(focused, e.owner) else e.node
+            found.append(Entry(e.where, node, e.binding, True, e.owner))
         return found
 
     def _run(self, entry: Entry) -> None:

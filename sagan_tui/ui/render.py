@@ -183,7 +183,8 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
     else:
         ds = clean(pod.desired_status) if pod else "?"
         status = Cell(ds, "green" if ds == "RUNNING" else "yellow")
-        note = Cell(clean(pod.last_status_change or "") if pod else "", DIM)
+        # RunPod's lastStatusChange is news only when the pod is not running ("Exited by ...").
+        note = Cell(clean(pod.last_status_change or "") if pod and not pod.running else "", DIM)
     up_s = since(running_at, gone_at or now) if running_at else None
     seen_s = since(last_seen, now)
     if gone_at:
@@ -341,10 +342,14 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     return out
 
 
+STOPPED_STATES = frozenset({"EXITED", "TERMINATED", "DEAD"})
+
+
 def live_pod_counts(pods: Iterable[CachedPod]) -> dict[int, int]:
+    """Pods still listed and not stopped, per experiment (an EXITED pod is listed but not live)."""
     out: dict[int, int] = {}
     for p in pods:
-        if p.gone_at is None and p.experiment is not None:
+        if p.gone_at is None and p.experiment is not None and p.pod.desired_status not in STOPPED_STATES:
             out[p.experiment] = out.get(p.experiment, 0) + 1
     return out
 

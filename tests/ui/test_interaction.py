@@ -120,7 +120,7 @@ async def test_help_lists_every_binding(tmp_path):
         assert isinstance(app.screen, HelpScreen)
         text = app.screen.text.plain
         for label in ("Approval", "Stop pod", "Incident", "Pause/resume", "Refresh", "Filter", "Mark",
-                      "Dismiss lost", "All/selected", "Follow", "Type", "Sort", "Inbox only"):
+                      "Dismiss lost", "All/selected", "Follow", "Type", "Sort", "Inbox only", "Rows by"):
             assert label in text, label
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
@@ -156,6 +156,12 @@ async def test_palette_runs_a_panel_action(tmp_path):
         await pilot.press("enter")
         await pilot.pause(0.1)
         assert app.experiments_table.shown_keys() == INBOX
+        app.pods_table.focus()  # a pane's command runs on the focused pane of its kind
+        await pilot.press("ctrl+p", *"sort (tables)")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert app.pods_table.sort_index == 0 and app.experiments_table.sort_index is None
 
 
 async def test_pause_and_poll_interval_show_in_the_status_line(tmp_path):

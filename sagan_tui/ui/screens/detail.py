@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import io
 from typing import TYPE_CHECKING, Awaitable, Callable
 
+from rich.console import Console
+from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from sagan_tui.models import Experiment
 from sagan_tui.ui import render
-from sagan_tui.ui.messages import ExperimentViewed
+from sagan_tui.ui.messages import ExperimentViewed, PlanRendered
 from sagan_tui.ui.safe_text import clean, literal, one_line
 from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
@@ -26,6 +29,16 @@ if TYPE_CHECKING:
 
 FIELDS = ("kind", "runpod_account", "priority", "compute_size", "assignee_kind", "has_clean_result",
           "auto_approve_plan", "legacy_gh_number", "created_at", "updated_at")
+
+
+def render_markdown(body: str, width: int) -> Text:
+    """Markdown to styled text with Rich, off the main thread. Rich never reads console markup
+    in markdown, and links are shown as text (no OSC 8 hyperlinks) so nothing in a plan acts."""
+    console = Console(width=width, color_system="truecolor", force_terminal=True, file=io.StringIO(),
+                      legacy_windows=False)
+    with console.capture() as cap:
+        console.print(RichMarkdown(body, hyperlinks=False), end="")
+    return Text.from_ansi(cap.get(), end="")
 
 
 def fields_text(exp: Experiment, approvals: int = 0) -> Text:
@@ -75,24 +88,24 @@ class DetailScreen(Screen[None]):
         self.experiment: Experiment | None = model.experiments.get(number)
         self.plan = (self.experiment.plan_md if self.experiment else None) or ""
         self.raw = False
+        self._rendered_width = 0
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="detail"):
             with VerticalScroll(id="detail-left"):
                 yield Static("", id="detail-fields")
                 yield Static(literal("plan", "bold underline"), id="detail-plan-title")
-                yield Markdown("", id="detail-plan", open_links=False)
-                yield Static("", id="detail-plan-raw")
+                yield Static("", id="detail-plan")
             with Vertical(id="detail-right"):
                 yield KeyedTable(render.POD_COLUMNS, title="Pods", id="detail-pods")
                 yield TimelineTable(id="detail-timeline")
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#detail-plan-raw").display = False
+        self.query_one("#detail-timeline", TimelineTable).set_reactive(TimelineTable.everything, False)
         self.query_one("#detail-left").border_title = f"#{self.number}"
         self.refresh_from_model()
-        self._show_plan("loading the plan from Sagan…" if not self.plan else self.plan)
+        self._show_plan(self.plan or "loading the plan from Sagan…")
         self.action_fetch()
 
     def refresh_from_model(self) -> None:
@@ -103,22 +116,40 @@ class DetailScreen(Screen[None]):
             self.query_one("#detail-fields", Static).update(fields_text(exp))
         self.query_one("#detail-pods", KeyedTable).set_rows(self.model.pod_rows(self.number))
         tl = self.query_one("#detail-timeline", TimelineTable)
-        tl.set_rows(self.model.timeline_rows(self.number, tl.kind))
-        tl.describe(self.number)
+        shown = None if tl.everything else self.number
+        tl.set_rows(self.model.timeline_rows(shown, tl.kind))
+        tl.describe(shown)
 
     @on(TimelineTable.Changed)
     def _timeline_changed(self) -> None:
         self.refresh_from_model()
 
     def _show_plan(self, plan: str) -> None:
-        body = clean(plan, multiline=True)
-        md = self.query_one("#detail-plan", Markdown)
-        raw = self.query_one("#detail-plan-raw", Static)
-        md.display, raw.display = not self.raw, self.raw
-        if self.raw:
-            raw.update(Text(body, end=""))
-        else:
-            md.update(body)
+        """The plan as cleaned text at once; its markdown rendering follows from a thread."""
+        self.plan = plan
+        self._rendered_width = 0
+        self.query_one("#detail-plan", Static).update(Text(clean(plan, multiline=True), end=""))
+        self.call_after_refresh(self._render_at_width)
+
+    def _render_at_width(self) -> None:
+        width = self.query_one("#detail-plan").size.width
+        body = clean(self.plan, multiline=True)
+        if self.raw or not body.strip() or width < 10 or width == self._rendered_width:
+            return
+        self._rendered_width = width
+        self._render_plan(body, width)
+
+    @work(thread=True, exclusive=True, group="plan-markdown", exit_on_error=False)
+    def _render_plan(self, body: str, width: int) -> None:
+        self.post_message(PlanRendered(self.number, width, body, render_markdown(body, width)))
+
+    @on(PlanRendered)
+    def _plan_rendered(self, message: PlanRendered) -> None:
+        if not self.raw and message.source == clean(self.plan, multiline=True):
+            self.query_one("#detail-plan", Static).update(message.text)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._render_at_width)
 
     @work(exclusive=True, group="detail", exit_on_error=False)
     async def action_fetch(self) -> None:
@@ -133,15 +164,23 @@ class DetailScreen(Screen[None]):
     def _viewed(self, message: ExperimentViewed) -> None:
         if message.view is None:
             self.notify(f"#{self.number}: plan not fetched: {message.error}", severity="warning", markup=False)
-            if not self.plan:
+            if not self.plan or self.plan.startswith("loading"):
                 self._show_plan(f"(plan not available: {message.error})")
             return
         exp = message.view.experiment
         self.experiment = exp
-        self.plan = exp.plan_md or "(no plan yet)"
-        pending = sum(1 for a in message.view.approval_requests if a.status == "pending")
-        self.query_one("#detail-fields", Static).update(fields_text(exp, pending))
-        self._show_plan(self.plan)
+        pending = [a for a in message.view.approval_requests if a.status == "pending"]
+        # A plan awaiting approval lives in its request's body until it is approved.
+        asked = next((a for a in pending if a.kind == "experiment_plan" and a.body_md), None)
+        title = self.query_one("#detail-plan-title", Static)
+        if exp.plan_md or asked is None:
+            plan = exp.plan_md or "(no plan yet)"
+            title.update(literal("plan", "bold underline"))
+        else:
+            plan = asked.body_md
+            title.update(literal(f"plan, as submitted for approval: {asked.title}", "bold underline"))
+        self.query_one("#detail-fields", Static).update(fields_text(exp, len(pending)))
+        self._show_plan(plan)
 
     def action_toggle_raw(self) -> None:
         self.raw = not self.raw
