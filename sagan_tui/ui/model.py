@@ -72,6 +72,9 @@ class PanelModel:
         every = self.cache.losses()
         self.losses = [x for x in every if not x.dismissed]
         self.dismissed = {x.pod_id for x in every if x.dismissed}
+        if len(self.losses) < 2:  # no wave without losses: spare reading every pod again
+            self.waves = []
+            return
         ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
                             accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses))
         self.waves = find_waves(self.losses, context=ctx)

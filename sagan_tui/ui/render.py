@@ -57,7 +57,7 @@ class Row:
 class Column:
     key: str
     label: str
-    width: int | None = None  # None: fit the content
+    width: int | None = None  # None: the label's width (DataTable never measures our cells)
 
 
 def account_colour(name: str) -> str:
@@ -149,7 +149,7 @@ def experiment_row(exp: Experiment, live_pods: int, now: datetime) -> Row:
 # --- pods --------------------------------------------------------------------------------
 
 POD_COLUMNS = (
-    Column("pod", "pod", 14), Column("account", "account"), Column("exp", "exp", 5),
+    Column("pod", "pod", 14), Column("account", "account", 9), Column("exp", "exp", 5),
     Column("status", "status", 7), Column("uptime", "up", 6), Column("seen", "seen/lost", 9),
     Column("cost", "$/h", 5), Column("note", "how", 36), Column("gpu", "GPU", 16), Column("dc", "DC", 9),
     Column("name", "name", 28),

@@ -32,7 +32,7 @@ FIXTURE = {
 
 def plain(table, key: str, column: str) -> str:
     i = 1 + [c.key for c in table.specs].index(column)
-    cell = table.get_row(key)[i]
+    cell = table.get_row(key)[i].text  # the Text the table draws
     assert isinstance(cell, Text) and not cell.spans  # text, never parsed markup
     return cell.plain
 

@@ -17,10 +17,43 @@ BULK_REMOVE = 200
 _MARK_COL = "_mark"
 
 
-class _Head(Text):
+class CellView:
+    """A cell as DataTable holds it: the Text is built only when the cell is drawn.
+
+    No `__rich_measure__` on purpose: DataTable measures every new cell (with a fresh
+    ConsoleOptions each time) to size auto-width columns, which cost seconds for 3,000 rows.
+    Every column here has a fixed width, so the measure is not needed.
+    """
+
+    __slots__ = ("cell",)
+
+    def __init__(self, cell: Cell) -> None:
+        self.cell = cell
+
+    @property
+    def text(self) -> Text:
+        c = self.cell
+        return Text(c.text, style=c.style, no_wrap=True, overflow="ellipsis", end="")
+
+    @property
+    def plain(self) -> str:
+        return self.cell.text
+
+    def __rich_console__(self, console, options):
+        yield self.text
+
+    def __str__(self) -> str:
+        return self.cell.text
+
+
+class _Head(CellView):
     """The mark cell, which also carries its row key: DataTable.sort only hands us cell values."""
 
-    row_key: str = ""
+    __slots__ = ("row_key",)
+
+    def __init__(self, marked: bool, row_key: str) -> None:
+        super().__init__(Cell(MARK if marked else " ", "bold yellow"))
+        self.row_key = row_key
 
 
 class _Desc:
@@ -43,8 +76,7 @@ def _safe(v: Any) -> tuple:
     return (0, v) if isinstance(v, (int, float)) else (1, str(v))
 
 
-def cell_text(cell: Cell) -> Text:
-    return Text(cell.text, style=cell.style, no_wrap=True, overflow="ellipsis", end="")
+cell_view = CellView
 
 
 class KeyedTable(DataTable):
@@ -91,8 +123,16 @@ class KeyedTable(DataTable):
     def on_mount(self) -> None:
         self.add_column(" ", key=_MARK_COL, width=1)
         for c in self.specs:
-            self.add_column(c.label, key=c.key, width=c.width)
+            self.add_column(c.label, key=c.key, width=c.width or len(c.label))
+        self._columns_in_order = list(super().ordered_columns)
         self._apply()
+
+    @property
+    def ordered_columns(self):
+        # DataTable rebuilds this list for every cell of every row it lays out; ours never
+        # change after mount, so the list is built once.
+        cached = getattr(self, "_columns_in_order", None)
+        return cached if cached is not None and len(cached) == len(self.columns) else super().ordered_columns
 
     # --- data ------------------------------------------------------------------------------
 
@@ -139,9 +179,7 @@ class KeyedTable(DataTable):
         return self._filter is None or self._filter(row.search_text())
 
     def _head(self, key: str) -> _Head:
-        head = _Head(MARK if key in self.marks else " ", style="bold yellow", end="")
-        head.row_key = key
-        return head
+        return _Head(key in self.marks, key)
 
     def _apply(self) -> None:
         if not self.is_mounted or not self.columns:
@@ -165,12 +203,12 @@ class KeyedTable(DataTable):
             for k, row in wanted.items():
                 old = self._shown.get(k)
                 if old is None:
-                    self.add_row(self._head(k), *map(cell_text, row.cells), key=k)
+                    self.add_row(self._head(k), *map(cell_view, row.cells), key=k)
                     moved = True
                 elif old != row:
                     for spec, a, b in zip(self.specs, old.cells, row.cells):
                         if a != b:
-                            self.update_cell(k, spec.key, cell_text(b))
+                            self.update_cell(k, spec.key, cell_view(b))
                     moved = moved or old.group != row.group or old.order != row.order or (
                         self.sort_index is not None and
                         old.cells[self.sort_index].sort_value != row.cells[self.sort_index].sort_value)
