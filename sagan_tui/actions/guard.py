@@ -49,7 +49,7 @@ def hold_note(cache: Cache, now: datetime, guard_minutes: float) -> str:
     from sagan_tui.triage import wave_summary
 
     wave = current_wave(cache, now, guard_minutes)
-    return f"Held during a reaping wave. {wave_summary(wave)}." if wave is not None else ""
+    return f"Held by the owner: {wave_summary(wave)}." if wave is not None else ""
 
 
 def incident_report(cache: Cache, now: datetime) -> str:

@@ -89,8 +89,15 @@ class Rig:
     mark: int = 0  # index into sim.requests: what the test has already looked at
 
     def sent(self, api: str | None = None, method: str = "POST") -> list[Any]:
-        """Requests received since the last `since_now()` (mutations by default)."""
-        return [r for r in self.sim.requests[self.mark:] if r.method == method and (api is None or r.api == api)]
+        """Requests received since the last `since_now()`: of one API, or every mutation of either.
+
+        GraphQL reads are POSTs too; without `api` only its mutations count (a poll is no action).
+        """
+        def mutation(r) -> bool:
+            return r.api != "graphql" or "mutation" in str((r.body or {}).get("query", ""))
+
+        return [r for r in self.sim.requests[self.mark:] if r.method == method
+                and (r.api == api if api is not None else mutation(r))]
 
     def since_now(self) -> None:
         self.mark = len(self.sim.requests)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.widgets import Button, Input, Static
 
 from sagan_tui.ui.screens.approval import ApprovalScreen
@@ -77,7 +78,7 @@ async def test_approval_screen_needs_every_textbox_then_sends_the_answers(rig):
     app.selected = 503
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_screen(pilot, app, "a", ApprovalScreen)
-        body = screen.query_one("#body")
+        body = screen.query_one("#approval-body")
         await wait_for(pilot, lambda: body.rendered, what="body rendered")
         plain = body.plain_text()
         assert "[b]bold[/b]" in plain and "[@click=app.quit]x[/]" in plain and "\x1b" not in plain
@@ -88,12 +89,14 @@ async def test_approval_screen_needs_every_textbox_then_sends_the_answers(rig):
         await pilot.press(*"40")
         await pilot.press("alt+a")
         await pilot.pause()
-        assert "empty: owner-notes" in text(screen.query_one("#status"))
+        assert "empty: owner-notes" in text(screen.query_one("#decision-status"))
         assert app.focused is tb1 and tb1.has_class("-invalid")
         assert r.sent() == []
         await pilot.press(*"go ahead")
-        await pilot.press("alt+a")
+        # As a terminal's driver delivers it (ESC a): the key with its character, into a focused Input.
+        app.post_message(events.Key("alt+a", "a"))
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="screen closed")
+        assert tb1.value == "go ahead"
     [req] = r.sent("sagan")
     assert req.body["textboxAnswers"] == {"budget-cap-usd": "40", "owner-notes": "go ahead"}
     assert req.body["decision"] == "approve"
@@ -113,7 +116,7 @@ async def test_a_failed_decision_keeps_the_answers_and_shows_the_server_error(ri
         await pilot.click("#approve")
         await wait_for(pilot, lambda: said(app, "HTTP 500", "error"), what="error notification")
         assert isinstance(app.screen, ApprovalScreen)
-        assert "HTTP 500" in text(screen.query_one("#status")) and screen.query_one("#status").has_class("error")
+        assert "HTTP 500" in text(screen.query_one("#decision-status")) and screen.query_one("#decision-status").has_class("error")
         assert screen.query_one("#tb-0", Input).value == "40"
         assert not screen.query_one("#approve", Button).disabled
         r.sim.clock.jump_to(1200)

@@ -63,7 +63,7 @@ def guard_screen() -> GuardedDispatchScreen:
 
 
 async def _body_rendered(pilot) -> None:
-    body = pilot.app.screen.query_one("#body")
+    body = pilot.app.screen.query_one("#approval-body")
     while not body.rendered:
         await pilot.pause(0.05)
     await pilot.pause()

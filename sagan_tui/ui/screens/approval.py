@@ -44,25 +44,26 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     ApprovalScreen #approval-title { text-style: bold; padding: 0 1; }
     ApprovalScreen #approval-meta { color: $text-muted; padding: 0 1; }
     ApprovalScreen #readonly-banner { background: $warning 30%; padding: 0 1; }
-    ApprovalScreen #body { height: 1fr; min-height: 5; border: round $primary 40%; }
-    ApprovalScreen #body:focus { border: round $accent; }
+    ApprovalScreen #approval-body { height: 1fr; min-height: 5; border: round $primary 40%; }
+    ApprovalScreen #approval-body:focus { border: round $accent; }
     ApprovalScreen #answers { height: auto; max-height: 40%; padding: 0 1; }
     ApprovalScreen .answer { height: 1; }
     ApprovalScreen .answer Label { width: auto; max-width: 45%; color: $accent; padding: 0 1 0 0; }
     ApprovalScreen .answer Input { width: 1fr; background: $boost; }
     ApprovalScreen .answer Input.-invalid { background: $error 35%; }
-    ApprovalScreen #status { height: auto; padding: 0 1; display: none; }
-    ApprovalScreen #status.error { color: $error; }
+    ApprovalScreen #decision-status { height: auto; padding: 0 1; display: none; }
+    ApprovalScreen #decision-status.error { color: $error; }
     ApprovalScreen .decision-buttons { height: 2; align-horizontal: right; padding: 1 1 0 1; }
     ApprovalScreen .decision-buttons Button { margin: 0 0 0 2; }
     """
     BINDINGS = [
         Binding("escape", "close", "Close", id="approval.close"),
-        Binding(DECISION_KEYS["approve"], "decide('approve')", "Approve", id="approval.approve"),
-        Binding(DECISION_KEYS["reject"], "decide('reject')", "Reject", id="approval.reject"),
-        Binding(DECISION_KEYS["defer"], "decide('defer')", "Defer", id="approval.defer"),
+        # priority: a terminal sends alt+a as ESC a, which a focused Input would take as the letter a.
+        Binding(DECISION_KEYS["approve"], "decide('approve')", "Approve", id="approval.approve", priority=True),
+        Binding(DECISION_KEYS["reject"], "decide('reject')", "Reject", id="approval.reject", priority=True),
+        Binding(DECISION_KEYS["defer"], "decide('defer')", "Defer", id="approval.defer", priority=True),
     ]
-    AUTO_FOCUS = "#body"
+    AUTO_FOCUS = "#approval-body"
 
     def __init__(self, approval: ApprovalRequest, submit: Submit | None, *, read_only_reason: str = ""):
         super().__init__()
@@ -86,18 +87,19 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
             if self.read_only:
                 yield Static(literal(f"{self.read_only_reason}: the request is shown, decisions are disabled"),
                              id="readonly-banner")
-            yield MarkdownBody(a.body_md or "*(the request has no body)*", id="body")
-            with VerticalScroll(id="answers"):
+            yield MarkdownBody(a.body_md or "*(the request has no body)*", id="approval-body")
+            # Not focusable itself: Tab goes from the body straight to the first answer.
+            with VerticalScroll(id="answers", can_focus=False):
                 for i, name in enumerate(self.fields):
                     with Horizontal(classes="answer"):
-                        yield Label(literal(f"[TEXTBOX:{name}]"))
+                        yield Label(literal(f"{name}:"))
                         yield Input(placeholder=f"answer for {one_line(name, 60)}", id=f"tb-{i}", compact=True,
                                     disabled=self.read_only, max_length=10_000)
                 with Horizontal(classes="answer"):
                     yield Label("note (optional)")
                     yield Input(placeholder="a note with the decision", id="note", compact=True,
                                 disabled=self.read_only, max_length=2000)
-            yield Static("", id="status")
+            yield Static("", id="decision-status")
             with Horizontal(classes="decision-buttons"):
                 for decision, variant in (("approve", "success"), ("reject", "error"), ("defer", "default")):
                     label = "read-only" if self.read_only else f"{decision.title()} ({DECISION_KEYS[decision]})"
@@ -114,7 +116,7 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
         return [name for name, value in self.answers().items() if not value]
 
     def _status(self, text: str, error: bool = False) -> None:
-        status = self.query_one("#status", Static)
+        status = self.query_one("#decision-status", Static)
         status.update(literal(text, multiline=True))
         status.set_class(error, "error")
         status.display = bool(text)
