@@ -97,11 +97,31 @@ class ActionsMixin:
         if result.ok or any(p.ok for p in result.parts):
             self.request_refresh()
 
-    def _experiment_or_say(self) -> Experiment | None:
+    def _target_experiment(self, what: str, status: str | None = None,
+                           refuse: Callable[[int], Awaitable[ActionResult]] | None = None) -> Experiment | None:
+        """The selected experiment for `what`, or None when it stops here.
+
+        An experiment not in `status` goes to `refuse` (the runner's action), which refuses it
+        with the reason and logs the refusal: no dialog that could only be dismissed.
+        """
+        if self._read_only_refused(what):
+            return None
         exp = self.selected_experiment()
         if exp is None:
             self.notify("Select an experiment first.", severity="warning", markup=False)
+            return None
+        if status is not None and exp.status != status and refuse is not None:
+            number = exp.number
+            self._run_action(lambda: refuse(number))
+            return None
         return exp
+
+    def _on_confirm(self, make: Callable[[], Awaitable[ActionResult]], **kw) -> Callable[[bool | None], None]:
+        """A dialog callback that runs the action only on a yes."""
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._run_action(make, **kw)
+        return done
 
     @staticmethod
     def _exp_line(exp: Experiment) -> str:
@@ -110,8 +130,9 @@ class ActionsMixin:
     # --- approval ----------------------------------------------------------------------
 
     def action_review_approval(self) -> None:
-        exp = self._experiment_or_say()
+        exp = self.selected_experiment()
         if exp is None:
+            self.notify("Select an experiment first.", severity="warning", markup=False)
             return
         pending = [a for a in self.cache.approvals() if a.experiment_number == exp.number]
         if not pending:
@@ -138,9 +159,7 @@ class ActionsMixin:
     # --- experiments ---------------------------------------------------------------------
 
     def action_hold(self) -> None:
-        if self._read_only_refused("hold"):
-            return
-        exp = self._experiment_or_say()
+        exp = self._target_experiment("hold")
         if exp is None:
             return
         self._hold_dialog([exp.number], f"Hold 1 experiment: #{exp.number}", [self._exp_line(exp)])
@@ -177,20 +196,14 @@ class ActionsMixin:
             chosen)
 
     def action_redispatch(self) -> None:
-        if self._read_only_refused("re-dispatch"):
-            return
-        exp = self._experiment_or_say()
-        if exp is None:
-            return
         runner = self.action_runner
-        n = exp.number
-        if exp.status != "approved":
-            # The runner refuses it with the reason (and logs the refusal): no dialog to dismiss.
-            self._run_action(lambda: runner.redispatch(n))
+        exp = self._target_experiment("re-dispatch", "approved", runner.redispatch)
+        if exp is None:
             return
         from sagan_tui.actions.guard import dispatch_verdict
         from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
+        n = exp.number
         verdict = dispatch_verdict(self.cache, n, utcnow(), self.settings.guard_minutes)
         if verdict.needs_typed_confirmation:
             note = f"Re-dispatched by the owner through the dispatch guard: {verdict.summary}"
@@ -201,31 +214,21 @@ class ActionsMixin:
 
             self.push_screen(GuardedDispatchScreen(exp, verdict), typed)
             return
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self._run_action(lambda: runner.redispatch(n, "Re-dispatched by the owner from sagan-tui."))
-
         self.push_screen(ConfirmScreen(f"Re-dispatch 1 experiment: #{n}", [self._exp_line(exp)],
                                        confirm_label="Re-dispatch",
                                        note="Asks Sagan to launch a pod for it. No reaping wave is active."),
-                         confirmed)
+                         self._on_confirm(lambda: runner.redispatch(n, "Re-dispatched by the owner from sagan-tui.")))
 
     def action_promote(self) -> None:
-        if self._read_only_refused("promote"):
-            return
-        exp = self._experiment_or_say()
+        runner = self.action_runner
+        exp = self._target_experiment("promote", "awaiting_promotion", runner.promote)
         if exp is None:
             return
-        runner = self.action_runner
         n = exp.number
-        if exp.status != "awaiting_promotion":
-            self._run_action(lambda: runner.promote(n))
-            return
         self.push_screen(ConfirmScreen(f"Promote 1 experiment: #{n}", [self._exp_line(exp)],
                                        confirm_label="Promote", confirm_variant="success",
                                        note="Publishes its clean result."),
-                         lambda yes: yes and self._run_action(lambda: runner.promote(n)))
+                         self._on_confirm(lambda: runner.promote(n)))
 
     # --- pods --------------------------------------------------------------------------
 
@@ -255,7 +258,7 @@ class ActionsMixin:
             f"Stop 1 pod: {pod.pod_id} ({pod.account})", [self._pod_line(pod)], confirm_label="Stop pod",
             note=f"Sent with the {pod.account} account's key after re-checking the pod with RunPod; "
                  "if it changed or vanished, nothing is sent."),
-            lambda yes: yes and self._run_action(stop))
+            self._on_confirm(stop))
 
     def action_bulk_stop(self) -> None:
         if self._read_only_refused("bulk stop"):
@@ -268,13 +271,17 @@ class ActionsMixin:
         pods = [known[i] for i in ids if i in known]
         lines = [self._pod_line(p) for p in pods] + [f"{i} (not in the cache: skipped)" for i in ids if i not in known]
         targets = [StopTarget.of(p) for p in pods]
+        if not targets:
+            self.notify("None of the marked pods is in the cache: nothing to stop.", severity="warning",
+                        markup=False)
+            return
         runner = self.action_runner
         accounts = sorted({p.account for p in pods})
         self.push_screen(ConfirmScreen(
             f"Stop {counted(len(targets), 'pod')} ({', '.join(accounts)})", lines,
             confirm_label=f"Stop {counted(len(targets), 'pod')}",
             note="Each pod is re-checked with its own account before its stop is sent."),
-            lambda yes: yes and targets and self._run_action(lambda: runner.bulk_stop(targets), clear_marks=True))
+            self._on_confirm(lambda: runner.bulk_stop(targets), clear_marks=True))
 
     # --- audit and export ----------------------------------------------------------------
 
