@@ -118,11 +118,20 @@ class SaganApp(ActionsMixin, App):
         if self._poll_enabled:
             self._start_poll()
 
+    @property
+    def main_screen(self):
+        """The panes' screen (the detail, help or a dialog may be on top of it)."""
+        return self.screen_stack[0]
+
+    def _to_main(self) -> None:
+        while len(self.screen_stack) > 1 and not self.screen.is_modal:
+            self.pop_screen()
+
     def on_resize(self, event) -> None:
         self._narrow(event.size.width)
 
     def _narrow(self, width: int) -> None:
-        self.screen.set_class(width < NARROW_BELOW, "-narrow")
+        self.main_screen.set_class(width < NARROW_BELOW, "-narrow")
 
     def _paint_all(self) -> None:
         self.experiments_table.set_rows(self.model.experiment_rows())
@@ -158,7 +167,7 @@ class SaganApp(ActionsMixin, App):
 
     def _feed_losses(self) -> None:
         self.query_one(LossArea).show(self.model)
-        if self.screen.has_class("-incident"):
+        if self.main_screen.has_class("-incident"):
             self.pods_table.set_scope(self._affected_scope(), "affected")
 
     def _affected_scope(self):
@@ -222,8 +231,9 @@ class SaganApp(ActionsMixin, App):
                 self._refresh_timeline()
             if delta.losses:
                 self._feed_losses()
-        if isinstance(self.screen, DetailScreen):
-            self.screen.refresh_from_model()
+        for screen in self.screen_stack:
+            if isinstance(screen, DetailScreen):
+                screen.refresh_from_model()
 
     def _announce(self, delta: Delta, before: dict) -> None:
         ring = False
@@ -333,6 +343,7 @@ class SaganApp(ActionsMixin, App):
         self.push_screen(HelpScreen(help_text(entries(self), self.get_key_display, self.settings.read_only)))
 
     def action_inbox(self) -> None:
+        self._to_main()
         table = self.experiments_table
         if table.scope is None:
             table.set_scope(lambda _k, row: row.group == 0, "inbox")
@@ -341,7 +352,8 @@ class SaganApp(ActionsMixin, App):
         table.focus()
 
     def action_incident(self) -> None:
-        screen = self.screen
+        self._to_main()
+        screen = self.main_screen
         on_ = not screen.has_class("-incident")
         screen.set_class(on_, "-incident")
         body, area = self.query_one("#body"), self.query_one(LossArea)
@@ -380,6 +392,7 @@ class SaganApp(ActionsMixin, App):
         self._poll_timer = self.set_timer(self.settings.poll_interval, self._start_poll)
 
     def action_zoom(self) -> None:
+        """The focused pane fills the screen (the whole loss area when the heatmap has the focus)."""
         if self.screen.maximized is not None:
             self.screen.minimize()
         elif self.focused is not None:

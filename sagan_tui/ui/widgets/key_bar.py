@@ -18,20 +18,23 @@ class KeyBar(Static):
         self._last: tuple = ()
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
-        self.bindings_changed(self.screen)
+        self._screen = self.screen  # gone from the DOM by the time we unmount
+        self._screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+        self.bindings_changed(self._screen)
 
     def on_unmount(self) -> None:
-        self.screen.bindings_updated_signal.unsubscribe(self)
+        self._screen.bindings_updated_signal.unsubscribe(self)
 
     def bindings_changed(self, screen: Screen) -> None:
-        if self.is_attached and screen is self.screen:
+        if self.is_attached and screen is self._screen:
             self.call_after_refresh(self._show)
 
     def _show(self) -> None:
+        if not self.is_attached:  # its screen was popped before this ran
+            return
         seen: set[str] = set()
         items: list[tuple[str, str]] = []
-        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+        for _node, binding, enabled, _tooltip in self._screen.active_bindings.values():
             if not binding.show or not enabled or binding.action in seen:
                 continue
             seen.add(binding.action)

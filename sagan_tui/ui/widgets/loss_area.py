@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 class LossArea(Horizontal):
     """Holds LossHeatmap (focusable: d rows-by, w window, arrows, enter) and WavePanel."""
 
+    ALLOW_MAXIMIZE = True  # `z` on the heatmap zooms the heatmap and its wave together
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="heatmap-box"):
             yield LossHeatmap(id="heatmap")

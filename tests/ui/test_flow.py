@@ -1,0 +1,94 @@
+"""The poll message flow on the frozen panel: what a PollFinished re-reads, announces and keeps."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from types import MappingProxyType
+
+from sagan_tui.models import Experiment, WorkflowEvent
+from sagan_tui.sync.poller import ChangeSet
+from sagan_tui.ui.messages import PollFinished
+
+from .frozen import NOW, frozen_app
+
+SIZE = (160, 40)
+
+
+def changes(app, **kw) -> ChangeSet:
+    return ChangeSet(at=NOW, duration_s=0.01, health=MappingProxyType(dict(app.poller.health)),
+                     polled=("sagan", "team", "personal"), **kw)
+
+
+async def deliver(pilot, app, cs: ChangeSet) -> None:
+    before = app.polls
+    app.post_message(PollFinished(cs))
+    while app.polls == before:
+        await pilot.pause(0.02)
+
+
+def add_event(app, id: str, seconds: int, exp: int = 365, kind: str = "epm:progress") -> None:
+    ev = WorkflowEvent(id=id, experiment_number=exp, event_type=kind, note=f"n{id}",
+                       created_at=NOW + timedelta(seconds=seconds))
+    with app.cache.transaction() as conn:
+        app.cache.upsert_events(conn, [ev])
+
+
+async def test_timeline_follow_scope_and_type(tmp_path):
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        tl = app.timeline
+        assert tl.follow and tl.everything and tl.row_count == 9
+        add_event(app, "new1", 1)
+        await deliver(pilot, app, changes(app, events_added=1))
+        assert tl.shown_keys()[0] == "new1" and tl.cursor_key == "new1"  # follow: the newest, on top
+
+        tl.focus()
+        await pilot.press("f", "down")  # follow off: the cursor keeps its row
+        kept = tl.cursor_key
+        add_event(app, "new2", 2)
+        await deliver(pilot, app, changes(app, events_added=1))
+        assert tl.shown_keys()[0] == "new2" and tl.cursor_key == kept
+
+        await pilot.press("t")  # state changes only
+        assert tl.kind == "state" and set(tl.shown_keys()) == {"ev1"}
+        await pilot.press("t")  # markers
+        assert tl.shown_keys() and all(tl.records[k].cells[2].text.startswith("epm:") for k in tl.shown_keys())
+        await pilot.press("t", "t", "t")  # notes, pods, back to all
+        assert tl.kind == "all"
+
+        app.experiments_table.select_key("365")
+        await pilot.press("g")  # the selected experiment only
+        assert not tl.everything and "#365" in str(tl.border_title)
+        assert {tl.records[k].cells[1].text for k in tl.shown_keys()} == {"#365"}
+
+
+async def test_new_owner_turn_item_is_announced_with_the_bell(tmp_path):
+    app = frozen_app(tmp_path)
+    rings = []
+    app.bell = lambda: rings.append(1)
+    async with app.run_test(size=SIZE) as pilot:
+        exp = Experiment(id="e380", number=380, title="[/]fresh [b]plan", status="plan_pending",
+                         created_at=NOW, updated_at=NOW)
+        with app.cache.transaction() as conn:
+            app.cache.upsert_experiments(conn, [exp])
+        await deliver(pilot, app, changes(app, experiments=(380,)))
+        assert app.experiments_table.shown_keys()[0] == "380"  # newest of the inbox, on top
+        said = [n.message for n in app._notifications]
+        assert any("#380 [/]fresh [b]plan" in m for m in said), said
+        assert rings == [1]
+        # the same item again is not news
+        await deliver(pilot, app, changes(app, experiments=(380,)))
+        assert rings == [1]
+
+
+async def test_a_poll_while_the_detail_is_open_updates_both(tmp_path):
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.experiments_table.select_key("365")
+        await pilot.press("enter")
+        detail = app.screen
+        add_event(app, "new3", 3, exp=365)
+        await deliver(pilot, app, changes(app, events_added=1))
+        assert "new3" in detail.query_one("#detail-timeline").shown_keys()
+        await pilot.press("I")  # the incident layout from the detail: back to the panes, incident on
+        assert app.screen is app.main_screen and app.main_screen.has_class("-incident")
