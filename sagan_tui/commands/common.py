@@ -8,12 +8,14 @@ import sys
 from sagan_tui.config import ConfigError, Settings, load_settings
 
 
-def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None) -> Settings:
-    """Settings with the command line's flags on top; warnings go to stderr, never a secret."""
+def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> Settings:
+    """Settings with the command line's flags (and `extra` settings, None meaning unset) on top;
+    warnings go to stderr, never a secret."""
     flags = {
         "sagan_tui_cache": getattr(args, "cache", None),
         "poll_interval": getattr(args, "poll_interval", None),
         "read_only": getattr(args, "read_only", None),
+        **extra,
     }
     try:
         settings, warnings = load_settings(environ, **flags)

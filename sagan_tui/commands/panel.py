@@ -5,32 +5,18 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 from pathlib import Path
-from typing import Mapping
 
-from sagan_tui.config import ConfigError, Settings, load_settings
+from sagan_tui.commands.common import settings_from_args
+from sagan_tui.config import Settings
 
 
-def settings_for(args: argparse.Namespace, environ: Mapping[str, str] | None = None, **extra) -> Settings:
+def settings_for(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> Settings:
     """Settings with the panel's flags on top; warnings printed before the screen takes over."""
-    flags = {
-        "sagan_tui_cache": getattr(args, "cache", None),
-        "poll_interval": getattr(args, "poll_interval", None),
-        "read_only": getattr(args, "read_only", None),
-        "mouse": False if getattr(args, "no_mouse", False) else None,
-        "bell": False if getattr(args, "no_bell", False) else None,
-        "color_system": getattr(args, "color", None),
-        **extra,
-    }
-    try:
-        settings, warnings = load_settings(environ, **flags)
-    except ConfigError as exc:
-        print(f"sagan-tui: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
-    for w in warnings:
-        print(f"sagan-tui: warning: {w}", file=sys.stderr)
-    return settings
+    return settings_from_args(
+        args, environ, mouse=False if getattr(args, "no_mouse", False) else None,
+        bell=False if getattr(args, "no_bell", False) else None, color_system=getattr(args, "color", None),
+        **extra)
 
 
 class _ScrubbingFormatter(logging.Formatter):

@@ -14,13 +14,13 @@ from textual.timer import Timer
 from textual.widgets import DataTable
 
 from sagan_tui.config import Settings
-from sagan_tui.models import Experiment, HealthState, Loss, utcnow
+from sagan_tui.models import Experiment, Loss, utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.sync.poller import Poller
 from sagan_tui.ui.actions_mixin import ActionsMixin
 from sagan_tui.ui.messages import PollCrashed, PollFinished
-from sagan_tui.ui.model import Delta, PanelModel
+from sagan_tui.ui.model import Delta, PanelModel, announcements
 from sagan_tui.ui.palette import BindingCommands, entries
 from sagan_tui.ui.render import hhmm
 from sagan_tui.ui.safe_text import one_line
@@ -34,7 +34,6 @@ from sagan_tui.ui.widgets.status_bar import StatusBar
 
 INTERVALS = (1, 2, 3, 5, 10, 15, 30, 60, 120, 300)
 NARROW_BELOW = 140  # columns: under this the panes stack
-NOTIFY_MAX = 3
 
 PANEL_BINDINGS = [
     Binding("question_mark", "help", "Help", id="panel.help"),
@@ -236,24 +235,11 @@ class SaganApp(ActionsMixin, App):
                 screen.refresh_from_model()
 
     def _announce(self, delta: Delta, before: dict) -> None:
-        ring = False
-        for exp in delta.new_inbox[:NOTIFY_MAX]:
-            self.notify(one_line(f"#{exp.number} {exp.title}: {exp.effective_turn}"), title="Your turn",
+        notes = announcements(delta, before, self.model.health)
+        for note in notes:
+            self.notify(note.message, title=note.title, severity=note.severity, timeout=note.timeout,
                         markup=False)
-            ring = True
-        if len(delta.new_inbox) > NOTIFY_MAX:
-            self.notify(f"and {len(delta.new_inbox) - NOTIFY_MAX} more in the inbox (i)", markup=False)
-        for w in delta.new_waves:
-            head = w.diagnosis[0].statement if w.diagnosis else ""
-            self.notify(one_line(f"{len(w.losses)} pods lost {hhmm(w.start)}-{hhmm(w.end)} UTC in "
-                                 f"{', '.join(w.accounts)}. {head}"), title="Reaping wave", severity="error",
-                        timeout=30, markup=False)
-            ring = True
-        for name, h in self.model.health.items():
-            if h.state == HealthState.ERROR and before.get(name) != HealthState.ERROR:
-                kind = h.error_kind.value if h.error_kind else "error"
-                self.notify(one_line(f"{name}: {kind}: {h.message or ''}"), severity="warning", markup=False)
-        if ring and self.settings.bell:
+        if self.settings.bell and any(n.ring for n in notes):
             self.bell()
 
     # --- PanelHost -------------------------------------------------------------------------

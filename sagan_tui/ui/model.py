@@ -12,12 +12,27 @@ from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
 from sagan_tui.ui import render
 from sagan_tui.ui.render import Row
+from sagan_tui.ui.safe_text import one_line
 
 # Above this many changed experiments one full read is cheaper than many point reads.
 POINT_READS_MAX = 200
 TIMELINE_LIMIT = 300
 # A pod that went away on request (not a loss) stays in view this long, dimmed.
 GONE_VISIBLE_S = 3600.0
+
+
+NOTIFY_MAX = 3  # new inbox items announced one by one; past this, one line for the rest
+
+
+@dataclass(frozen=True)
+class Note:
+    """One notification: text already cleaned to one line (shown with markup off)."""
+
+    message: str
+    title: str = ""
+    severity: str = "information"
+    timeout: float = 8.0
+    ring: bool = False
 
 
 @dataclass(frozen=True)
@@ -206,3 +221,21 @@ class PanelModel:
             self._read_losses()
         else:
             self.hidden_gone.add(pod_id)
+
+
+def announcements(delta: Delta, health_before: Mapping[str, HealthState],
+                  health: Mapping[str, SourceHealth]) -> list[Note]:
+    """What a poll tells the owner out loud: new inbox items, new waves, sources that just failed."""
+    out = [Note(one_line(f"#{e.number} {e.title}: {e.effective_turn}"), "Your turn", ring=True)
+           for e in delta.new_inbox[:NOTIFY_MAX]]
+    if len(delta.new_inbox) > NOTIFY_MAX:
+        out.append(Note(f"and {len(delta.new_inbox) - NOTIFY_MAX} more in the inbox (i)", "Your turn"))
+    for w in delta.new_waves:
+        head = w.diagnosis[0].statement if w.diagnosis else ""
+        out.append(Note(one_line(f"{len(w.losses)} pods lost {render.hhmm(w.start)}-{render.hhmm(w.end)} UTC"
+                                 f" in {', '.join(w.accounts)}. {head}"), "Reaping wave", "error", 30, True))
+    for name, h in health.items():
+        if h.state == HealthState.ERROR and health_before.get(name) != HealthState.ERROR:
+            kind = h.error_kind.value if h.error_kind else "error"
+            out.append(Note(one_line(f"{name}: {kind}: {h.message or ''}"), "Source failing", "warning"))
+    return out
