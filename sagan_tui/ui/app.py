@@ -142,12 +142,15 @@ class SaganApp(ActionsMixin, App):
 
     def _tick_status(self) -> None:
         self.query_one(StatusBar).show(self.model.status(paused=self.paused, polling=self.polling))
-        stale = [name for name, h in self.model.health.items()
-                 if name == "sagan" and h.stale(self.model.clock(), self.settings.poll_interval)]
-        note = f"stale since {hhmm(self.model.health['sagan'].last_success)}" if stale else ""
-        if note != self.experiments_table.note:
-            self.experiments_table.note = note
-            self.experiments_table._retitle()
+        # Sagan's panes say so when what they show is older than three poll intervals.
+        sagan = self.model.health.get("sagan")
+        stale = sagan is not None and sagan.stale(self.model.clock(), self.settings.poll_interval)
+        note = f"stale since {hhmm(sagan.last_success)}" if stale and sagan.last_success else (
+            "stale: never fetched" if stale else "")
+        for table in (self.experiments_table, self.timeline):
+            if note != table.note:
+                table.note = note
+                table.refresh_titles()
 
     def _tick_rows(self) -> None:
         # Ages and uptimes are shown in minutes: once a minute is often enough, and only

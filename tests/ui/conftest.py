@@ -64,12 +64,11 @@ async def poll_now(pilot, app) -> None:
 
 
 async def fill_cache(sim, tmp: Path) -> dict[str, int]:
-    """A cache filled by two real polls of `sim`, closed again (what a previous session left)."""
+    """A cache filled by a real poll of `sim`, closed again (what a previous session left)."""
     s = sim_settings(sim, tmp)
     cache = Cache(s.cache_path)
     poller = Poller(s, cache)
     try:
-        await poller.poll_once()
         await poller.poll_once()
     finally:
         await poller.aclose()

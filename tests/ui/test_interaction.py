@@ -23,28 +23,26 @@ async def filter_with(pilot, app, query: str) -> None:
     await pilot.press("enter")
 
 
-async def test_filter_substring_regex_inverse_and_bad_regex(tmp_path):
+async def test_filter_typed_then_a_bad_regex_leaves_the_table_untouched(tmp_path):
+    """The filter grammar itself is unit-tested (test_render); here, the keys and the bar."""
     app = frozen_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         table = app.experiments_table
         total = table.row_count
-        await pilot.press("slash", *"pers", "enter")  # typed, once
+        await pilot.press("slash", *"pers", "enter")
         assert not app.screen.query(FilterBar)
         assert sorted(table.shown_keys()) == ["192", "333", "367"]
         assert "/pers" in str(table.border_subtitle)
 
-        await filter_with(pilot, app, "re:^#36[0-9]")
-        assert sorted(table.shown_keys()) == ["361", "363", "365", "366", "367", "369"]
-
-        await filter_with(pilot, app, "!running")
-        assert "365" not in table.shown_keys() and "192" in table.shown_keys()
-
-        before = table.shown_keys()
         await filter_with(pilot, app, "re:([")
         bar = app.screen.query_one(FilterBar)  # stays open, saying why
         assert "bad regex" in str(bar.query_one("#filter-error").render())
-        assert table.shown_keys() == before  # untouched
-        await pilot.press("escape")
+        assert sorted(table.shown_keys()) == ["192", "333", "367"]  # untouched
+        bar.query_one(Input).value = "!re:^#3"
+        await pilot.press("enter")
+        assert sorted(table.shown_keys()) == ["192"]
+
+        await pilot.press("slash", "escape")
         assert not app.screen.query(FilterBar) and app.focused is table
         await filter_with(pilot, app, "")  # empty clears
         assert table.row_count == total
@@ -146,18 +144,13 @@ async def test_read_only_hides_mutating_actions_from_keys_palette_and_help(tmp_p
         assert not app.screen.is_modal
 
 
-async def test_palette_runs_a_panel_action(tmp_path):
+async def test_palette_runs_a_pane_command_on_the_focused_pane(tmp_path):
     app = frozen_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
+        app.pods_table.focus()
         await pilot.press("ctrl+p")
         assert isinstance(app.screen, CommandPalette)
-        await pilot.press(*"inbox")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert app.experiments_table.shown_keys() == INBOX
-        app.pods_table.focus()  # a pane's command runs on the focused pane of its kind
-        await pilot.press("ctrl+p", *"sort (tables)")
+        await pilot.press(*"sort (t")
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause(0.1)

@@ -219,7 +219,7 @@ class KeyedTable(DataTable):
                     self.select_key(at_key)
                 elif self.row_count:
                     self.move_cursor(row=min(at_index, self.row_count - 1))
-        self._retitle()
+        self.refresh_titles()
 
     def _resort(self) -> None:
         i, rev = self.sort_index, self.sort_reverse
@@ -233,7 +233,7 @@ class KeyedTable(DataTable):
 
         self.sort(_MARK_COL, key=key)
 
-    def _retitle(self) -> None:
+    def refresh_titles(self) -> None:
         bits = [self.pane_title]
         if self.scope_label:
             bits.append(self.scope_label)
@@ -264,7 +264,7 @@ class KeyedTable(DataTable):
         self.update_cell(key, _MARK_COL, self._head(key))
         if self.cursor_row < self.row_count - 1:
             self.move_cursor(row=self.cursor_row + 1)
-        self._retitle()
+        self.refresh_titles()
         self.post_message(self.MarksChanged(self))
 
     def clear_marks(self) -> None:
@@ -272,7 +272,7 @@ class KeyedTable(DataTable):
         for k in marked:
             if k in self._shown:
                 self.update_cell(k, _MARK_COL, self._head(k))
-        self._retitle()
+        self.refresh_titles()
 
     def action_cycle_sort(self) -> None:
         """Next column (then back to the pane's own order)."""
@@ -289,7 +289,7 @@ class KeyedTable(DataTable):
         self._resort()
         if key is not None:
             self.select_key(key)
-        self._retitle()
+        self.refresh_titles()
 
     def action_filter(self) -> None:
         from sagan_tui.ui.widgets.filter_bar import FilterBar

@@ -78,7 +78,7 @@ class TimelineTable(KeyedTable):
         self.post_message(self.Changed())
 
     def watch_follow(self) -> None:
-        self._retitle()
+        self.refresh_titles()
 
     def describe(self, experiment: int | None) -> None:
         where = "all" if self.everything or experiment is None else f"#{experiment}"
@@ -88,7 +88,7 @@ class TimelineTable(KeyedTable):
         if self.follow:
             bits.append("follow")
         self.scope_label = " ".join(bits)
-        self._retitle()
+        self.refresh_titles()
 
 
 class ApprovalsTable(KeyedTable):
