@@ -1,0 +1,71 @@
+"""Figure 7: the panel's peak RSS on `large-fleet` after 100 polls, beside a bare Textual app's.
+
+The panel runs under a pty at 200x50 from a copy of the warm cache, polling every 0.1 s a
+simulator running 30x faster than real time (events, losses and stops keep arriving). Polls are
+counted as the simulator receives them; then the child's VmHWM (peak resident set) is read.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from common import PY, ROOT, Figure, clean_env, main, panel_argv, quiet_logging, warm_cache
+from ptyrun import PtyProcess
+from baseline_apps import MARKER
+
+POD_ID = re.compile(r"[a-z0-9]{14}")
+
+
+def panel_peak(polls: int, scenario: str, cache_src: Path) -> dict:
+    from sagan_tui.sim import SimServer
+
+    home = Path(tempfile.mkdtemp(prefix="sagan-bench-memory-"))
+    cache = home / "cache.sqlite"
+    shutil.copy(cache_src, cache)
+    try:
+        with SimServer(scenario=scenario, speed=30.0) as sim:
+            env = clean_env(home, **sim.env())
+            argv = panel_argv("--cache", str(cache), "--poll-interval", "0.1", "--no-bell")
+            with PtyProcess(argv, env, size=(200, 50), cwd=str(ROOT)) as p:
+                p.wait_for(lambda text: bool(POD_ID.search(text)), 120)
+                t0 = time.monotonic()
+
+                def seen() -> int:
+                    return sum(1 for r in list(sim.requests) if r.path.endswith("/approval-requests"))
+
+                while seen() < polls:
+                    if not p.pump(0.2):
+                        raise RuntimeError("the panel exited: " + p.output[-400:].decode("utf-8", "replace"))
+                    if time.monotonic() - t0 > 900:
+                        raise TimeoutError(f"only {seen()} polls in 15 minutes")
+                return {"peak_mb": p.peak_rss_mb(), "polls": seen(), "seconds": time.monotonic() - t0}
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def bare_peak() -> float:
+    home = Path(tempfile.mkdtemp(prefix="sagan-bench-bare-"))
+    with PtyProcess([PY, str(ROOT / "bench" / "baseline_apps.py"), "bare"], clean_env(home), size=(200, 50)) as p:
+        p.wait_for(lambda text: MARKER in text, 60)
+        p.pump(1.0)
+        return p.peak_rss_mb()
+
+
+def run(small: bool = False) -> list[Figure]:
+    quiet_logging()
+    if small:
+        r = panel_peak(5, "calm", warm_cache(polls=1, scenario="calm"))
+    else:
+        r = panel_peak(100, "large-fleet", warm_cache())
+    bare = bare_peak()
+    return [Figure("memory", f"peak RSS of the panel after {r['polls']} polls (bare Textual app beside)",
+                   r["peak_mb"], bare, "MB", "<= 200 MB", 200, on="value",
+                   detail={**{k: round(v, 2) for k, v in r.items()}, "bare_mb": round(bare, 1)})]
+
+
+if __name__ == "__main__":
+    main(run)

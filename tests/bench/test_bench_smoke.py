@@ -1,0 +1,120 @@
+"""Smoke runs of every benchmark at tiny sizes: they run, measure something, and report it; no timing asserted."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))
+
+import common  # noqa: E402
+from common import Figure, save, table  # noqa: E402
+from ptyrun import visible_text  # noqa: E402
+
+DEMO_SECRETS = ("sagan-demo-token", "rk-team-demo", "rk-personal-demo")
+
+
+def well_formed(figures: list[Figure], names: set[str]) -> None:
+    assert {f.name for f in figures} == names
+    for f in figures:
+        assert f.value > 0, f
+        assert f.baseline is not None and f.baseline > 0, f
+        entry = f.as_json()
+        assert set(entry) >= {"value", "baseline", "ratio", "unit", "target", "ok"}
+        assert isinstance(entry["ok"], bool)
+        text = json.dumps(entry)
+        assert not any(s in text for s in DEMO_SECRETS)
+
+
+def test_figure_judges_ratio_or_value():
+    fast = Figure("x", "x", 1.2, 1.0, "s", "<= 1.5x", 1.5)
+    slow = Figure("x", "x", 2.0, 1.0, "s", "<= 1.5x", 1.5)
+    rate = Figure("y", "y", 40.0, 100.0, "rows/s", ">= 0.5x", 0.5)
+    absolute = Figure("z", "z", 350.0, 10.0, "B/s", "<= 300 B/s", 300, on="value")
+    assert fast.ok and not slow.ok and not rate.ok and not absolute.ok
+    assert Figure("w", "w", 1.0, 0.0, "s", "<= 1.5x", 1.5).ok is False  # no baseline, no verdict
+    assert "MISS" in table([slow]) and "| ok |" in table([fast])
+
+
+def test_results_merge_keeps_other_entries(tmp_path):
+    path = tmp_path / "results.json"
+    save([Figure("a", "a", 1, 2, "s", "<= 1.5x", 1.5)], path)
+    save([Figure("b", "b", 4, 2, "s", "<= 1.5x", 1.5)], path)
+    data = json.loads(path.read_text())
+    assert set(data) == {"a", "b"}
+    assert data["a"]["ratio"] == 0.5 and data["a"]["ok"] is True and data["b"]["ok"] is False
+
+
+def test_visible_text_drops_escapes():
+    raw = b"\x1b[1;1H\x1b[38;5;253;48;5;17mpod\x1b[0m \x1b]52;c;Zm9v\x07id\x1b[?25l"
+    assert visible_text(raw) == "pod id"
+
+
+def test_tables_smoke():
+    import bench_tables
+
+    well_formed(bench_tables.run(small=True), {"tables"})
+
+
+def test_ingest_smoke():
+    import bench_ingest
+
+    figures = bench_ingest.run(small=True)
+    well_formed(figures, {"ingest"})
+
+
+def test_waves_smoke():
+    import bench_waves
+
+    well_formed(bench_waves.run(small=True), {"waves"})
+
+
+@pytest.mark.slow
+def test_poll_smoke():
+    import bench_poll
+
+    figures = bench_poll.run(small=True)
+    well_formed(figures, {"poll_cycle"})
+    assert figures[0].detail["cpu_s_per_cycle"] > 0
+
+
+@pytest.mark.slow
+def test_start_smoke(monkeypatch):
+    import bench_start
+
+    monkeypatch.delenv("BENCH_WARM_CACHE", raising=False)
+    figures = bench_start.run(small=True)
+    well_formed(figures, {"start_to_first_frame"})
+    assert figures[0].detail["pods_in_cache"] > 0
+
+
+@pytest.mark.slow
+def test_output_smoke():
+    import bench_output
+
+    figures = bench_output.run(small=True)
+    well_formed(figures, {"output_idle", "output_per_poll"})
+    per_poll = figures[1].detail["per_poll_bytes"]
+    assert len(per_poll) >= 2 and all(n > 0 for n in per_poll)  # every poll changed a row on screen
+
+
+@pytest.mark.slow
+def test_memory_smoke():
+    import bench_memory
+
+    figures = bench_memory.run(small=True)
+    well_formed(figures, {"memory"})
+    assert figures[0].detail["polls"] >= 5
+
+
+def test_run_all_names_every_module():
+    import run_all
+
+    for name in run_all.MODULES:
+        assert (BENCH / f"{name}.py").is_file()
+        assert callable(getattr(__import__(name), "run"))
+    assert common.RESULTS.parent == BENCH
