@@ -14,9 +14,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from heatmap_incident import LOSSES, NOW, waves as incident_waves  # noqa: E402
+try:  # imported by the tests as part of the tests package
+    from .heatmap_incident import LOSSES, NOW, waves as incident_waves
+except ImportError:  # run as a script for a look in tmux
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from heatmap_incident import LOSSES, NOW, waves as incident_waves  # noqa: E402
 
 from sagan_tui.models import Loss  # noqa: E402
 from sagan_tui.ui.widgets.heatmap import LossHeatmap  # noqa: E402

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from heatmap_demo import HeatmapDemo
+from .heatmap_demo import HeatmapDemo
 
 
 def test_incident_heatmap_and_wave_panel(snap_compare):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
-from heatmap_demo import HeatmapDemo
-from heatmap_incident import A100, A100_SXM, H100, LOSSES, NOW, R5, at, loss, waves
+from .heatmap_demo import HeatmapDemo
+from .heatmap_incident import A100, A100_SXM, H100, LOSSES, NOW, R5, at, loss, waves
 
 from sagan_tui.ui import heatmap_render as R
 from sagan_tui.ui.widgets.heatmap import LossHeatmap

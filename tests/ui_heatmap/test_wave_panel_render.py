@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from heatmap_incident import NOW, R5, at, loss, waves
+from .heatmap_incident import NOW, R5, at, loss, waves
 from rich.console import Console
 
 from sagan_tui.triage.waves import find_waves
