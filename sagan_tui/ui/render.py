@@ -190,8 +190,9 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
     if gone_at:
         # When it was lost (the first poll that missed it), to the second: waves are minutes long.
         seen = Cell(f"✗{hhmmss(gone_at)}", "red" if loss else DIM, sort=-(since(gone_at, now) or 0))
-    elif stale:
-        seen = Cell(f"{coarse(seen_s)}!", STALE, sort=-(seen_s or 0))
+    elif stale:  # the account's polls are failing: say how old this row really is
+        age = f"{int(seen_s)}s" if seen_s is not None and seen_s < 60 else coarse(seen_s)
+        seen = Cell(f"{age}!", STALE, sort=-(seen_s or 0))
     else:
         seen = Cell("now" if seen_s is not None and seen_s < 60 else coarse(seen_s), DIM, sort=-(seen_s or 0))
     cells = (
