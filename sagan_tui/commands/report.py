@@ -1,0 +1,58 @@
+"""`sagan-tui report`: the incident report (Markdown) from the cache, to stdout or a file."""
+
+from __future__ import annotations
+
+import sys
+from argparse import Namespace
+from datetime import datetime
+
+from sagan_tui.models import as_utc, utcnow
+
+
+def _fail(message: str) -> int:
+    print(f"sagan-tui report: {message}", file=sys.stderr)
+    return 2
+
+
+def parse_since(text: str) -> datetime:
+    """ISO 8601; a trailing Z and a date alone are accepted; naive means UTC."""
+    return as_utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00")))
+
+
+def run(args: Namespace) -> int:
+    from sagan_tui.commands.waves import context_for, load_cache
+    from sagan_tui.triage import find_waves, render_report
+
+    since = None
+    if args.since:
+        try:
+            since = parse_since(args.since)
+        except ValueError:
+            return _fail(f"--since: not an ISO 8601 time: {args.since!r} (e.g. 2026-05-14T10:30:00Z)")
+    path = args.cache
+    if not path:
+        from sagan_tui.config import ConfigError, load_settings
+
+        try:
+            path = str(load_settings()[0].cache_path)
+        except ConfigError as exc:
+            return _fail(str(exc))
+    try:
+        records = load_cache(path)
+    except OSError as exc:
+        return _fail(f"cannot read {path}: {exc.strerror or exc}")
+    losses, context = context_for(records)
+    if since is not None:
+        losses = [x for x in losses if x.lost_at >= since]
+    waves = find_waves(losses, context=context)
+    text = render_report(waves, context, utcnow(), since=since, all_losses=losses)
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0

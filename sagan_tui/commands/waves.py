@@ -1,0 +1,77 @@
+"""`sagan-tui waves`: offline wave analysis of loss records (a JSON Lines file, stdin, or a cache)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+from sagan_tui.models import utcnow
+
+
+def _fail(message: str) -> int:
+    print(f"sagan-tui waves: {message}", file=sys.stderr)
+    return 2
+
+
+def load_input(path: str):
+    """The records of a JSON Lines file (`-` is stdin); OSError for a missing or unreadable file."""
+    from sagan_tui.triage.records import parse_record_lines
+
+    if path == "-":
+        return parse_record_lines(sys.stdin)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return parse_record_lines(f)
+
+
+def load_cache(path: str):
+    """Losses, sightings and health from a cache file, in the shape parse_record_lines gives."""
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.triage import Dispatch
+    from sagan_tui.triage.records import ParsedLines
+
+    if not Path(path).expanduser().is_file():
+        raise FileNotFoundError(f"no cache file at {path}")
+    cache = Cache(path)
+    for notice in cache.notices:
+        print(f"sagan-tui: {notice}", file=sys.stderr)
+    try:
+        dispatches = [Dispatch(p.experiment_number, p.runpod_pod_id, p.created_at)
+                      for p in cache.sagan_pods() if p.experiment_number is not None]
+        return ParsedLines(losses=cache.losses(), sightings=cache.sightings(), health=cache.health(),
+                           dispatches=dispatches)
+    finally:
+        cache.close()
+
+
+def context_for(records, accounts=()):
+    """The diagnosis context from what was loaded; dismissed losses are left out."""
+    from sagan_tui.triage import TriageContext, dispatches_from
+
+    losses = [x for x in records.losses if not x.dismissed]
+    polled = sorted({*accounts, *(h for h in records.health if h != "sagan"),
+                     *(x.account for x in losses), *(s.account for s in records.sightings)})
+    return losses, TriageContext(sightings=records.sightings, health=records.health,
+                                 dispatches=records.dispatches or dispatches_from(losses, records.sightings),
+                                 accounts_polled=polled, losses=losses)
+
+
+def run(args: Namespace) -> int:
+    from sagan_tui.triage import find_waves, render_report, waves_to_json
+
+    source = args.input if args.input else args.cache
+    try:
+        records = load_input(args.input) if args.input else load_cache(args.cache)
+    except OSError as exc:
+        return _fail(f"cannot read {source}: {exc.strerror or exc}")
+    for err in records.errors:  # already "line N: what was wrong"
+        print(err, file=sys.stderr)
+    losses, context = context_for(records)
+    waves = find_waves(losses, gap=args.gap, min_losses=args.min_losses, context=context)
+    if args.format == "json":
+        json.dump(waves_to_json(waves), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_report(waves, context, utcnow(), all_losses=losses))
+    return 0

@@ -1,0 +1,259 @@
+"""Diagnosis of a wave: short statements for the owner at 3 a.m., each with its evidence."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
+
+from sagan_tui.models import HealthState, Loss, PodSighting, SourceHealth
+from sagan_tui.triage import fmt
+from sagan_tui.triage import gaps as G
+
+if TYPE_CHECKING:
+    from sagan_tui.triage.waves import Wave
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # accounts, gaps, survivors, balance, long-running, datacenter, gpu, runpod-reason, repeat, burn
+    statement: str
+    evidence: tuple[str, ...] = ()
+
+
+class Dispatch(NamedTuple):
+    """One pod dispatched for an experiment; a plain (experiment, pod_id, created_at) tuple works too."""
+
+    experiment: int
+    pod_id: str
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class TriageContext:
+    """What, besides the wave, the diagnosis may look at. Everything optional."""
+
+    sightings: tuple[PodSighting, ...] = ()  # the control group candidates
+    health: Mapping[str, SourceHealth] = field(default_factory=dict)  # account -> health and balance
+    dispatches: tuple[Dispatch, ...] = ()  # every experiment's pods in dispatch order
+    accounts_polled: tuple[str, ...] = ()  # every configured account
+    losses: tuple[Loss, ...] = ()  # every known loss, for the experiments' dispatch history
+
+    def __post_init__(self) -> None:
+        # Accept lists and plain tuples from callers; store immutable, typed values.
+        object.__setattr__(self, "sightings", tuple(self.sightings))
+        object.__setattr__(self, "dispatches", tuple(Dispatch(*d) for d in self.dispatches))
+        object.__setattr__(self, "accounts_polled", tuple(self.accounts_polled))
+        object.__setattr__(self, "losses", tuple(self.losses))
+
+
+def dispatches_from(losses: Iterable[Loss], sightings: Iterable[PodSighting] = ()) -> tuple[Dispatch, ...]:
+    """Dispatch history as the polls saw it, when Sagan's own is not at hand."""
+    first: dict[str, Dispatch] = {}
+    for x in (*losses, *sightings):
+        at = x.running_at or getattr(x, "first_seen_at", None) or getattr(x, "lost_at", None)
+        if x.experiment is not None and x.pod_id not in first:
+            first[x.pod_id] = Dispatch(x.experiment, x.pod_id, at)
+    return tuple(sorted(first.values(), key=lambda d: (d.created_at is None, d.created_at or 0, d.pod_id)))
+
+
+def diagnose(wave: Wave, context: TriageContext | None = None) -> list[Finding]:
+    """The findings on `wave`, most decisive first."""
+    ctx = context or TriageContext()
+    checks = (_accounts, _gaps, _survivors, _balances, _long_running, _datacenters, _gpus,
+              _runpod_reasons, _repeats, _burn)
+    out: list[Finding] = []
+    for check in checks:
+        out.extend(check(wave, ctx))
+    return out
+
+
+def _pods_by_account(wave: Wave) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = defaultdict(list)
+    for x in wave.losses:
+        out[x.account].append(x.pod_id)
+    return out
+
+
+def _accounts(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    by_acc = _pods_by_account(wave)
+    evidence = [f"{a}: {len(p)} pod{'s' * (len(p) != 1)} ({fmt.listed(p)})" for a, p in sorted(by_acc.items())]
+    names = ", ".join(wave.accounts)
+    if len(wave.accounts) > 1:
+        polled = set(ctx.accounts_polled)
+        scope = ("both accounts" if len(wave.accounts) == 2 and polled <= set(wave.accounts)
+                 else f"{len(wave.accounts)} accounts")
+        return [Finding("accounts", f"spans {scope} ({names}): not an account-only cause (billing cap, key rotation)",
+                        tuple(evidence))]
+    for other in sorted(set(ctx.accounts_polled) - set(wave.accounts)):
+        h = ctx.health.get(other)
+        if h is not None and h.state == HealthState.ERROR:
+            kind = h.error_kind.value if h.error_kind else "error"
+            evidence.append(f"{other}: its poll is failing ({kind}): its pods' fate is unknown")
+        elif h is not None and h.last_success is not None and h.last_success >= wave.end:
+            evidence.append(f"{other}: polled OK at {fmt.hms(h.last_success)} UTC and lost nothing in the window")
+        else:
+            evidence.append(f"{other}: lost nothing in the window")
+    return [Finding("accounts", f"only account {names}: check that account (billing, spend limit, key rotation, audit log)",
+                    tuple(evidence))]
+
+
+def _gaps(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    pairs = [(x.pod_id, g) for x in wave.losses if (g := G.gap_of(x)) is not None]
+    n, total, med = len(pairs), len(wave.losses), wave.gap_median_s
+    if n == 0:
+        return [Finding("gaps", "RUNNING time unknown for every pod: the gap after RUNNING cannot be judged")]
+    per_pod = fmt.capped(f"{p}: {fmt.duration(g)}" for p, g in sorted(pairs, key=lambda t: t[1]))
+    if n < G.TIGHT_MIN_N:
+        return [Finding("gaps", f"only {n} gap{'s' * (n != 1)} after RUNNING known: too few to call a pattern", per_pod)]
+    spread = f"IQR {fmt.duration(wave.gap_spread_s or 0)} over {n} pods"
+    if G.is_tight([g for _, g in pairs]) and med is not None:
+        core = [g for _, g in pairs if not G.is_long_running(g, med)]
+        dev = max(1, round(max(abs(g - med) for g in core)))
+        head = "" if len(core) == total else f" ({len(core)} of {total} pods)"
+        return [Finding("gaps", f"gaps cluster at {med:.0f} ± {dev} s after RUNNING{head}: a systematic reaper, "
+                                f"not the workload", (f"{spread} (tight: <= {G.TIGHT_IQR_S:.0f} s)", *per_pod))]
+    lo, hi = min(g for _, g in pairs), max(g for _, g in pairs)
+    return [Finding("gaps", f"gaps after RUNNING spread from {fmt.duration(lo)} to {fmt.duration(hi)} "
+                            f"(median {fmt.duration(med or 0)}): no single reaper timing", (spread, *per_pod))]
+
+
+def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    if not ctx.sightings:
+        return []  # no poll data at all: silence rather than a guess
+    lost = set(wave.pod_ids)
+    mates = [s for s in ctx.sightings if s.account in wave.accounts and s.pod_id not in lost]
+    alive = sorted((s for s in mates if _survived(s, wave)), key=lambda s: (s.account, s.pod_id))
+    names = ", ".join(wave.accounts)
+    if alive:
+        spared = [a for a in wave.accounts if any(s.account == a for s in alive)]
+        ids = [f"{s.pod_id} ({s.account}, {fmt.exp(s.experiment)})" for s in alive]
+        ev = [*fmt.capped(f"{s.pod_id}: running since {fmt.hms(s.running_at or s.first_seen_at)}, "
+                          f"seen {fmt.hms(s.last_seen_at)} UTC" for s in alive)]
+        ev += [f"{a}: no other pod ran across the window (no control there)"
+               for a in wave.accounts if a not in spared]
+        return [Finding("survivors", f"pods of the same accounts survived the window: {fmt.listed(ids, 3)}: "
+                                     f"not an account-wide stop in {', '.join(spared)}", tuple(ev))]
+    if not mates:
+        return [Finding("survivors", f"no other pod of {names} ran across the window: "
+                                     "no control group to tell account-wide from selective")]
+    return [Finding("survivors", f"no pod of {names} survived the window: points at an account-wide stop "
+                                 "(balance, spend limit, key, or RunPod acting on the account)",
+                    fmt.capped(f"{s.pod_id}: last seen {fmt.hms(s.last_seen_at)} UTC" for s in mates))]
+
+
+def _survived(s: PodSighting, wave: Wave) -> bool:
+    began = s.running_at or s.first_seen_at
+    return (began is not None and began <= wave.start and s.last_seen_at is not None
+            and s.last_seen_at >= wave.end and s.desired_status in (None, "RUNNING"))
+
+
+def _balances(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    out, unknown = [], []
+    for acc in wave.accounts:
+        h = ctx.health.get(acc)
+        if h is None or (h.balance is None and h.under_balance is None):
+            unknown.append(acc)
+            continue
+        bal = "balance unknown" if h.balance is None else f"balance {fmt.usd(h.balance)}"
+        ev = [f"{acc}: {bal}" + (f", spend {fmt.usd(h.spend_per_hr)}/h" if h.spend_per_hr is not None else "")
+              + (f" of limit {fmt.usd(h.spend_limit)}/h" if h.spend_limit is not None else "")]
+        if h.last_success is not None:
+            ev.append(f"as of the poll at {fmt.hms(h.last_success)} UTC")
+        if h.under_balance:
+            out.append(Finding("balance", f"{acc} is under balance: RunPod stops every pod of an account whose "
+                                          "balance runs out", tuple(ev)))
+        else:
+            out.append(Finding("balance", f"{acc} {bal}, not under balance: not a balance stop", tuple(ev)))
+    if unknown and ctx.health:
+        out.append(Finding("balance", f"balance of {', '.join(unknown)} unknown: check it in the RunPod console"))
+    return out
+
+
+def _long_running(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    longs = wave.long_running()
+    if not longs:
+        return []
+    ids = [f"{x.pod_id} ({fmt.exp(x.experiment)})" for x in longs]
+    return [Finding("long-running", f"long-running pod{'s' * (len(longs) > 1)} killed in the same window: "
+                                    f"{fmt.listed(ids, 3)}: the sweep is not only about new pods",
+                    fmt.capped(f"{x.pod_id}: RUNNING since {fmt.hms(x.running_at)}, lost {fmt.hms(x.lost_at)} UTC "
+                               f"after {fmt.duration(G.gap_of(x) or 0)}" for x in longs))]
+
+
+def _concentration(wave: Wave, kind: str, attr: str, what: str, prep: str, one: str, many: str) -> list[Finding]:
+    counts = Counter(v for x in wave.losses if (v := getattr(x, attr)))
+    known, total = sum(counts.values()), len(wave.losses)
+    if not counts:
+        return []
+    ranked = sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))
+    ev = tuple(f"{v}: {c} pod{'s' * (c != 1)}" for v, c in ranked) + (
+        (f"unknown: {total - known} pods",) if known < total else ())
+    if len(counts) == 1 and known >= max(2, total / 2):
+        (value,) = counts
+        scope = "all" if known == total else f"all {known} with a known {what} ({total - known} unknown)"
+        return [Finding(kind, f"{scope} {prep} one {what} {value}: {one}", ev)]
+    if len(counts) == 1:
+        return [Finding(kind, f"{what} known for only {known} of {total} pods ({next(iter(counts))}): "
+                              "too few to place the rest", ev)]
+    return [Finding(kind, f"spread over {len(counts)} {what}s ({', '.join(v for v, _ in ranked)}): {many}", ev)]
+
+
+def _datacenters(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    return _concentration(wave, "datacenter", "datacenter", "data center", "in",
+                          "regional capacity reclaim likely", "not a regional reclaim")
+
+
+def _gpus(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    return _concentration(wave, "gpu", "gpu", "GPU type", "on",
+                          "a reclaim of that GPU pool fits", "not one GPU pool")
+
+
+def _runpod_reasons(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for x in wave.losses:
+        if x.reason and "by runpod" in x.reason.lower():
+            by_reason[x.reason].append(x.pod_id)
+    return [Finding("runpod-reason", f"RunPod says \"{reason}\" for {len(ids)} pod{'s' * (len(ids) != 1)}: "
+                                     "RunPod stopped them, not Sagan", fmt.capped(ids))
+            for reason, ids in sorted(by_reason.items())]
+
+
+def _repeats(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    lost = {x.pod_id: x for x in (*ctx.losses, *wave.losses)}
+    known_history = bool(ctx.dispatches)
+    history = ctx.dispatches or dispatches_from(lost.values(), ctx.sightings)
+    per_exp: dict[int, list[Dispatch]] = defaultdict(list)
+    for d in history:
+        # As of the wave's end: a later re-dispatch is not part of this wave's story.
+        if d.created_at is None or d.created_at <= wave.end:
+            per_exp[d.experiment].append(d)
+    out = []
+    for e in wave.experiments:
+        ds = sorted(per_exp.get(e, ()), key=lambda d: (d.created_at is None, d.created_at or 0, d.pod_id))
+        streak = []
+        for d in reversed(ds):
+            if d.pod_id not in lost:
+                break
+            streak.append(lost[d.pod_id])
+        if len(streak) < 2:
+            continue
+        streak.reverse()
+        spent, _ = G.burn(streak)
+        run = "in a row" if known_history else f"since {fmt.hms(streak[0].lost_at)} UTC"
+        out.append(Finding("repeat", f"{fmt.exp(e)} lost {len(streak)} dispatches {run}: a recovery loop "
+                                     "burning money, hold it",
+                           (*fmt.capped(f"{x.pod_id}: lost {fmt.hms(x.lost_at)} UTC ({x.account})" for x in streak),
+                            f"burned {fmt.usd(spent)} on them")))
+    return out
+
+
+def _burn(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    n = len(wave.losses)
+    priced = n - wave.burn_unknown
+    tail = f"; {wave.burn_unknown} more with no price or RUNNING time" if wave.burn_unknown else ""
+    ev = fmt.capped(f"{x.pod_id}: {fmt.usd(x.cost_per_hr)}/h x {fmt.duration(g)} = {fmt.usd(x.cost_per_hr * g / 3600)}"
+                    for x in wave.losses if x.cost_per_hr is not None and (g := G.gap_of(x)) is not None)
+    return [Finding("burn", f"{fmt.usd(wave.burn_usd)} of GPU time burned on {priced} lost pod"
+                            f"{'s' * (priced != 1)}{tail}", ev)]

@@ -1,0 +1,103 @@
+"""Loss records as JSON Lines in, waves as JSON out: pure text handling, no files."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from pydantic import BaseModel, ValidationError
+
+from sagan_tui.models import Loss, PodSighting, SourceHealth, iso
+from sagan_tui.triage.diagnosis import Dispatch
+from sagan_tui.triage.gaps import gap_of
+from sagan_tui.triage.waves import Wave
+
+# Besides losses (the default), a line may carry what a cache would add to the analysis:
+# a pod sighting (the control group) or an account's health and balance.
+RECORD_TYPES: dict[str, type[BaseModel]] = {"loss": Loss, "sighting": PodSighting, "health": SourceHealth}
+
+
+@dataclass
+class ParsedLines:
+    losses: list[Loss] = field(default_factory=list)
+    sightings: list[PodSighting] = field(default_factory=list)
+    health: dict[str, SourceHealth] = field(default_factory=dict)
+    dispatches: list[Dispatch] = field(default_factory=list)  # Sagan's own history, when at hand
+    errors: list[str] = field(default_factory=list)  # "line N: what was wrong"
+
+
+def _why(exc: ValidationError) -> str:
+    # Field and message only: pydantic's default text repeats the input, which may be long.
+    parts = []
+    for e in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in e.get("loc", ())) or "record"
+        parts.append(f"{loc}: {e.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+def parse_record_lines(lines: Iterable[str]) -> ParsedLines:
+    """Each non-blank line one JSON object; a bad line becomes an error naming it, the rest are kept."""
+    out = ParsedLines()
+    for n, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            obj: Any = json.loads(text)
+        except json.JSONDecodeError as exc:
+            out.errors.append(f"line {n}: not JSON: {exc.msg} at column {exc.colno}")
+            continue
+        if not isinstance(obj, dict):
+            out.errors.append(f"line {n}: expected a JSON object, got {type(obj).__name__}")
+            continue
+        kind = obj.pop("type", "loss")
+        model = RECORD_TYPES.get(kind) if isinstance(kind, str) else None
+        if model is None:
+            out.errors.append(f"line {n}: unknown record type {kind!r} (expected {', '.join(RECORD_TYPES)})")
+            continue
+        try:
+            record = model.model_validate(obj)
+        except ValidationError as exc:
+            out.errors.append(f"line {n}: {_why(exc)}")
+            continue
+        if isinstance(record, Loss):
+            out.losses.append(record)
+        elif isinstance(record, PodSighting):
+            out.sightings.append(record)
+        else:
+            out.health[record.source] = record
+    return out
+
+
+def parse_loss_lines(lines: Iterable[str]) -> tuple[list[Loss], list[str]]:
+    """(losses, errors) of JSON Lines loss records; sighting and health lines are accepted and left out."""
+    parsed = parse_record_lines(lines)
+    return parsed.losses, parsed.errors
+
+
+def loss_to_json(loss: Loss) -> dict[str, Any]:
+    """The JSON Lines form of a loss (unknown fields left out), plus its RUNNING-to-lost gap."""
+    out = loss.model_dump(mode="json", exclude_none=True, exclude={"dismissed"} if not loss.dismissed else set())
+    gap = gap_of(loss)
+    if gap is not None:
+        out["gap_s"] = round(gap, 3)
+    return out
+
+
+def wave_to_json(wave: Wave) -> dict[str, Any]:
+    """One wave as `waves --format json` prints it (DESIGN.md's keys, plus spread, counts and pod ids)."""
+    return {
+        "start": iso(wave.start), "end": iso(wave.end),
+        "losses": [loss_to_json(x) for x in wave.losses],
+        "accounts": list(wave.accounts), "experiments": list(wave.experiments),
+        "datacenters": list(wave.datacenters), "gpu_types": list(wave.gpu_types),
+        "gap_median_s": wave.gap_median_s, "gap_spread_s": wave.gap_spread_s, "gap_spread": "iqr",
+        "burn_usd": round(wave.burn_usd, 4), "burn_unknown": wave.burn_unknown,
+        "pod_ids": list(wave.pod_ids),
+        "diagnosis": [{"kind": f.kind, "statement": f.statement, "evidence": list(f.evidence)} for f in wave.diagnosis],
+    }
+
+
+def waves_to_json(waves: Iterable[Wave]) -> dict[str, Any]:
+    return {"waves": [wave_to_json(w) for w in waves]}

@@ -1,0 +1,138 @@
+"""The incident report: Markdown an owner can read at 3 a.m. and paste into a support ticket."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Iterable, Sequence
+
+from sagan_tui.models import Loss
+from sagan_tui.triage import fmt
+from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose
+from sagan_tui.triage.gaps import burn, gap_of, is_long_running
+from sagan_tui.triage.waves import Wave, active_wave
+
+TABLE_HEAD = ("| run | exp | pod | account | RUNNING at | lost at | gap |", "|---|---|---|---|---|---|---|")
+LONG_RUNNING = "long-running, killed in the same window"
+
+
+def _cell(text: object) -> str:
+    # Record fields are untrusted text: one line, and no pipe may end a table cell early.
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def loss_row(loss: Loss, median_s: float | None = None) -> str:
+    """One row of DOMAIN.md's table; a long-running pod among short-lived ones is named as such."""
+    g = gap_of(loss)
+    gap = "—" if g is None else LONG_RUNNING if is_long_running(g, median_s) else f"~{fmt.duration(g)}"
+    run = loss.run_id[:8] if loss.run_id else "—"
+    cells = (run, fmt.exp(loss.experiment) if loss.experiment is not None else "—", loss.pod_id, loss.account,
+             fmt.hms(loss.running_at), fmt.hms(loss.lost_at), gap)
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def loss_table(losses: Iterable[Loss], median_s: float | None = None) -> list[str]:
+    return [*TABLE_HEAD, *(loss_row(x, median_s) for x in losses)]
+
+
+def _findings(findings: Iterable[Finding]) -> list[str]:
+    out = []
+    for f in findings:
+        out.append(f"- {_line(f.statement)}")
+        out.extend(f"  - {_line(e)}" for e in f.evidence)
+    return out
+
+
+def _counted(values: Iterable[str | None]) -> str:
+    counts: dict[str, int] = {}
+    for v in values:
+        counts[v or "?"] = counts.get(v or "?", 0) + 1
+    return ", ".join(f"{k} ({n})" for k, n in sorted(counts.items(), key=lambda kv: (kv[0] == "?", -kv[1], kv[0])))
+
+
+def _ticket(wave: Wave) -> list[str]:
+    lines = [f"RunPod pods terminated without a stop request, {fmt.day(wave.start)} "
+             f"{fmt.window(wave.start, wave.end, seconds=True)}:"]
+    lines += [f"{x.pod_id}  account={x.account}  lost {fmt.hms(x.lost_at)} UTC" for x in wave.losses]
+    return ["```text", *lines, "```"]
+
+
+def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: datetime, active: bool) -> list[str]:
+    head = f"## Wave {i}: {fmt.day(wave.start)} {fmt.window(wave.start, wave.end, seconds=True)}, " \
+           f"{', '.join(wave.accounts)} ({len(wave.losses)} pods)"
+    out = [head, ""]
+    if active:
+        out += [f"**Active**: last loss {fmt.duration((now - wave.end).total_seconds())} ago. "
+                "Do not re-dispatch into it.", ""]
+    out += [*loss_table(wave.losses, wave.gap_median_s), ""]
+    findings = diagnose(wave, context) if context is not None else list(wave.diagnosis)
+    out += ["**Diagnosis**", "", *_findings(findings), ""]
+    unknown = f" ({wave.burn_unknown} pods without a price or RUNNING time)" if wave.burn_unknown else ""
+    out += [f"- Burned: {fmt.usd(wave.burn_usd)}{unknown}",
+            f"- Accounts: {_counted(x.account for x in wave.losses)}",
+            f"- Experiments: {_counted(fmt.exp(x.experiment) if x.experiment is not None else None for x in wave.losses)}",
+            f"- Data centers: {_counted(x.datacenter for x in wave.losses)}",
+            f"- GPUs: {_counted(x.gpu for x in wave.losses)}",
+            "", "**Pod ids for a RunPod support ticket**", "", *_ticket(wave), ""]
+    return out
+
+
+def _next_steps(waves: Sequence[Wave], context: TriageContext | None) -> list[str]:
+    accounts = list(dict.fromkeys(a for w in waves for a in w.accounts))
+    steps = []
+    for acc in accounts:
+        spans = ", ".join(f"{fmt.day(w.start)} {fmt.audit_window(w.start, w.end)}" for w in waves if acc in w.accounts)
+        ids = [x.pod_id for w in waves for x in w.losses if x.account == acc]
+        steps.append(f"Open the RunPod console of **{acc}**, audit log for {spans}: look for podTerminate, "
+                     f"billing alerts, API-key revocations or capacity-reclaim notices covering {fmt.listed(ids)}.")
+    health = context.health if context is not None else {}
+    known = [f"{a} {fmt.usd(h.balance)}" for a in accounts if (h := health.get(a)) and h.balance is not None]
+    steps.append(f"Check the balance and spend limit of {', '.join(accounts)} for the day"
+                 + (f" (last polled: {', '.join(known)})." if known else "."))
+    lost = {x.pod_id for w in waves for x in w.losses}
+    control = sorted({s.pod_id for s in (context.sightings if context else ()) if s.account in accounts
+                      and s.pod_id not in lost and not s.gone})
+    if control:
+        it = ("it is", "it") if len(control) == 1 else ("they are", "they")
+        steps.append(f"Check whether {fmt.listed(control, 3)} {it[0]} still running: if {it[1]} vanished too, the event "
+                     "is account-wide or wider.")
+    steps.append("If the accounts show the same cause (or none), open a RunPod support ticket with the pod ids above.")
+    exps = sorted({e for w in waves for e in w.experiments})
+    held = ", ".join(map(fmt.exp, exps)) or "the affected experiments"
+    steps.append(f"Hold recovery and re-dispatch of {held} until the cause is cleared; then re-dispatch one pod "
+                 "and watch it past the gap before releasing the rest.")
+    return [f"{i}. {s}" for i, s in enumerate(steps, 1)]
+
+
+def render_report(waves: Sequence[Wave], context: TriageContext | None, now: datetime,
+                  since: datetime | None = None, all_losses: Iterable[Loss] | None = None) -> str:
+    """The incident report over `waves` (and the losses outside them), as Markdown."""
+    waves = sorted((w for w in waves if since is None or w.end >= since), key=lambda w: w.start)
+    losses = sorted({x.pod_id: x for x in (all_losses if all_losses is not None else
+                                             (x for w in waves for x in w.losses))
+                     if since is None or x.lost_at >= since}.values(), key=lambda x: (x.lost_at, x.pod_id))
+    in_waves = {x.pod_id for w in waves for x in w.losses}
+    singles = [x for x in losses if x.pod_id not in in_waves]
+    if since is not None:
+        span = f"since {fmt.day(since)} {fmt.hms(since)} UTC"
+    elif losses:
+        span = f"{fmt.day(losses[0].lost_at)} {fmt.window(losses[0].lost_at, losses[-1].lost_at)}"
+    else:
+        span = "no losses"
+    burned, _ = burn(losses)
+    live = active_wave(waves, now)
+    out = [f"# Pod losses: {span}", "",
+           f"Generated {fmt.day(now)} {fmt.hms(now)} UTC. {len(waves)} reaping wave{'s' * (len(waves) != 1)}, "
+           f"{len(losses)} pod{'s' * (len(losses) != 1)} lost, {fmt.usd(burned)} of GPU time burned.", ""]
+    if not waves:
+        out += ["No reaping wave: no run of losses close enough together to call one.", ""]
+    for i, w in enumerate(waves, 1):
+        out += _wave_section(i, w, context, now, w is live)
+    if singles:
+        out += ["## Losses outside any wave", "", *loss_table(singles), ""]
+    if waves:
+        out += ["## Next steps (owner)", "", *_next_steps(waves, context), ""]
+    return "\n".join(out)

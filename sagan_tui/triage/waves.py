@@ -1,0 +1,174 @@
+"""Reaping waves: maximal runs of losses each within `gap` seconds of the previous one."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from functools import cached_property
+from itertools import compress, islice, pairwise
+from operator import sub
+from typing import Iterable, Sequence
+
+from sagan_tui.models import Loss
+from sagan_tui.triage import gaps as G
+from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose
+from sagan_tui.triage.timeline import Timeline
+
+
+@dataclass(frozen=True, eq=False)
+class Wave:
+    """One wave: a run of a Timeline's sorted losses. Its losses, summary and diagnosis are
+    computed on first read and kept, so that finding the waves of a million losses costs
+    little more than sorting them."""
+
+    start: datetime  # first lost_at
+    end: datetime  # last lost_at
+    timeline: Timeline = field(repr=False)
+    first: int  # the wave is positions [first, stop) of the timeline's sorted order
+    stop: int
+    context: TriageContext | None = field(default=None, repr=False)  # what `diagnosis` looks at
+
+    @classmethod
+    def of(cls, losses: Iterable[Loss], context: TriageContext | None = None) -> Wave:
+        """A wave of exactly these losses (for tests and hand-made reports)."""
+        tl = Timeline(losses)
+        if not len(tl):
+            raise ValueError("a wave holds at least one loss")
+        return cls(_dt(tl.sorted_times[0]), _dt(tl.sorted_times[-1]), tl, 0, len(tl), context)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Wave):
+            return NotImplemented
+        return (self.start, self.end, self.losses) == (other.start, other.end, other.losses)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by content, and Loss is mutable
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.first
+
+    @cached_property
+    def losses(self) -> tuple[Loss, ...]:
+        """Ordered by lost_at; losses at the same instant by content, so input order never matters."""
+        a, b = self.first, self.stop
+        members = self.timeline.sorted_losses(a, b)
+        st = self.timeline.sorted_times
+        if any(map(float.__eq__, st[a:b - 1], st[a + 1:b])):
+            members.sort(key=lambda x: (x.lost_at, _tie_key(x)))
+        return tuple(members)
+
+    @cached_property
+    def accounts(self) -> tuple[str, ...]:
+        """Most losses first, ties by name: `team, personal`."""
+        return _most_first(x.account for x in self.losses)
+
+    @cached_property
+    def experiments(self) -> tuple[int, ...]:
+        return tuple(sorted({x.experiment for x in self.losses} - {None}))
+
+    @cached_property
+    def datacenters(self) -> tuple[str, ...]:
+        """Known ones only, most losses first; unknowns are counted in the findings."""
+        return _most_first(x.datacenter for x in self.losses)
+
+    @cached_property
+    def gpu_types(self) -> tuple[str, ...]:
+        return _most_first(x.gpu for x in self.losses)
+
+    @cached_property
+    def gaps(self) -> tuple[float, ...]:
+        """RUNNING-to-lost seconds of the losses that know when they reached RUNNING."""
+        return tuple(G.known_gaps(self.losses))
+
+    @cached_property
+    def _quartiles(self) -> tuple[float, float, float] | None:
+        return G.quartiles(self.gaps)
+
+    @property
+    def gaps_known(self) -> int:
+        return len(self.gaps)
+
+    @property
+    def gap_median_s(self) -> float | None:
+        return None if self._quartiles is None else self._quartiles[1]
+
+    @property
+    def gap_spread_s(self) -> float | None:
+        """Interquartile range (p75 - p25) of the gaps: robust to one long-running bystander."""
+        return None if self._quartiles is None else self._quartiles[2] - self._quartiles[0]
+
+    @cached_property
+    def _burn(self) -> tuple[float, int]:
+        return G.burn(self.losses)
+
+    @property
+    def burn_usd(self) -> float:
+        """cost_per_hr x (lost_at - running_at), summed over the losses that know both."""
+        return self._burn[0]
+
+    @property
+    def burn_unknown(self) -> int:
+        """Losses without a price or a RUNNING time: they add 0 to burn_usd."""
+        return self._burn[1]
+
+    @cached_property
+    def diagnosis(self) -> tuple[Finding, ...]:
+        return tuple(diagnose(self, self.context))
+
+    @property
+    def pod_ids(self) -> tuple[str, ...]:
+        return tuple(x.pod_id for x in self.losses)
+
+    @property
+    def duration_s(self) -> float:
+        return (self.end - self.start).total_seconds()
+
+    def long_running(self) -> list[Loss]:
+        """Losses whose pods had run far longer than the wave's typical gap."""
+        return [x for x in self.losses if G.is_long_running(G.gap_of(x), self.gap_median_s)]
+
+
+def _most_first(values: Iterable[str | None]) -> tuple[str, ...]:
+    counts = Counter(v for v in values if v)
+    return tuple(sorted(counts, key=lambda v: (-counts[v], v)))
+
+
+def wave_spans(sorted_times: Sequence[float], gap: float = 90.0, min_losses: int = 3) -> list[tuple[int, int]]:
+    """[start, stop) index ranges of the waves in ascending times: the O(n) heart of find_waves."""
+    n = len(sorted_times)
+    # A break is where the next loss comes more than `gap` after the previous one; map/compress
+    # keep the million-step scan in C.
+    later = map(float(gap).__lt__, map(sub, islice(sorted_times, 1, None), sorted_times))
+    breaks = compress(range(1, n), later)
+    return [(a, b) for a, b in pairwise([0, *breaks, n]) if b - a >= min_losses]
+
+
+def _tie_key(x: Loss) -> tuple:
+    # Losses at the same instant are ordered by content, so the result never depends on the
+    # order the records came in.
+    return (x.pod_id, x.account, x.experiment or -1, x.source, x.running_at.isoformat() if x.running_at else "")
+
+
+def find_waves(losses: Iterable[Loss] | Timeline, gap: float = 90.0, min_losses: int = 3,
+               context: TriageContext | None = None) -> list[Wave]:
+    """The waves of `losses` (or of a Timeline of them), oldest first, diagnosed against `context`.
+
+    O(n log n): one sort of float timestamps, then a scan in C; Python-level work per loss is
+    only done for the losses inside waves, and summaries only when first read.
+    """
+    tl = Timeline.of(losses)
+    st = tl.sorted_times
+    return [Wave(_dt(st[a]), _dt(st[b - 1]), tl, a, b, context) for a, b in wave_spans(st, gap, min_losses)]
+
+
+def _dt(t: float) -> datetime:
+    # Exact: a microsecond datetime survives the round trip through a float timestamp.
+    return datetime.fromtimestamp(t, timezone.utc)
+
+
+def active_wave(waves: Iterable[Wave], now: datetime, guard_minutes: float = 15.0) -> Wave | None:
+    """The latest wave whose last loss is within guard_minutes of now (or after it: clock skew)."""
+    cutoff = now - timedelta(minutes=guard_minutes)
+    live = [w for w in waves if w.end >= cutoff]
+    return max(live, key=lambda w: w.end, default=None)
