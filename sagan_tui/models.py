@@ -70,6 +70,18 @@ def iso(value: datetime | None) -> str | None:
     return None if v is None else v.isoformat().replace("+00:00", "Z")
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def storable_text(s: str) -> str:
+    """`s` as UTF-8 can hold it: lone surrogates (which JSON escapes allow) replaced by U+FFFD."""
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 class Wire(BaseModel):
     """Base of records read from a server: camelCase on the wire, extras tolerated."""
 
@@ -79,8 +91,17 @@ class Wire(BaseModel):
 
     @field_validator("*", mode="after")
     @classmethod
-    def _utc(cls, v: Any) -> Any:
-        return as_utc(v) if isinstance(v, datetime) else v
+    def _storable(cls, v: Any) -> Any:
+        # One record the cache cannot store would fail the whole poll's transaction: an
+        # integer past 64 bits makes the record invalid (skipped with a reason), a lone
+        # surrogate (valid JSON, not UTF-8) becomes U+FFFD.
+        if isinstance(v, datetime):
+            return as_utc(v)
+        if isinstance(v, str):
+            return storable_text(v)
+        if isinstance(v, int) and not isinstance(v, bool) and not INT64_MIN <= v <= INT64_MAX:
+            raise ValueError("integer out of range (more than 64 bits)")
+        return v
 
     def dump(self) -> dict[str, Any]:
         """The record as JSON-ready camelCase, extras dropped."""
@@ -226,7 +247,8 @@ POD_ID_RE = re.compile(r"^[a-z0-9]{6,32}$")
 
 def valid_pod_id(pod_id: object) -> bool:
     """Whether `pod_id` may be pasted into a GraphQL string or a URL path."""
-    return isinstance(pod_id, str) and bool(POD_ID_RE.match(pod_id))
+    # fullmatch: with match, `$` also matches before a final newline, which would go out with the id.
+    return isinstance(pod_id, str) and bool(POD_ID_RE.fullmatch(pod_id))
 
 
 class RunPodPod(Wire):

@@ -28,13 +28,23 @@ class SourceError(Exception):
     def __init__(self, source: str, message: str, *, kind: ErrorKind | None = None,
                  status: int | None = None, code: str | None = None, retry_after: float | None = None):
         self.source = source
-        self.message = message
         self.status = status
         self.code = code
         self.retry_after = retry_after
         if kind is not None:
             self.kind = kind
-        super().__init__(f"{source}: {message}")
+        self.message = message
+
+    @property
+    def message(self) -> str:
+        return self._message
+
+    @message.setter
+    def message(self, text: str) -> None:
+        # str(exc), repr(exc) and tracebacks read args: a message scrubbed after the fact
+        # must not leave the original (with a key a server quoted back) in them.
+        self._message = text
+        self.args = (f"{self.source}: {text}",)
 
 
 class AuthError(SourceError):

@@ -62,8 +62,9 @@ class _StrictRequests:
             try:
                 errors = resp.json().get("errors") or []
                 if errors and isinstance(errors[0], dict) and errors[0].get("message"):
-                    message += f": {errors[0]['message']}"
-            except (ValueError, AttributeError):
+                    # A server may quote the credentials back: mask them before they are in any text.
+                    message += f": {scrub(str(errors[0]['message']), [headers.get('Authorization', '')[7:]])}"
+            except (ValueError, AttributeError, RecursionError):
                 pass
             if resp.status_code == 410:
                 raise ApiRetired(source, f"this RunPod API has been retired; switch account {source} to rest-v2 ({message})",
@@ -71,9 +72,17 @@ class _StrictRequests:
             raise for_status(source, resp.status_code, message,
                              retry_after=parse_retry_after(resp.headers.get("retry-after")))
         try:
-            resp.json()
-        except ValueError:
+            body = resp.json()
+        except (ValueError, RecursionError):
             raise BadReply(source, f"GraphQL reply is not valid JSON ({len(resp.content)} bytes)") from None
+        # The SDK indexes into the reply without looking (`"errors" in body`, `errors[0]["message"]`):
+        # anything but an object, or errors not shaped as GraphQL's, would escape as a TypeError.
+        if not isinstance(body, dict):
+            raise BadReply(source, f"GraphQL reply is not a JSON object ({type(body).__name__})")
+        errors = body.get("errors", [{"message": ""}])
+        if not (isinstance(errors, list) and errors and isinstance(errors[0], dict)
+                and isinstance(errors[0].get("message"), str)):
+            raise BadReply(source, "GraphQL reply has a malformed errors list")
         return resp
 
 
@@ -142,7 +151,7 @@ class GraphQLTransport(KeyedTransport):
 
     async def snapshot(self) -> AccountSnapshot:
         data = await self._run(lambda: self._call(ACCOUNT_QUERY))
-        myself = (data.get("data") or {}).get("myself") if isinstance(data, dict) else None
+        myself = _field(_field(data, "data"), "myself")
         if not isinstance(myself, dict) or not isinstance(myself.get("pods"), list):
             # Never read a reply without a pod list as "no pods": that would be a fake wave.
             raise BadReply(self.account, "GraphQL reply has no myself.pods list")
@@ -158,8 +167,13 @@ class GraphQLTransport(KeyedTransport):
     async def get_pod(self, pod_id: str) -> RunPodPod | None:
         _check_id(pod_id)
         data = await self._run(lambda: self._call(POD_QUERY % (pod_id, POD_FIELDS)))
-        pod = ((data or {}).get("data") or {}).get("pod")
-        return None if pod is None else RunPodPod.model_validate(flatten_pod(pod, self.account))
+        pod = _field(_field(data, "data"), "pod")
+        if pod is None:
+            return None
+        try:
+            return RunPodPod.model_validate(flatten_pod(pod, self.account))
+        except ValueError:  # pydantic's ValidationError: the pod is there, its record unreadable
+            raise BadReply(self.account, f"GraphQL pod {pod_id}: record unreadable") from None
 
     async def stop(self, pod_id: str) -> dict[str, Any]:
         _check_id(pod_id)
@@ -173,6 +187,11 @@ class GraphQLTransport(KeyedTransport):
     async def terminate(self, pod_id: str) -> dict[str, Any]:
         _check_id(pod_id)
         return await self._run(lambda: self._call(_load_sdk().mutations.generate_pod_terminate_mutation(pod_id)))
+
+
+def _field(obj: Any, name: str) -> Any:
+    """obj[name] when obj is an object; None for anything else a hostile reply may hold there."""
+    return obj.get(name) if isinstance(obj, dict) else None
 
 
 def flatten_pod(raw: Any, account: str) -> Any:

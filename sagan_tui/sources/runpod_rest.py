@@ -193,7 +193,7 @@ class RestV2Transport(KeyedTransport):
         message = f"{where}: HTTP {status}"
         try:
             problem = resp.json()
-        except ValueError:
+        except (ValueError, RecursionError):
             problem = None
         code = None
         if isinstance(problem, dict) and ("title" in problem or "detail" in problem):
@@ -223,7 +223,7 @@ class RestV2Transport(KeyedTransport):
             return None
         try:
             return resp.json()
-        except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
+        except (json.JSONDecodeError, UnicodeDecodeError, ValueError, RecursionError):
             raise BadReply(self.account,
                            f"{method} {path}: reply is not valid JSON ({len(resp.content)} bytes)") from None
 

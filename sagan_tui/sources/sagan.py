@@ -89,7 +89,7 @@ class SaganClient:
             raise Unreachable(SOURCE, f"{where}: {self._scrub(type(exc).__name__ + ': ' + str(exc))}") from None
         try:
             data = resp.json()
-        except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
+        except (json.JSONDecodeError, UnicodeDecodeError, ValueError, RecursionError):
             if resp.status_code >= 400:
                 raise for_status(SOURCE, resp.status_code, f"{where}: HTTP {resp.status_code}",
                                  retry_after=parse_retry_after(resp.headers.get("retry-after"))) from None

@@ -74,7 +74,8 @@ def _experiment_of(pod: RunPodPod) -> int | None:
             if not ch.isdigit():
                 break
             digits += ch
-        if digits:
+        # A name is free text: `exp` and thirty digits must not become an integer SQLite cannot hold.
+        if digits and len(digits) <= 9:
             return int(digits)
     return None
 

@@ -33,11 +33,13 @@ def _sans_uptime(pod: RunPodPod) -> dict:
 
 
 def reconcile(account: str, pods: list[RunPodPod], prev: dict[str, CachedPod], now: datetime,
-              requested_stops: set[str], known_losses: set[str]) -> Reconciled:
+              requested_stops: set[str], known_losses: set[str], partial: bool = False) -> Reconciled:
     """Only ever called with a *successful* poll: a failed one says nothing about the pods.
 
     A pod last seen RUNNING and now missing is a loss, unless someone asked for it to stop.
     A pod listed EXITED with a RunPod-side reason is a loss too (reaped while still listed).
+    `partial`: some listed records could not be read, and a missing pod may be one of them,
+    so absence proves nothing in this poll: no pod is marked gone and none is a loss.
     """
     out = Reconciled()
     for pod in pods:
@@ -58,7 +60,7 @@ def reconcile(account: str, pods: list[RunPodPod], prev: dict[str, CachedPod], n
             out.losses.append(_loss(pod, account, running_at, last_running, now, reason))
     listed = {p.id for p in pods}
     for pod_id, p in prev.items():
-        if pod_id in listed:
+        if pod_id in listed or partial:
             continue
         out.gone.append(pod_id)
         asked = pod_id in requested_stops

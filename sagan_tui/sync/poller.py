@@ -6,7 +6,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from types import MappingProxyType
 from typing import Mapping
 
@@ -25,6 +25,13 @@ EVENT_PAGE = 2000
 EVENT_PAGES_PER_POLL = 10
 # Re-read a little before the cursor: a clock skew or a late write must not hide an update.
 CURSOR_OVERLAP = timedelta(seconds=5)
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _bounded(cursor: datetime, now: datetime) -> datetime:
+    """A cursor taken from the server's timestamps, kept between 1970 and now: one record dated
+    in the future would otherwise hide every later update, one dated year 1 break the arithmetic."""
+    return min(max(cursor, EPOCH), now)
 
 
 @dataclass(frozen=True)
@@ -218,22 +225,26 @@ class Poller:
         for e in events:
             if e.experiment_number is None and e.entity_id in by_id:
                 e.experiment_number = by_id[e.entity_id]
-        new_cursor = ";".join(f"{k}={v}" for k, v in (
-            ("exp", ts(max((e.updated_at for e in exps.items if e.updated_at), default=exp_since))),
-            ("ev", ts(max((e.created_at for e in events), default=ev_since))),
-            ("pods", ts(max((p.updated_at for p in pods.items if p.updated_at), default=pods_since)))) if v)
+        new_cursor = ";".join(f"{k}={ts(_bounded(v, now))}" for k, v in (
+            ("exp", max((e.updated_at for e in exps.items if e.updated_at), default=exp_since)),
+            ("ev", max((e.created_at for e in events), default=ev_since)),
+            ("pods", max((p.updated_at for p in pods.items if p.updated_at), default=pods_since))) if v)
         result = await asyncio.to_thread(self._write_sagan, now, exps.items, events, approvals.items,
-                                         pods.items, new_cursor)
+                                         pods.items, new_cursor, bool(approvals.skipped))
         result.skipped += skipped
         return result
 
     def _experiment_ids(self) -> dict[str, int]:
         return {r["id"]: r["number"] for r in self.cache._rows("select id, number from experiments")}
 
-    def _write_sagan(self, now, exps, events, approvals, pods, cursor) -> _Result:
+    def _write_sagan(self, now, exps, events, approvals, pods, cursor, approvals_partial=False) -> _Result:
         from sagan_tui.triage.losses import merge_losses
 
         res = _Result(experiments=[e.number for e in exps], approvals_changed=True)
+        if approvals_partial:
+            # An unreadable record may be one we hold as pending: it has not been decided.
+            listed = {a.id for a in approvals}
+            approvals = [*approvals, *(a for a in self.cache.approvals("pending") if a.id not in listed)]
         with self.cache.transaction() as conn:
             self.cache.upsert_experiments(conn, exps)
             res.events_added = self.cache.upsert_events(conn, events)
@@ -280,7 +291,7 @@ class Poller:
                 if cached.pod.experiment is None:
                     cached.pod.experiment = experiment_of.get(cached.pod_id)
             known = {r[0] for r in conn.execute("select pod_id from losses where account = ?", (name,))}
-            rec = reconcile(name, snap.pods, prev, now, stops, known)
+            rec = reconcile(name, snap.pods, prev, now, stops, known, partial=bool(snap.skipped))
             self.cache.upsert_pods(conn, rec.upserts)
             self.cache.add_observations(conn, rec.observations)
             self.cache.upsert_losses(conn, rec.losses)

@@ -1,0 +1,91 @@
+"""Reliability rigs: a stub server for hostile replies, a poller on a fresh cache, and the figures each test reports."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from .stub_server import StubServer
+
+# `make soak` (SAGAN_TUI_SOAK=1) runs the long variants; the figures of docs/reliability.md come from it.
+SOAK = os.environ.get("SAGAN_TUI_SOAK") == "1"
+FIGURES: dict[str, object] = {}
+
+
+@pytest.fixture(scope="session")
+def figures():
+    """Tests put their counts here; written as JSON to $SAGAN_TUI_FIGURES at the end of the session."""
+    yield FIGURES
+    out = os.environ.get("SAGAN_TUI_FIGURES")
+    if out and FIGURES:
+        path = Path(out)
+        old = json.loads(path.read_text()) if path.is_file() else {}
+        path.write_text(json.dumps({**old, **FIGURES}, indent=2, sort_keys=True, default=str) + "\n")
+
+
+@pytest.fixture
+def stub():
+    with StubServer() as s:
+        yield s
+
+
+def no_config(tmp_path: Path) -> dict[str, str]:
+    return {"SAGAN_TUI_CONFIG": str(tmp_path / "absent.toml")}
+
+
+# --- the real panel under Pilot -------------------------------------------------------------
+
+def panel_settings(env: dict[str, str], tmp_path: Path, **flags):
+    from sagan_tui.config import load_settings
+
+    flags.setdefault("poll_interval", 60.0)  # tests drive the polls
+    settings, _ = load_settings({**env, **no_config(tmp_path)}, bell=False,
+                                sagan_tui_cache=str(tmp_path / "panel.sqlite"), **flags)
+    return settings
+
+
+@pytest.fixture
+def panel(tmp_path):
+    """`panel(env, **flags)` -> (SaganApp, Cache) on a fresh cache; the cache is closed afterwards."""
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.sync.poller import Poller
+    from sagan_tui.ui.app import SaganApp
+
+    caches = []
+
+    def make(env: dict[str, str], *, poll: bool = False, **flags):
+        settings = panel_settings(env, tmp_path, **flags)
+        cache = Cache(settings.cache_path)
+        caches.append(cache)
+        return SaganApp(settings, cache, Poller(settings, cache), poll=poll), cache
+
+    yield make
+    for c in caches:
+        c.close()
+
+
+async def wait_for(pilot, cond, timeout: float = 20.0, what: str = "condition") -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+async def poll_now(pilot, app) -> None:
+    """Force one poll (as the refresh key does) and wait until its result has been applied."""
+    await wait_for(pilot, lambda: not app.polling, what="idle poller")
+    before = app.polls
+    app.request_refresh()
+    await wait_for(pilot, lambda: app.polls > before and not app.polling, what="forced poll")
+    await pilot.pause()
+
+
+def screen_text(app) -> str:
+    """What the screen shows now, as plain text, one line per terminal row."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -1,0 +1,212 @@
+"""Fuzzed replies of Sagan, RunPod GraphQL and REST v2 through the real clients and the poller into a cache.
+
+Each example serves hypothesis-made bodies on loopback and runs one `Poller.poll_once()`:
+nothing may raise, no failure may be an unexplained `other`, a bad record is skipped with a
+logged reason and every good one is stored, nothing already cached is lost, and a pod seen
+before is never lost because of what a hostile reply did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from sagan_tui.config import load_settings
+from sagan_tui.models import (
+    ApprovalRequest, ErrorKind, Experiment, HealthState, PodLifecycle, RunPodPod, WorkflowEvent,
+)
+from sagan_tui.sources.runpod_graphql import flatten_pod
+from sagan_tui.sources.runpod_rest import flatten_rest_pod
+from sagan_tui.store.cache import Cache
+from sagan_tui.sync.poller import Poller
+
+from .conftest import SOAK, no_config
+from .fuzz_replies import (
+    BROKEN_BODIES, NOT_JSON, POD_STATUS, REST_STATUS, SAGAN_ROUTES, graphql_pod, json_value, parse_body, records,
+    rest_pod, serialise,
+)
+
+EXAMPLES = 1500 if SOAK else 30
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,
+                suppress_health_check=list(HealthCheck))
+ANCHORS = ["anchorpod00001", "anchorpod00002"]
+MODELS = {"/api/experiments": ("experiments", Experiment), "/api/events": ("events", WorkflowEvent),
+          "/api/approval-requests": ("approvalRequests", ApprovalRequest), "/api/pods": ("pods", PodLifecycle)}
+
+
+class Rig:
+    """One poller on one cache for a whole hypothesis run, on one event loop."""
+
+    def __init__(self, stub, tmp_path, **env):
+        self.loop = asyncio.new_event_loop()
+        settings_, _ = load_settings({**stub.env(keys={"team": "rk-team-fuzz"}), **no_config(tmp_path), **env},
+                                     sagan_tui_cache=str(tmp_path / "fuzz.sqlite"), poll_interval=1.0)
+        self.cache = Cache(settings_.cache_path)
+        self.poller = Poller(settings_, self.cache)
+        self.poller.sagan.retries = 0
+        self.cases = 0
+
+    def poll(self):
+        self.cases += 1
+        return self.loop.run_until_complete(self.poller.poll_once(force=True))
+
+    def close(self):
+        self.loop.run_until_complete(self.poller.aclose())
+        self.loop.close()
+        self.cache.close()
+
+    def ids(self, sql: str) -> set:
+        return {r["k"] for r in self.cache._rows(sql)}
+
+
+def skipped_logged(caplog) -> int:
+    return sum(1 for r in caplog.records if r.getMessage().startswith("skipped record:"))
+
+
+def test_sagan_replies(stub, tmp_path, caplog, figures):
+    caplog.set_level(logging.WARNING)
+    rig = Rig(stub, tmp_path)
+    failures = {"bad-json": 0, "ok": 0}
+
+    @FUZZ
+    @given(bodies=st.fixed_dictionaries(SAGAN_ROUTES))
+    def one(bodies):
+        for path, body in bodies.items():
+            stub.set(path, body)
+        before = rig.cache.counts()
+        caplog.clear()
+        changes = rig.poll()
+        h = changes.health["sagan"]
+        parsed = {path: parse_body(body) for path, body in bodies.items()}
+        after = rig.cache.counts()
+        assert all(after[t] >= before[t] for t in before), (before, after)  # nothing cached is lost
+        assert not changes.new_losses
+        if not all(isinstance(v, dict) for v in parsed.values()):
+            assert (h.state, h.error_kind) == (HealthState.ERROR, ErrorKind.BAD_JSON), h
+            assert after == before
+            failures["bad-json"] += 1
+            return
+        assert h.state == HealthState.OK, h
+        failures["ok"] += 1
+        bad = 0
+        for path, (key, model) in MODELS.items():
+            items = parsed[path].get(key)
+            if not isinstance(items, list):
+                bad += 1  # "expected a list": skipped with its reason, nothing written
+                continue
+            for item in items:
+                try:
+                    rec = model.model_validate(item)
+                except Exception:
+                    bad += 1
+                    continue
+                if model is Experiment:
+                    assert rig.cache.experiment(rec.number) is not None
+                elif model is WorkflowEvent:
+                    assert rec.id in rig.ids("select id k from events")
+                elif model is ApprovalRequest:
+                    assert rec.id in rig.ids("select id k from approvals")
+                else:
+                    assert rec.runpod_pod_id in rig.ids("select runpod_pod_id k from sagan_pods")
+        assert len(changes.skipped) == bad, changes.skipped
+        assert skipped_logged(caplog) == bad
+
+    try:
+        one()
+    finally:
+        rig.close()
+    figures["fuzz_sagan_cases"] = rig.cases
+    figures["fuzz_sagan_outcomes"] = failures
+
+
+# Junk where the pod list goes. Never an empty list: that is a truthful "no pods" and would lose the anchors.
+JUNK_PODS = st.one_of(json_value.filter(lambda v: not isinstance(v, list)), st.lists(json_value, min_size=1))
+
+
+def _account_bodies(pod: st.SearchStrategy, wrap) -> st.SearchStrategy[bytes]:
+    good = pod.map(lambda recs: serialise(wrap([*({"anchor": a} for a in ANCHORS), *recs])))
+    return st.one_of(good, good, good, JUNK_PODS.map(lambda v: serialise(wrap(v))), BROKEN_BODIES)
+
+
+def _graphql(pods):
+    return {"data": {"myself": {"clientBalance": 10.0, "currentSpendPerHr": 1.0, "spendLimit": None,
+                                "underBalance": False, "pods": pods}}}
+
+
+GRAPHQL_BODIES = st.one_of(
+    _account_bodies(records(graphql_pod, list(graphql_pod(0)), POD_STATUS), _graphql),
+    json_value.map(lambda v: serialise({"data": v})),
+    json_value.map(lambda v: serialise({"data": {"myself": v}})),
+    json_value.map(lambda v: serialise({"errors": v})),
+)
+REST_BODIES = _account_bodies(records(rest_pod, list(rest_pod(0)), REST_STATUS), lambda pods: {"pods": pods})
+
+
+def _anchor(kind: str, pod_id: str) -> dict:
+    if kind == "graphql":
+        return {**graphql_pod(0), "id": pod_id, "name": "anchor"}
+    return {**rest_pod(0), "id": pod_id, "name": "anchor"}
+
+
+def _with_anchors(body: bytes, kind: str) -> bytes:
+    for i, a in enumerate(ANCHORS):
+        body = body.replace(serialise({"anchor": a}), serialise(_anchor(kind, ANCHORS[i])))
+    return body
+
+
+@pytest.mark.parametrize("kind", ["graphql", "rest-v2"])
+def test_runpod_replies(stub, tmp_path, caplog, figures, kind):
+    caplog.set_level(logging.WARNING)
+    route = "/graphql" if kind == "graphql" else "/v2/pods"
+    rig = Rig(stub, tmp_path, RUNPOD_TRANSPORT_TEAM=kind)
+    flatten = (lambda raw: flatten_pod(raw, "team")) if kind == "graphql" else (
+        lambda raw: flatten_rest_pod(raw, "team", {}))
+    listed = [{"anchor": a} for a in ANCHORS]
+    stub.set(route, _with_anchors(serialise(_graphql(listed) if kind == "graphql" else {"pods": listed}), kind))
+    first = rig.poll()
+    assert first.health["team"].state == HealthState.OK
+    assert {p.pod_id for p in rig.cache.pods(include_gone=False)} == set(ANCHORS)
+    outcomes: dict[str, int] = {}
+
+    @FUZZ
+    @given(body=GRAPHQL_BODIES if kind == "graphql" else REST_BODIES)
+    def one(body):
+        body = _with_anchors(body, kind)
+        stub.set(route, body)
+        caplog.clear()
+        changes = rig.poll()
+        h = changes.health["team"]
+        outcomes[h.error_kind.value if h.error_kind else "ok"] = outcomes.get(
+            h.error_kind.value if h.error_kind else "ok", 0) + 1
+        assert h.error_kind != ErrorKind.OTHER, h.message
+        live = {p.pod_id for p in rig.cache.pods(include_gone=False)}
+        assert set(ANCHORS) <= live, "a pod seen before was dropped by a hostile reply"
+        assert not {x.pod_id for x in changes.new_losses} & set(ANCHORS)
+        if h.state != HealthState.OK:
+            assert not changes.new_losses
+            assert h.error_kind in (ErrorKind.BAD_JSON, ErrorKind.CLIENT), h
+            return
+        parsed = parse_body(body)
+        raw = parsed["data"]["myself"]["pods"] if kind == "graphql" else parsed["pods"]
+        bad, good = 0, set()
+        for item in raw:
+            try:
+                good.add(RunPodPod.model_validate(flatten(item)).id)
+            except Exception:
+                bad += 1
+        assert good <= {p.pod_id for p in rig.cache.pods()}
+        assert len(changes.skipped) == bad and skipped_logged(caplog) == bad
+        if bad:  # a partial list proves no absence: nothing may be lost or gone because of it
+            assert not changes.pods_gone
+            assert all(x.pod_id in good for x in changes.new_losses)
+
+    try:
+        one()
+    finally:
+        rig.close()
+    assert parse_body(b"{") is NOT_JSON
+    figures[f"fuzz_{kind}_cases"] = rig.cases
+    figures[f"fuzz_{kind}_outcomes"] = outcomes
