@@ -100,23 +100,40 @@ def _accounts(wave: Wave, ctx: TriageContext) -> list[Finding]:
 
 
 def _gaps(wave: Wave, ctx: TriageContext) -> list[Finding]:
-    pairs = [(x.pod_id, g) for x in wave.losses if (g := G.gap_of(x)) is not None]
+    pairs = [(x, g) for x in wave.losses if (g := G.gap_of(x)) is not None]
     n, total, med = len(pairs), len(wave.losses), wave.gap_median_s
     if n == 0:
         return [Finding("gaps", "RUNNING time unknown for every pod: the gap after RUNNING cannot be judged")]
-    per_pod = fmt.capped(f"{p}: {fmt.duration(g)}" for p, g in sorted(pairs, key=lambda t: t[1]))
+    longs = {x.pod_id for x in wave.long_running()}
+    per_pod = fmt.capped(f"{x.pod_id}: {fmt.duration(g)}" + (" (long-running: left out of the median)"
+                                                             if x.pod_id in longs else "")
+                         for x, g in sorted(pairs, key=lambda t: t[1]))
+    per_pod += _sagan_timed(wave)
     if n < G.TIGHT_MIN_N:
         return [Finding("gaps", f"only {n} gap{'s' * (n != 1)} after RUNNING known: too few to call a pattern", per_pod)]
-    spread = f"IQR {fmt.duration(wave.gap_spread_s or 0)} over {n} pods"
-    if G.is_tight([g for _, g in pairs]) and med is not None:
-        core = [g for _, g in pairs if not G.is_long_running(g, med)]
+    core = wave.core_gaps
+    res = G.resolution(wave.losses)
+    spread = (f"IQR {fmt.duration(wave.gap_spread_s or 0)} over {len(core)} pods (a cluster: <= "
+              f"{fmt.duration(G.tight_limit(med or 0, res))}" + (f", {fmt.duration(res)} of it poll timing)" if res
+                                                                 else ")"))
+    if med is not None and G.is_tight(core, res):
         dev = max(1, round(max(abs(g - med) for g in core)))
         head = "" if len(core) == total else f" ({len(core)} of {total} pods)"
-        return [Finding("gaps", f"gaps cluster at {med:.0f} ± {dev} s after RUNNING{head}: a systematic reaper, "
-                                f"not the workload", (f"{spread} (tight: <= {G.TIGHT_IQR_S:.0f} s)", *per_pod))]
-    lo, hi = min(g for _, g in pairs), max(g for _, g in pairs)
+        return [Finding("gaps", f"gaps cluster at {fmt.duration(med)} ± {dev} s after RUNNING{head}: a systematic "
+                                "reaper, not the workload", (spread, *per_pod))]
+    lo, hi = min(core), max(core)
     return [Finding("gaps", f"gaps after RUNNING spread from {fmt.duration(lo)} to {fmt.duration(hi)} "
                             f"(median {fmt.duration(med or 0)}): no single reaper timing", (spread, *per_pod))]
+
+
+def _sagan_timed(wave: Wave) -> tuple[str, ...]:
+    # Only Sagan saw these go: their lost_at is when its watcher noticed, which can be well after
+    # the pod vanished, so their gaps are upper bounds.
+    late = [x.pod_id for x in wave.losses if x.source == "sagan" and x.last_seen_at is None]
+    if not late:
+        return ()
+    return (f"{len(late)} of {len(wave.losses)} timed only by Sagan noticing the loss (no poll saw them go): "
+            f"their gaps are upper bounds ({fmt.listed(late, 3)})",)
 
 
 def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:

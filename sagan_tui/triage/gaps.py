@@ -10,14 +10,20 @@ from typing import Iterable, Sequence
 from sagan_tui.models import Loss
 
 # "Tight" gaps: a reaper on a timer lands within seconds of its mark; a workload crashing
-# spreads over minutes. IQR rather than max-min so that one long-running pod killed in the
-# same sweep does not hide the cluster.
-TIGHT_IQR_S = 10.0
+# spreads over minutes. The judgement is on the IQR, never max-min or a standard deviation, and
+# relative to the gap itself (a simulator at --speed 8 squeezes 60 s into 7.5 s): tight when the
+# IQR is within 10% of the median (at least 2 s), plus how precisely the losses were timed
+# (lost_at - last_seen_at: a poll only brackets the moment).
+TIGHT_FRACTION = 0.10
+TIGHT_FLOOR_S = 2.0
 TIGHT_MIN_N = 3
-# A pod is "long-running" (a bystander of the sweep, not its target) when its gap is far
-# beyond the wave's typical one: over 3x the median and over 5 minutes more than it.
+# A pod is "long-running" (a bystander of the sweep, not its target, as DOMAIN.md's table marks
+# lqpfpmbytlgded) when its gap is over 3x the wave's median and far outside the rest (5 median
+# absolute deviations). Both are ratios, so the rule holds at any time scale; it is left out of
+# the median and spread.
 LONG_FACTOR = 3.0
-LONG_MARGIN_S = 300.0
+LONG_MADS = 5.0
+LONG_MIN_N = 3
 
 _UTC = timezone.utc
 _lost_at = attrgetter("lost_at")
@@ -55,15 +61,30 @@ def median(values: Sequence[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def is_tight(values: Sequence[float]) -> bool:
+def resolution(losses: Iterable[Loss]) -> float:
+    """Median seconds between a loss's last sighting and its lost_at: how finely the polls timed them."""
+    spans = [(x.lost_at - x.last_seen_at).total_seconds() for x in losses if x.last_seen_at is not None]
+    return max(0.0, statistics.median(spans)) if spans else 0.0
+
+
+def tight_limit(median_s: float, resolution_s: float = 0.0) -> float:
+    """The largest IQR still called a cluster around `median_s`."""
+    return max(TIGHT_FLOOR_S, TIGHT_FRACTION * median_s) + resolution_s
+
+
+def is_tight(values: Sequence[float], resolution_s: float = 0.0) -> bool:
     q = quartiles(values)
-    return q is not None and len(values) >= TIGHT_MIN_N and q[2] - q[0] <= TIGHT_IQR_S
+    return q is not None and len(values) >= TIGHT_MIN_N and q[2] - q[0] <= tight_limit(q[1], resolution_s)
 
 
-def is_long_running(gap: float | None, median_s: float | None) -> bool:
-    if gap is None or median_s is None:
-        return False
-    return gap > max(LONG_FACTOR * median_s, median_s + LONG_MARGIN_S)
+def long_running_flags(values: Sequence[float]) -> list[bool]:
+    """Which gaps are long-running outliers: over LONG_FACTOR x the median and LONG_MADS median
+    absolute deviations above it. Too few gaps (under LONG_MIN_N) to tell: none."""
+    if len(values) < LONG_MIN_N:
+        return [False] * len(values)
+    med = statistics.median(values)
+    mad = statistics.median(abs(g - med) for g in values)
+    return [g > LONG_FACTOR * med and g - med > LONG_MADS * mad for g in values]
 
 
 def burn_of(loss: Loss) -> float | None:

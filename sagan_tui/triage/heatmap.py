@@ -38,7 +38,12 @@ class HeatGrid:
     wave_columns: frozenset[int]  # columns a wave touches
     start: datetime  # the window asked for; losses with start <= lost_at <= end are counted
     end: datetime
-    timeline: Timeline | None = field(default=None, repr=False, compare=False)  # what it was built from
+    # What it was built from, for cell_losses; plain losses given here are indexed on the spot.
+    timeline: Timeline | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.timeline is not None and not isinstance(self.timeline, Timeline):
+            object.__setattr__(self, "timeline", Timeline.of(self.timeline))
 
     @property
     def total(self) -> int:
@@ -65,7 +70,8 @@ class HeatGrid:
         edges = self._edges()
         a, b = _column_span(self.timeline, edges, col)
         get = attrgetter(self.dimension)
-        return [x for x in self.timeline.sorted_losses(a, b) if _label(self.dimension, get(x)) == label]
+        hits = [x for x in self.timeline.sorted_losses(a, b) if _label(self.dimension, get(x)) == label]
+        return sorted(hits, key=lambda x: (x.lost_at, x.pod_id))
 
 
 def _column(edges: list[float], t: float) -> int:
@@ -118,7 +124,7 @@ def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetim
     if (j - i) * 8 > len(tl):
         # Most of the losses are in the window: read them in input order (memory order, several
         # times faster than sorted order for a million objects), then permute the values.
-        every = list(map(get, tl.losses))
+        every = tl.column(dimension)
         values = list(map(every.__getitem__, tl.order[i:j]))
     else:
         values = list(map(get, tl.sorted_losses(i, j)))

@@ -77,25 +77,39 @@ class Wave:
         return _most_first(x.gpu for x in self.losses)
 
     @cached_property
+    def _gap_pairs(self) -> tuple[tuple[Loss, float], ...]:
+        return tuple((x, g) for x in self.losses if (g := G.gap_of(x)) is not None)
+
+    @property
     def gaps(self) -> tuple[float, ...]:
         """RUNNING-to-lost seconds of the losses that know when they reached RUNNING."""
-        return tuple(G.known_gaps(self.losses))
+        return tuple(g for _, g in self._gap_pairs)
+
+    @cached_property
+    def _long_flags(self) -> tuple[bool, ...]:
+        return tuple(G.long_running_flags(self.gaps))
+
+    @cached_property
+    def core_gaps(self) -> tuple[float, ...]:
+        """The gaps of the pods the sweep targeted: long-running bystanders left out."""
+        return tuple(g for g, long in zip(self.gaps, self._long_flags) if not long)
 
     @cached_property
     def _quartiles(self) -> tuple[float, float, float] | None:
-        return G.quartiles(self.gaps)
+        return G.quartiles(self.core_gaps)
 
     @property
     def gaps_known(self) -> int:
-        return len(self.gaps)
+        return len(self._gap_pairs)
 
     @property
     def gap_median_s(self) -> float | None:
+        """Median gap after RUNNING, long-running pods left out (as DOMAIN.md's table does)."""
         return None if self._quartiles is None else self._quartiles[1]
 
     @property
     def gap_spread_s(self) -> float | None:
-        """Interquartile range (p75 - p25) of the gaps: robust to one long-running bystander."""
+        """Interquartile range (p75 - p25) of the same gaps: robust where a standard deviation is not."""
         return None if self._quartiles is None else self._quartiles[2] - self._quartiles[0]
 
     @cached_property
@@ -125,8 +139,8 @@ class Wave:
         return (self.end - self.start).total_seconds()
 
     def long_running(self) -> list[Loss]:
-        """Losses whose pods had run far longer than the wave's typical gap."""
-        return [x for x in self.losses if G.is_long_running(G.gap_of(x), self.gap_median_s)]
+        """Losses whose pods had run far longer than the wave's typical gap: bystanders of the sweep."""
+        return [x for (x, _), long in zip(self._gap_pairs, self._long_flags) if long]
 
 
 def _most_first(values: Iterable[str | None]) -> tuple[str, ...]:
