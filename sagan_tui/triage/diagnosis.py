@@ -141,7 +141,7 @@ def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:
         return []  # no poll data at all: silence rather than a guess
     lost = set(wave.pod_ids)
     mates = [s for s in ctx.sightings if s.account in wave.accounts and s.pod_id not in lost]
-    alive = sorted((s for s in mates if _survived(s, wave)), key=lambda s: (s.account, s.pod_id))
+    alive = survivors(wave, mates)
     names = ", ".join(wave.accounts)
     if alive:
         spared = [a for a in wave.accounts if any(s.account == a for s in alive)]
@@ -158,6 +158,13 @@ def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:
     return [Finding("survivors", f"no pod of {names} survived the window: points at an account-wide stop "
                                  "(balance, spend limit, key, or RunPod acting on the account)",
                     fmt.capped(f"{s.pod_id}: last seen {fmt.hms(s.last_seen_at)} UTC" for s in mates))]
+
+
+def survivors(wave: Wave, sightings: Iterable[PodSighting]) -> list[PodSighting]:
+    """Pods of the wave's accounts that ran across its whole window: the control group."""
+    lost = set(wave.pod_ids)
+    return sorted((s for s in sightings if s.account in wave.accounts and s.pod_id not in lost
+                   and _survived(s, wave)), key=lambda s: (s.account, s.pod_id))
 
 
 def _survived(s: PodSighting, wave: Wave) -> bool:

@@ -7,8 +7,8 @@ from typing import Iterable, Sequence
 
 from sagan_tui.models import Loss
 from sagan_tui.triage import fmt
-from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose
-from sagan_tui.triage.gaps import burn, gap_of, is_long_running
+from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose, survivors
+from sagan_tui.triage.gaps import burn, gap_of
 from sagan_tui.triage.waves import Wave, active_wave
 
 TABLE_HEAD = ("| run | exp | pod | account | RUNNING at | lost at | gap |", "|---|---|---|---|---|---|---|")
@@ -24,18 +24,20 @@ def _line(text: str) -> str:
     return " ".join(text.split())
 
 
-def loss_row(loss: Loss, median_s: float | None = None) -> str:
+def loss_row(loss: Loss, long_running: bool = False) -> str:
     """One row of DOMAIN.md's table; a long-running pod among short-lived ones is named as such."""
     g = gap_of(loss)
-    gap = "—" if g is None else LONG_RUNNING if is_long_running(g, median_s) else f"~{fmt.duration(g)}"
+    gap = "—" if g is None else LONG_RUNNING if long_running else f"~{fmt.duration(g)}"
     run = loss.run_id[:8] if loss.run_id else "—"
     cells = (run, fmt.exp(loss.experiment) if loss.experiment is not None else "—", loss.pod_id, loss.account,
              fmt.hms(loss.running_at), fmt.hms(loss.lost_at), gap)
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
-def loss_table(losses: Iterable[Loss], median_s: float | None = None) -> list[str]:
-    return [*TABLE_HEAD, *(loss_row(x, median_s) for x in losses)]
+def loss_table(losses: Iterable[Loss], long_running: Iterable[str] = ()) -> list[str]:
+    """DOMAIN.md's table; pods whose ids are in `long_running` are marked so in the gap column."""
+    longs = set(long_running)
+    return [*TABLE_HEAD, *(loss_row(x, x.pod_id in longs) for x in losses)]
 
 
 def _findings(findings: Iterable[Finding]) -> list[str]:
@@ -67,7 +69,7 @@ def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: dateti
     if active:
         out += [f"**Active**: last loss {fmt.duration((now - wave.end).total_seconds())} ago. "
                 "Do not re-dispatch into it.", ""]
-    out += [*loss_table(wave.losses, wave.gap_median_s), ""]
+    out += [*loss_table(wave.losses, (x.pod_id for x in wave.long_running())), ""]
     findings = diagnose(wave, context) if context is not None else list(wave.diagnosis)
     out += ["**Diagnosis**", "", *_findings(findings), ""]
     unknown = f" ({wave.burn_unknown} pods without a price or RUNNING time)" if wave.burn_unknown else ""
@@ -93,12 +95,12 @@ def _next_steps(waves: Sequence[Wave], context: TriageContext | None) -> list[st
     steps.append(f"Check the balance and spend limit of {', '.join(accounts)} for the day"
                  + (f" (last polled: {', '.join(known)})." if known else "."))
     lost = {x.pod_id for w in waves for x in w.losses}
-    control = sorted({s.pod_id for s in (context.sightings if context else ()) if s.account in accounts
-                      and s.pod_id not in lost and not s.gone})
+    sightings = context.sightings if context else ()
+    control = sorted({s.pod_id for w in waves for s in survivors(w, sightings) if s.pod_id not in lost and not s.gone})
     if control:
-        it = ("it is", "it") if len(control) == 1 else ("they are", "they")
-        steps.append(f"Check whether {fmt.listed(control, 3)} {it[0]} still running: if {it[1]} vanished too, the event "
-                     "is account-wide or wider.")
+        verb, it = ("is", "it") if len(control) == 1 else ("are", "they")
+        steps.append(f"Check that the control pod{'s' * (len(control) > 1)} {fmt.listed(control, 3)} {verb} still "
+                     f"running: if {it} vanished too, the event is account-wide or wider.")
     steps.append("If the accounts show the same cause (or none), open a RunPod support ticket with the pod ids above.")
     exps = sorted({e for w in waves for e in w.experiments})
     held = ", ".join(map(fmt.exp, exps)) or "the affected experiments"
