@@ -111,19 +111,17 @@ def _gaps(wave: Wave, ctx: TriageContext) -> list[Finding]:
     per_pod += _sagan_timed(wave)
     if n < G.TIGHT_MIN_N:
         return [Finding("gaps", f"only {n} gap{'s' * (n != 1)} after RUNNING known: too few to call a pattern", per_pod)]
-    core = wave.core_gaps
-    res = G.resolution(wave.losses)
-    spread = (f"IQR {fmt.duration(wave.gap_spread_s or 0)} over {len(core)} pods (a cluster: <= "
-              f"{fmt.duration(G.tight_limit(med or 0, res))}" + (f", {fmt.duration(res)} of it poll timing)" if res
-                                                                 else ")"))
+    core, res = wave.core_gaps, G.resolution(wave.losses)
+    iqr = fmt.duration(wave.gap_spread_s or 0)
+    rule = (f"a cluster's IQR is <= {fmt.duration(G.tight_limit(med or 0, res))} (10% of the median, at least "
+            f"{G.TIGHT_FLOOR_S:.0f} s" + (f", + {fmt.duration(res)} of poll timing)" if res else ")"))
     if med is not None and G.is_tight(core, res):
-        dev = max(1, round(max(abs(g - med) for g in core)))
-        head = "" if len(core) == total else f" ({len(core)} of {total} pods)"
-        return [Finding("gaps", f"gaps cluster at {fmt.duration(med)} ± {dev} s after RUNNING{head}: a systematic "
-                                "reaper, not the workload", (spread, *per_pod))]
-    lo, hi = min(core), max(core)
-    return [Finding("gaps", f"gaps after RUNNING spread from {fmt.duration(lo)} to {fmt.duration(hi)} "
-                            f"(median {fmt.duration(med or 0)}): no single reaper timing", (spread, *per_pod))]
+        # The IQR, as the wave panel's "±" shows it: one spread statistic everywhere.
+        of = f"{len(core)} pods" if len(core) == total else f"{len(core)} of {total} pods"
+        return [Finding("gaps", f"gaps cluster at {fmt.duration(med)} after RUNNING (IQR {iqr}, {of}): "
+                                "a systematic reaper, not the workload", (rule, *per_pod))]
+    return [Finding("gaps", f"gaps after RUNNING spread from {fmt.duration(min(core))} to {fmt.duration(max(core))} "
+                            f"(median {fmt.duration(med or 0)}, IQR {iqr}): no single reaper timing", (rule, *per_pod))]
 
 
 def _sagan_timed(wave: Wave) -> tuple[str, ...]:
@@ -261,12 +259,15 @@ def _repeats(wave: Wave, ctx: TriageContext) -> list[Finding]:
             if d.pod_id not in lost:
                 break
             streak.append(lost[d.pod_id])
-        if len(streak) < 2:
+        # Pods of one run (same run_id) are one dispatch: #333's r5 lost two pods at once.
+        runs = len({x.run_id or x.pod_id for x in streak})
+        if runs < 2:
             continue
         streak.reverse()
         spent, _ = G.burn(streak)
         run = "in a row" if known_history else f"since {fmt.hms(streak[0].lost_at)} UTC"
-        out.append(Finding("repeat", f"{fmt.exp(e)} lost {len(streak)} dispatches {run}: a recovery loop "
+        pods = "" if runs == len(streak) else f" ({len(streak)} pods)"
+        out.append(Finding("repeat", f"{fmt.exp(e)} lost {runs} dispatches{pods} {run}: a recovery loop "
                                      "burning money, hold it",
                            (*fmt.capped(f"{x.pod_id}: lost {fmt.hms(x.lost_at)} UTC ({x.account})" for x in streak),
                             f"burned {fmt.usd(spent)} on them")))

@@ -13,7 +13,14 @@ from sagan_tui.triage.diagnosis import Dispatch
 from sagan_tui.triage.gaps import gap_of, median
 from sagan_tui.triage.waves import Wave, active_wave, find_waves
 
-DEFAULT_TRY_S = 90.0  # DOMAIN.md: a lost try runs ~90 s before it vanishes
+# What one lost try costs, and where each number comes from (the guard prints the basis).
+# RunPod bills compute per second (docs.runpod.io/accounts-billing/billing), so a try costs its
+# price for the seconds from dispatch to loss: no hourly minimum. The run log of 2026-05-14 says
+# a pod reports RUNNING "within ~40s of dispatch" and vanishes ~60 s later; its "~$1.50-3 of A100
+# time for ~90s" is one to two hours at $1.49/h, not 90 s of it, so it is not used.
+LOG_TO_RUNNING_S = 40.0
+LOG_GAP_S = 60.0
+MAX_RETRIES = 3  # pod_lifecycle.max_retries (DOMAIN.md): a lost try is followed by up to 3 more
 
 
 @dataclass(frozen=True)
@@ -21,14 +28,16 @@ class GuardVerdict:
     needs_typed_confirmation: bool
     reasons: tuple[str, ...]
     wave: Wave | None  # the active wave, if any
-    expected_burn_usd: float  # what one more lost try would cost
+    expected_burn_usd: float  # GPU time one more lost try would cost (0.0 when no price is known)
     summary: str  # one line for the "hold" note, "" when nothing is wrong
+    burn_basis: str = ""  # how expected_burn_usd was reached: price, seconds and their sources
 
 
 def wave_summary(wave: Wave) -> str:
-    """`Reaping wave 10:53-10:55 UTC: 5 pods lost in team, personal, ~60 s after RUNNING`."""
-    gap = "" if wave.gap_median_s is None else f", ~{wave.gap_median_s:.0f} s after RUNNING"
-    return (f"Reaping wave {fmt.audit_window(wave.start, wave.end)}: {len(wave.losses)} pods lost in "
+    """`Reaping wave 10:54:54-10:54:55 UTC: 5 pods lost in team, personal, ~60 s after RUNNING`:
+    the window is the span of the losses' lost_at, to the second."""
+    gap = "" if wave.gap_median_s is None else f", ~{fmt.duration(wave.gap_median_s)} after RUNNING"
+    return (f"Reaping wave {fmt.window(wave.start, wave.end, seconds=True)}: {len(wave.losses)} pods lost in "
             f"{', '.join(wave.accounts)}{gap}")
 
 
@@ -40,26 +49,71 @@ def last_dispatches_lost(experiment: int, dispatches: Iterable[Sequence], lost_i
     return last if len(last) == n and all(p in lost_ids for p in last) else []
 
 
-def _try_cost(experiment: int, losses: Sequence[Loss], wave: Wave | None) -> tuple[float, float, float | None]:
-    """(expected burn, price per hour used, seconds of one lost try)."""
+@dataclass(frozen=True)
+class TryCost:
+    usd: float  # 0.0 when no price is known
+    price_per_hr: float | None
+    to_running_s: float
+    gap_s: float
+    basis: str  # every number with its source
+    short: str  # the same in one short clause, for the dialog
+
+    @property
+    def seconds(self) -> float:
+        return self.to_running_s + self.gap_s
+
+
+def try_cost(experiment: int, losses: Sequence[Loss], wave: Wave | None,
+             dispatches: Iterable[Sequence] = ()) -> TryCost:
+    """GPU time of one more lost try: price x (dispatch to RUNNING + RUNNING to lost), each from
+    the data when it has them, else from the run log, and the basis saying which."""
     own = sorted((x for x in losses if x.experiment == experiment), key=lambda x: x.lost_at)
     price = next((x.cost_per_hr for x in reversed(own) if x.cost_per_hr is not None), None)
+    price_src = f"{fmt.exp(experiment)}'s last pod"
     if price is None and wave is not None:
         prices = [x.cost_per_hr for x in wave.losses if x.cost_per_hr is not None]
-        price = statistics.fmean(prices) if prices else None
-    seconds = wave.gap_median_s if wave is not None and wave.gap_median_s is not None else None
-    if seconds is None:
-        seconds = median([g for g in map(gap_of, own) if g is not None]) or DEFAULT_TRY_S
-    return (0.0 if price is None else price * seconds / 3600.0), price or 0.0, seconds
+        price, price_src = (statistics.fmean(prices), "the wave's pods") if prices else (None, "")
+    if wave is not None and wave.gap_median_s is not None:
+        gap, gap_src = wave.gap_median_s, "wave median"
+    elif own_gaps := [g for g in map(gap_of, own) if g is not None]:
+        gap, gap_src = median(own_gaps), f"{fmt.exp(experiment)}'s lost pods"
+    else:
+        gap, gap_src = LOG_GAP_S, "the run log"
+    setup, setup_src = _to_running(losses, dispatches)
+    if price is None:
+        return TryCost(0.0, None, setup, gap, "no price known for its pods", "")
+    usd = price * (setup + gap) / 3600.0
+    basis = (f"{fmt.usd(price)}/h ({price_src}) x {fmt.duration(setup + gap)} = {fmt.duration(setup)} dispatch to "
+             f"RUNNING ({setup_src}) + {fmt.duration(gap)} to the loss ({gap_src}); RunPod bills per second")
+    short = (f"{fmt.usd(price)}/h x {fmt.duration(setup)} to RUNNING{_tag(setup_src)} + {fmt.duration(gap)} "
+             f"until lost{_tag(gap_src)}, billed per second")
+    return TryCost(usd, price, setup, gap, basis, short)
+
+
+def _tag(source: str) -> str:
+    # The dialog names a source only where the number is not this incident's own.
+    return " (run log)" if source == "the run log" else ""
+
+
+def _to_running(losses: Sequence[Loss], dispatches: Iterable[Sequence]) -> tuple[float, str]:
+    """Median seconds from dispatch to RUNNING of the lost pods whose dispatch time is known."""
+    created = {d.pod_id: d.created_at for d in (Dispatch(*d) for d in dispatches) if d.created_at is not None}
+    # Strictly positive: a history built from the polls dates a dispatch by its RUNNING time.
+    spans = [s for x in losses if x.running_at is not None and x.pod_id in created
+             and (s := (x.running_at - created[x.pod_id]).total_seconds()) > 0]
+    if spans:
+        return median(spans), f"median of {len(spans)} lost pod{'s' * (len(spans) != 1)}"
+    return LOG_TO_RUNNING_S, "the run log"
 
 
 def check_dispatch(experiment: int, losses: Sequence[Loss], dispatches: Iterable[Sequence], now: datetime,
                    guard_minutes: float = 15.0, waves: Sequence[Wave] | None = None) -> GuardVerdict:
     """Typed confirmation while a wave is active or when the experiment's last two dispatches were lost."""
     losses = list(losses)
+    dispatches = list(dispatches)
     wave = active_wave(find_waves(losses) if waves is None else waves, now, guard_minutes)
     lost_two = last_dispatches_lost(experiment, dispatches, {x.pod_id for x in losses})
-    burn, price, seconds = _try_cost(experiment, losses, wave)
+    cost = try_cost(experiment, losses, wave, dispatches)
     reasons, summary = [], ""
     if wave is not None:
         summary = wave_summary(wave)
@@ -68,6 +122,7 @@ def check_dispatch(experiment: int, losses: Sequence[Loss], dispatches: Iterable
         line = f"{fmt.exp(experiment)} lost its last 2 dispatches ({', '.join(lost_two)}): a recovery loop"
         reasons.append(line)
         summary = summary or line
-    if reasons and price:
-        reasons.append(f"one more lost try costs ~{fmt.usd(burn)} ({fmt.usd(price)}/h x {fmt.duration(seconds)})")
-    return GuardVerdict(bool(wave or lost_two), tuple(reasons), wave, burn, summary)
+    if reasons and cost.price_per_hr:
+        reasons.append(f"one more lost try: ~{fmt.usd(cost.usd)} of GPU time ({cost.short}); "
+                       f"~{fmt.usd(cost.usd * (MAX_RETRIES + 1))} if auto-recovery retries it {MAX_RETRIES} times")
+    return GuardVerdict(bool(wave or lost_two), tuple(reasons), wave, cost.usd, summary, cost.basis)

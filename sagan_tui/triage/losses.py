@@ -8,7 +8,9 @@ from typing import Iterable
 
 from sagan_tui.models import Loss, PodLifecycle, RunPodPod, as_utc
 
-NOT_FOUND_RE = re.compile(r"Pod\s+[`'\"]?([a-z0-9]{6,32})[`'\"]?\s+not found in account=[`'\"]?([A-Za-z0-9_.\-]+)")
+# The account name stops before trailing punctuation ("account=team." ends a sentence).
+NOT_FOUND_RE = re.compile(
+    r"Pod\s+[`'\"]?([a-z0-9]{6,32})[`'\"]?\s+not found in account=[`'\"]?([A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*)")
 STOP_STATES = frozenset({"stop_requested", "stopped"})
 _SOURCES = ("runpod-poll", "sagan")  # the order a merged source reads in
 # lastStatusChange is free text ("Exited by Runpod: <date>"): a hint, so dates are best effort.
@@ -57,8 +59,17 @@ def sagan_loss(pod: PodLifecycle) -> Loss | None:
         return None  # cannot be placed in time, so it cannot join a wave
     return Loss(pod_id=pod.runpod_pod_id, account=nf[1] if nf else pod.account, experiment=pod.experiment_number,
                 running_at=pod.last_started_at, last_seen_at=pod.last_heartbeat_at, lost_at=lost_at,
-                gpu=pod.gpu_type_id, cost_per_hr=pod.adjusted_cost_per_hr or pod.cost_per_hr, source="sagan",
+                gpu=pod.gpu_type_id, datacenter=_datacenter(pod.metadata),
+                cost_per_hr=pod.adjusted_cost_per_hr or pod.cost_per_hr, source="sagan",
                 reason=pod.last_error or "terminated", run_id=pod.run_id)
+
+
+def _datacenter(metadata: object) -> str | None:
+    # pod_lifecycle.metadata is free-form JSON: a data center is read when it is plainly there.
+    if isinstance(metadata, dict):
+        value = metadata.get("datacenter") or metadata.get("dataCenterId")
+        return value if isinstance(value, str) and value else None
+    return None
 
 
 def reaped_loss(pod: RunPodPod, seen_at: datetime | None = None) -> Loss | None:

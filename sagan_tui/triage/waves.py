@@ -182,7 +182,11 @@ def _dt(t: float) -> datetime:
 
 
 def active_wave(waves: Iterable[Wave], now: datetime, guard_minutes: float = 15.0) -> Wave | None:
-    """The latest wave whose last loss is within guard_minutes of now (or after it: clock skew)."""
+    """The latest wave whose last loss is within guard_minutes of now.
+
+    A wave already under way counts even if a loss carries a time after `now` (clock skew
+    between RunPod, Sagan and this machine); one that starts after `now` does not (a replay).
+    """
     cutoff = now - timedelta(minutes=guard_minutes)
-    live = [w for w in waves if w.end >= cutoff]
+    live = [w for w in waves if w.end >= cutoff and w.start <= now]
     return max(live, key=lambda w: w.end, default=None)

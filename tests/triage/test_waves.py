@@ -1,0 +1,96 @@
+"""Waves: the incident's r4 and r5 come out as DOMAIN.md tells them; scattered losses make none."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from sagan_tui.triage import Timeline, TriageContext, Wave, active_wave, find_waves
+
+from .conftest import CONTROL, HEALTH, R4, R5, at, loss
+
+
+def test_r5_is_one_wave_of_exactly_those_five_pods():
+    (wave,) = find_waves(R5)
+    assert set(wave.pod_ids) == {"v0c7bx292xqvg4", "m1ayhl6nsbxw04", "lqpfpmbytlgded", "j0xvy1q82ryo8m",
+                                 "cv13x9s487tvwn"}
+    assert (wave.start, wave.end) == (at("10:54:54"), at("10:54:55"))
+    assert set(wave.accounts) == {"team", "personal"} and wave.accounts[0] == "team"  # most losses first
+    assert wave.experiments == (192, 333, 363, 366)
+    assert 59 <= wave.gap_median_s <= 61
+    assert wave.gap_spread_s <= 2
+    assert [x.pod_id for x in wave.long_running()] == ["lqpfpmbytlgded"]
+    assert wave.gpu_types == ("A100 80GB",) and wave.datacenters == ("US-KS-2", "EU-RO-1")
+
+
+def test_r5_diagnosis_rules_out_an_account_only_cause():
+    (wave,) = find_waves(R5, context=TriageContext(accounts_polled=("team", "personal")))
+    scope = next(f for f in wave.diagnosis if f.kind == "accounts")
+    assert scope.statement.startswith("spans both accounts (team, personal): not an account-only cause")
+    assert any("j0xvy1q82ryo8m" in e for e in scope.evidence)
+    gaps = next(f for f in wave.diagnosis if f.kind == "gaps")
+    assert "gaps cluster at 60 s" in gaps.statement and "systematic reaper" in gaps.statement
+
+
+def test_r4_is_a_team_only_wave():
+    (wave,) = find_waves(R4, context=TriageContext(health=HEALTH, accounts_polled=("team", "personal")))
+    assert wave.accounts == ("team",) and len(wave.losses) == 3
+    scope = next(f for f in wave.diagnosis if f.kind == "accounts")
+    assert scope.statement.startswith("only account team: check that account")
+    assert any(e.startswith("personal: polled OK") for e in scope.evidence)
+
+
+def test_r4_and_r5_are_two_waves_in_order():
+    waves = find_waves(R5 + R4)
+    assert [len(w.losses) for w in waves] == [3, 5]
+    assert waves[0].end < waves[1].start
+
+
+def test_scattered_single_losses_make_no_wave():
+    lonely = [loss(f"pod{i:010d}", lost=f"1{i}:00:00") for i in range(6)]
+    assert find_waves(lonely) == []
+
+
+def test_gap_and_min_losses_are_honoured():
+    three = [loss(f"pod{i:010d}", lost=f"10:0{i}:00") for i in range(3)]  # 60 s apart
+    assert len(find_waves(three)) == 1
+    assert find_waves(three, gap=59) == []
+    assert find_waves(three, min_losses=4) == []
+    assert len(find_waves(three, gap=60)) == 1  # "within gap" includes gap itself
+
+
+def test_wave_of_and_timeline_give_the_same_waves():
+    assert find_waves(Timeline(R5)) == find_waves(R5) == [Wave.of(R5)]
+    with pytest.raises(ValueError):
+        Wave.of([])
+
+
+def test_ties_are_ordered_by_content_not_input_order():
+    a = find_waves(R5)[0].pod_ids
+    b = find_waves(list(reversed(R5)))[0].pod_ids
+    assert a == b == ("cv13x9s487tvwn", "j0xvy1q82ryo8m", "lqpfpmbytlgded", "m1ayhl6nsbxw04", "v0c7bx292xqvg4")
+
+
+def test_burn_counts_unknown_prices_apart():
+    rows = [*R5[:4], loss("nopricepod0001", cost=None, lost="10:54:56")]
+    (wave,) = find_waves(rows)
+    assert wave.burn_unknown == 1
+    expected = sum(x.cost_per_hr * x.gap_s / 3600 for x in R5[:4])
+    assert wave.burn_usd == pytest.approx(expected)
+
+
+def test_active_wave_within_guard_minutes_only():
+    waves = find_waves(R4 + R5)
+    assert active_wave(waves, at("10:55:30")) is waves[1]
+    assert active_wave(waves, at("10:54:55") + timedelta(minutes=15)) is waves[1]
+    assert active_wave(waves, at("10:54:55") + timedelta(minutes=15, seconds=1)) is None
+    assert active_wave(waves, at("10:50:00"), guard_minutes=10) is waves[0]
+    assert active_wave([], at("10:50:00")) is None
+
+
+def test_survivors_control_pod_named():
+    ctx = TriageContext(sightings=(CONTROL,), accounts_polled=("team", "personal"))
+    (wave,) = find_waves(R5, context=ctx)
+    found = next(f for f in wave.diagnosis if f.kind == "survivors")
+    assert "j18eiux6ccekyj (team, #365)" in found.statement
