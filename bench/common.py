@@ -21,6 +21,11 @@ RESULTS = BENCH / "results.json"
 PY = sys.executable
 if str(ROOT) not in sys.path:  # `python bench/x.py` from anywhere
     sys.path.insert(0, str(ROOT))
+FIXES = bool(os.environ.get("BENCH_FIXES"))
+if FIXES:  # measure the proposed fixes (see candidate_fixes.py) in this process too
+    import candidate_fixes
+
+    candidate_fixes.apply()
 
 
 @dataclass
@@ -103,7 +108,9 @@ def main(run: Callable[..., list[Figure]]) -> None:
     small = "--small" in sys.argv[1:]
     figures = run(small=small)
     print(table(figures))
-    if not small:
+    if FIXES:
+        print("(bench/candidate_fixes.py applied: results.json left alone)")
+    elif not small:
         save(figures)
 
 
@@ -213,9 +220,9 @@ class SimProcess:
 
 
 def panel_argv(*args: str) -> list[str]:
-    """How the panel is started: `python -m sagan_tui`, or BENCH_PANEL (a script standing in for it,
-    e.g. one that applies a candidate fix first, so a proposal can be measured before it lands)."""
-    script = os.environ.get("BENCH_PANEL")
+    """How the panel is started: `python -m sagan_tui`; with BENCH_FIXES, through candidate_fixes.py;
+    or BENCH_PANEL, any script standing in for it (a proposal measured before it lands)."""
+    script = os.environ.get("BENCH_PANEL") or (str(BENCH / "candidate_fixes.py") if FIXES else None)
     return [PY, script, *args] if script else [PY, "-m", "sagan_tui", *args]
 
 
