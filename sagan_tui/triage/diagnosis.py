@@ -108,7 +108,10 @@ def _gaps(wave: Wave, ctx: TriageContext) -> list[Finding]:
     per_pod = fmt.capped(f"{x.pod_id}: {fmt.duration(g)}" + (" (long-running: left out of the median)"
                                                              if x.pod_id in longs else "")
                          for x, g in sorted(pairs, key=lambda t: t[1]))
-    per_pod += _sagan_timed(wave)
+    late = _sagan_timed(wave)
+    if late:
+        per_pod += (f"{len(late)} of {total} timed only by Sagan noticing the loss (no poll saw them go): "
+                    f"their gaps are upper bounds ({fmt.listed(late, 3)})",)
     if n < G.TIGHT_MIN_N:
         return [Finding("gaps", f"only {n} gap{'s' * (n != 1)} after RUNNING known: too few to call a pattern", per_pod)]
     core, res = wave.core_gaps, G.resolution(wave.losses)
@@ -120,18 +123,18 @@ def _gaps(wave: Wave, ctx: TriageContext) -> list[Finding]:
         of = f"{len(core)} pods" if len(core) == total else f"{len(core)} of {total} pods"
         return [Finding("gaps", f"gaps cluster at {fmt.duration(med)} after RUNNING (IQR {iqr}, {of}): "
                                 "a systematic reaper, not the workload", (rule, *per_pod))]
-    return [Finding("gaps", f"gaps after RUNNING spread from {fmt.duration(min(core))} to {fmt.duration(max(core))} "
-                            f"(median {fmt.duration(med or 0)}, IQR {iqr}): no single reaper timing", (rule, *per_pod))]
+    span = f"from {fmt.duration(min(core))} to {fmt.duration(max(core))} (median {fmt.duration(med or 0)}, IQR {iqr})"
+    if len(late) * 2 >= n:
+        # Sagan's watcher adds its own delay to each: a spread here says nothing about the reaper.
+        return [Finding("gaps", f"gaps after RUNNING {span}, as Sagan noticed the losses: too coarse to judge a "
+                                "reaper's timing (the panel's own polls time them better)", (rule, *per_pod))]
+    return [Finding("gaps", f"gaps after RUNNING spread {span}: no single reaper timing", (rule, *per_pod))]
 
 
-def _sagan_timed(wave: Wave) -> tuple[str, ...]:
+def _sagan_timed(wave: Wave) -> list[str]:
     # Only Sagan saw these go: their lost_at is when its watcher noticed, which can be well after
     # the pod vanished, so their gaps are upper bounds.
-    late = [x.pod_id for x in wave.losses if x.source == "sagan" and x.last_seen_at is None]
-    if not late:
-        return ()
-    return (f"{len(late)} of {len(wave.losses)} timed only by Sagan noticing the loss (no poll saw them go): "
-            f"their gaps are upper bounds ({fmt.listed(late, 3)})",)
+    return [x.pod_id for x in wave.losses if x.source == "sagan" and x.last_seen_at is None and G.gap_of(x) is not None]
 
 
 def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:

@@ -86,15 +86,14 @@ def loss_to_json(loss: Loss) -> dict[str, Any]:
 
 
 def wave_to_json(wave: Wave) -> dict[str, Any]:
-    """One wave as `waves --format json` prints it (DESIGN.md's keys, plus spread, counts and pod ids)."""
+    """One wave as `waves --format json` prints it: exactly DESIGN.md's keys (scripts rely on
+    them); the gap spread and unpriced losses are stated in the diagnosis."""
     return {
         "start": iso(wave.start), "end": iso(wave.end),
         "losses": [loss_to_json(x) for x in wave.losses],
         "accounts": list(wave.accounts), "experiments": list(wave.experiments),
         "datacenters": list(wave.datacenters), "gpu_types": list(wave.gpu_types),
-        "gap_median_s": wave.gap_median_s, "gap_spread_s": wave.gap_spread_s, "gap_spread": "iqr",
-        "burn_usd": round(wave.burn_usd, 4), "burn_unknown": wave.burn_unknown,
-        "pod_ids": list(wave.pod_ids),
+        "gap_median_s": wave.gap_median_s, "burn_usd": round(wave.burn_usd, 4),
         "diagnosis": [{"kind": f.kind, "statement": f.statement, "evidence": list(f.evidence)} for f in wave.diagnosis],
     }
 

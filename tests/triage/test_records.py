@@ -41,9 +41,8 @@ def test_waves_json_has_design_md_keys():
     out = waves_to_json(find_waves(R5, context=TriageContext(accounts_polled=("team", "personal"))))
     json.dumps(out)  # serialisable as is
     (w,) = out["waves"]
-    for key in ("start", "end", "losses", "accounts", "experiments", "datacenters", "gpu_types", "gap_median_s",
-                "burn_usd", "diagnosis"):
-        assert key in w
+    assert set(w) == {"start", "end", "losses", "accounts", "experiments", "datacenters", "gpu_types",
+                      "gap_median_s", "burn_usd", "diagnosis"}  # exactly DESIGN.md's keys
     assert w["start"] == "2026-05-14T10:54:54Z" and w["end"] == "2026-05-14T10:54:55Z"
     assert len(w["losses"]) == 5 and w["losses"][0]["lost_at"].endswith("Z")
     assert set(w["diagnosis"][0]) == {"kind", "statement", "evidence"}
