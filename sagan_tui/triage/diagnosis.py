@@ -284,4 +284,5 @@ def _burn(wave: Wave, ctx: TriageContext) -> list[Finding]:
     ev = fmt.capped(f"{x.pod_id}: {fmt.usd(x.cost_per_hr)}/h x {fmt.duration(g)} = {fmt.usd(x.cost_per_hr * g / 3600)}"
                     for x in wave.losses if x.cost_per_hr is not None and (g := G.gap_of(x)) is not None)
     return [Finding("burn", f"{fmt.usd(wave.burn_usd)} of GPU time burned on {priced} lost pod"
-                            f"{'s' * (priced != 1)}{tail}", ev)]
+                            f"{'s' * (priced != 1)} (price x time from RUNNING to lost; RunPod bills per second)"
+                            f"{tail}", ev)]

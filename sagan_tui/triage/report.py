@@ -40,11 +40,19 @@ def loss_table(losses: Iterable[Loss], long_running: Iterable[str] = ()) -> list
     return [*TABLE_HEAD, *(loss_row(x, x.pod_id in longs) for x in losses)]
 
 
-def _findings(findings: Iterable[Finding]) -> list[str]:
+# Findings whose per-pod evidence the wave's table already shows (a gap, or a gap times a price).
+PER_POD_IN_TABLE = frozenset({"gaps", "burn"})
+
+
+def _findings(findings: Iterable[Finding], in_table: Iterable[str] = ()) -> list[str]:
+    """Statements with their evidence; per-pod lines the table already holds are left out."""
+    prefixes = tuple(f"{p}:" for p in in_table)
     out = []
     for f in findings:
         out.append(f"- {_line(f.statement)}")
-        out.extend(f"  - {_line(e)}" for e in f.evidence)
+        skip = prefixes if f.kind in PER_POD_IN_TABLE else ()
+        out.extend(f"  - {_line(e)}" for e in f.evidence
+                   if not (skip and (e.startswith(skip) or e.startswith("... and "))))
     return out
 
 
@@ -69,16 +77,13 @@ def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: dateti
     if active:
         out += [f"**Active**: last loss {fmt.duration((now - wave.end).total_seconds())} ago. "
                 "Do not re-dispatch into it.", ""]
-    out += [*loss_table(wave.losses, (x.pod_id for x in wave.long_running())), ""]
+    exps = _counted(fmt.exp(x.experiment) if x.experiment is not None else None for x in wave.losses)
+    out += [f"Scope: accounts {_counted(x.account for x in wave.losses)}; experiments {exps}; "
+            f"data centers {_counted(x.datacenter for x in wave.losses)}; GPUs {_counted(x.gpu for x in wave.losses)}.",
+            "", *loss_table(wave.losses, (x.pod_id for x in wave.long_running())), ""]
     findings = diagnose(wave, context) if context is not None else list(wave.diagnosis)
-    out += ["**Diagnosis**", "", *_findings(findings), ""]
-    unknown = f" ({wave.burn_unknown} pods without a price or RUNNING time)" if wave.burn_unknown else ""
-    out += [f"- Burned: {fmt.usd(wave.burn_usd)}{unknown}",
-            f"- Accounts: {_counted(x.account for x in wave.losses)}",
-            f"- Experiments: {_counted(fmt.exp(x.experiment) if x.experiment is not None else None for x in wave.losses)}",
-            f"- Data centers: {_counted(x.datacenter for x in wave.losses)}",
-            f"- GPUs: {_counted(x.gpu for x in wave.losses)}",
-            "", "**Pod ids for a RunPod support ticket**", "", *_ticket(wave), ""]
+    out += ["**Diagnosis**", "", *_findings(findings, wave.pod_ids), "",
+            "**Pod ids for a RunPod support ticket**", "", *_ticket(wave), ""]
     return out
 
 
