@@ -164,14 +164,25 @@ def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:
 def survivors(wave: Wave, sightings: Iterable[PodSighting]) -> list[PodSighting]:
     """Pods of the wave's accounts that ran across its whole window: the control group."""
     lost = set(wave.pod_ids)
+    floor = _earliest_loss(wave)
     return sorted((s for s in sightings if s.account in wave.accounts and s.pod_id not in lost
-                   and _survived(s, wave)), key=lambda s: (s.account, s.pod_id))
+                   and _survived(s, floor, wave.end)), key=lambda s: (s.account, s.pod_id))
 
 
-def _survived(s: PodSighting, wave: Wave) -> bool:
+def _earliest_loss(wave: Wave) -> datetime:
+    """The earliest moment any of the wave's pods may really have gone. A loss only Sagan saw is
+    dated by its notice, maybe half a minute late: it may have gone any time after RUNNING, so a
+    control must have run since then (the long-running bystander's RUNNING is no bound)."""
+    longs = {x.pod_id for x in wave.long_running()}
+    bounds = [x.last_seen_at or (x.running_at if x.source == "sagan" and x.running_at and x.pod_id not in longs
+                                 else x.lost_at) for x in wave.losses]
+    return min([wave.start, *bounds])
+
+
+def _survived(s: PodSighting, floor: datetime, end: datetime) -> bool:
     began = s.running_at or s.first_seen_at
-    return (began is not None and began <= wave.start and s.last_seen_at is not None
-            and s.last_seen_at >= wave.end and s.desired_status in (None, "RUNNING"))
+    return (began is not None and began <= floor and s.last_seen_at is not None
+            and s.last_seen_at >= end and s.desired_status in (None, "RUNNING"))
 
 
 def _balances(wave: Wave, ctx: TriageContext) -> list[Finding]:

@@ -109,3 +109,24 @@ def test_the_guard_shows_gpu_time_and_the_retry_loop_never_a_made_up_figure():
     v = check_dispatch(192, unpriced, [], at("10:56:30"))
     assert v.expected_burn_usd == 0.0 and v.burn_basis == "no price known for its pods"
     assert not any(r.startswith("one more lost try") for r in v.reasons)
+
+
+# --- found reading the simulator's example report ----------------------------------------
+
+def test_a_pod_started_after_sagan_timed_losses_may_have_gone_is_no_control():
+    from sagan_tui.models import PodSighting
+
+    # r4 as only Sagan saw it: RUNNING ~10:40, noticed gone 20-40 s after the pods really went.
+    rows = [loss(f"pod{i:010d}", running=f"10:40:0{i}", lost=f"10:41:{30 + 4 * i}", source="sagan") for i in range(3)]
+    early = PodSighting(pod_id="j18eiux6ccekyj", account="team", running_at=at("10:20:00"),
+                        last_seen_at=at("10:45:00"), desired_status="RUNNING")
+    late = PodSighting(pod_id="lqpfpmbytlgded", account="team", running_at=at("10:41:05"),  # before the notices
+                       last_seen_at=at("10:45:00"), desired_status="RUNNING")
+    (wave,) = find_waves(rows, context=TriageContext(sightings=(early, late)))
+    found = next(f for f in wave.diagnosis if f.kind == "survivors")
+    assert "j18eiux6ccekyj" in found.statement and "lqpfpmbytlgded" not in found.statement
+    # Timed by the polls, the same pod did run across the window.
+    polled = [x.model_copy(update={"source": "runpod-poll", "last_seen_at": x.lost_at - timedelta(seconds=2)})
+              for x in rows]
+    (wave,) = find_waves(polled, context=TriageContext(sightings=(early, late)))
+    assert "lqpfpmbytlgded" in next(f for f in wave.diagnosis if f.kind == "survivors").statement
