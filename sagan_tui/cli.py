@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
 from typing import Sequence
 
@@ -17,8 +18,8 @@ def _positive(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
+    if not (math.isfinite(value) and value > 0):  # nan passes `<= 0`, and inf is no interval either
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0: {text!r}")
     return value
 
 

@@ -54,6 +54,12 @@ def test_malformed_line_reported_with_its_number(tmp_path):
     assert len(json.loads(out.stdout)["waves"][0]["losses"]) == 5
 
 
+def test_a_gap_that_is_not_a_finite_positive_number_is_refused():
+    for bad in ("nan", "inf"):  # nan passed the old `<= 0` check and made one wave of everything
+        out = run("waves", "--input", str(DOCS / "reaping-wave-losses.jsonl"), "--gap", bad)
+        assert out.returncode == 2 and "--gap" in out.stderr and out.stdout == "", bad
+
+
 def test_missing_file_is_exit_2_naming_the_path(tmp_path):
     missing = tmp_path / "nope.jsonl"
     out = run("waves", "--input", str(missing))
