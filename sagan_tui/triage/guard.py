@@ -58,10 +58,6 @@ class TryCost:
     basis: str  # every number with its source
     short: str  # the same in one short clause, for the dialog
 
-    @property
-    def seconds(self) -> float:
-        return self.to_running_s + self.gap_s
-
 
 def try_cost(experiment: int, losses: Sequence[Loss], wave: Wave | None,
              dispatches: Iterable[Sequence] = ()) -> TryCost:
