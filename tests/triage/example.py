@@ -37,6 +37,8 @@ Money is GPU time: price x seconds from RUNNING to lost (RunPod bills per second
 log's "~$1.50-3 of A100 time for ~90 s" per try is one to two hours at $1.49/h; the dispatch
 guard prices one more try as price x (dispatch to RUNNING + the wave's gap) instead.
 
+Regenerate with `.venv/bin/python -m tests.triage.example` (about a minute, real time).
+
 ---
 
 """
