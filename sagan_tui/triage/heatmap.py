@@ -7,8 +7,9 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
+from itertools import count
 from operator import attrgetter
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from sagan_tui.models import Loss
 from sagan_tui.triage.fmt import utc
@@ -86,20 +87,20 @@ def _column_span(tl: Timeline, edges: list[float], col: int) -> tuple[int, int]:
     return a, b
 
 
+def _steps(start_s: float, end_s: float, width: int) -> Iterator[int]:
+    yield from NICE_STEPS
+    days = max(1, math.ceil((end_s - start_s) / width / 86400))
+    yield from (86400 * d for d in count(days))
+
+
 def bucket_seconds(start_s: float, end_s: float, width: int) -> tuple[float, float, int]:
     """(bucket seconds, aligned first bucket start, columns): the smallest nice step that fits `width`."""
-    for step in NICE_STEPS:
+    for step in _steps(start_s, end_s, width):
         first = math.floor(start_s / step) * step
         cols = max(1, math.ceil((end_s - first) / step))
         if cols <= width:
             return float(step), float(first), cols
-    step = 86400 * max(1, math.ceil((end_s - start_s) / width / 86400))
-    while True:
-        first = math.floor(start_s / step) * step
-        cols = max(1, math.ceil((end_s - first) / step))
-        if cols <= width:
-            return float(step), float(first), cols
-        step += 86400
+    raise AssertionError("unreachable: the day steps grow without bound")
 
 
 def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetime, end: datetime,
@@ -136,8 +137,12 @@ def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetim
     rows = sorted(per_label, key=lambda r: (r == UNKNOWN, -sum(per_label[r]), _natural(r)))
     counts = tuple(tuple(per_label[r]) for r in rows)
     marked: set[int] = set()
+    st = tl.sorted_times
     for w in waves:
-        a, b = max(w.start.timestamp(), lo), min(w.end.timestamp(), hi)
+        if getattr(w, "timeline", None) is tl:  # its times are at hand: no datetime arithmetic
+            a, b = max(st[w.first], lo), min(st[w.stop - 1], hi)
+        else:
+            a, b = max(w.start.timestamp(), lo), min(w.end.timestamp(), hi)
         if a <= b:
             ca, cb = _column(edges, a), _column(edges, b)
             if ca == cb:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
+from datetime import timezone
 from bisect import bisect_left, bisect_right
-from operator import attrgetter, is_
+from operator import attrgetter
 from typing import Iterable
 
 from sagan_tui.models import Loss
-from sagan_tui.triage.gaps import lost_times
+
+_UTC = timezone.utc
 
 
 class Timeline:
@@ -16,9 +18,9 @@ class Timeline:
 
     With a million losses the cost is reading each object once (cache misses, not arithmetic)
     and the sort, so a Timeline is built once and shared: find_waves and build_grid take one,
-    and `Timeline.of` hands back the last one built when given the very same Loss objects in
-    the same order (checked by identity, element by element). Losses are treated as values:
-    a Loss mutated in place after being analysed is not noticed.
+    and `Timeline.of` hands back the last one built when given the same losses in the same
+    order (equal element by element). Losses are treated as values: a Loss mutated in place
+    after being analysed is not noticed.
     """
 
     __slots__ = ("losses", "times", "order", "sorted_times", "_columns")
@@ -28,18 +30,20 @@ class Timeline:
 
     def __init__(self, losses: Iterable[Loss]):
         self.losses: tuple[Loss, ...] = tuple(losses)
-        self.times: list[float] = lost_times(self.losses)
+        self.times, accounts = _times_and_accounts(self.losses)
+        self._columns: dict[str, list] = {"account": accounts}
         self.order: list[int] = sorted(range(len(self.times)), key=self.times.__getitem__)
         self.sorted_times: list[float] = list(map(self.times.__getitem__, self.order))
-        self._columns: dict[str, list] = {}
 
     @classmethod
     def of(cls, losses: Iterable[Loss] | Timeline) -> Timeline:
         if isinstance(losses, Timeline):
             return losses
-        items = losses if isinstance(losses, (list, tuple)) else list(losses)
+        items = losses if isinstance(losses, tuple) else tuple(losses)
         last = cls._last
-        if last is not None and len(last.losses) == len(items) and all(map(is_, last.losses, items)):
+        # Tuple equality runs in C and short-cuts on identity, so the same Loss objects cost
+        # milliseconds to recognise; equal-but-distinct losses (a re-read cache) match too.
+        if last is not None and last.losses == items:
             return last
         built = cls(items)
         with cls._lock:
@@ -62,3 +66,19 @@ class Timeline:
         if col is None:
             col = self._columns[attr] = list(map(attrgetter(attr), self.losses))
         return col
+
+
+def _times_and_accounts(losses: Iterable[Loss]) -> tuple[list[float], list[str]]:
+    """lost_at as POSIX seconds (naive read as UTC) and the account, in one visit per loss.
+
+    Reading an object costs cache misses, not arithmetic: the account (the heatmap's first
+    dimension) comes free while the object is at hand, a second pass would cost half as much again.
+    """
+    times: list[float] = []
+    accounts: list[str] = []
+    add_time, add_account = times.append, accounts.append
+    for x in losses:
+        d = x.lost_at
+        add_time(d.timestamp() if d.tzinfo is not None else d.replace(tzinfo=_UTC).timestamp())
+        add_account(x.account)
+    return times, accounts

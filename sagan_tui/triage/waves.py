@@ -160,8 +160,8 @@ def wave_spans(sorted_times: Sequence[float], gap: float = 90.0, min_losses: int
 
 def _tie_key(x: Loss) -> tuple:
     # Losses at the same instant are ordered by content, so the result never depends on the
-    # order the records came in.
-    return (x.pod_id, x.account, x.experiment or -1, x.source, x.running_at.isoformat() if x.running_at else "")
+    # order the records came in. Only ties pay for the full dump, and ties are few.
+    return (x.pod_id, x.model_dump_json())
 
 
 def find_waves(losses: Iterable[Loss] | Timeline, gap: float = 90.0, min_losses: int = 3,
