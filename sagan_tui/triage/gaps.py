@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import statistics
-from datetime import datetime, timezone
-from operator import attrgetter
 from typing import Iterable, Sequence
 
 from sagan_tui.models import Loss
@@ -25,15 +23,6 @@ LONG_FACTOR = 3.0
 LONG_MADS = 5.0
 LONG_MIN_N = 3
 
-_UTC = timezone.utc
-_lost_at = attrgetter("lost_at")
-
-
-def lost_times(losses: Sequence[Loss]) -> list[float]:
-    """POSIX seconds of each lost_at, naive datetimes read as UTC (as models.as_utc does)."""
-    return [d.timestamp() if d.tzinfo is not None else d.replace(tzinfo=_UTC).timestamp()
-            for d in map(_lost_at, losses)]
-
 
 def gap_of(loss: Loss) -> float | None:
     """Seconds from RUNNING to lost, None when RUNNING is unknown or after the loss."""
@@ -43,8 +32,6 @@ def gap_of(loss: Loss) -> float | None:
     return g if g >= 0 else None
 
 
-def known_gaps(losses: Iterable[Loss]) -> list[float]:
-    return [g for g in map(gap_of, losses) if g is not None]
 
 
 def quartiles(values: Sequence[float]) -> tuple[float, float, float] | None:
@@ -104,7 +91,3 @@ def burn(losses: Iterable[Loss]) -> tuple[float, int]:
         else:
             total += b
     return total, unknown
-
-
-def ago(then: datetime, now: datetime) -> float:
-    return (now - then).total_seconds()
