@@ -76,19 +76,15 @@ def _status_without_layout() -> None:
 
     from sagan_tui.ui.widgets import status_bar
 
-    def show(self, segments) -> None:
-        segs = tuple(segments)
-        if segs == self._last:
-            return
-        self._last = segs
-        text = Text(end="", no_wrap=False)
-        for s, style in segs:
-            text.append(s, style)
-        lines = -(-cell_len(text.plain) // max(1, self.content_size.width))
-        self.update(text, layout=lines != getattr(self, "_bench_lines", None))
+    stock = status_bar.StatusBar.update
+
+    def update(self, content="", *, layout: bool = True) -> None:
+        plain = content.plain if isinstance(content, Text) else str(content)
+        lines = -(-cell_len(plain) // max(1, self.content_size.width))
+        stock(self, content, layout=layout and lines != getattr(self, "_bench_lines", None))
         self._bench_lines = lines
 
-    status_bar.StatusBar.show = show
+    status_bar.StatusBar.update = update
 
 
 def _fast_parse_ts() -> None:

@@ -82,14 +82,20 @@ def fmt(x: float | None, unit: str = "") -> str:
     return f"{x:.3g} {unit}".strip()
 
 
-def table(figures: Iterable[Figure]) -> str:
-    """The markdown table `make bench` prints and the README quotes."""
-    lines = ["| figure | value | baseline | ratio | target | ok |", "|---|---|---|---|---|---|"]
+def table(figures: Iterable[Figure], markdown: bool = True) -> str:
+    """The table: markdown (with each figure's title) for the README, or aligned plain text
+    that fits an 80-column terminal for `make bench`."""
+    rows = []
     for f in figures:
         r = f.ratio
-        lines.append(f"| {f.title} | {fmt(f.value, f.unit)} | {fmt(f.baseline, f.unit)} | "
-                     f"{'—' if r is None else f'{r:.2f}x'} | {f.target} | {'ok' if f.ok else 'MISS'} |")
-    return "\n".join(lines)
+        rows.append((f.title if markdown else f.name, fmt(f.value, f.unit), fmt(f.baseline, f.unit),
+                     "—" if r is None else f"{r:.2f}x", f.target, "ok" if f.ok else "MISS"))
+    head = ("figure", "value", "baseline", "ratio", "target", "ok")
+    if markdown:
+        return "\n".join(["| " + " | ".join(head) + " |", "|---|---|---|---|---|---|",
+                          *("| " + " | ".join(r) + " |" for r in rows)])
+    widths = [max(len(str(r[i])) for r in (head, *rows)) for i in range(len(head))]
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in (head, *rows))
 
 
 def save(figures: Iterable[Figure], path: Path = RESULTS) -> None:
@@ -107,7 +113,7 @@ def main(run: Callable[..., list[Figure]]) -> None:
     """`python bench/bench_x.py [--small]`: run, print the table, merge into results.json."""
     small = "--small" in sys.argv[1:]
     figures = run(small=small)
-    print(table(figures))
+    print(table(figures, markdown=False))
     if FIXES:
         print("(bench/candidate_fixes.py applied: results.json left alone)")
     elif not small:

@@ -58,11 +58,10 @@ def main() -> int:
         finally:
             gc.collect()
         figures += got
-        for f in got:
-            print(f"  {f.title}: {f.value:.4g} {f.unit} vs {f.baseline if f.baseline is None else f'{f.baseline:.4g}'}"
-                  f" ({'ok' if f.ok else 'MISS'}, {time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
+        print(f"  {time.monotonic() - started:.0f} s: " + ", ".join(f"{f.name} {'ok' if f.ok else 'MISS'}" for f in got),
+              file=sys.stderr, flush=True)
     text = table(figures)
-    print(text)
+    print(table(figures, markdown=False))
     if failed:
         print(f"failed: {', '.join(failed)}")
     print(f"({time.monotonic() - t0:.0f} s)")

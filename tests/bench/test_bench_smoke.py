@@ -38,6 +38,8 @@ def test_figure_judges_ratio_or_value():
     assert fast.ok and not slow.ok and not rate.ok and not absolute.ok
     assert Figure("w", "w", 1.0, 0.0, "s", "<= 1.5x", 1.5).ok is False  # no baseline, no verdict
     assert "MISS" in table([slow]) and "| ok |" in table([fast])
+    plain = table([slow, fast, rate, absolute], markdown=False)
+    assert max(map(len, plain.splitlines())) <= 80 and "MISS" in plain
 
 
 def test_results_merge_keeps_other_entries(tmp_path):
