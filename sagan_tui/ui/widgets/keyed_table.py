@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable
-from textual.widgets.data_table import RowDoesNotExist
+from textual.widgets.data_table import ColumnKey, RowDoesNotExist, RowKey
 
 from sagan_tui.ui.render import Cell, Column, Row, compile_filter
 
@@ -119,6 +119,7 @@ class KeyedTable(DataTable):
         self.sort_index: int | None = None
         self.sort_reverse = False
         self.note = ""  # shown in the subtitle (e.g. "stale since 10:50")
+        self._titles: tuple[str, str] | None = None
 
     def on_mount(self) -> None:
         self.add_column(" ", key=_MARK_COL, width=1)
@@ -133,6 +134,34 @@ class KeyedTable(DataTable):
         # change after mount, so the list is built once.
         cached = getattr(self, "_columns_in_order", None)
         return cached if cached is not None and len(cached) == len(self.columns) else super().ordered_columns
+
+    def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, *,
+                    update_width: bool = False) -> None:
+        """DataTable.update_cell, repainting the changed row only, and nothing when the drawn
+        text and style are unchanged (a `seen`/`up` cell whose sort value moved with "now").
+
+        The stock method bumps the table-wide generation and refreshes the whole widget, so
+        every visible line is rendered and sent again (20-50 KB per poll at 200x50).
+        """
+        rk = RowKey(row_key) if isinstance(row_key, str) else row_key
+        ck = ColumnKey(column_key) if isinstance(column_key, str) else column_key
+        if update_width or rk not in self._row_locations or ck not in self._column_locations:
+            super().update_cell(row_key, column_key, value, update_width=update_width)
+            return
+        cells = self._data[rk]
+        a, b = getattr(cells.get(ck), "cell", None), getattr(value, "cell", None)
+        cells[ck] = value
+        if a is not None and b is not None and (a.text, a.style) == (b.text, b.style):
+            return
+        # The new generation makes this row's cached renders stale; row heights and order did
+        # not change, so carry them over rather than have DataTable recompute them for every row.
+        offsets, count = self._y_offsets, self._update_count
+        ordered = self._ordered_row_cache.get((self.row_count, count))
+        self._update_count = count + 1
+        self._offset_cache[self._update_count] = offsets
+        if ordered is not None:
+            self._ordered_row_cache[(self.row_count, self._update_count)] = ordered
+        self.refresh_row(self._row_locations.get(rk))
 
     # --- data ------------------------------------------------------------------------------
 
@@ -239,7 +268,7 @@ class KeyedTable(DataTable):
             bits.append(self.scope_label)
         shown, total = len(self._shown), len(self.records)
         bits.append(f"{shown}" if shown == total else f"{shown}/{total}")
-        self.border_title = " · ".join(b for b in bits if b)
+        title = " · ".join(b for b in bits if b)
         sub = []
         if self.filter_text:
             sub.append(f"/{self.filter_text}")
@@ -249,7 +278,18 @@ class KeyedTable(DataTable):
             sub.append(f"{len(self.marks)} marked")
         if self.note:
             sub.append(self.note)
-        self.border_subtitle = " · ".join(sub)
+        self._set_titles(title, " · ".join(sub))
+
+    def _set_titles(self, title: str, subtitle: str) -> None:
+        # Textual's setters repaint the whole widget even for the same text, and every diff
+        # applied comes through here.
+        if self._titles == (title, subtitle):
+            return
+        if self._titles is None or self._titles[0] != title:
+            self.border_title = title
+        if self._titles is None or self._titles[1] != subtitle:
+            self.border_subtitle = subtitle
+        self._titles = (title, subtitle)
 
     # --- actions ---------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ class StatusBar(Static):
     def __init__(self, **kwargs) -> None:
         super().__init__("", **kwargs)
         self._last: tuple[Segment, ...] = ()
+        self._extent: tuple[int, int] | None = None  # (width, height) the last text was laid out for
 
     def show(self, segments: list[Segment]) -> None:
         segs = tuple(segments)
@@ -25,7 +26,14 @@ class StatusBar(Static):
         text = Text(end="", no_wrap=False)
         for s, style in segs:
             text.append(s, style)  # appended as plain text: names and kinds never act as markup
-        self.update(text)
+        # A layout pass repaints every scrollbar on screen (~10 KB at 200x50): ask for one only
+        # when the new text's height at the current width differs from the last text's.
+        self.update(text, layout=False)
+        width = self.content_size.width
+        extent = (width, self.get_content_height(self.size, self.app.size, width)) if width else None
+        if extent is None or extent != self._extent:
+            self.refresh(layout=True)
+        self._extent = extent
 
     @property
     def plain(self) -> str:

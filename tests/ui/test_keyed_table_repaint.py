@@ -1,0 +1,60 @@
+"""A one-cell change repaints one row, unchanged titles and same-height status text no layout."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from sagan_tui.ui.render import Cell, Column, Row
+from sagan_tui.ui.widgets.keyed_table import KeyedTable
+from sagan_tui.ui.widgets.status_bar import StatusBar
+
+COLUMNS = (Column("name", "name", 10), Column("up", "up", 6))
+
+
+def rows(up_sort: float = 0.0, up_text: str = "5m") -> dict[str, Row]:
+    return {f"p{i}": Row((Cell(f"pod-{i}"), Cell(up_text if i == 3 else "5m", sort=up_sort + i)), order=i)
+            for i in range(20)}
+
+
+class Harness(App):
+    def compose(self) -> ComposeResult:
+        yield KeyedTable(COLUMNS, title="Pods", id="t")
+        yield StatusBar(id="s")
+
+
+async def test_unchanged_text_is_not_repainted_and_a_changed_cell_repaints_its_row():
+    app = Harness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.set_rows(rows())
+        await pilot.pause()
+        generation = table._update_count
+        table._dirty_regions.clear()
+
+        table.set_rows(rows(up_sort=1.0))  # "now" moved: every sort value differs, no text does
+        assert table._update_count == generation
+        assert not table._dirty_regions  # titles unchanged: not reassigned either
+        assert table.get_cell("p3", "up").cell.sort == 4.0  # the table holds the new value
+
+        table.set_rows(rows(up_sort=1.0, up_text="6m"))
+        assert table._update_count == generation + 1
+        row_y = table.get_row_index("p3") + 1  # below the header
+        assert table._dirty_regions and all(r.height == 1 and r.y - table.region.y == row_y
+                                            for r in table._dirty_regions), table._dirty_regions
+        await pilot.pause()
+        assert "6m" in "".join(s.text for s in table.render_line(row_y))
+
+
+async def test_status_bar_asks_for_layout_only_when_its_height_changes():
+    app = Harness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        bar = app.query_one(StatusBar)
+        bar.show([("polling…", "")])
+        await pilot.pause()
+        bar.show([("poll 5s", "")])
+        assert not bar._layout_required
+        assert bar.plain == "poll 5s"
+        bar.show([("word " * 30, "")])  # wraps to two lines at 80 columns
+        assert bar._layout_required
+        await pilot.pause()
+        assert bar.size.height == 2
