@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench install clean
+.PHONY: demo test bench soak install clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -18,8 +18,14 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/sagan-tui --demo
 
+# Two workers, one test file each at a time (module fixtures such as a shared simulator stay whole).
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile $(PYTEST_ARGS)
+
+# The long variants of tests/reliability (fuzzing, concurrent writers, kill -9, memory); prints
+# the figures of docs/reliability.md and writes them to build/reliability-figures.json. About 15 minutes.
+soak: $(STAMP)
+	SAGAN_TUI_SOAK=1 SAGAN_TUI_FIGURES=build/reliability-figures.json $(PY) -m pytest -q -p no:cacheprovider tests/reliability $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) bench/run_all.py

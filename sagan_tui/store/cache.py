@@ -89,12 +89,15 @@ class Cache:
 
     Writes are short transactions with a busy timeout, so two panels and a `sync` can share
     a file. A file that is not a sagan-tui cache is moved aside and rebuilt; `notices` says so.
+    Reads go through a second connection: in WAL mode they never wait for a writer, so the
+    panel's main thread is not held while a poll's write queues behind another process's.
     """
 
     def __init__(self, path: str | Path):
         self.path = Path(path).expanduser()
         self.notices: list[str] = []
         self._lock = threading.RLock()
+        self._read_lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = self._open()
@@ -106,6 +109,9 @@ class Cache:
                     src.rename(Path(str(aside) + suffix))
             self.notices.append(f"cache {self.path} was not usable ({exc}); moved aside to {aside} and rebuilt")
             self.db = self._open()
+        self._reader = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                                       isolation_level=None)
+        self._reader.execute("pragma query_only = 1")
 
     def _open(self) -> sqlite_utils.Database:
         conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
@@ -133,6 +139,8 @@ class Cache:
             raise
 
     def close(self) -> None:
+        with self._read_lock:
+            self._reader.close()
         with self._lock:
             self.db.conn.close()
 
@@ -151,8 +159,9 @@ class Cache:
                 conn.execute("commit")
 
     def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            cur = self.db.conn.execute(sql, tuple(params))
+        """Committed rows only (the reader connection): never call it for a transaction's own writes."""
+        with self._read_lock:
+            cur = self._reader.execute(sql, tuple(params))
             cols = [d[0] for d in cur.description]
             return [dict(zip(cols, r)) for r in cur.fetchall()]  # type: ignore[misc]
 

@@ -34,6 +34,8 @@ from sagan_tui.ui.widgets.status_bar import StatusBar
 
 INTERVALS = (1, 2, 3, 5, 10, 15, 30, 60, 120, 300)
 NARROW_BELOW = 140  # columns: under this the panes stack
+# Retention is counted in days: pruning at start and hourly keeps a panel left open for weeks bounded.
+PRUNE_EVERY_S = 3600.0
 
 PANEL_BINDINGS = [
     Binding("question_mark", "help", "Help", id="panel.help"),
@@ -114,6 +116,8 @@ class SaganApp(ActionsMixin, App):
         self._narrow(self.size.width)
         self.set_interval(5, self._tick_status)
         self.set_interval(60, self._tick_rows)
+        self._prune_history()
+        self.set_interval(PRUNE_EVERY_S, self._prune_history)
         if self._poll_enabled:
             self._start_poll()
 
@@ -175,6 +179,13 @@ class SaganApp(ActionsMixin, App):
     def _affected_scope(self):
         keys = self.model.affected_pods()
         return lambda k, _row: k in keys
+
+    @work(thread=True, exclusive=True, group="prune", exit_on_error=False)
+    def _prune_history(self) -> None:
+        """Drop events and pod observations past their retention; a write, so off the main thread."""
+        s = self.settings
+        # The app's clock, not the wall's: a panel replaying a past incident keeps that incident.
+        self.cache.prune(self.model.clock(), s.events_retention_days, s.observations_retention_days)
 
     # --- polling ---------------------------------------------------------------------------
 

@@ -22,8 +22,25 @@ def figures():
     out = os.environ.get("SAGAN_TUI_FIGURES")
     if out and FIGURES:
         path = Path(out)
+        path.parent.mkdir(parents=True, exist_ok=True)
         old = json.loads(path.read_text()) if path.is_file() else {}
         path.write_text(json.dumps({**old, **FIGURES}, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """`make soak` prints the figures docs/reliability.md quotes."""
+    if FIGURES and (SOAK or os.environ.get("SAGAN_TUI_FIGURES")):
+        terminalreporter.section("reliability figures")
+        terminalreporter.write_line(json.dumps(FIGURES, indent=2, sort_keys=True, default=str))
+
+
+@pytest.fixture(autouse=True)
+def _gc_unfrozen():
+    """A stall measurement freezes the heap of earlier tests out of the collector; never past its test."""
+    import gc
+
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture
@@ -34,6 +51,21 @@ def stub():
 
 def no_config(tmp_path: Path) -> dict[str, str]:
     return {"SAGAN_TUI_CONFIG": str(tmp_path / "absent.toml")}
+
+
+def open_poller(env: dict[str, str], cache_path: Path, *, retries: int | None = None, **flags):
+    """(Poller, Cache) configured from `env` alone, on its own cache file, as `sync` builds them."""
+    from sagan_tui.config import load_settings
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.sync.poller import Poller
+
+    settings, _ = load_settings({**env, **no_config(Path(cache_path).parent)}, sagan_tui_cache=str(cache_path),
+                                **flags)
+    cache = Cache(settings.cache_path)
+    poller = Poller(settings, cache)
+    if retries is not None:
+        poller.sagan.retries = retries
+    return poller, cache
 
 
 # --- the real panel under Pilot -------------------------------------------------------------

@@ -6,12 +6,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from sagan_tui.config import load_settings
 from sagan_tui.models import ErrorKind, HealthState
-from sagan_tui.store.cache import Cache
-from sagan_tui.sync.poller import Poller
 
-from .conftest import no_config
+from .conftest import open_poller
 from .stub_server import EMPTY_MYSELF
 
 
@@ -30,11 +27,7 @@ def graphql(*pods) -> dict:
 
 @pytest.fixture
 async def poller(stub, tmp_path):
-    settings, _ = load_settings({**stub.env(keys={"team": "rk-team-bad"}), **no_config(tmp_path)},
-                                sagan_tui_cache=str(tmp_path / "c.sqlite"), poll_interval=1.0)
-    cache = Cache(settings.cache_path)
-    p = Poller(settings, cache)
-    p.sagan.retries = 0
+    p, cache = open_poller(stub.env(keys={"team": "rk-team-bad"}), tmp_path / "c.sqlite", retries=0)
     yield p
     await p.aclose()
     cache.close()
@@ -100,11 +93,8 @@ async def test_deep_nesting_is_bad_json_from_sagan_and_rest(stub, tmp_path):
     deep = b'{"pods": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     stub.set("/api/experiments", deep)
     stub.set("/v2/pods", deep)
-    settings, _ = load_settings({**stub.env(keys={"team": "rk-team-bad"}), **no_config(tmp_path),
-                                 "RUNPOD_TRANSPORT_TEAM": "rest-v2"}, sagan_tui_cache=str(tmp_path / "c.sqlite"))
-    cache = Cache(settings.cache_path)
-    p = Poller(settings, cache)
-    p.sagan.retries = 0
+    p, cache = open_poller({**stub.env(keys={"team": "rk-team-bad"}), "RUNPOD_TRANSPORT_TEAM": "rest-v2"},
+                           tmp_path / "c.sqlite", retries=0)
     try:
         changes = await p.poll_once(force=True)
     finally:

@@ -14,16 +14,13 @@ import logging
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from sagan_tui.config import load_settings
 from sagan_tui.models import (
     ApprovalRequest, ErrorKind, Experiment, HealthState, PodLifecycle, RunPodPod, WorkflowEvent,
 )
 from sagan_tui.sources.runpod_graphql import flatten_pod
 from sagan_tui.sources.runpod_rest import flatten_rest_pod
-from sagan_tui.store.cache import Cache
-from sagan_tui.sync.poller import Poller
 
-from .conftest import SOAK, no_config
+from .conftest import SOAK, open_poller
 from .fuzz_replies import (
     BROKEN_BODIES, NOT_JSON, POD_STATUS, REST_STATUS, SAGAN_ROUTES, graphql_pod, json_value, parse_body, records,
     rest_pod, serialise,
@@ -42,11 +39,8 @@ class Rig:
 
     def __init__(self, stub, tmp_path, **env):
         self.loop = asyncio.new_event_loop()
-        settings_, _ = load_settings({**stub.env(keys={"team": "rk-team-fuzz"}), **no_config(tmp_path), **env},
-                                     sagan_tui_cache=str(tmp_path / "fuzz.sqlite"), poll_interval=1.0)
-        self.cache = Cache(settings_.cache_path)
-        self.poller = Poller(settings_, self.cache)
-        self.poller.sagan.retries = 0
+        self.poller, self.cache = open_poller({**stub.env(keys={"team": "rk-team-fuzz"}), **env},
+                                              tmp_path / "fuzz.sqlite", retries=0)
         self.cases = 0
 
     def poll(self):

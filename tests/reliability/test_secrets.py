@@ -13,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 from sagan_tui.config import load_settings
 from sagan_tui.sources.errors import SourceError

@@ -118,8 +118,8 @@ async def test_every_field_and_error_message_is_shown_literally_and_nothing_acts
 
         # Click everywhere on the main screen; close whatever a click opened.
         clicks = 0
-        for y in range(1, 50, 7):
-            for x in range(2, 200, 23):
+        for y in (5, 20, 35):
+            for x in (10, 70, 130, 190):
                 await pilot.click(offset=(x, y))
                 clicks += 1
                 if app.screen is not app.screen_stack[0]:
@@ -163,7 +163,7 @@ HOSTILE_IDS = st.sampled_from(['abcdef") { x } #', "abc}\n}def", "aaaaaa\naaaaaa
                               "v0c7bx292xqvg4\n"])  # `$` in a regex matches before a final newline
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(pod_id=st.one_of(st.text(ID_CHARS, max_size=20), st.text(max_size=20), HOSTILE_IDS))
 def test_a_pod_id_that_is_not_one_never_reaches_graphql_or_a_url(pod_id):
     import asyncio
