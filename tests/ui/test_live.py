@@ -37,7 +37,7 @@ async def test_first_paint_comes_from_the_cache_before_any_reply(sim_factory, pa
         # The tables were full before the first poll (which failed) was even posted.
         assert rows_when_first_poll_posted[0][0] == counts["experiments"] > 0
         assert rows_when_first_poll_posted[0][1] > 0
-        assert app.first_paint_s is not None and app.first_paint_s < 1.0
+        assert app.first_paint_s is not None  # its speed is bench/'s business, not a test's
         status = app.query_one(StatusBar).plain
         for source in ("sagan", "team", "personal"):
             assert f"{source} ✗unreachable" in status, status
