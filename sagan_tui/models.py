@@ -71,6 +71,20 @@ def iso(value: datetime | None) -> str | None:
 
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+MAX_NESTING = 100
+
+
+def nesting(value: Any) -> int:
+    """How deep lists and dicts nest in `value` (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else None
+        if items is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((item, depth + 1) for item in items)
+    return deepest
 
 
 def storable_text(s: str) -> str:
@@ -101,6 +115,9 @@ class Wire(BaseModel):
             return storable_text(v)
         if isinstance(v, int) and not isinstance(v, bool) and not INT64_MIN <= v <= INT64_MAX:
             raise ValueError("integer out of range (more than 64 bits)")
+        if isinstance(v, (dict, list)) and nesting(v) > MAX_NESTING:
+            # pydantic refuses to serialise past ~250 levels: the cache write would fail the poll.
+            raise ValueError(f"nested more than {MAX_NESTING} levels deep")
         return v
 
     def dump(self) -> dict[str, Any]:

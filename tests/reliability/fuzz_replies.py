@@ -55,7 +55,8 @@ def mutations(keys: list[str], specials: dict[str, st.SearchStrategy] | None = N
         st.builds(Mutation, st.just("null"), key),
         st.builds(Mutation, st.just("set"), key, json_value),
         st.builds(Mutation, st.just("huge"), key, st.sampled_from([5_000, 300_000])),
-        st.builds(Mutation, st.just("deep"), key, st.sampled_from([3, 60, 400, 5_000])),
+        # Deep values that still parse; a body nested past the parser's limit is one of BROKEN_BODIES.
+        st.builds(Mutation, st.just("deep"), key, st.sampled_from([3, 60, 400])),
         st.builds(Mutation, st.just("extra"), any_text, json_value),
         *[st.builds(lambda kv: Mutation("set", kv[0], kv[1]), s) for s in special],
     )
@@ -98,10 +99,25 @@ BROKEN_BODIES = st.one_of(
 
 
 def envelope(key: str, items: st.SearchStrategy[list[dict]]) -> st.SearchStrategy[bytes]:
-    """Mostly `{key: [records]}`; sometimes the list swapped for junk or the whole body broken."""
+    """An object: mostly `{key: [records]}`, sometimes with junk where the list goes."""
     good = items.map(lambda recs: serialise({key: recs}))
     junk_list = json_value.map(lambda v: serialise({key: v}))
-    return st.one_of(good, good, good, junk_list, BROKEN_BODIES)
+    return st.one_of(good, good, good, junk_list)
+
+
+def one_broken(routes: dict[str, st.SearchStrategy[bytes]]) -> st.SearchStrategy[dict[str, bytes]]:
+    """A body per route; in about one example in four, one route's body is broken.
+
+    Sagan's poll fails as a whole on one broken body: breaking them independently would leave
+    few examples whose records are read at all.
+    """
+    broken = st.one_of(st.none(), st.none(), st.none(), st.tuples(st.sampled_from(sorted(routes)), BROKEN_BODIES))
+
+    def apply(drawn: tuple[dict[str, bytes], tuple[str, bytes] | None]) -> dict[str, bytes]:
+        bodies, hit = drawn
+        return bodies if hit is None else {**bodies, hit[0]: hit[1]}
+
+    return st.tuples(st.fixed_dictionaries(routes), broken).map(apply)
 
 
 def parse_body(body: bytes) -> Any:

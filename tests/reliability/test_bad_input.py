@@ -43,6 +43,18 @@ async def test_one_record_sqlite_cannot_hold_is_skipped_not_the_whole_poll(stub,
     assert poller.cache.experiment(3).title == "lone \ufffd surrogate"
 
 
+async def test_a_record_nested_too_deep_to_store_is_skipped(stub, poller):
+    deep: list = []
+    for _ in range(300):  # parses, validates as Any, but pydantic will not serialise it for the cache
+        deep = [deep]
+    stub.set("/api/experiments", {"experiments": [experiment(1), experiment(2, planJson=deep)]})
+    stub.set("/api/events", {"events": [{"id": "e1", "eventType": "note", "createdAt": "2026-05-14T10:00:00Z",
+                                         "metadata": {"a": deep}}]})
+    changes = await poller.poll_once(force=True)
+    assert changes.health["sagan"].state == HealthState.OK, changes.health["sagan"].message
+    assert len(changes.skipped) == 2 and poller.cache.experiment(1) is not None
+
+
 async def test_a_pod_whose_record_turned_unreadable_is_not_lost(stub, poller):
     stub.set("/graphql", graphql(pod("aaaaaa111111"), pod("bbbbbb222222")))
     await poller.poll_once(force=True)
