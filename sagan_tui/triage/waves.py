@@ -6,8 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from functools import cached_property
-from itertools import compress, islice, pairwise
-from operator import sub
+from itertools import compress, islice, repeat
+from operator import le, sub
 from typing import Iterable, Sequence
 
 from sagan_tui.models import Loss
@@ -16,14 +16,12 @@ from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose
 from sagan_tui.triage.timeline import Timeline
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Wave:
     """One wave: a run of a Timeline's sorted losses. Its losses, summary and diagnosis are
     computed on first read and kept, so that finding the waves of a million losses costs
     little more than sorting them."""
 
-    start: datetime  # first lost_at
-    end: datetime  # last lost_at
     timeline: Timeline = field(repr=False)
     first: int  # the wave is positions [first, stop) of the timeline's sorted order
     stop: int
@@ -35,7 +33,22 @@ class Wave:
         tl = Timeline(losses)
         if not len(tl):
             raise ValueError("a wave holds at least one loss")
-        return cls(_dt(tl.sorted_times[0]), _dt(tl.sorted_times[-1]), tl, 0, len(tl), context)
+        return cls(tl, 0, len(tl), context)
+
+    # Bounds are read when a wave is shown; a million scattered losses make ~10^5 small waves
+    # that are only counted, so their datetimes are not built up front.
+    @cached_property
+    def start(self) -> datetime:
+        """The first lost_at."""
+        return _dt(self.timeline.sorted_times[self.first])
+
+    @cached_property
+    def end(self) -> datetime:
+        """The last lost_at."""
+        return _dt(self.timeline.sorted_times[self.stop - 1])
+
+    def __repr__(self) -> str:
+        return f"Wave(start={self.start!r}, end={self.end!r}, first={self.first}, stop={self.stop})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Wave):
@@ -151,11 +164,14 @@ def _most_first(values: Iterable[str | None]) -> tuple[str, ...]:
 def wave_spans(sorted_times: Sequence[float], gap: float = 90.0, min_losses: int = 3) -> list[tuple[int, int]]:
     """[start, stop) index ranges of the waves in ascending times: the O(n) heart of find_waves."""
     n = len(sorted_times)
-    # A break is where the next loss comes more than `gap` after the previous one; map/compress
-    # keep the million-step scan in C.
+    # A break is where the next loss comes more than `gap` after the previous one. Scattered
+    # losses make nearly every position a break, so both steps stay in C (map/compress/zip):
+    # a Python loop over the runs would cost as much as the sort.
     later = map(float(gap).__lt__, map(sub, islice(sorted_times, 1, None), sorted_times))
-    breaks = compress(range(1, n), later)
-    return [(a, b) for a, b in pairwise([0, *breaks, n]) if b - a >= min_losses]
+    starts = [0, *compress(range(1, n), later)]
+    stops = starts[1:] + [n]
+    big = map(le, repeat(min_losses), map(sub, stops, starts))
+    return list(compress(zip(starts, stops), big))
 
 
 def _tie_key(x: Loss) -> tuple:
@@ -173,7 +189,7 @@ def find_waves(losses: Iterable[Loss] | Timeline, gap: float = 90.0, min_losses:
     """
     tl = Timeline.of(losses)
     st = tl.sorted_times
-    return [Wave(_dt(st[a]), _dt(st[b - 1]), tl, a, b, context) for a, b in wave_spans(st, gap, min_losses)]
+    return [Wave(tl, a, b, context) for a, b in wave_spans(st, gap, min_losses)]
 
 
 def _dt(t: float) -> datetime:
