@@ -9,7 +9,6 @@ writes into a fresh file; the two alternate, median of three.
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 import sqlite3
@@ -56,7 +55,7 @@ def raw_rows(events: list, observations: list[tuple]) -> tuple[list[tuple], list
     from sagan_tui.store.cache import ts
 
     ev = [(e.id, e.experiment_number, e.entity_kind, e.entity_id, e.event_type, ts(e.created_at),
-           json.dumps(e.dump())) for e in events]
+           e.dump_json()) for e in events]
     obs = [(r[0], r[1], ts(r[2]), *r[3:]) for r in observations]
     return ev, obs
 

@@ -8,7 +8,6 @@ Each patch names the file it belongs in; none of this is imported by the panel i
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 
@@ -87,57 +86,7 @@ def _status_without_layout() -> None:
     status_bar.StatusBar.update = update
 
 
-def _fast_parse_ts() -> None:
-    """store/cache.py: `datetime.fromisoformat` reads the cache's own `...Z` stamps (Python 3.11+)
-    about ten times faster than strptime; parse_ts was ~15% of a poll cycle's CPU at 1,000 pods."""
-    from sagan_tui.store import cache
-    from sagan_tui.sync import poller
-
-    def parse_ts(value):
-        if not value:
-            return None
-        d = datetime.fromisoformat(value)
-        return d.replace(tzinfo=timezone.utc) if d.tzinfo is None else d.astimezone(timezone.utc)
-
-    cache.parse_ts = parse_ts
-    poller.parse_ts = parse_ts
-
-
-def _fast_event_rows() -> None:
-    """store/cache.py: an event row costs a pydantic `model_dump(mode="json")` then `json.dumps`,
-    and `ts()` is a strftime with %f: together ~2x the raw insert. `model_dump_json` (pydantic's
-    Rust serializer; json.dumps kept for the rare record it refuses, e.g. a lone surrogate deep in
-    metadata) and `isoformat` write the same values."""
-    import json
-
-    from sagan_tui.store import cache
-
-    def ts(value):
-        v = cache.as_utc(value)
-        return None if v is None else v.isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-    def data(e) -> str:
-        try:
-            return e.model_dump_json(by_alias=True, exclude=set(e.model_extra or {}))
-        except ValueError:
-            return json.dumps(e.dump())
-
-    def upsert_events(self, conn, items) -> int:
-        rows = [(e.id, e.experiment_number, e.entity_kind, e.entity_id, e.event_type, ts(e.created_at), data(e))
-                for e in items]
-        before = conn.total_changes
-        conn.executemany(
-            "insert or ignore into events (id, experiment_number, entity_kind, entity_id, event_type, created_at, data)"
-            " values (?,?,?,?,?,?,?)", rows)
-        return conn.total_changes - before
-
-    cache.ts = ts
-    cache.Cache.upsert_events = upsert_events
-
-
 def apply() -> None:
-    _fast_parse_ts()
-    _fast_event_rows()
     from sagan_tui.ui.widgets import keyed_table, status_bar  # noqa: F401  (import before patching)
 
     _row_local_update_cell()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime, timezone
 from enum import Enum
@@ -61,7 +62,7 @@ def as_utc(value: datetime | None) -> datetime | None:
         return None
     if value.tzinfo is None:
         return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    return value if value.tzinfo is timezone.utc else value.astimezone(timezone.utc)
 
 
 def iso(value: datetime | None) -> str | None:
@@ -123,6 +124,16 @@ class Wire(BaseModel):
     def dump(self) -> dict[str, Any]:
         """The record as JSON-ready camelCase, extras dropped."""
         return self.model_dump(mode="json", by_alias=True, exclude=set(self.model_extra or {}))
+
+    def dump_json(self, *, exclude_none: bool = False) -> str:
+        """`dump()` as JSON text, for the cache: the same values, read back to an equal record."""
+        extras = set(self.model_extra or {})
+        try:
+            # pydantic's own serializer: several times json.dumps(dump()), which cost more than
+            # SQLite's insert of an event row.
+            return self.model_dump_json(by_alias=True, exclude_none=exclude_none, exclude=extras)
+        except ValueError:  # it refuses a lone surrogate nested in free-form metadata; json escapes it
+            return json.dumps(self.model_dump(mode="json", by_alias=True, exclude_none=exclude_none, exclude=extras))
 
 
 # --- Sagan ----------------------------------------------------------------------------
