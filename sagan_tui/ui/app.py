@@ -75,6 +75,7 @@ class SaganApp(ActionsMixin, App):
         self._poll_enabled = poll
         self.paused = False
         self.polling = False
+        self._poll_started: float | None = None  # time.monotonic() of the running poll
         self._again = False
         self._poll_timer: Timer | None = None
         self._timeline_for: int | None = None
@@ -145,7 +146,8 @@ class SaganApp(ActionsMixin, App):
         self._tick_status()
 
     def _tick_status(self) -> None:
-        self.query_one(StatusBar).show(self.model.status(paused=self.paused, polling=self.polling))
+        self.query_one(StatusBar).show(self.model.status(
+            paused=self.paused, poll_started=self._poll_started if self.polling else None))
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.model.health.get("sagan")
         stale = sagan is not None and sagan.stale(self.model.clock(), self.settings.poll_interval)
@@ -197,6 +199,7 @@ class SaganApp(ActionsMixin, App):
             self._again = True
             return
         self.polling = True
+        self._poll_started = time.monotonic()
         self._tick_status()
         self._poll(force)
 
@@ -236,8 +239,8 @@ class SaganApp(ActionsMixin, App):
         with self.batch_update():
             if delta.experiments:
                 self.experiments_table.update_rows(delta.experiments)
-            if delta.pods is not None:
-                self.pods_table.set_rows(delta.pods)
+            if delta.pods or delta.pods_removed:
+                self.pods_table.update_rows(delta.pods, delta.pods_removed)
             if delta.approvals is not None:
                 self.query_one(ApprovalsTable).set_rows(delta.approvals)
             if delta.timeline:

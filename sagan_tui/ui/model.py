@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from sagan_tui.config import Settings
 from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
@@ -40,7 +41,8 @@ class Delta:
     """What a poll changed, as rows to apply by key, plus what deserves the owner's attention."""
 
     experiments: Mapping[str, Row] = field(default_factory=dict)
-    pods: Mapping[str, Row] | None = None  # the whole pod row set, when it changed
+    pods: Mapping[str, Row] = field(default_factory=dict)  # rows of the pods that changed
+    pods_removed: tuple[str, ...] = ()  # keys no longer shown
     approvals: Mapping[str, Row] | None = None
     timeline: bool = False
     losses: bool = False
@@ -64,6 +66,7 @@ class PanelModel:
         self.dismissed: set[str] = set()  # losses dismissed (kept in the cache)
         self._counts: dict[int, int] = {}
         self._seen_waves: set[tuple] = set()
+        self._pod_looks: dict[str, tuple] = {}  # per account, as of the last full pod_rows()
         # New inbox items are announced against what was known; a cold cache knows nothing,
         # so its first Sagan poll sets the baseline instead of announcing everything.
         self._inbox_baseline = False
@@ -119,23 +122,47 @@ class PanelModel:
         """Every pod row (or one experiment's): live, lost until dismissed, gone for an hour."""
         now = self.clock()
         lost = {x.pod_id: x for x in self.losses}
-        out: dict[str, Row] = {}
-        for pid, cp in self.pods.items():
-            if experiment is not None and cp.experiment != experiment:
-                continue
-            loss = lost.get(pid)
-            if cp.gone_at is not None and loss is None:
-                if pid in self.hidden_gone or pid in self.dismissed:
-                    continue
-                gone_s = render.since(cp.gone_at, now) or 0
-                if gone_s > GONE_VISIBLE_S:
-                    continue
-            if loss is None and cp.gone_at is None:
-                cp = self._seen_now(cp)
-            out[pid] = render.pod_row(cp, loss, now, stale=self._stale(cp.account, now))
-        for pid, loss in lost.items():  # losses Sagan knows of but no poll of ours ever saw
-            if pid not in out and pid not in self.pods and experiment in (None, loss.experiment):
-                out[pid] = render.pod_row(None, loss, now)
+        keys = [pid for pid, cp in self.pods.items() if experiment is None or cp.experiment == experiment]
+        # Losses Sagan knows of but no poll of ours ever saw.
+        keys += [pid for pid, x in lost.items() if pid not in self.pods and experiment in (None, x.experiment)]
+        if experiment is None:
+            self._pod_looks = self._looks(now)
+        return {pid: row for pid in keys if (row := self._pod_row(pid, lost, now)) is not None}
+
+    def pod_rows_for(self, keys: Iterable[str]) -> tuple[dict[str, Row], list[str]]:
+        """These pods' rows as `pod_rows()` gives them, and the keys it would not show (to remove)."""
+        now = self.clock()
+        lost = {x.pod_id: x for x in self.losses}
+        rows: dict[str, Row] = {}
+        hidden: list[str] = []
+        for pid in keys:
+            row = self._pod_row(pid, lost, now)
+            if row is None:
+                hidden.append(pid)
+            else:
+                rows[pid] = row
+        return rows, hidden
+
+    def _pod_row(self, pid: str, lost: Mapping[str, Loss], now: datetime) -> Row | None:
+        cp, loss = self.pods.get(pid), lost.get(pid)
+        if cp is None:
+            return None if loss is None else render.pod_row(None, loss, now)
+        if cp.gone_at is not None and loss is None:
+            if pid in self.hidden_gone or pid in self.dismissed:
+                return None
+            if (render.since(cp.gone_at, now) or 0) > GONE_VISIBLE_S:
+                return None
+        if loss is None and cp.gone_at is None:
+            cp = self._seen_now(cp)
+        return render.pod_row(cp, loss, now, stale=self._stale(cp.account, now))
+
+    def _looks(self, now: datetime) -> dict[str, tuple]:
+        """Per account, what its health puts into a live pod's row: stale or not, and "seen"."""
+        out = {}
+        for name, h in self.health.items():
+            ok = h.state == HealthState.OK and h.last_success is not None
+            seen = render.seen_text(render.since(h.last_success, now)) if ok else None
+            out[name] = (self._stale(name, now), seen)
         return out
 
     def _seen_now(self, cp: CachedPod) -> CachedPod:
@@ -171,10 +198,15 @@ class PanelModel:
             keys |= {p.pod_id for p in self.pods.values() if p.gone_at is None and p.experiment in exps}
         return keys
 
-    def status(self, *, paused: bool, polling: bool, clock_text: str | None = None) -> list[render.Segment]:
+    def status(self, *, paused: bool, poll_started: float | None = None,
+               clock_text: str | None = None) -> list[render.Segment]:
+        """The status line; `poll_started` is the `time.monotonic()` the running poll began at."""
+        polling_for = None if poll_started is None else time.monotonic() - poll_started
+        # Past one request timeout a poll is more than a slow reply: retries, or a hang.
+        slow = max(render.SLOW_POLL_S, self.settings.request_timeout)
         return render.status_segments(self.health, self.clock(), poll_interval=self.settings.poll_interval,
-                                      paused=paused, polling=polling, read_only=self.settings.read_only,
-                                      clock=clock_text)
+                                      paused=paused, read_only=self.settings.read_only,
+                                      polling_for=polling_for, slow_poll_s=slow, clock=clock_text)
 
     # --- after a poll ------------------------------------------------------------------
 
@@ -196,10 +228,21 @@ class PanelModel:
             self._read_pods()
             changed_exps |= {n for n in set(old_counts) | set(self._counts)
                              if old_counts.get(n) != self._counts.get(n)}
+        # Only the rows that may read differently are rendered: a poll costs what it changed.
+        redo = {*changes.pods_changed, *changes.pods_gone, *(x.pod_id for x in changes.new_losses)}
         waves_before = {self._wave_id(w) for w in self.waves}
         losses_moved = bool(changes.new_losses or changes.pods_gone)
         if losses_moved:
+            redo |= {x.pod_id for x in self.losses}
             self._read_losses()
+            redo |= {x.pod_id for x in self.losses}
+        now = self.clock()
+        looks = self._looks(now)
+        moved_accounts = {a for a in set(looks) | set(self._pod_looks) if looks.get(a) != self._pod_looks.get(a)}
+        self._pod_looks = looks
+        if moved_accounts:  # an account went stale, recovered, or its "seen" moved on
+            redo |= {pid for pid, cp in self.pods.items() if cp.account in moved_accounts}
+        pods, hidden = self.pod_rows_for(redo)
         new_waves = tuple(w for w in self.waves if self._wave_id(w) not in waves_before | self._seen_waves)
         self._seen_waves |= {self._wave_id(w) for w in self.waves}
         new_inbox = tuple(self.experiments[n] for n in sorted(self.inbox() - inbox_before))
@@ -209,7 +252,7 @@ class PanelModel:
             self._inbox_baseline = sagan is not None and sagan.state == HealthState.OK
         return Delta(
             experiments=self.experiment_rows(changed_exps),
-            pods=self.pod_rows(),  # cheap from memory; "seen" follows each account's last success
+            pods=pods, pods_removed=tuple(hidden),
             approvals=self.approval_rows() if changes.approvals_changed else None,
             timeline=bool(changes.events_added or losses_moved),
             losses=losses_moved, new_inbox=new_inbox, new_waves=new_waves)

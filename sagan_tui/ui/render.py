@@ -67,7 +67,11 @@ def account_colour(name: str) -> str:
 # --- durations and times -----------------------------------------------------------------
 
 def coarse(seconds: float | None) -> str:
-    """`<1m`, `45m`, `3h12m`, `5d`: a duration that changes at most once a minute."""
+    """`<1m`, `45m`, `3h`, `5d`: minutes in the first hour, then whole hours, then days.
+
+    Every visible row's age is redrawn when its text changes, and each redrawn row is a few
+    hundred bytes to an SSH terminal: an age in hours changes once an hour, not once a minute.
+    """
     if seconds is None:
         return "—"
     m = int(max(seconds, 0) // 60)
@@ -75,10 +79,13 @@ def coarse(seconds: float | None) -> str:
         return "<1m"
     if m < 60:
         return f"{m}m"
-    h, m = divmod(m, 60)
-    if h < 48:
-        return f"{h}h{m:02d}m" if h < 10 else f"{h}h"
-    return f"{h // 24}d"
+    h = m // 60
+    return f"{h}h" if h < 48 else f"{h // 24}d"
+
+
+def seen_text(seconds: float | None) -> str:
+    """How long ago a live pod was last listed: `now` within the minute."""
+    return "now" if seconds is not None and seconds < 60 else coarse(seconds)
 
 
 def since(then: datetime | None, now: datetime) -> float | None:
@@ -194,7 +201,7 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
         age = f"{int(seen_s)}s" if seen_s is not None and seen_s < 60 else coarse(seen_s)
         seen = Cell(f"{age}!", STALE, sort=-(seen_s or 0))
     else:
-        seen = Cell("now" if seen_s is not None and seen_s < 60 else coarse(seen_s), DIM, sort=-(seen_s or 0))
+        seen = Cell(seen_text(seen_s), DIM, sort=-(seen_s or 0))
     cells = (
         Cell(pod_id, base or "bold"),
         Cell(clean(account), f"{account_colour(account)}" + (" dim" if gone_at else "")),
@@ -324,9 +331,19 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float) -> lis
     return out
 
 
+# A poll running longer than this is shown as such; a shorter one is not shown at all.
+SLOW_POLL_S = 10.0
+
+
 def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_interval: float,
-                    paused: bool, polling: bool, read_only: bool, clock: str | None = None) -> list[Segment]:
-    """The header: every source, the poll interval or the paused state, read-only, the clock."""
+                    paused: bool, read_only: bool, polling_for: float | None = None,
+                    slow_poll_s: float = SLOW_POLL_S, clock: str | None = None) -> list[Segment]:
+    """The header: every source, the poll interval or the paused state, read-only, the clock.
+
+    `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
+    leaves the line as it was: marking every start and end rewrote it twice per poll, most
+    of what an idle panel sent over SSH. A poll past `slow_poll_s` is named, so a stuck one shows.
+    """
     out: list[Segment] = []
     for h in health.values():
         if out:
@@ -336,7 +353,9 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     if paused:
         out.append(("PAUSED", "bold reverse yellow"))
     else:
-        out.append(("polling…" if polling else f"poll {poll_interval:g}s", ""))
+        out.append((f"poll {poll_interval:g}s", ""))
+        if polling_for is not None and polling_for >= slow_poll_s:
+            out.append((f" · polling for {int(polling_for)}s", f"bold {STALE}"))
     if read_only:
         out += [(" ", ""), ("READ-ONLY", "bold reverse blue")]
     out.append((f"  {clock if clock is not None else now.strftime('%H:%M')} UTC", DIM))

@@ -58,7 +58,7 @@ def test_live_pod_of_stale_account_is_marked():
     cp = CachedPod(pod, None, NOW - timedelta(hours=1), NOW - timedelta(minutes=6), None, None)
     cols = {c.key: cell for c, cell in zip(render.POD_COLUMNS, render.pod_row(cp, None, NOW, stale=True).cells)}
     assert cols["seen"].text == "6m!" and cols["seen"].style == render.STALE
-    assert cols["uptime"].text == "1h00m"
+    assert cols["uptime"].text == "1h"
 
 
 def test_status_line_health_money_and_flags():
@@ -69,21 +69,33 @@ def test_status_line_health_money_and_flags():
         "personal": SourceHealth(source="personal", state=HealthState.ERROR, error_kind=ErrorKind.AUTH,
                                  last_success=NOW.replace(minute=50), under_balance=True, balance=1.0),
     }
-    line = text(render.status_segments(health, NOW, poll_interval=5, paused=True, polling=False, read_only=True))
+    line = text(render.status_segments(health, NOW, poll_interval=5, paused=True, read_only=True))
     assert "sagan ✓" in line
     assert "team stale since 10:54" in line  # two minutes > 3 x 5 s
     assert "personal ✗401 since 10:50" in line
     assert "UNDER BALANCE" in line and "$412.50" in line and "-$4.47/h" in line
     assert "PAUSED" in line and "READ-ONLY" in line and "10:56 UTC" in line
-    running = text(render.status_segments(health, NOW, poll_interval=5, paused=False, polling=False,
-                                          read_only=False))
+    running = text(render.status_segments(health, NOW, poll_interval=5, paused=False, read_only=False))
     assert "poll 5s" in running and "READ-ONLY" not in running
 
 
 def test_disabled_and_never_polled_sources():
     h = {"x": SourceHealth(source="x", state=HealthState.DISABLED), "y": SourceHealth(source="y")}
-    line = text(render.status_segments(h, NOW, poll_interval=5, paused=False, polling=True, read_only=False))
-    assert "x off" in line and "y …" in line and "polling…" in line
+    line = text(render.status_segments(h, NOW, poll_interval=5, paused=False, read_only=False))
+    assert "x off" in line and "y …" in line
+
+
+def test_a_poll_is_named_only_once_it_runs_long():
+    h = {"x": SourceHealth(source="x", state=HealthState.OK, last_success=NOW)}
+
+    def line(polling_for):
+        return render.status_segments(h, NOW, poll_interval=5, paused=False, read_only=False,
+                                      polling_for=polling_for)
+
+    # An ordinary poll leaves the line exactly as it was: no rewrite at its start and end.
+    assert line(None) == line(0.0) == line(render.SLOW_POLL_S - 0.1)
+    slow = text(line(render.SLOW_POLL_S + 2.5))
+    assert "poll 5s · polling for 12s" in slow
 
 
 def test_event_rows_date_when_not_today_and_kind():
@@ -118,5 +130,7 @@ def test_filter_bad_regex_and_empty():
 
 def test_coarse_durations():
     assert [render.coarse(s) for s in (None, 5, 61, 3599, 3600, 36000, 200000)] == \
-        ["—", "<1m", "1m", "59m", "1h00m", "10h", "2d"]
+        ["—", "<1m", "1m", "59m", "1h", "10h", "2d"]
+    # Past the first hour an age changes once an hour: 1h59m still reads 1h.
+    assert render.coarse(2 * 3600 - 1) == "1h" and render.coarse(47 * 3600 + 3599) == "47h"
 

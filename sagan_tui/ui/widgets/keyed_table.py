@@ -171,10 +171,14 @@ class KeyedTable(DataTable):
         self._apply()
 
     def update_rows(self, changed: Mapping[str, Row], removed: Iterable[str] = ()) -> None:
+        """Replace or add the `changed` rows and drop the `removed` keys; every other row is left
+        alone, unread: what a poll costs is the rows it changed, not the table's size."""
+        removed = [k for k in removed if k not in changed]
         for k in removed:
             self.records.pop(k, None)
         self.records.update(changed)
-        self._apply()
+        if changed or removed:
+            self._apply([*removed, *changed])
 
     def set_scope(self, scope: Callable[[str, Row], bool] | None, label: str = "") -> None:
         self.scope, self.scope_label = scope, label
@@ -210,17 +214,26 @@ class KeyedTable(DataTable):
     def _head(self, key: str) -> _Head:
         return _Head(key in self.marks, key)
 
-    def _apply(self) -> None:
+    def _apply(self, keys: Iterable[str] | None = None) -> None:
+        """Bring the widget in line with `records`: every row, or only those of `keys`."""
         if not self.is_mounted or not self.columns:
             return
-        for k in [k for k in self.marks if k not in self.records]:
-            del self.marks[k]
-        wanted = {k: r for k, r in self.records.items() if self._visible(k, r)}
+        if keys is None:
+            for k in [k for k in self.marks if k not in self.records]:
+                del self.marks[k]
+            wanted = {k: r for k, r in self.records.items() if self._visible(k, r)}
+            gone = [k for k in self._shown if k not in wanted]
+        else:
+            keys = list(keys)
+            for k in keys:
+                if k not in self.records:
+                    self.marks.pop(k, None)
+            wanted = {k: r for k in keys if (r := self.records.get(k)) is not None and self._visible(k, r)}
+            gone = [k for k in keys if k in self._shown and k not in wanted]
         at_key, at_index = self.cursor_key, self.cursor_row
         moved = False
-        gone = [k for k in self._shown if k not in wanted]
         with self.app.batch_update():
-            if len(gone) > BULK_REMOVE and len(gone) > len(self._shown) // 2:
+            if keys is None and len(gone) > BULK_REMOVE and len(gone) > len(self._shown) // 2:
                 # DataTable.remove_row re-indexes every row: thousands of removals (a new
                 # filter on a big table) are quicker as one clear. Polls never get here.
                 self.clear()
@@ -228,6 +241,7 @@ class KeyedTable(DataTable):
                 moved = True
             for k in gone if self._shown else ():
                 self.remove_row(k)
+                del self._shown[k]
                 moved = True
             for k, row in wanted.items():
                 old = self._shown.get(k)
@@ -241,10 +255,10 @@ class KeyedTable(DataTable):
                     moved = moved or old.group != row.group or old.order != row.order or (
                         self.sort_index is not None and
                         old.cells[self.sort_index].sort_value != row.cells[self.sort_index].sort_value)
-            self._shown = wanted
+                self._shown[k] = row
             if moved:
                 self._resort()
-                if at_key is not None and at_key in wanted:
+                if at_key is not None and at_key in self._shown:
                     self.select_key(at_key)
                 elif self.row_count:
                     self.move_cursor(row=min(at_index, self.row_count - 1))
