@@ -58,3 +58,27 @@ async def test_status_bar_asks_for_layout_only_when_its_height_changes():
         assert bar._layout_required
         await pilot.pause()
         assert bar.size.height == 2
+
+
+async def test_one_changed_cell_repaints_that_cell_and_two_repaint_the_row():
+    app = Harness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.set_rows(rows())
+        await pilot.pause()
+        table._dirty_regions.clear()
+
+        table.set_rows(rows(up_text="6m"))  # an age crossing a minute: one cell
+        (region,) = table._dirty_regions
+        assert region.width == 6 + 2 * table.cell_padding, region
+        await pilot.pause()
+        table._dirty_regions.clear()
+
+        both = rows(up_text="7m")
+        both["p3"] = Row((Cell("renamed"), both["p3"].cells[1]), order=3)
+        table.set_rows(both)  # a status and its note, say: the row, as one region
+        (region,) = table._dirty_regions
+        assert region.width >= table.size.width, region
+        await pilot.pause()
+        line = "".join(s.text for s in table.render_line(table.get_row_index("p3") + 1))
+        assert "renamed" in line and "7m" in line
