@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 APP_NAME = "sagan-tui"
 DEFAULT_ACCOUNTS = ("team", "personal")
@@ -66,34 +65,30 @@ class AccountConfig(BaseModel):
         return self.api_key.get_secret_value().strip()
 
 
-class _TomlSource(PydanticBaseSettingsSource):
-    """Reads the config file once; an unreadable or malformed file is a clear error."""
-
-    def __init__(self, settings_cls: type[BaseSettings], path: Path):
-        super().__init__(settings_cls)
-        self.path = path
-        self.data: dict[str, Any] = {}
-        if path.is_file():
-            try:
-                self.data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-                raise ConfigError(f"config file {path}: {exc}") from None
-
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
-        return self.data.get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.data.items() if k in self.settings_cls.model_fields}
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The config file's settings (unknown keys dropped); a malformed file is a clear error."""
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config file {path}: {exc}") from None
+    return {k: v for k, v in data.items() if k in Settings.model_fields}
 
 
 class ConfigError(ValueError):
     """A setting is wrong; the message names it (never its secret value)."""
 
 
-class Settings(BaseSettings):
-    """Everything the panel, `sync`, `doctor` and the reports are configured with."""
+class Settings(BaseModel):
+    """Everything the panel, `sync`, `doctor` and the reports are configured with.
 
-    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+    A plain model, built only by load_settings, which layers the sources itself: the panel's
+    first frame waits on this import, and pydantic-settings cost 0.1-0.2 s of it for no feature
+    used here (the environment is read from the mapping load_settings is given).
+    """
+
+    model_config = ConfigDict(extra="ignore", validate_default=True)
 
     sagan_base_url: str = Field("http://127.0.0.1:8700", description="Sagan's API base URL.")
     sagan_api_token: SecretStr | None = Field(None, description="Bearer token for Sagan.")
@@ -123,20 +118,6 @@ class Settings(BaseSettings):
                 spec = spec.model_dump()
             out[name] = {**spec, "name": name}
         return out
-
-    def __init__(self, _config_file: Path | None = None, **values: Any):
-        # load_settings reads the environment itself (from the mapping it is given), so the
-        # only sources here are the values passed in and the TOML file beneath them.
-        self.__class__._toml_path = _config_file
-        super().__init__(**values)
-
-    _toml_path: Any = None
-
-    @classmethod
-    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
-                                   file_secret_settings):
-        path = cls._toml_path
-        return (init_settings,) if path is None else (init_settings, _TomlSource(settings_cls, path))
 
     @property
     def cache_path(self) -> Path:
@@ -191,10 +172,9 @@ def load_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> tup
         if name != "accounts" and env.get(var, "") != "":
             values[name] = env[var]
     values.update({k: v for k, v in flags.items() if v is not None and k != "accounts"})
+    file = _read_toml(path)  # beneath the environment and the flags
     try:
-        base = Settings(_config_file=path, **values)
-    except ConfigError:
-        raise
+        base = Settings.model_validate({**file, **values})
     except Exception as exc:
         raise ConfigError(_explain(exc)) from None
     merged: dict[str, dict[str, Any]] = {n: {} for n in DEFAULT_ACCOUNTS}

@@ -49,21 +49,20 @@ def log_to_file(settings: Settings) -> Path:
 
 
 def run_panel(settings: Settings) -> int:
-    """Open the cache, build the poller, run the app until quit; close everything it opened."""
+    """Run the app until quit; it opens the cache and the poller after its first frame, and
+    whatever it opened is closed here."""
     log_to_file(settings)
     if settings.color_system != "auto":
         # Textual reads this once, when it is first imported: set it before that.
         os.environ["TEXTUAL_COLOR_SYSTEM"] = settings.color_system
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
     from sagan_tui.ui.app import SaganApp
 
-    cache = Cache(settings.cache_path)
+    app = SaganApp(settings)
     try:
-        app = SaganApp(settings, cache, Poller(settings, cache))
         app.run(mouse=settings.mouse)
     finally:
-        cache.close()
+        if app.cache is not None:
+            app.cache.close()
     return app.return_code or 0
 
 

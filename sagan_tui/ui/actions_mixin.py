@@ -9,12 +9,13 @@ from textual.binding import Binding
 from textual.message import Message
 
 from sagan_tui.actions.results import ActionResult, StopTarget
-from sagan_tui.actions.runner import ActionRunner
-from sagan_tui.models import ApprovalRequest, Experiment, utcnow
+from sagan_tui.models import utcnow
 from sagan_tui.ui.safe_text import one_line
 from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
 
 if TYPE_CHECKING:
+    from sagan_tui.actions.runner import ActionRunner  # imported on first use: httpx is not needed to draw
+    from sagan_tui.models import ApprovalRequest, Experiment
     from sagan_tui.store.cache import CachedPod
 
 
@@ -62,6 +63,8 @@ class ActionsMixin:
     def action_runner(self) -> ActionRunner:
         runner = getattr(self, "_action_runner", None)
         if runner is None:
+            from sagan_tui.actions.runner import ActionRunner
+
             runner = ActionRunner.for_poller(self.settings, self.cache, self.poller)
             self._action_runner = runner
         return runner

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -13,29 +13,35 @@ from textual.containers import Grid
 from textual.timer import Timer
 from textual.widgets import DataTable
 
-from sagan_tui.config import Settings
-from sagan_tui.models import Experiment, Loss, utcnow
+from sagan_tui.models import utcnow
 from sagan_tui.resources import stylesheet
-from sagan_tui.store.cache import Cache, CachedPod
-from sagan_tui.sync.poller import Poller
 from sagan_tui.ui.actions_mixin import ActionsMixin
+from sagan_tui.ui.first_paint import first_rows
+from sagan_tui.ui.loading import Loaded, LoadFailed, load
 from sagan_tui.ui.messages import PollCrashed, PollFinished
-from sagan_tui.ui.model import Delta, PanelModel, announcements
-from sagan_tui.ui.palette import BindingCommands, entries
-from sagan_tui.ui.render import hhmm
+from sagan_tui.ui.render import hhmm, status_segments
 from sagan_tui.ui.safe_text import one_line
-from sagan_tui.ui.screens.detail import DetailScreen
-from sagan_tui.ui.screens.help import HelpScreen, help_text
 from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 from sagan_tui.ui.widgets.loss_area import LossArea
 from sagan_tui.ui.widgets.panes import ApprovalsTable, ExperimentsTable, PodsTable, TimelineTable
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
+if TYPE_CHECKING:  # the rest is imported where it is used: none of it is needed for the first frame
+    from textual.command import Provider
+
+    from sagan_tui.config import Settings
+    from sagan_tui.models import Experiment, Loss
+    from sagan_tui.store.cache import Cache, CachedPod
+    from sagan_tui.sync.poller import Poller
+    from sagan_tui.ui.model import Delta, PanelModel
+
 INTERVALS = (1, 2, 3, 5, 10, 15, 30, 60, 120, 300)
 NARROW_BELOW = 140  # columns: under this the panes stack
 # Retention is counted in days: pruning at start and hourly keeps a panel left open for weeks bounded.
 PRUNE_EVERY_S = 3600.0
+# Actions that need nothing from the cache, so they work from the first frame on.
+BEFORE_LOAD = frozenset({"quit", "help", "zoom", "command_palette", "focus_next", "focus_previous"})
 
 PANEL_BINDINGS = [
     Binding("question_mark", "help", "Help", id="panel.help"),
@@ -50,6 +56,18 @@ PANEL_BINDINGS = [
 ]
 
 
+def _binding_commands() -> "type[Provider]":
+    from sagan_tui.ui.palette import BindingCommands  # textual.command is not needed until ctrl+p
+
+    return BindingCommands
+
+
+def _is_detail(screen: object) -> bool:
+    from sagan_tui.ui.screens.detail import DetailScreen
+
+    return isinstance(screen, DetailScreen)
+
+
 def _action_bindings() -> list:
     # The mixin is not a DOMNode, so Textual would not merge its BINDINGS: fold them in here.
     own = list(getattr(ActionsMixin, "ACTION_BINDINGS", []) or [])
@@ -62,16 +80,21 @@ class SaganApp(ActionsMixin, App):
 
     CSS_PATH = str(stylesheet("app.tcss"))
     TITLE = "sagan-tui"
-    COMMANDS = App.COMMANDS | {BindingCommands}
+    COMMANDS = App.COMMANDS | {_binding_commands}
     BINDINGS = [*_action_bindings(), *PANEL_BINDINGS]
 
-    def __init__(self, settings: Settings, cache: Cache, poller: Poller, *,
+    def __init__(self, settings: Settings, cache: Cache | None = None, poller: Poller | None = None, *,
                  clock: Callable[[], datetime] | None = None, poll: bool = True) -> None:
+        """Without a cache (the `sagan-tui` command), the first frame comes from a thin read and the
+        cache, the poller and the full model are opened in a thread after it; with one (tests,
+        embedding), they are read before the first frame."""
         super().__init__()
         self.settings = settings
-        self.cache = cache
-        self.poller = poller
-        self.model = PanelModel(settings, cache, clock or utcnow)
+        self.cache: Cache = cache  # type: ignore[assignment]  # these three are set once `loaded`
+        self.poller: Poller = poller  # type: ignore[assignment]
+        self.model: PanelModel = None  # type: ignore[assignment]
+        self.clock = clock or utcnow
+        self.loaded = False
         self._poll_enabled = poll
         self.paused = False
         self.polling = False
@@ -108,17 +131,57 @@ class SaganApp(ActionsMixin, App):
 
     def on_mount(self) -> None:
         t0 = time.perf_counter()
-        self.model.load(self.poller.health)
-        self._paint_all()
-        self.first_paint_s = time.perf_counter() - t0
-        for notice in self.cache.notices:
-            self.notify(one_line(notice), severity="warning", markup=False)
         self.experiments_table.focus()
         self._narrow(self.size.width)
+        if self.cache is not None:
+            self._loaded(load(self.settings, self.cache, self.poller, self.clock))
+        else:
+            self._paint_first()
+            # After the first frame is out: the load holds the GIL for a second or two.
+            self.call_after_refresh(self._load)
+        self.first_paint_s = time.perf_counter() - t0
+
+    def _paint_first(self) -> None:
+        # No pane shows more rows than the terminal has lines.
+        rows = first_rows(self.settings.cache_path, self.clock(), limit=max(self.size.height, 24))
+        if rows is not None:
+            for table, first in zip((self.experiments_table, self.pods_table), rows):
+                table.scope_label = "loading"  # the count in the title is of the first rows only
+                table.set_rows(first)
+        self._tick_status()
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _load(self) -> None:
+        try:
+            loaded = load(self.settings, None, None, self.clock)
+        except Exception as exc:  # noqa: BLE001 - shown, then the panel exits
+            self.post_message(LoadFailed(one_line(f"{type(exc).__name__}: {exc}")))
+            return
+        self.post_message(loaded)
+
+    @on(LoadFailed)
+    def _load_failed(self, message: LoadFailed) -> None:
+        self.exit(return_code=1, message=f"sagan-tui: cannot open the cache: {message.error}")
+
+    @on(Loaded)
+    def _on_loaded(self, message: Loaded) -> None:
+        self._loaded(message)
+
+    def _loaded(self, loaded: Loaded) -> None:
+        """The whole model replaces the first frame's rows by key: the cursor stays where it is."""
+        self.cache, self.poller, self.model = loaded.cache, loaded.poller, loaded.model
+        self.loaded = True
+        with self.batch_update():
+            for table in (self.experiments_table, self.pods_table):
+                table.scope_label = ""
+            self._paint_all()
+        for notice in self.cache.notices:
+            self.notify(one_line(notice), severity="warning", markup=False)
         self.set_interval(5, self._tick_status)
         self.set_interval(60, self._tick_rows)
         self._prune_history()
         self.set_interval(PRUNE_EVERY_S, self._prune_history)
+        self.refresh_bindings()
         if self._poll_enabled:
             self._start_poll()
 
@@ -146,6 +209,11 @@ class SaganApp(ActionsMixin, App):
         self._tick_status()
 
     def _tick_status(self) -> None:
+        if not self.loaded:  # no health read yet: the poll interval and the clock
+            s = self.settings
+            self.query_one(StatusBar).show(
+                status_segments({}, self.clock(), poll_interval=s.poll_interval, paused=False, read_only=s.read_only))
+            return
         self.query_one(StatusBar).show(self.model.status(
             paused=self.paused, poll_started=self._poll_started if self.polling else None))
         # Sagan's panes say so when what they show is older than three poll intervals.
@@ -235,7 +303,7 @@ class SaganApp(ActionsMixin, App):
         self._announce(delta, before)
         self._poll_ended()
 
-    def _apply(self, delta: Delta) -> None:
+    def _apply(self, delta: "Delta") -> None:
         with self.batch_update():
             if delta.experiments:
                 self.experiments_table.update_rows(delta.experiments)
@@ -248,10 +316,12 @@ class SaganApp(ActionsMixin, App):
             if delta.losses:
                 self._feed_losses()
         for screen in self.screen_stack:
-            if isinstance(screen, DetailScreen):
-                screen.refresh_from_model()
+            if _is_detail(screen):
+                screen.refresh_from_model()  # type: ignore[attr-defined]
 
-    def _announce(self, delta: Delta, before: dict) -> None:
+    def _announce(self, delta: "Delta", before: dict) -> None:
+        from sagan_tui.ui.model import announcements
+
         notes = announcements(delta, before, self.model.health)
         for note in notes:
             self.notify(note.message, title=note.title, severity=note.severity, timeout=note.timeout,
@@ -267,8 +337,8 @@ class SaganApp(ActionsMixin, App):
 
     def selected_experiment(self) -> Experiment | None:
         """The detail's experiment; else that of the focused row (pod, approval, event); else the cursor's."""
-        if isinstance(self.screen, DetailScreen):
-            return self.screen.experiment
+        if _is_detail(self.screen):
+            return self.screen.experiment  # type: ignore[attr-defined]
         number = self._selected_number()
         focused = self.focused
         if isinstance(focused, KeyedTable) and focused is not self.experiments_table:
@@ -307,6 +377,8 @@ class SaganApp(ActionsMixin, App):
         self._start_poll(force=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.loaded and action not in BEFORE_LOAD:
+            return None  # shown, dimmed: the cache is still being opened (a second or two)
         if self.settings.read_only and action in getattr(self, "MUTATING_ACTIONS", set()):
             return False
         return super().check_action(action, parameters)
@@ -315,11 +387,17 @@ class SaganApp(ActionsMixin, App):
 
     @on(DataTable.RowHighlighted, "#experiments")
     def _experiment_highlighted(self) -> None:
+        if not self.loaded:  # the first frame's cursor: the timeline follows once the model is read
+            return
         if not self.timeline.everything and self._selected_number() != self._timeline_for:
             self._refresh_timeline()
 
     @on(DataTable.RowSelected, "#experiments")
     def _experiment_selected(self, event: DataTable.RowSelected) -> None:
+        if not self.loaded:
+            return
+        from sagan_tui.ui.screens.detail import DetailScreen
+
         self.push_screen(DetailScreen(int(event.row_key.value), self.model, self.poller.sagan.view))
 
     @on(DataTable.RowSelected, "#approvals")
@@ -331,10 +409,14 @@ class SaganApp(ActionsMixin, App):
 
     @on(TimelineTable.Changed)
     def _timeline_changed(self) -> None:
+        if not self.loaded:
+            return
         self._refresh_timeline()
 
     @on(PodsTable.DismissRequested)
     def _dismiss(self, event: PodsTable.DismissRequested) -> None:
+        if not self.loaded:
+            return
         self.model.dismiss(event.pod_id)
         self.pods_table.set_rows(self.model.pod_rows())
         self._feed_losses()
@@ -343,6 +425,9 @@ class SaganApp(ActionsMixin, App):
     # --- actions ---------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from sagan_tui.ui.palette import entries
+        from sagan_tui.ui.screens.help import HelpScreen, help_text
+
         self.push_screen(HelpScreen(help_text(entries(self), self.get_key_display, self.settings.read_only)))
 
     def action_inbox(self) -> None:
@@ -402,4 +487,5 @@ class SaganApp(ActionsMixin, App):
             self.screen.maximize(self.focused)
 
     async def on_unmount(self) -> None:
-        await self.poller.aclose()
+        if self.poller is not None:
+            await self.poller.aclose()

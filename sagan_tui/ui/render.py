@@ -6,13 +6,15 @@ import re
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from sagan_tui.models import (
     NO_TURN, ApprovalRequest, Experiment, HealthState, Loss, SourceHealth, WorkflowEvent, as_utc,
 )
-from sagan_tui.store.cache import CachedPod
 from sagan_tui.ui.safe_text import clean
+
+if TYPE_CHECKING:  # annotations only: store.cache imports sqlite-utils, which the first frame does without
+    from sagan_tui.store.cache import CachedPod
 
 # Styles are Rich style strings: they render in 256 colours and in 16 when TERM says so.
 OWNER = "bold yellow"

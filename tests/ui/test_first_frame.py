@@ -1,0 +1,183 @@
+"""The `sagan-tui` start: the first frame from a thin read of the cache, the full load after it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from sagan_tui.store.cache import Cache
+from sagan_tui.store.quick import peek
+from sagan_tui.ui import app as app_module
+from sagan_tui.ui.app import SaganApp
+from sagan_tui.ui.loading import load
+from sagan_tui.ui.messages import PollFinished
+from sagan_tui.ui.widgets.status_bar import StatusBar
+
+from . import frozen
+from .conftest import SIZE, fill_cache, polled, sim_settings, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+# Each costs 0.1-2 s to import and none is needed to draw the cached rows.
+DEFERRED = ("runpod", "httpx", "pydantic_settings", "sagan_tui.sync.poller", "sagan_tui.ui.model",
+            "sagan_tui.actions.runner", "sagan_tui.ui.screens.detail", "sagan_tui.ui.palette")
+
+PROBE = """
+import asyncio, json, sys
+sys.path.insert(0, {root!r})
+from sagan_tui.config import load_settings
+from sagan_tui.ui import app as app_module
+from sagan_tui.ui.app import SaganApp
+from sagan_tui.ui.loading import load
+
+seen = {{}}
+
+class Probe(SaganApp):
+    def _load(self):
+        # Runs once the first frame is out, before the load imports anything.
+        seen["modules"] = [m for m in {deferred!r} if m in sys.modules]
+        seen["rows"] = [self.experiments_table.row_count, self.pods_table.row_count]
+        seen["pods"] = self.pods_table.shown_keys()
+        return super()._load()
+
+async def main():
+    env = {{"SAGAN_TUI_CONFIG": {config!r}, "SAGAN_BASE_URL": "http://127.0.0.1:9",
+           "RUNPOD_API_BASE_URL": "http://127.0.0.1:9"}}
+    settings, _ = load_settings(env, sagan_tui_cache={cache!r}, poll_interval=60.0)
+    app = Probe(settings)
+    async with app.run_test(size=(200, 50)) as pilot:
+        while not app.loaded:
+            await pilot.pause(0.05)
+        seen["loaded_rows"] = [app.experiments_table.row_count, app.pods_table.row_count]
+        seen["later"] = [m for m in {deferred!r} if m in sys.modules]
+    print(json.dumps(seen))
+
+asyncio.run(main())
+"""
+
+
+def _probe(tmp: Path, cache: Path) -> dict:
+    code = PROBE.format(root=str(ROOT), deferred=DEFERRED, config=str(tmp / "no-config.toml"), cache=str(cache))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_first_frame_shows_cached_rows_without_the_loads_imports(tmp_path):
+    s = frozen.settings(tmp_path)
+    cache = Cache(s.cache_path)
+    frozen.fill(cache)
+    live = sorted(p.pod_id for p in cache.pods() if p.gone_at is None)
+    cache.close()
+    seen = _probe(tmp_path, s.cache_path)
+    assert seen["modules"] == []
+    assert seen["rows"][0] == 11 and seen["rows"][1] == len(live) > 0
+    assert seen["pods"] == live  # the pane's own order: live pods by account, then id
+    assert seen["loaded_rows"][0] == 11 and seen["loaded_rows"][1] >= len(live)
+    assert "sagan_tui.ui.model" in seen["later"]  # the probe would pass vacuously otherwise
+
+
+def test_a_cold_start_paints_empty_panes_then_loads(tmp_path):
+    seen = _probe(tmp_path, tmp_path / "first-run" / "cache.sqlite")
+    assert seen["rows"] == [0, 0] and seen["loaded_rows"] == [0, 0]
+    assert (tmp_path / "first-run" / "cache.sqlite").is_file()  # the load created it
+
+
+async def test_cached_rows_are_on_screen_before_the_first_poll_ends(sim_factory, tmp_path):
+    sim = sim_factory(scenario="calm")
+    counts = await fill_cache(sim, tmp_path)
+    sim.latency = 3.0  # every reply of the first poll is slow
+    app = SaganApp(sim_settings(sim, tmp_path))  # no cache given: the `sagan-tui` start
+    shown_at_poll_end: list[int] = []
+
+    def hook(message):
+        if isinstance(message, PollFinished) and not shown_at_poll_end:
+            shown_at_poll_end.append(app.experiments_table.row_count)
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await wait_for(pilot, lambda: app.loaded, what="the load")
+        assert app.polling and app.polls == 0
+        assert app.experiments_table.row_count == counts["experiments"] > 0
+        assert app.pods_table.row_count > 0
+        assert "sagan" in app.query_one(StatusBar).plain
+        await polled(pilot, app)
+        assert shown_at_poll_end == [counts["experiments"]]
+    app.cache.close()
+
+
+async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp_path, monkeypatch):
+    s = frozen.settings(tmp_path)
+    cache = Cache(s.cache_path)
+    frozen.fill(cache)
+    cache.close()
+    gate = threading.Event()
+
+    def held_load(*args):  # the load waits until the owner has moved in the first frame
+        assert gate.wait(30)
+        return load(*args)
+
+    monkeypatch.setattr(app_module, "load", held_load)
+    app = SaganApp(s, clock=lambda: frozen.NOW, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.experiments_table
+        await pilot.pause()
+        assert not app.loaded and table.row_count == 11
+        assert "loading" in str(table.border_title)
+        await pilot.press("down", "down", "down")
+        key = table.cursor_key
+        gate.set()
+        await wait_for(pilot, lambda: app.loaded, what="the load")
+        assert table.cursor_key == key and table.cursor_row == 3
+        assert table.row_count == 11
+        assert "loading" not in str(table.border_title)
+    app.cache.close()
+
+
+async def test_a_corrupt_cache_is_moved_aside_and_the_panel_runs(tmp_path):
+    s = frozen.settings(tmp_path)
+    s.cache_path.write_bytes(b"not a database at all" * 200)
+    app = SaganApp(s, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.loaded, what="the load")
+        assert app.experiments_table.row_count == 0
+        assert any(s.cache_path.name + ".bad-" in p.name for p in tmp_path.iterdir())
+    app.cache.close()
+
+
+def test_peek_reads_only_a_cache_of_ours(tmp_path):
+    missing = tmp_path / "missing.sqlite"
+    assert peek(missing, {"blocked"}, {"EXITED"}, 10) is None
+    assert not missing.exists()  # read-only: nothing created
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as db:
+        db.execute("create table meta (key text, value text)")
+        db.execute("insert into meta values ('app', 'someone-else')")
+    assert peek(foreign, {"blocked"}, {"EXITED"}, 10) is None
+    older = tmp_path / "older.sqlite"
+    with sqlite3.connect(older) as db:  # ours, but without the tables the thin read needs
+        db.execute("create table meta (key text, value text)")
+        db.execute("insert into meta values ('app', 'sagan-tui')")
+    assert peek(older, {"blocked"}, {"EXITED"}, 10) is None
+    corrupt = tmp_path / "corrupt.sqlite"
+    corrupt.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)
+    assert peek(corrupt, {"blocked"}, {"EXITED"}, 10) is None
+
+
+def test_peek_orders_and_counts_as_the_panes_do(tmp_path):
+    s = frozen.settings(tmp_path)
+    cache = Cache(s.cache_path)
+    frozen.fill(cache)
+    exps = cache.experiments()
+    pods = cache.pods()
+    cache.close()
+    from sagan_tui.models import OWNER_TURN_STATUSES
+    from sagan_tui.ui import render
+
+    seen = peek(s.cache_path, OWNER_TURN_STATUSES, render.STOPPED_STATES, 5)
+    assert seen is not None
+    want = sorted(exps, key=lambda e: (not e.owner_turn, -e.number))[:5]
+    assert [r["number"] for r in seen.experiments] == [e.number for e in want]
+    assert seen.live_counts == {k: v for k, v in render.live_pod_counts(pods).items()}
