@@ -90,6 +90,8 @@ def nesting(value: Any) -> int:
 
 def storable_text(s: str) -> str:
     """`s` as UTF-8 can hold it: lone surrogates (which JSON escapes allow) replaced by U+FFFD."""
+    if s.isascii():  # a flag CPython keeps: no copy, and most of what every poll reads
+        return s
     try:
         s.encode("utf-8")
         return s

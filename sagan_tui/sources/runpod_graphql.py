@@ -51,6 +51,9 @@ class _StrictRequests:
             # Not one of our calls (another user of the SDK in this process): plain requests.
             return self._real.post(url, headers=headers, data=data, timeout=timeout)
         our_timeout = getattr(_local, "timeout", timeout)
+        # The SDK builds the URL from a process-wide environment variable: two accounts polled
+        # at once from two threads could each read the other's. The transport's own base wins.
+        url = f"{_local.base_url}/graphql"
         try:
             resp = self._session.post(url, headers=headers, data=data, timeout=our_timeout)
         except self._real.Timeout:
@@ -83,6 +86,9 @@ class _StrictRequests:
         if not (isinstance(errors, list) and errors and isinstance(errors[0], dict)
                 and isinstance(errors[0].get("message"), str)):
             raise BadReply(source, "GraphQL reply has a malformed errors list")
+        # The SDK calls resp.json() twice more (once to look for errors, once to return it):
+        # decoding a 1,000-pod reply three times was a tenth of a poll cycle's CPU.
+        resp.json = lambda **_: body
         return resp
 
 
@@ -121,12 +127,8 @@ class GraphQLTransport(KeyedTransport):
         return None
 
     def _call(self, query: str) -> dict[str, Any]:
-        import os
-
         sdk = _load_sdk()
-        _local.source, _local.timeout = self.account, self.timeout
-        # The SDK reads its base URL from the environment on every call.
-        os.environ["RUNPOD_API_BASE_URL"] = self.base_url
+        _local.source, _local.timeout, _local.base_url = self.account, self.timeout, self.base_url
         try:
             return sdk.run(query, api_key=self._key)
         except SourceError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import threading
@@ -215,6 +216,11 @@ class Cache:
             [(p.runpod_pod_id, p.account, p.experiment_number, p.status, ts(p.updated_at), p.dump_json())
              for p in items])
 
+    def experiment_numbers(self) -> dict[str, int]:
+        """Experiment id -> number, for events that name their experiment by id only."""
+        with self._read_lock:
+            return dict(self._reader.execute("select id, number from experiments").fetchall())
+
     def experiments(self) -> list[Experiment]:
         rows = self._rows("select data from experiments order by number desc")
         return parse_records(Experiment, [json.loads(r["data"]) for r in rows], "cache.experiments")[0]
@@ -261,10 +267,29 @@ class Cache:
 
     # --- RunPod ----------------------------------------------------------------------
 
-    def live_pods(self, conn: sqlite3.Connection, account: str) -> dict[str, CachedPod]:
-        cur = conn.execute("select * from pods where account = ? and gone_at is null", (account,))
+    def live_pods(self, conn: sqlite3.Connection, account: str,
+                  pod_ids: Iterable[str] | None = None) -> dict[str, CachedPod]:
+        """The account's pods not gone (only `pod_ids` among them, when given)."""
+        sql, params = "select * from pods where account = ? and gone_at is null", [account]
+        if pod_ids is not None:
+            sql += " and pod_id in (select value from json_each(?))"
+            params.append(json.dumps(list(pod_ids)))
+        cur = conn.execute(sql, params)
         cols = [d[0] for d in cur.description]
         return {p.pod_id: p for p in (self._pod(dict(zip(cols, r))) for r in cur.fetchall())}
+
+    def live_stamps(self, conn: sqlite3.Connection, account: str) -> dict[str, str | None]:
+        """pod_id -> last_seen_at (as stored) of the account's pods not gone: cheap, no record parsed."""
+        return dict(conn.execute("select pod_id, last_seen_at from pods where account = ? and gone_at is null",
+                                 (account,)).fetchall())
+
+    def touch_pods(self, conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
+        """(pod_id, last_seen_at, running_at, uptime_s) of pods seen again with nothing else changed."""
+        stamp = functools.lru_cache(maxsize=4)(ts)  # one poll's rows share their last_seen_at
+        conn.executemany(
+            "update pods set last_seen_at = ?, running_at = coalesce(?, running_at), uptime_s = ?,"
+            " data = json_set(data, '$.uptimeSeconds', ?) where pod_id = ?",
+            [(stamp(seen), ts(running), up, up, pod_id) for pod_id, seen, running, up in rows])
 
     def upsert_pods(self, conn: sqlite3.Connection, pods: Iterable[CachedPod]) -> None:
         conn.executemany(
@@ -328,8 +353,12 @@ class Cache:
             [(x.pod_id, x.account, x.experiment, ts(x.running_at), ts(x.last_seen_at), ts(x.lost_at), x.gpu,
               x.datacenter, x.cost_per_hr, x.source, x.reason, x.run_id, int(x.dismissed)) for x in losses])
 
-    def losses(self, since: datetime | None = None, include_dismissed: bool = True) -> list[Loss]:
+    def losses(self, since: datetime | None = None, include_dismissed: bool = True,
+               pod_ids: Iterable[str] | None = None) -> list[Loss]:
         sql, params = "select * from losses where 1=1", []
+        if pod_ids is not None:
+            sql += " and pod_id in (select value from json_each(?))"
+            params.append(json.dumps(list(pod_ids)))
         if since is not None:
             sql += " and lost_at >= ?"
             params.append(ts(since))

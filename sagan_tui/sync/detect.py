@@ -1,24 +1,65 @@
-"""Reconciles one successful poll of an account with what the cache last saw: changes and losses."""
+"""Reconciles one successful poll of an account with what the last one saw: changes and losses."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import attrgetter
+from typing import Mapping, NamedTuple
 
 from sagan_tui.models import Loss, RunPodPod
 from sagan_tui.store.cache import CachedPod
 
+# Every field of a pod but its uptime, which moves on every poll: a row has "changed" only
+# when one of these did.
+KEY_FIELDS = tuple(f for f in RunPodPod.model_fields if f != "uptime_seconds")
+_STATUS, _CHANGE, _EXPERIMENT = (KEY_FIELDS.index(f) for f in ("desired_status", "last_status_change", "experiment"))
+
+
+pod_key = attrgetter(*KEY_FIELDS)  # RunPodPod -> its fields but uptime, as a tuple
+
+
+class Seen(NamedTuple):
+    """One live pod as the last poll wrote it to the cache, kept between polls as plain values."""
+
+    key: tuple  # pod_key(): the pod's fields but uptime
+    uptime_seconds: int | None
+    first_seen_at: datetime | None
+    running_at: datetime | None
+    last_seen_at: datetime | None
+
+    @classmethod
+    def of(cls, c: CachedPod) -> "Seen":
+        return cls(pod_key(c.pod), c.pod.uptime_seconds, c.first_seen_at, c.running_at, c.last_seen_at)
+
+    @property
+    def running(self) -> bool:
+        return self.key[_STATUS] == "RUNNING"
+
+    @property
+    def experiment(self) -> int | None:
+        return self.key[_EXPERIMENT]
+
+    def with_experiment(self, number: int | None) -> "Seen":
+        return self._replace(key=(*self.key[:_EXPERIMENT], number, *self.key[_EXPERIMENT + 1:]))
+
+    def pod(self) -> RunPodPod:
+        """The pod as a model again, for the rare row that needs one (gone, lost)."""
+        return RunPodPod.model_construct(**dict(zip(KEY_FIELDS, self.key)), uptime_seconds=self.uptime_seconds)
+
 
 @dataclass
 class Reconciled:
-    upserts: list[CachedPod] = field(default_factory=list)
+    upserts: list[CachedPod] = field(default_factory=list)  # whole rows: new, changed or gone pods
+    touched: list[tuple] = field(default_factory=list)  # (pod_id, last_seen_at, running_at, uptime_s): the rest
     observations: list[tuple] = field(default_factory=list)
     losses: list[Loss] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
+    live: dict[str, Seen] = field(default_factory=dict)  # the account's live pods once this poll is written
 
 
-def _running_at(pod: RunPodPod, prev: CachedPod | None, now: datetime) -> datetime | None:
+def _running_at(pod: RunPodPod, prev: Seen | None, now: datetime) -> datetime | None:
     if pod.running and pod.has_runtime and pod.uptime_seconds is not None and pod.uptime_seconds >= 0:
         # The runtime's uptime dates RUNNING to the second; a poll only brackets it.
         return now - timedelta(seconds=pod.uptime_seconds)
@@ -27,12 +68,7 @@ def _running_at(pod: RunPodPod, prev: CachedPod | None, now: datetime) -> dateti
     return now if pod.running else None
 
 
-def _sans_uptime(pod: RunPodPod) -> dict:
-    # Uptime moves on every poll; a row has "changed" only when something else did.
-    return pod.model_dump(exclude={"uptime_seconds"})
-
-
-def reconcile(account: str, pods: list[RunPodPod], prev: dict[str, CachedPod], now: datetime,
+def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now: datetime,
               requested_stops: set[str], known_losses: set[str], partial: bool = False) -> Reconciled:
     """Only ever called with a *successful* poll: a failed one says nothing about the pods.
 
@@ -40,36 +76,44 @@ def reconcile(account: str, pods: list[RunPodPod], prev: dict[str, CachedPod], n
     A pod listed EXITED with a RunPod-side reason is a loss too (reaped while still listed).
     `partial`: some listed records could not be read, and a missing pod may be one of them,
     so absence proves nothing in this poll: no pod is marked gone and none is a loss.
+    `prev` must be exactly what the cache holds: a pod whose fields did not change is only
+    touched (last seen, running since, uptime), not written again.
     """
     out = Reconciled()
     for pod in pods:
         p = prev.get(pod.id)
+        key = pod_key(pod)
         running_at = _running_at(pod, p, now)
-        status_changed = p is None or (p.pod.desired_status, p.pod.last_status_change) != (
-            pod.desired_status, pod.last_status_change)
-        if status_changed:
-            out.observations.append((pod.id, account, now, pod.desired_status, pod.uptime_seconds,
-                                     pod.last_status_change))
-        if p is None or status_changed or _sans_uptime(p.pod) != _sans_uptime(pod):
+        if p is None or p.key != key:
             out.changed.append(pod.id)
-        out.upserts.append(CachedPod(pod=pod, first_seen_at=(p.first_seen_at if p else None) or now,
-                                     running_at=running_at, last_seen_at=now, gone_at=None, gone_reason=None))
+            out.upserts.append(CachedPod(pod=pod, first_seen_at=(p.first_seen_at if p else None) or now,
+                                         running_at=running_at, last_seen_at=now, gone_at=None, gone_reason=None))
+            if p is None or (p.key[_STATUS], p.key[_CHANGE]) != (pod.desired_status, pod.last_status_change):
+                out.observations.append((pod.id, account, now, pod.desired_status, pod.uptime_seconds,
+                                         pod.last_status_change))
+        else:
+            out.touched.append((pod.id, now, running_at, pod.uptime_seconds))
+        out.live[pod.id] = Seen(key, pod.uptime_seconds, (p.first_seen_at if p else None) or now,
+                                running_at or (p.running_at if p else None), now)
         reason = pod.reaped_reason
         if reason and pod.id not in requested_stops and pod.id not in known_losses:
-            last_running = p.last_seen_at if p and p.pod.running else None
+            last_running = p.last_seen_at if p and p.running else None
             out.losses.append(_loss(pod, account, running_at, last_running, now, reason))
-    listed = {p.id for p in pods}
     for pod_id, p in prev.items():
-        if pod_id in listed or partial:
+        if pod_id in out.live:
+            continue
+        if partial:
+            out.live[pod_id] = p
             continue
         out.gone.append(pod_id)
         asked = pod_id in requested_stops
-        reason = "stopped on request" if asked else ("vanished while RUNNING" if p.pod.running else "no longer listed")
-        out.upserts.append(CachedPod(pod=p.pod, first_seen_at=p.first_seen_at, running_at=p.running_at,
+        reason = "stopped on request" if asked else ("vanished while RUNNING" if p.running else "no longer listed")
+        pod = p.pod()
+        out.upserts.append(CachedPod(pod=pod, first_seen_at=p.first_seen_at, running_at=p.running_at,
                                      last_seen_at=p.last_seen_at, gone_at=now, gone_reason=reason))
         out.observations.append((pod_id, account, now, "GONE", None, reason))
-        if p.pod.running and not asked and pod_id not in known_losses:
-            out.losses.append(_loss(p.pod, account, p.running_at, p.last_seen_at, now, "vanished while RUNNING"))
+        if p.running and not asked and pod_id not in known_losses:
+            out.losses.append(_loss(pod, account, p.running_at, p.last_seen_at, now, "vanished while RUNNING"))
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from sagan_tui.sources.errors import ErrorKind, SourceError, scrub
 from sagan_tui.sources.runpod_base import RunPodTransport
 from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache, parse_ts, ts
-from sagan_tui.sync.detect import reconcile
+from sagan_tui.sync.detect import Seen, reconcile
 
 log = logging.getLogger(__name__)
 SAGAN = "sagan"
@@ -105,6 +106,8 @@ class Poller:
         self.transports = transports if transports is not None else make_transports(settings)
         self._secrets = settings.secrets()
         self._lock = asyncio.Lock()
+        self._live: dict[str, dict[str, Seen]] = {}  # per account: its live pods as last written
+        self._merged = False  # whether every Sagan pod row in the cache has been merged into losses
         self._health: dict[str, SourceHealth] = {}
         known = cache.health()
         for name in [SAGAN, *settings.accounts]:
@@ -221,7 +224,7 @@ class Poller:
                 break
             since = newest
         by_id = {e.id: e.number for e in exps.items}
-        by_id.update(self._experiment_ids())
+        by_id.update(self.cache.experiment_numbers())
         for e in events:
             if e.experiment_number is None and e.entity_id in by_id:
                 e.experiment_number = by_id[e.entity_id]
@@ -233,9 +236,6 @@ class Poller:
                                          pods.items, new_cursor, bool(approvals.skipped))
         result.skipped += skipped
         return result
-
-    def _experiment_ids(self) -> dict[str, int]:
-        return {r["id"]: r["number"] for r in self.cache._rows("select id, number from experiments")}
 
     def _write_sagan(self, now, exps, events, approvals, pods, cursor, approvals_partial=False) -> _Result:
         from sagan_tui.triage.losses import merge_losses
@@ -257,18 +257,43 @@ class Poller:
                          f" '$.experiment', {known.format(t='pods')}) where experiment is null")
             conn.execute(f"update losses set experiment = {known.format(t='losses')} where experiment is null")
             self.cache.set_health(conn, self._ok(SAGAN, now), cursor=cursor)
-        # Sagan's own evidence (terminated, "not found in account=") joins the poll's losses.
-        before = {x.pod_id: x for x in self.cache.losses()}
-        merged = merge_losses(list(before.values()), self.cache.sagan_pods(),
-                              owner_stops=frozenset(self.cache.owner_stops()))
+        # Sagan's own evidence (terminated, "not found in account=") joins the poll's losses:
+        # the rows this poll returned, the others having been merged when they came (merging is
+        # idempotent); on a poller's first poll all of them, in case a previous process stopped
+        # between the two transactions.
+        rows = list({p.runpod_pod_id: p for p in pods}.values()) if self._merged else self.cache.sagan_pods()
+        before = {x.pod_id: x for x in self.cache.losses(
+            pod_ids=None if not self._merged else [p.runpod_pod_id for p in rows])}
+        merged = merge_losses(list(before.values()), rows, owner_stops=frozenset(self.cache.owner_stops()))
         fresh = [x for x in merged if before.get(x.pod_id) != x]
         if fresh:
             with self.cache.transaction() as conn:
                 self.cache.upsert_losses(conn, fresh)
             res.losses = [x for x in fresh if x.pod_id not in before]
+        self._merged = True
         return res
 
     # --- RunPod ------------------------------------------------------------------------
+
+    def _live_pods(self, conn, name: str) -> dict[str, Seen]:
+        """The account's live pods exactly as the cache holds them, inside the write transaction.
+
+        Reading and parsing every pod row was a third of a poll's CPU at 1,000 pods, so what this
+        poller wrote last time is kept in memory; the cache stays the truth: a pod whose
+        last_seen_at is not the one kept (the first poll, another panel or `sync` on the same
+        file) is read again from it, and one no longer live there is dropped.
+        """
+        kept, stamp = self._live.get(name, {}), functools.lru_cache(maxsize=8)(ts)  # one poll, one stamp
+        live, stale = {}, []
+        for pod_id, stored in self.cache.live_stamps(conn, name).items():
+            seen = kept.get(pod_id)
+            if seen is not None and stamp(seen.last_seen_at) == stored:
+                live[pod_id] = seen
+            else:
+                stale.append(pod_id)
+        if stale:
+            live.update((pod_id, Seen.of(c)) for pod_id, c in self.cache.live_pods(conn, name, stale).items())
+        return live
 
     async def _poll_account(self, name: str) -> _Result:
         snap = await self.transports[name].snapshot()
@@ -286,15 +311,17 @@ class Poller:
         h = self._ok(name, now, balance=snap.balance, spend_per_hr=snap.spend_per_hr,
                      spend_limit=snap.spend_limit, under_balance=snap.under_balance)
         with self.cache.transaction() as conn:
-            prev = self.cache.live_pods(conn, name)
-            for cached in prev.values():
-                if cached.pod.experiment is None:
-                    cached.pod.experiment = experiment_of.get(cached.pod_id)
+            prev = self._live_pods(conn, name)
+            for pod_id, seen in prev.items():
+                if seen.experiment is None and experiment_of.get(pod_id) is not None:
+                    prev[pod_id] = seen.with_experiment(experiment_of[pod_id])
             known = {r[0] for r in conn.execute("select pod_id from losses where account = ?", (name,))}
             rec = reconcile(name, snap.pods, prev, now, stops, known, partial=bool(snap.skipped))
             self.cache.upsert_pods(conn, rec.upserts)
+            self.cache.touch_pods(conn, rec.touched)
             self.cache.add_observations(conn, rec.observations)
             self.cache.upsert_losses(conn, rec.losses)
             self.cache.set_health(conn, h)
+        self._live[name] = rec.live  # only once committed: a rolled-back write leaves the cache as it was
         return _Result(pods_changed=rec.changed, pods_gone=rec.gone, losses=rec.losses,
                        skipped=[f"{name}: {s}" for s in snap.skipped])

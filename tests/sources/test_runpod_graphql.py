@@ -53,3 +53,34 @@ async def test_unreachable_is_a_source_error():
     with pytest.raises(SourceError) as e:
         await t.snapshot()
     assert e.value.kind in (ErrorKind.UNREACHABLE, ErrorKind.TIMEOUT)
+
+
+async def test_reply_is_decoded_once(calm_sim, monkeypatch):
+    # The SDK reads resp.json() twice after our shim has: a 1,000-pod reply was decoded three times.
+    import requests
+
+    calls = []
+    stock = requests.models.Response.json
+    monkeypatch.setattr(requests.models.Response, "json", lambda self, **kw: calls.append(1) or stock(self, **kw))
+    t = GraphQLTransport("team", calm_sim.account_keys["team"], base_url=calm_sim.base_url, timeout=5)
+    snap = await t.snapshot()
+    assert snap.pods and len(calls) == 1
+
+
+async def test_two_accounts_on_two_servers_each_reach_their_own(calm_sim):
+    # The SDK reads its base URL from the process environment; polled at once from two threads,
+    # each account must still go to its own server, and the environment is left alone.
+    import asyncio
+    import os
+
+    from sagan_tui.sources.errors import Unreachable
+
+    env = dict(os.environ)
+
+    here = GraphQLTransport("team", calm_sim.account_keys["team"], base_url=calm_sim.base_url, timeout=5)
+    nowhere = GraphQLTransport("personal", calm_sim.account_keys["personal"], base_url="http://127.0.0.1:9", timeout=5)
+    for _ in range(10):
+        got = await asyncio.gather(here.snapshot(), nowhere.snapshot(), here.snapshot(), return_exceptions=True)
+        assert [type(g).__name__ for g in got] == ["AccountSnapshot", "Unreachable", "AccountSnapshot"]
+        assert isinstance(got[1], Unreachable) and got[1].source == "personal"
+    assert dict(os.environ) == env
