@@ -19,6 +19,7 @@ class Peek:
     experiments: tuple[dict[str, Any], ...]
     pods: tuple[dict[str, Any], ...]
     live_counts: dict[int, int]  # listed, not stopped pods per experiment (the experiments' pods column)
+    health: tuple[dict[str, Any], ...]  # sync_state rows: each source's health as last recorded
 
 
 def peek(path: str | Path, owner_statuses: Collection[str], stopped_states: Collection[str],
@@ -50,12 +51,15 @@ def peek(path: str | Path, owner_statuses: Collection[str], stopped_states: Coll
         counts = conn.execute(
             "select experiment, count(*) from pods where gone_at is null and experiment is not null and"
             f" coalesce(desired_status, '') not in ({_marks(stopped)}) group by experiment", stopped).fetchall()
+        cur = conn.execute("select * from sync_state")
+        names = [d[0] for d in cur.description]
+        health = tuple(dict(zip(names, r)) for r in cur.fetchall())
     except (sqlite3.Error, ValueError):  # no such table/column (an older schema), locked, not a database
         return None
     finally:
         conn.close()
     return Peek(tuple(dict(zip(EXPERIMENT_COLUMNS, r)) for r in exps),
-                tuple(dict(zip(POD_COLUMNS, r)) for r in pods), dict(counts))
+                tuple(dict(zip(POD_COLUMNS, r)) for r in pods), dict(counts), health)
 
 
 def _marks(values: Collection[str]) -> str:

@@ -16,7 +16,7 @@ from textual.widgets import DataTable
 from sagan_tui.models import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.ui.actions_mixin import ActionsMixin
-from sagan_tui.ui.first_paint import first_rows
+from sagan_tui.ui.first_paint import first_frame
 from sagan_tui.ui.loading import Loaded, LoadFailed, load
 from sagan_tui.ui.messages import PollCrashed, PollFinished
 from sagan_tui.ui.render import hhmm, status_segments
@@ -95,6 +95,7 @@ class SaganApp(ActionsMixin, App):
         self.model: PanelModel = None  # type: ignore[assignment]
         self.clock = clock or utcnow
         self.loaded = False
+        self._first_health: dict = {}
         self._poll_enabled = poll
         self.paused = False
         self.polling = False
@@ -142,12 +143,15 @@ class SaganApp(ActionsMixin, App):
         self.first_paint_s = time.perf_counter() - t0
 
     def _paint_first(self) -> None:
+        s = self.settings
         # No pane shows more rows than the terminal has lines.
-        rows = first_rows(self.settings.cache_path, self.clock(), limit=max(self.size.height, 24))
-        if rows is not None:
-            for table, first in zip((self.experiments_table, self.pods_table), rows):
+        first = first_frame(s.cache_path, self.clock(), s.poll_interval, ["sagan", *s.accounts],
+                            limit=max(self.size.height, 24))
+        if first is not None:
+            self._first_health = first.health
+            for table, rows in ((self.experiments_table, first.experiments), (self.pods_table, first.pods)):
                 table.scope_label = "loading"  # the count in the title is of the first rows only
-                table.set_rows(first)
+                table.set_rows(rows)
         self._tick_status()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -209,10 +213,10 @@ class SaganApp(ActionsMixin, App):
         self._tick_status()
 
     def _tick_status(self) -> None:
-        if not self.loaded:  # no health read yet: the poll interval and the clock
+        if not self.loaded:  # the health the cache recorded, the poll interval and the clock
             s = self.settings
-            self.query_one(StatusBar).show(
-                status_segments({}, self.clock(), poll_interval=s.poll_interval, paused=False, read_only=s.read_only))
+            self.query_one(StatusBar).show(status_segments(self._first_health, self.clock(), paused=False,
+                                                           poll_interval=s.poll_interval, read_only=s.read_only))
             return
         self.query_one(StatusBar).show(self.model.status(
             paused=self.paused, poll_started=self._poll_started if self.polling else None))

@@ -1,4 +1,4 @@
-"""The first frame's rows: the top of the experiments and pods panes from a thin read of the cache."""
+"""The first frame: the top of the experiments and pods panes and the sources' health, from a thin read."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Iterable
 
-from sagan_tui.models import OWNER_TURN_STATUSES, Experiment, RunPodPod, parse_records
+from sagan_tui.models import OWNER_TURN_STATUSES, Experiment, RunPodPod, SourceHealth, parse_records
 from sagan_tui.store.quick import peek
 from sagan_tui.ui import render
 from sagan_tui.ui.render import Row
@@ -33,13 +34,35 @@ def _when(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None  # the cache's stamps end in Z: UTC, aware
 
 
-def first_rows(path: Path, now: datetime, limit: int = FIRST_ROWS) -> tuple[dict[str, Row], dict[str, Row]] | None:
-    """Experiment and pod rows as the panes open (the same renderers as the full load, so the
-    load then changes only what the thin read could not know); None if the cache cannot be peeked."""
+@dataclass(frozen=True)
+class FirstFrame:
+    experiments: dict[str, Row]
+    pods: dict[str, Row]
+    health: dict[str, SourceHealth]
+
+
+def _health(rows: Iterable[dict], sources: Iterable[str]) -> dict[str, SourceHealth]:
+    """The recorded health of the configured sources, in the status line's order."""
+    fields = SourceHealth.model_fields
+    by_source = {r.get("source"): r for r in rows}
+    out = {}
+    for name in sources:
+        r = by_source.get(name)
+        if r is not None:
+            out[name] = SourceHealth.model_validate({k: v for k, v in r.items() if k in fields and v is not None})
+    return out
+
+
+def first_frame(path: Path, now: datetime, poll_interval: float, sources: Iterable[str],
+                limit: int = FIRST_ROWS) -> FirstFrame | None:
+    """The panes' first rows and the status line's health as the panel opens (the same renderers
+    as the full load, so the load then changes only what the thin read could not know); None if
+    the cache cannot be peeked."""
     seen = peek(path, OWNER_TURN_STATUSES, render.STOPPED_STATES, limit)
     if seen is None:
         return None
     try:
+        health = _health(seen.health, sources)
         exps: list[Experiment] = parse_records(
             Experiment, [json.loads(r["data"]) for r in seen.experiments], "first paint")[0]
         pods = [FirstPod(RunPodPod.model_validate(json.loads(r["data"])), r["experiment"],
@@ -47,5 +70,9 @@ def first_rows(path: Path, now: datetime, limit: int = FIRST_ROWS) -> tuple[dict
     except (ValueError, TypeError):  # a row the full load will judge (and skip) on its own
         return None
     counts = seen.live_counts
-    return ({str(e.number): render.experiment_row(e, counts.get(e.number, 0), now) for e in exps},
-            {p.pod.id: render.pod_row(p, None, now) for p in pods})  # type: ignore[arg-type]
+    stale = {name: h.stale(now, poll_interval) for name, h in health.items()}
+    return FirstFrame(
+        {str(e.number): render.experiment_row(e, counts.get(e.number, 0), now) for e in exps},
+        {p.pod.id: render.pod_row(p, None, now, stale=stale.get(p.pod.account, False))  # type: ignore[arg-type]
+         for p in pods},
+        health)

@@ -126,6 +126,8 @@ async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp
         await pilot.pause()
         assert not app.loaded and table.row_count == 11
         assert "loading" in str(table.border_title)
+        first_status = app.query_one(StatusBar).plain  # the health the cache recorded, before any poll
+        assert "sagan ✓" in first_status and "personal ✗401 since 10:50 UNDER BALANCE" in first_status, first_status
         await pilot.press("down", "down", "down")
         key = table.cursor_key
         gate.set()
@@ -133,6 +135,7 @@ async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp
         assert table.cursor_key == key and table.cursor_row == 3
         assert table.row_count == 11
         assert "loading" not in str(table.border_title)
+        assert app.query_one(StatusBar).plain == first_status  # no poll: the load changed nothing
     app.cache.close()
 
 
