@@ -229,12 +229,14 @@ class SaganApp(ActionsMixin, App):
             if note != table.note:
                 table.note = note
                 table.refresh_titles()
+        # The pod rows whose age crossed a minute or an hour since drawn: a few, found cheaply.
+        self.pods_table.update_rows(*self.model.due_pod_rows())
 
     def _tick_rows(self) -> None:
-        # Ages and uptimes are shown in minutes: once a minute is often enough, and only
-        # the cells whose text changed are sent to the terminal.
+        # Ages are shown in minutes: once a minute is often enough, and only the cells whose
+        # text changed are sent to the terminal.
         self.experiments_table.set_rows(self.model.experiment_rows())
-        self.pods_table.set_rows(self.model.pod_rows())
+        self.pods_table.update_rows(*self.model.due_pod_rows())
 
     def _refresh_timeline(self) -> None:
         tl = self.timeline

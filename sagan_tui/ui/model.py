@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Callable, Iterable, Mapping
 
@@ -66,7 +66,8 @@ class PanelModel:
         self.dismissed: set[str] = set()  # losses dismissed (kept in the cache)
         self._counts: dict[int, int] = {}
         self._seen_waves: set[tuple] = set()
-        self._pod_looks: dict[str, tuple] = {}  # per account, as of the last full pod_rows()
+        self._pod_looks: dict[str, tuple] = {}  # per account, as its pods' rows were last drawn
+        self._pod_until: dict[str, float] = {}  # per pod row shown, when time alone changes it
         # New inbox items are announced against what was known; a cold cache knows nothing,
         # so its first Sagan poll sets the baseline instead of announcing everything.
         self._inbox_baseline = False
@@ -127,7 +128,14 @@ class PanelModel:
         keys += [pid for pid, x in lost.items() if pid not in self.pods and experiment in (None, x.experiment)]
         if experiment is None:
             self._pod_looks = self._looks(now)
-        return {pid: row for pid in keys if (row := self._pod_row(pid, lost, now)) is not None}
+            self._pod_until = {}
+        out = {}
+        for pid in keys:
+            row = self._pod_row(pid, lost, now)
+            if row is not None:
+                out[pid] = row
+                self._pod_until[pid] = row.until
+        return out
 
     def pod_rows_for(self, keys: Iterable[str]) -> tuple[dict[str, Row], list[str]]:
         """These pods' rows as `pod_rows()` gives them, and the keys it would not show (to remove)."""
@@ -139,9 +147,19 @@ class PanelModel:
             row = self._pod_row(pid, lost, now)
             if row is None:
                 hidden.append(pid)
+                self._pod_until.pop(pid, None)
             else:
                 rows[pid] = row
+                self._pod_until[pid] = row.until
         return rows, hidden
+
+    def due_pod_rows(self) -> tuple[dict[str, Row], list[str]]:
+        """The rows that time alone has changed since they were drawn (an age crossing a minute
+        or an hour, an account turning stale, a gone pod's hour in view ending), as `pod_rows_for`."""
+        now = self.clock()
+        ts = now.timestamp()
+        due = {pid for pid, until in self._pod_until.items() if until <= ts}
+        return self.pod_rows_for(due | self._moved_looks(now))
 
     def _pod_row(self, pid: str, lost: Mapping[str, Loss], now: datetime) -> Row | None:
         cp, loss = self.pods.get(pid), lost.get(pid)
@@ -150,11 +168,24 @@ class PanelModel:
         if cp.gone_at is not None and loss is None:
             if pid in self.hidden_gone or pid in self.dismissed:
                 return None
-            if (render.since(cp.gone_at, now) or 0) > GONE_VISIBLE_S:
+            gone_s = render.since(cp.gone_at, now) or 0
+            if gone_s > GONE_VISIBLE_S:
                 return None
-        if loss is None and cp.gone_at is None:
+            row = render.pod_row(cp, None, now)
+            return replace(row, until=min(row.until, now.timestamp() + GONE_VISIBLE_S - gone_s))
+        live = loss is None and cp.gone_at is None
+        if live:
             cp = self._seen_now(cp)
-        return render.pod_row(cp, loss, now, stale=self._stale(cp.account, now))
+        h = self.health.get(cp.account)
+        by_account = live and h is not None and h.state == HealthState.OK and h.last_success is not None
+        return render.pod_row(cp, loss, now, stale=self._stale(cp.account, now), seen_by_account=by_account)
+
+    def _moved_looks(self, now: datetime) -> set[str]:
+        """Every pod of an account whose look changed (stale, recovered, "seen" moved on)."""
+        looks = self._looks(now)
+        moved = {a for a in set(looks) | set(self._pod_looks) if looks.get(a) != self._pod_looks.get(a)}
+        self._pod_looks = looks
+        return {pid for pid, cp in self.pods.items() if cp.account in moved} if moved else set()
 
     def _looks(self, now: datetime) -> dict[str, tuple]:
         """Per account, what its health puts into a live pod's row: stale or not, and "seen"."""
@@ -236,13 +267,7 @@ class PanelModel:
             redo |= {x.pod_id for x in self.losses}
             self._read_losses()
             redo |= {x.pod_id for x in self.losses}
-        now = self.clock()
-        looks = self._looks(now)
-        moved_accounts = {a for a in set(looks) | set(self._pod_looks) if looks.get(a) != self._pod_looks.get(a)}
-        self._pod_looks = looks
-        if moved_accounts:  # an account went stale, recovered, or its "seen" moved on
-            redo |= {pid for pid, cp in self.pods.items() if cp.account in moved_accounts}
-        pods, hidden = self.pod_rows_for(redo)
+        pods, hidden = self.pod_rows_for(redo | self._moved_looks(self.clock()))
         new_waves = tuple(w for w in self.waves if self._wave_id(w) not in waves_before | self._seen_waves)
         self._seen_waves |= {self._wave_id(w) for w in self.waves}
         new_inbox = tuple(self.experiments[n] for n in sorted(self.inbox() - inbox_before))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -50,6 +51,9 @@ class Row:
     cells: tuple[Cell, ...]
     group: int = 0
     order: Any = 0  # the default order within a group when no column is chosen
+    # When (a POSIX timestamp) the row's text may next read differently with nothing but time
+    # passing (an age crossing a minute or an hour); not part of what the row shows.
+    until: float = field(default=math.inf, compare=False)
 
     def search_text(self) -> str:
         return " ".join(c.text for c in self.cells).lower()
@@ -83,6 +87,15 @@ def coarse(seconds: float | None) -> str:
         return f"{m}m"
     h = m // 60
     return f"{h}h" if h < 48 else f"{h // 24}d"
+
+
+def coarse_left(seconds: float | None) -> float:
+    """Seconds until `coarse(seconds)` reads differently (never, for no duration)."""
+    if seconds is None:
+        return math.inf
+    s = max(seconds, 0.0)
+    step = 60 if s < 3600 else (3600 if s < 48 * 3600 else 86400)
+    return step - s % step
 
 
 def seen_text(seconds: float | None) -> str:
@@ -170,8 +183,13 @@ def short_gpu(name: str | None) -> str:
     return clean(name or "—").removeprefix("NVIDIA ").removeprefix("GeForce ")
 
 
-def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool = False) -> Row:
-    """A pod's row: live pods plain; lost or gone ones dimmed, with when and how they went."""
+def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool = False,
+            seen_by_account: bool = False) -> Row:
+    """A pod's row: live pods plain; lost or gone ones dimmed, with when and how they went.
+
+    `seen_by_account`: "seen" is the account's last successful poll, so the row's `until`
+    leaves it out (the panel redraws an account's rows when that reads differently).
+    """
     pod = cp.pod if cp else None
     pod_id = pod.id if pod else loss.pod_id  # type: ignore[union-attr]
     account = pod.account if pod else loss.account  # type: ignore[union-attr]
@@ -196,14 +214,18 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
         note = Cell(clean(pod.last_status_change or "") if pod and not pod.running else "", DIM)
     up_s = since(running_at, gone_at or now) if running_at else None
     seen_s = since(last_seen, now)
+    left = coarse_left(up_s) if up_s is not None and not gone_at else math.inf
     if gone_at:
         # When it was lost (the first poll that missed it), to the second: waves are minutes long.
         seen = Cell(f"✗{hhmmss(gone_at)}", "red" if loss else DIM, sort=-(since(gone_at, now) or 0))
     elif stale:  # the account's polls are failing: say how old this row really is
         age = f"{int(seen_s)}s" if seen_s is not None and seen_s < 60 else coarse(seen_s)
         seen = Cell(f"{age}!", STALE, sort=-(seen_s or 0))
+        left = min(left, 1.0 if seen_s is not None and seen_s < 60 else coarse_left(seen_s))
     else:
         seen = Cell(seen_text(seen_s), DIM, sort=-(seen_s or 0))
+        if seen_s is not None and not seen_by_account:
+            left = min(left, 60 - seen_s if seen_s < 60 else coarse_left(seen_s))
     cells = (
         Cell(pod_id, base or "bold"),
         Cell(clean(account), f"{account_colour(account)}" + (" dim" if gone_at else "")),
@@ -219,7 +241,8 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
     )
     # Live pods first, then losses (newest first), then other gone pods.
     group = 2 if gone_at and not loss else (1 if loss else 0)
-    return Row(cells, group=group, order=(-(as_utc(gone_at).timestamp()) if gone_at else 0, account, pod_id))
+    return Row(cells, group=group, order=(-(as_utc(gone_at).timestamp()) if gone_at else 0, account, pod_id),
+               until=now.timestamp() + left)
 
 
 # --- timeline ----------------------------------------------------------------------------

@@ -1,12 +1,18 @@
-"""A poll that changes nothing sends nothing; one that changes one pod redraws that pod's row only."""
+"""Quiet polls send nothing; a poll changing one pod, or a minute passing, redraws only those rows."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from sagan_tui.sim.actions import stop_pod
+from sagan_tui.store.cache import Cache
+from sagan_tui.ui import render
+from sagan_tui.ui.model import PanelModel
 from sagan_tui.ui.messages import PollFinished
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
 from .conftest import SIZE, poll_now, polled
+from .frozen import LIVE, LOST, NOW, fill, settings
 
 SCRATCH = ("aaaaaaaaaaaa01", "aaaaaaaaaaaa02")
 
@@ -20,6 +26,19 @@ def quiet_fleet() -> dict:
     pods += [{"id": pid, "account": "personal", "tracked": False, "name": "scratch", "created_at": -7200,
               "running_at": -7150} for pid in SCRATCH]
     return {"name": "quiet-fleet", "experiments": exps, "pods": pods}
+
+
+def rendered_pods(monkeypatch) -> list[str]:
+    """The pod ids the panel renders a row for, from now on."""
+    rendered: list[str] = []
+    pod_row = render.pod_row
+
+    def spy(cp, loss, *args, **kwargs):
+        rendered.append(cp.pod_id if cp else loss.pod_id)
+        return pod_row(cp, loss, *args, **kwargs)
+
+    monkeypatch.setattr(render, "pod_row", spy)
+    return rendered
 
 
 def count_calls(obj, name: str) -> list:
@@ -52,7 +71,7 @@ async def test_polls_that_change_nothing_leave_the_status_line_alone(sim_factory
         assert "poll 60s" in before and "polling" not in before
 
 
-async def test_a_poll_that_changes_one_pod_redraws_that_row_only(sim_factory, panel):
+async def test_a_poll_that_changes_one_pod_redraws_that_row_only(sim_factory, panel, monkeypatch):
     sim = sim_factory(fixture=quiet_fleet())
     app = panel(sim)
     finished: list[PollFinished] = []
@@ -68,14 +87,40 @@ async def test_a_poll_that_changes_one_pod_redraws_that_row_only(sim_factory, pa
         assert table.get_row_index(SCRATCH[0]) < table.size.height  # in view
         with sim.state.lock:
             stop_pod(sim.state, "personal", SCRATCH[0], sim.clock.now_t())
-        rendered = count_calls(app.model, "pod_rows_for")
+        rendered = rendered_pods(monkeypatch)
         rows_redrawn = count_calls(table, "refresh_row")
         whole = count_calls(table, "set_rows")
         await poll_now(pilot, app)
         assert finished[-1].changes.pods_changed == (SCRATCH[0],)
         # Only that pod was rendered again, and only its line of the table was asked to repaint.
-        assert [sorted(keys) for (keys,) in rendered] == [[SCRATCH[0]]]
+        assert rendered == [SCRATCH[0]]
         assert whole == []
         assert {r for (r,) in rows_redrawn} == {table.get_row_index(SCRATCH[0])}
         status = table.get_cell(SCRATCH[0], "status").cell.text
         assert status == "EXITED"
+
+
+def test_the_tick_finds_the_rows_time_changed_and_renders_only_those(tmp_path, monkeypatch):
+    s = settings(tmp_path, poll_interval=60.0)
+    cache = Cache(s.cache_path)
+    fill(cache)
+    clock = [NOW]
+    model = PanelModel(s, cache, clock=lambda: clock[0])
+    model.load()
+    shown = model.pod_rows()
+    rendered = rendered_pods(monkeypatch)
+
+    clock[0] = NOW + timedelta(seconds=5)  # no age crosses a minute: nothing is even rendered
+    assert model.due_pod_rows() == ({}, []) and rendered == []
+
+    clock[0] = NOW + timedelta(seconds=61)
+    due, hidden = model.due_pod_rows()
+    live = {pod for pod, *_ in LIVE}
+    lost = {pod for pod, account, *_ in LOST if account == "personal"}
+    # Both live pods' uptimes crossed a minute; team's last success is now a minute old, so its
+    # rows' "seen" moved on; personal's lost rows (their times are fixed) were not touched.
+    assert live <= set(due) and not lost & set(rendered) and hidden == []
+    assert due["j18eiux6ccekyj"].cells[4].text == "49m" and shown["j18eiux6ccekyj"].cells[4].text == "48m"
+    rendered.clear()
+    assert model.due_pod_rows() == ({}, []) and rendered == []  # each row is due once per change
+    cache.close()

@@ -133,4 +133,9 @@ def test_coarse_durations():
         ["—", "<1m", "1m", "59m", "1h", "10h", "2d"]
     # Past the first hour an age changes once an hour: 1h59m still reads 1h.
     assert render.coarse(2 * 3600 - 1) == "1h" and render.coarse(47 * 3600 + 3599) == "47h"
+    # coarse_left says when the text next changes, and it does change exactly then.
+    for s in (0, 59.5, 60, 61, 3599, 3600, 7000, 47 * 3600 + 10, 3 * 86400 + 5):
+        left = render.coarse_left(s)
+        assert render.coarse(s + left - 0.01) == render.coarse(s) != render.coarse(s + left), s
+    assert render.coarse_left(None) == float("inf")
 
