@@ -22,14 +22,20 @@ class Harness(App):
         yield StatusBar(id="s")
 
 
+async def drawn_table(app: Harness, pilot) -> KeyedTable:
+    """The harness's table with `rows()` drawn, and nothing left to repaint."""
+    table = app.query_one(KeyedTable)
+    table.set_rows(rows())
+    await pilot.pause()
+    table._dirty_regions.clear()
+    return table
+
+
 async def test_unchanged_text_is_not_repainted_and_a_changed_cell_repaints_its_row():
     app = Harness()
     async with app.run_test(size=(80, 24)) as pilot:
-        table = app.query_one(KeyedTable)
-        table.set_rows(rows())
-        await pilot.pause()
+        table = await drawn_table(app, pilot)
         generation = table._update_count
-        table._dirty_regions.clear()
 
         table.set_rows(rows(up_sort=1.0))  # "now" moved: every sort value differs, no text does
         assert table._update_count == generation
@@ -63,11 +69,7 @@ async def test_status_bar_asks_for_layout_only_when_its_height_changes():
 async def test_one_changed_cell_repaints_that_cell_and_two_repaint_the_row():
     app = Harness()
     async with app.run_test(size=(80, 24)) as pilot:
-        table = app.query_one(KeyedTable)
-        table.set_rows(rows())
-        await pilot.pause()
-        table._dirty_regions.clear()
-
+        table = await drawn_table(app, pilot)
         table.set_rows(rows(up_text="6m"))  # an age crossing a minute: one cell
         (region,) = table._dirty_regions
         assert region.width == 6 + 2 * table.cell_padding, region
