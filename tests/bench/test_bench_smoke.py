@@ -102,7 +102,9 @@ def test_output_smoke():
     figures = bench_output.run(small=True)
     well_formed(figures, {"output_idle", "output_per_poll"}, silent_ok=frozenset({"output_idle"}))
     per_poll = figures[1].detail["per_poll_bytes"]
-    assert len(per_poll) >= 2 and all(n > 0 for n in per_poll)  # every poll changed a row on screen
+    # The polls changed rows on screen. Not every one need have: a quiet poll writes nothing now,
+    # and at the smoke run's 1 s interval two stops can land in one poll and none in the next.
+    assert len(per_poll) >= 2 and sum(per_poll) > 0
 
 
 @pytest.mark.slow
