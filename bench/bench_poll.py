@@ -32,22 +32,16 @@ async def cycles(env: dict[str, str], cache_path: Path, rounds: int, runpod_urls
     from sagan_tui.sync.poller import EVENT_PAGE, Poller, make_transports
 
     settings = settings_for_sim(env, cache_path)
-    cache = Cache(settings.cache_path)
+    caches = [Cache(settings.cache_path)]
 
-    def poller() -> Poller:
+    def poller(cache: Cache) -> Poller:
         transports = make_transports(settings)
         for name, url in runpod_urls.items():  # this account's own server
             transports[name].base_url = url
         return Poller(settings, cache, transports=transports)
 
-    full = poller()
+    full = poller(caches[0])
     alone: dict[str, Poller] = {}
-    for name in SOURCES:
-        p = poller()
-        for other in SOURCES:
-            if other != name:  # the poller's own switch for a source it must not poll
-                p._health[other] = p._health[other].model_copy(update={"state": HealthState.DISABLED})
-        alone[name] = p
     walls: dict[str, list[float]] = {k: [] for k in ("full", *SOURCES)}
     cpus: list[float] = []
     try:
@@ -56,7 +50,16 @@ async def cycles(env: dict[str, str], cache_path: Path, rounds: int, runpod_urls
         for _ in range(12):
             if (await full.poll_once(force=True)).events_added < EVENT_PAGE:
                 break
-        for p in alone.values():
+        # Each poller on its own copy of the warm cache, as one panel is: pollers sharing a file
+        # would each find the others' writes and read every pod again (the two-panel case).
+        for name in SOURCES:
+            copy = cache_path.with_name(f"{name}-{cache_path.name}")
+            caches[0].db.conn.execute("vacuum into ?", (str(copy),))
+            caches.append(Cache(copy))
+            p = alone[name] = poller(caches[-1])
+            for other in SOURCES:
+                if other != name:  # the poller's own switch for a source it must not poll
+                    p._health[other] = p._health[other].model_copy(update={"state": HealthState.DISABLED})
             await p.poll_once(force=True)
         for _ in range(rounds):
             for key, p in (("full", full), *alone.items()):
@@ -68,11 +71,12 @@ async def cycles(env: dict[str, str], cache_path: Path, rounds: int, runpod_urls
                     bad = [n for n, h in changes.health.items() if h.state != HealthState.OK]
                     if bad:
                         raise RuntimeError(f"a source failed during the benchmark: {bad}")
-        pods = len(cache.pods(include_gone=False))
+        pods = len(caches[0].pods(include_gone=False))
     finally:
         for p in (full, *alone.values()):
             await p.aclose()
-        cache.close()
+        for c in caches:
+            c.close()
     return {"walls": walls, "cpus": cpus, "pods": pods}
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphql import GraphQLError, build_schema, execute_sync, parse, validate
+from graphql import (
+    DocumentNode, FieldNode, GraphQLError, GraphQLList, GraphQLNonNull, GraphQLObjectType, OperationDefinitionNode,
+    OperationType, SelectionSetNode, build_schema, execute_sync, is_leaf_type, parse, validate,
+)
 from starlette.responses import JSONResponse, Response
 
 from . import actions
@@ -157,6 +160,75 @@ class Root:
         return self._view(self._run(actions.deploy_pod, input or {}))
 
 
+class _Slow(Exception):
+    """The fast path cannot answer exactly as graphql-core would: execute the query instead."""
+
+
+def _plain_fields(selection_set: SelectionSetNode) -> bool:
+    keys = []
+    for node in selection_set.selections:
+        if not isinstance(node, FieldNode) or node.directives or node.arguments or node.name.value.startswith("__"):
+            return False
+        keys.append((node.alias or node.name).value)
+        if node.selection_set is not None and not _plain_fields(node.selection_set):
+            return False
+    return len(keys) == len(set(keys))  # graphql-core merges a repeated key: leave that to it
+
+
+def _complete(type_: Any, value: Any, node: FieldNode) -> Any:
+    """One field's value as graphql-core's executor completes it (leaves through their own serialize)."""
+    if isinstance(type_, GraphQLNonNull):
+        if value is None:
+            raise _Slow
+        type_ = type_.of_type
+    if value is None:
+        return None
+    if isinstance(type_, GraphQLList):
+        return [_complete(type_.of_type, v, node) for v in value]
+    if is_leaf_type(type_):
+        out = type_.serialize(value)
+        if out is None:
+            raise _Slow
+        return out
+    if not isinstance(type_, GraphQLObjectType) or node.selection_set is None:
+        raise _Slow
+    out = {}
+    for field in node.selection_set.selections:
+        name = field.name.value
+        v = value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+        if callable(v):
+            raise _Slow
+        out[(field.alias or field.name).value] = _complete(type_.fields[name].type, v, field)
+    return out
+
+
+def fast_data(document: DocumentNode, root: Root, operation_name: Any) -> dict[str, Any] | None:
+    """The data of a plain query (fields only: no arguments, fragments, directives or variables), built
+    from the resolvers' dicts the way execute_sync builds it; None when it is not that plain.
+
+    graphql-core's executor costs ~0.15 s for one account's 600 pods, one request at a time: two
+    accounts polled at once waited on each other here, which no real RunPod does.
+    """
+    ops = document.definitions
+    if len(ops) != 1 or not isinstance(ops[0], OperationDefinitionNode) or ops[0].operation != OperationType.QUERY:
+        return None
+    op = ops[0]
+    if op.variable_definitions or op.directives or operation_name not in (None, op.name and op.name.value):
+        return None
+    if not _plain_fields(op.selection_set):
+        return None
+    query = SCHEMA.query_type
+    try:
+        data = {}
+        for field in op.selection_set.selections:
+            resolver = getattr(root, field.name.value)
+            data[(field.alias or field.name).value] = _complete(query.fields[field.name.value].type, resolver(None),
+                                                                field)
+        return data
+    except Exception:  # noqa: BLE001 - anything unusual is graphql-core's to answer, errors included
+        return None
+
+
 def _errors(errors: list[GraphQLError]) -> list[dict[str, Any]]:
     return [e.formatted for e in errors]
 
@@ -174,8 +246,11 @@ def graphql_reply(state: SimState, account: str, body: Any, t: float) -> Respons
         return JSONResponse({"errors": _errors(problems)}, 400)
     variables = body.get("variables") if isinstance(body.get("variables"), dict) else None
     with state.lock:
+        data = fast_data(document, Root(state, account, t), body.get("operationName"))
+        if data is not None:
+            return JSONResponse({"data": data}, 200)
         result = execute_sync(SCHEMA, document, root_value=Root(state, account, t), variable_values=variables,
-                         operation_name=body.get("operationName"))
+                              operation_name=body.get("operationName"))
     reply: dict[str, Any] = {"data": result.data}
     if result.errors:
         reply["errors"] = _errors(result.errors)

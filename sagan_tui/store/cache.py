@@ -216,10 +216,24 @@ class Cache:
             [(p.runpod_pod_id, p.account, p.experiment_number, p.status, ts(p.updated_at), p.dump_json())
              for p in items])
 
+    def _tuples(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+        """Committed rows as plain tuples (the reader connection), for lookups read on every poll."""
+        with self._read_lock:
+            return self._reader.execute(sql, tuple(params)).fetchall()
+
     def experiment_numbers(self) -> dict[str, int]:
         """Experiment id -> number, for events that name their experiment by id only."""
-        with self._read_lock:
-            return dict(self._reader.execute("select id, number from experiments").fetchall())
+        return dict(self._tuples("select id, number from experiments"))
+
+    def sagan_pod_experiments(self, account: str) -> dict[str, int | None]:
+        """RunPod pod id -> experiment number, from Sagan's pod rows of one account."""
+        return dict(self._tuples("select runpod_pod_id, experiment_number from sagan_pods where account = ?",
+                                 (account,)))
+
+    def sagan_stops(self) -> set[str]:
+        """Pod ids Sagan asked to stop (its own stops are never losses either)."""
+        return {r[0] for r in self._tuples(
+            "select runpod_pod_id from sagan_pods where status in ('stop_requested', 'stopped')")}
 
     def experiments(self) -> list[Experiment]:
         rows = self._rows("select data from experiments order by number desc")

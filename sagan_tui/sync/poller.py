@@ -223,11 +223,12 @@ class Poller:
             if len(page.items) + len(page.skipped) < EVENT_PAGE or newest <= since:
                 break
             since = newest
-        by_id = {e.id: e.number for e in exps.items}
-        by_id.update(self.cache.experiment_numbers())
-        for e in events:
-            if e.experiment_number is None and e.entity_id in by_id:
-                e.experiment_number = by_id[e.entity_id]
+        unnumbered = [e for e in events if e.experiment_number is None]
+        if unnumbered:
+            by_id = {e.id: e.number for e in exps.items}
+            by_id.update(self.cache.experiment_numbers())
+            for e in unnumbered:
+                e.experiment_number = by_id.get(e.entity_id)
         new_cursor = ";".join(f"{k}={ts(_bounded(v, now))}" for k, v in (
             ("exp", max((e.updated_at for e in exps.items if e.updated_at), default=exp_since)),
             ("ev", max((e.created_at for e in events), default=ev_since)),
@@ -301,10 +302,8 @@ class Poller:
         return await asyncio.to_thread(self._write_account, name, snap, now)
 
     def _write_account(self, name, snap, now) -> _Result:
-        experiment_of = {r["runpod_pod_id"]: r["experiment_number"] for r in self.cache._rows(
-            "select runpod_pod_id, experiment_number from sagan_pods where account = ?", (name,))}
-        stops = self.cache.owner_stops() | {r["runpod_pod_id"] for r in self.cache._rows(
-            "select runpod_pod_id from sagan_pods where status in ('stop_requested', 'stopped')")}
+        experiment_of = self.cache.sagan_pod_experiments(name)
+        stops = self.cache.owner_stops() | self.cache.sagan_stops()
         for pod in snap.pods:
             if pod.experiment is None:
                 pod.experiment = experiment_of.get(pod.id)
