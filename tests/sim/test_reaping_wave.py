@@ -33,14 +33,17 @@ def test_r5_pods_vanish_about_60_s_after_running_in_both_accounts(sim_factory, m
     missing_at: dict[str, float] = {}
     while sim.clock.now_t() < rw.R5_LOST + 25:
         for account in ("team", "personal"):
-            served_now = time.time()  # served "now" is the wall clock
+            # The simulator served its "now" at some instant between these two: a loss is dated
+            # `after` (dated `before`, one served at 574 s read 573.99 s), a RUNNING `before`.
+            before = time.time()
             listed = _listed(sim, account)
+            after = time.time()
             for pid in [p for p, a in {**R5_SHORT, LONG_RUNNING: "team"}.items() if a == account]:
                 pod = listed.get(pid)
                 if pod and pod["desiredStatus"] == "RUNNING":
-                    running_at.setdefault(pid, served_now)
+                    running_at.setdefault(pid, before)
                 elif pid in running_at and pod is None:
-                    missing_at.setdefault(pid, served_now)
+                    missing_at.setdefault(pid, after)
             assert all(c in listed for c, a in CONTROLS.items() if a == account)  # the controls survive
     assert set(missing_at) == {*R5_SHORT, LONG_RUNNING}
     gaps = {pid: (missing_at[pid] - running_at[pid]) * speed for pid in R5_SHORT}
