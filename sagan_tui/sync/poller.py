@@ -262,15 +262,16 @@ class Poller:
         # the rows this poll returned, the others having been merged when they came (merging is
         # idempotent); on a poller's first poll all of them, in case a previous process stopped
         # between the two transactions.
+        # Read and written under one write lock: an account's thread committing its own loss of
+        # the same pod in between made the pod a new loss of both (CI saw it once).
         rows = list({p.runpod_pod_id: p for p in pods}.values()) if self._merged else self.cache.sagan_pods()
-        before = {x.pod_id: x for x in self.cache.losses(
-            pod_ids=None if not self._merged else [p.runpod_pod_id for p in rows])}
-        merged = merge_losses(list(before.values()), rows, owner_stops=frozenset(self.cache.owner_stops()))
-        fresh = [x for x in merged if before.get(x.pod_id) != x]
-        if fresh:
-            with self.cache.transaction() as conn:
-                self.cache.upsert_losses(conn, fresh)
-            res.losses = [x for x in fresh if x.pod_id not in before]
+        with self.cache.transaction() as conn:
+            before = {x.pod_id: x for x in self.cache.losses(
+                pod_ids=None if not self._merged else [p.runpod_pod_id for p in rows])}
+            merged = merge_losses(list(before.values()), rows, owner_stops=frozenset(self.cache.owner_stops()))
+            fresh = [x for x in merged if before.get(x.pod_id) != x]
+            self.cache.upsert_losses(conn, fresh)
+        res.losses = [x for x in fresh if x.pod_id not in before]
         self._merged = True
         return res
 
