@@ -200,6 +200,7 @@ class SaganApp(ActionsMixin, App):
 
     def on_resize(self, event) -> None:
         self._narrow(event.size.width)
+        self._tick_status(event.size.width)  # the status line drops what does not fit the new width
 
     def _narrow(self, width: int) -> None:
         self.main_screen.set_class(width < NARROW_BELOW, "-narrow")
@@ -212,14 +213,17 @@ class SaganApp(ActionsMixin, App):
         self._feed_losses()
         self._tick_status()
 
-    def _tick_status(self) -> None:
+    def _tick_status(self, screen_width: int | None = None) -> None:
+        # The status bar spans the screen, padded one cell a side.
+        width = max(0, (self.size.width if screen_width is None else screen_width) - 2)
         if not self.loaded:  # the health the cache recorded, the poll interval and the clock
             s = self.settings
             self.query_one(StatusBar).show(status_segments(self._first_health, self.clock(), paused=False,
-                                                           poll_interval=s.poll_interval, read_only=s.read_only))
+                                                           poll_interval=s.poll_interval, read_only=s.read_only,
+                                                           width=width))
             return
         self.query_one(StatusBar).show(self.model.status(
-            paused=self.paused, poll_started=self._poll_started if self.polling else None))
+            paused=self.paused, poll_started=self._poll_started if self.polling else None, width=width))
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.model.health.get("sagan")
         stale = sagan is not None and sagan.stale(self.model.clock(), self.settings.poll_interval)

@@ -230,14 +230,14 @@ class PanelModel:
         return keys
 
     def status(self, *, paused: bool, poll_started: float | None = None,
-               clock_text: str | None = None) -> list[render.Segment]:
+               clock_text: str | None = None, width: int | None = None) -> list[render.Segment]:
         """The status line; `poll_started` is the `time.monotonic()` the running poll began at."""
         polling_for = None if poll_started is None else time.monotonic() - poll_started
         # Past one request timeout a poll is more than a slow reply: retries, or a hang.
         slow = max(render.SLOW_POLL_S, self.settings.request_timeout)
         return render.status_segments(self.health, self.clock(), poll_interval=self.settings.poll_interval,
                                       paused=paused, read_only=self.settings.read_only,
-                                      polling_for=polling_for, slow_poll_s=slow, clock=clock_text)
+                                      polling_for=polling_for, slow_poll_s=slow, clock=clock_text, width=width)
 
     # --- after a poll ------------------------------------------------------------------
 

@@ -329,8 +329,9 @@ def approval_row(a: ApprovalRequest) -> Row:
 Segment = tuple[str, str]
 
 
-def source_segments(h: SourceHealth, now: datetime, poll_interval: float) -> list[Segment]:
-    """One source's health: ok, stale since T, or its error kind; an account's money beside it."""
+def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend: bool = True) -> list[Segment]:
+    """One source's health: ok, stale since T, or its error kind; an account's money beside it
+    (its spend rate too unless `spend` is false)."""
     name = clean(h.source)
     colour = "bold" if h.source == "sagan" else f"bold {account_colour(h.source)}"
     out: list[Segment] = [(name, colour), (" ", "")]
@@ -351,7 +352,7 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float) -> lis
         out += [(" ", ""), ("UNDER BALANCE", "bold reverse red")]
     if h.balance is not None:
         out.append((f" {money(h.balance)}", "bold red" if h.under_balance else ""))
-    if h.spend_per_hr is not None:
+    if spend and h.spend_per_hr is not None:
         out.append((f" -{money(h.spend_per_hr, per_hour=True)}", DIM))
     return out
 
@@ -362,18 +363,30 @@ SLOW_POLL_S = 10.0
 
 def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_interval: float,
                     paused: bool, read_only: bool, polling_for: float | None = None,
-                    slow_poll_s: float = SLOW_POLL_S, clock: str | None = None) -> list[Segment]:
+                    slow_poll_s: float = SLOW_POLL_S, clock: str | None = None,
+                    width: int | None = None) -> list[Segment]:
     """The header: every source, the poll interval or the paused state, read-only, the clock.
 
     `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
     leaves the line as it was: marking every start and end rewrote it twice per poll, most
     of what an idle panel sent over SSH. A poll past `slow_poll_s` is named, so a stuck one shows.
+    Given a `width` the line does not fit, the spend rates and the clock's "UTC" are left out
+    (at 80 columns the clock's "UTC" alone went to a second line); health and balances stay.
     """
+    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock)
+    out = _status(*args, compact=False)
+    if width is not None and sum(len(t) for t, _ in out) > width:
+        out = _status(*args, compact=True)
+    return out
+
+
+def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: float, paused: bool, read_only: bool,
+            polling_for: float | None, slow_poll_s: float, clock: str | None, *, compact: bool) -> list[Segment]:
     out: list[Segment] = []
     for h in health.values():
         if out:
             out.append(("  ", ""))
-        out += source_segments(h, now, poll_interval)
+        out += source_segments(h, now, poll_interval, spend=not compact)
     out.append(("  │ ", DIM))
     if paused:
         out.append(("PAUSED", "bold reverse yellow"))
@@ -383,7 +396,7 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
             out.append((f" · polling for {int(polling_for)}s", f"bold {STALE}"))
     if read_only:
         out += [(" ", ""), ("READ-ONLY", "bold reverse blue")]
-    out.append((f"  {clock if clock is not None else now.strftime('%H:%M')} UTC", DIM))
+    out.append((f"  {clock if clock is not None else now.strftime('%H:%M')}{'' if compact else ' UTC'}", DIM))
     return out
 
 

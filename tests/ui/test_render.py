@@ -79,6 +79,24 @@ def test_status_line_health_money_and_flags():
     assert "poll 5s" in running and "READ-ONLY" not in running
 
 
+def test_status_line_drops_spend_rates_and_utc_where_it_would_wrap():
+    health = {
+        "sagan": SourceHealth(source="sagan", state=HealthState.OK, last_success=NOW),
+        "team": SourceHealth(source="team", state=HealthState.OK, last_success=NOW, balance=412.5, spend_per_hr=1.49),
+        "personal": SourceHealth(source="personal", state=HealthState.OK, last_success=NOW, balance=35.0,
+                                 spend_per_hr=1.49),
+    }
+
+    def line(width):
+        return text(render.status_segments(health, NOW, poll_interval=5, paused=False, read_only=False, width=width))
+
+    wide = line(198)
+    assert wide == line(None) and "-$1.49/h" in wide and wide.endswith("10:56 UTC")
+    narrow = line(78)  # 80 columns less the bar's padding: the full line is 83 cells
+    assert len(wide) > 78 >= len(narrow)
+    assert "-$1.49/h" not in narrow and narrow.endswith("10:56") and "$412.50" in narrow and "$35.00" in narrow
+
+
 def test_disabled_and_never_polled_sources():
     h = {"x": SourceHealth(source="x", state=HealthState.DISABLED), "y": SourceHealth(source="y")}
     line = text(render.status_segments(h, NOW, poll_interval=5, paused=False, read_only=False))
