@@ -9,44 +9,20 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import sqlite_utils
 
 from sagan_tui.models import (
-    Action, ApprovalRequest, ErrorKind, Experiment, HealthState, Loss, PodLifecycle, PodSighting,
-    RunPodPod, SourceHealth, WorkflowEvent, as_utc, parse_records,
+    Action, ApprovalRequest, Experiment, Loss, PodLifecycle, PodSighting, RunPodPod, SourceHealth,
+    WorkflowEvent, parse_records,
 )
 from sagan_tui.store import schema
+from sagan_tui.store.rows import health_from_row, parse_ts, ts
 
 BUSY_TIMEOUT_MS = 10_000
-_TS = "%Y-%m-%dT%H:%M:%S.%fZ"
-
-
-def ts(value: datetime | None) -> str | None:
-    """A fixed-width UTC timestamp (`2026-05-14T10:53:54.000000Z`), so that text order is time order in SQL."""
-    v = as_utc(value)
-    # isoformat is C, several times strftime's speed (ingest writes one per row); it also pads
-    # a year before 1000 to four digits, where strftime's %Y wrote `999-...` (neither fixed
-    # width nor readable by parse_ts).
-    return None if v is None else v.isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def parse_ts(value: str | None) -> datetime | None:
-    """A stamp from the cache (or any ISO 8601 text) as an aware UTC datetime; ValueError if unreadable."""
-    if not value:
-        return None
-    try:
-        # Python 3.11's fromisoformat reads `...Z` about ten times faster than strptime.
-        return as_utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
-    except ValueError:
-        # What strptime reads and fromisoformat does not (a lower-case z, unpadded fields) is
-        # still read, as it always was.
-        return datetime.strptime(value, _TS).replace(tzinfo=timezone.utc)
-
-
 @dataclass(frozen=True)
 class CachedPod:
     """A RunPod pod as the cache remembers it, including when it was first/last seen and gone."""
@@ -417,14 +393,7 @@ class Cache:
     def health(self) -> dict[str, SourceHealth]:
         out = {}
         for r in self._rows("select * from sync_state"):
-            out[r["source"]] = SourceHealth(
-                source=r["source"], state=HealthState(r["state"] or "unknown"),
-                error_kind=ErrorKind(r["error_kind"]) if r["error_kind"] else None, message=r["message"],
-                last_success=parse_ts(r["last_success"]), last_attempt=parse_ts(r["last_attempt"]),
-                consecutive_failures=r["consecutive_failures"] or 0, next_attempt=parse_ts(r["next_attempt"]),
-                transport=r["transport"], balance=r["balance"], spend_per_hr=r["spend_per_hr"],
-                spend_limit=r["spend_limit"],
-                under_balance=None if r["under_balance"] is None else bool(r["under_balance"]))
+            out[r["source"]] = health_from_row(r)
         return out
 
     # --- audit -----------------------------------------------------------------------

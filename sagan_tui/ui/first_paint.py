@@ -10,6 +10,7 @@ from typing import Iterable
 
 from sagan_tui.models import OWNER_TURN_STATUSES, Experiment, RunPodPod, SourceHealth, parse_records
 from sagan_tui.store.quick import peek
+from sagan_tui.store.rows import health_from_row, parse_ts
 from sagan_tui.ui import render
 from sagan_tui.ui.render import Row
 
@@ -30,10 +31,6 @@ class FirstPod:
     gone_reason: None = None
 
 
-def _when(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text) if text else None  # the cache's stamps end in Z: UTC, aware
-
-
 @dataclass(frozen=True)
 class FirstFrame:
     experiments: dict[str, Row]
@@ -43,14 +40,8 @@ class FirstFrame:
 
 def _health(rows: Iterable[dict], sources: Iterable[str]) -> dict[str, SourceHealth]:
     """The recorded health of the configured sources, in the status line's order."""
-    fields = SourceHealth.model_fields
     by_source = {r.get("source"): r for r in rows}
-    out = {}
-    for name in sources:
-        r = by_source.get(name)
-        if r is not None:
-            out[name] = SourceHealth.model_validate({k: v for k, v in r.items() if k in fields and v is not None})
-    return out
+    return {name: health_from_row(by_source[name]) for name in sources if name in by_source}
 
 
 def first_frame(path: Path, now: datetime, poll_interval: float, sources: Iterable[str],
@@ -66,7 +57,7 @@ def first_frame(path: Path, now: datetime, poll_interval: float, sources: Iterab
         exps: list[Experiment] = parse_records(
             Experiment, [json.loads(r["data"]) for r in seen.experiments], "first paint")[0]
         pods = [FirstPod(RunPodPod.model_validate(json.loads(r["data"])), r["experiment"],
-                         _when(r["running_at"]), _when(r["last_seen_at"])) for r in seen.pods]
+                         parse_ts(r["running_at"]), parse_ts(r["last_seen_at"])) for r in seen.pods]
     except (ValueError, TypeError):  # a row the full load will judge (and skip) on its own
         return None
     counts = seen.live_counts
