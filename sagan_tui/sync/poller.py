@@ -261,9 +261,8 @@ class Poller:
         # Sagan's own evidence (terminated, "not found in account=") joins the poll's losses:
         # the rows this poll returned, the others having been merged when they came (merging is
         # idempotent); on a poller's first poll all of them, in case a previous process stopped
-        # between the two transactions.
-        # Read and written under one write lock: an account's thread committing its own loss of
-        # the same pod in between made the pod a new loss of both (CI saw it once).
+        # between the two transactions. Read and written under one write lock: an account's
+        # thread committing its own loss of the same pod in between made it a new loss of both.
         rows = list({p.runpod_pod_id: p for p in pods}.values()) if self._merged else self.cache.sagan_pods()
         with self.cache.transaction() as conn:
             before = {x.pod_id: x for x in self.cache.losses(
