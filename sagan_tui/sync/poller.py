@@ -314,13 +314,26 @@ class Poller:
             for pod_id, seen in prev.items():
                 if seen.experiment is None and experiment_of.get(pod_id) is not None:
                     prev[pod_id] = seen.with_experiment(experiment_of[pod_id])
-            known = {r[0] for r in conn.execute("select pod_id from losses where account = ?", (name,))}
-            rec = reconcile(name, snap.pods, prev, now, stops, known, partial=bool(snap.skipped))
+            known = dict(conn.execute("select pod_id, source from losses where account = ?", (name,)).fetchall())
+            # A loss Sagan reported first still takes this poll's evidence (when it was last seen
+            # running, from the poll's own dates): only one the poll already recorded is skipped.
+            polled = {pod_id for pod_id, source in known.items() if "runpod-poll" in source.split("+")}
+            rec = reconcile(name, snap.pods, prev, now, stops, polled, partial=bool(snap.skipped))
+            losses = self._joined(rec.losses, known)
             self.cache.upsert_pods(conn, rec.upserts)
             self.cache.touch_pods(conn, rec.touched)
             self.cache.add_observations(conn, rec.observations)
-            self.cache.upsert_losses(conn, rec.losses)
+            self.cache.upsert_losses(conn, losses)
             self.cache.set_health(conn, h)
         self._live[name] = rec.live  # only once committed: a rolled-back write leaves the cache as it was
-        return _Result(pods_changed=rec.changed, pods_gone=rec.gone, losses=rec.losses,
+        return _Result(pods_changed=rec.changed, pods_gone=rec.gone,
+                       losses=[x for x in losses if x.pod_id not in known],
                        skipped=[f"{name}: {s}" for s in snap.skipped])
+
+    def _joined(self, found: list[Loss], known: Mapping[str, str]) -> list[Loss]:
+        """The poll's losses, each merged with the loss the cache already holds of the same pod."""
+        from sagan_tui.triage.losses import combine
+
+        ids = [x.pod_id for x in found if x.pod_id in known]
+        held = {x.pod_id: x for x in self.cache.losses(pod_ids=ids)} if ids else {}
+        return [combine([x, held[x.pod_id]]) if x.pod_id in held else x for x in found]

@@ -143,3 +143,24 @@ async def test_first_poll_merges_sagan_evidence_stored_before_a_restart(sim_fact
     assert not second.new_losses
     loss = next(x for x in cache.losses() if x.pod_id == "zz9plural9z")
     assert loss.source == "sagan" and loss.experiment == 365
+
+
+async def test_the_poll_evidence_joins_a_loss_sagan_reported_first(sim_factory, tmp_path):
+    """Sagan and an account find the same loss in one cycle: whichever commits first, both count."""
+    sim = sim_factory(fixture=LOSS_FIXTURE)
+    sim.clock.jump_to(20)
+    poller, cache = _poller(sim, tmp_path)
+    try:
+        first = await poller.poll_once()
+        sim.clock.jump_to(60)
+        by_sagan = await poller._poll_sagan()  # Sagan's own "not found" is committed first
+        assert [x.pod_id for x in by_sagan.losses] == [LOST] and cache.losses()[0].source == "sagan"
+        by_team = await poller._poll_account("team")
+        again = await poller._poll_account("team")
+    finally:
+        await poller.aclose()
+    assert by_team.pods_gone == [LOST] and by_team.losses == [] and again.losses == []
+    [loss] = cache.losses()
+    assert loss.source == "runpod-poll+sagan"
+    assert loss.reason.startswith("vanished while RUNNING") and "not found in account=team" in loss.reason
+    assert abs((loss.last_seen_at - first.at).total_seconds()) < 3
