@@ -222,15 +222,18 @@ class KeyedTable(DataTable):
             component, post = self._get_styles_to_render_cell(
                 False, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
                 self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
-            pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component
-            blank = pre + post
+            # The row/column meta is one Style per cell: added last, to styles Rich has cached
+            # (they repeat across cells), it is one new Style a segment rather than three.
+            meta = Style.from_meta({"row": row_index, "column": column_index})
+            pre = base_style + component
+            blank = pre + post + meta
             inner = width - 2 * pad
             text = value.cell.text
             if cell_len(text) > inner:  # Rich's "ellipsis" overflow, as Text.truncate does it
                 text = set_cell_size(text, inner - 1) + "…"
             line = [Segment(" " * pad, blank)] if pad else []
             if text:
-                line.append(Segment(text, pre + _style(value.cell.style) + post))
+                line.append(Segment(text, pre + _style(value.cell.style) + post + meta))
             if inner > cell_len(text):
                 line.append(Segment(" " * (inner - cell_len(text)), blank))
             if pad:
