@@ -19,6 +19,7 @@ import statistics
 import tempfile
 import time
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 
 from common import Figure, SimProcess, main, quiet_logging, settings_for_sim
@@ -59,7 +60,7 @@ async def cycles(env: dict[str, str], cache_path: Path, rounds: int, runpod_urls
             p = alone[name] = poller(caches[-1])
             for other in SOURCES:
                 if other != name:  # the poller's own switch for a source it must not poll
-                    p._health[other] = p._health[other].model_copy(update={"state": HealthState.DISABLED})
+                    p._health[other] = replace(p._health[other], state=HealthState.DISABLED)
             await p.poll_once(force=True)
         for _ in range(rounds):
             for key, p in (("full", full), *alone.items()):

@@ -1,23 +1,40 @@
-"""Settings: flags over environment over the TOML file in the user config dir over defaults."""
+"""Settings: flags over environment over the TOML file in the user config dir over defaults.
+
+Gathering the layers (`gather`) imports no pydantic: the panel draws its first frame from the
+gathered values, read leniently (`Draft`), and validates them into `Settings` (config_model.py,
+pydantic) in its load right after; pydantic and the model classes cost a quarter of a second
+of the start. Every other command validates at once through `load_settings`.
+"""
 
 from __future__ import annotations
 
+import math
 import os
 import stat
-import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+if TYPE_CHECKING:
+    from sagan_tui.config_model import AccountConfig, Settings, Transport  # noqa: F401 - also lazy below
 
 APP_NAME = "sagan-tui"
 DEFAULT_ACCOUNTS = ("team", "personal")
 KEY_ENV_PREFIX = "RUNPOD_API_KEY_"
 TRANSPORT_ENV_PREFIX = "RUNPOD_TRANSPORT_"
+# Every setting Settings has (tests/test_config.py holds the two lists equal).
+SETTING_NAMES = (
+    "sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache",
+    "poll_interval", "request_timeout", "read_only", "guard_minutes", "bell", "color_system", "mouse",
+    "events_retention_days", "observations_retention_days", "accounts",
+)
 # DESIGN.md's names; every other setting is SAGAN_TUI_<NAME> (e.g. SAGAN_TUI_POLL_INTERVAL).
 DIRECT_ENV = {"sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache"}
-Transport = Literal["graphql", "rest-v2"]
+COLOR_SYSTEMS = ("auto", "256", "truecolor", "standard")
+# What pydantic reads as a boolean, so the first frame reads a flag as the validated setting will.
+_TRUE, _FALSE = {"1", "true", "t", "yes", "y", "on"}, {"0", "false", "f", "no", "n", "off"}
 
 
 def config_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -37,109 +54,46 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME))
 
 
-class AccountConfig(BaseModel):
-    """One RunPod account: its key and which of RunPod's APIs to speak."""
+class ConfigError(ValueError):
+    """A setting is wrong; the message names it (never its secret value)."""
 
-    name: str
-    api_key: SecretStr | None = None
-    transport: Transport = "graphql"
 
-    @property
-    def enabled(self) -> bool:
-        # An empty key must disable the account: the runpod SDK would silently fall back
-        # to its process-wide key, which may belong to the other account.
-        return self.api_key is not None and bool(self.api_key.get_secret_value().strip())
+def disabled_reason(name: str) -> str:
+    return (f"account {name!r} disabled: no API key "
+            f"(set {KEY_ENV_PREFIX}{name.upper()} or accounts.{name}.api_key)")
 
-    @property
-    def disabled_reason(self) -> str | None:
-        if self.enabled:
-            return None
-        return (f"account {self.name!r} disabled: no API key "
-                f"(set {KEY_ENV_PREFIX}{self.name.upper()} or accounts.{self.name}.api_key)")
 
-    def key(self) -> str:
-        """The key, only for the transport's Authorization header."""
-        if not self.enabled:
-            raise RuntimeError(self.disabled_reason)
-        assert self.api_key is not None
-        return self.api_key.get_secret_value().strip()
+def account_specs(value: Any) -> dict[str, dict[str, Any]]:
+    """Accounts as `{name: {"api_key": .., "transport": ..}}`: the file may say
+    `[accounts.team] api_key = "..."` or `accounts = {team = "key"}`."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"accounts: expected a table of accounts by name, got {type(value).__name__}")
+    out: dict[str, dict[str, Any]] = {}
+    for name, spec in value.items():
+        if hasattr(spec, "model_dump"):  # an AccountConfig
+            spec = spec.model_dump()
+        out[str(name)] = dict(spec) if isinstance(spec, Mapping) else {"api_key": spec}
+    return out
+
+
+def _secret_text(value: Any) -> str:
+    text = value.get_secret_value() if hasattr(value, "get_secret_value") else value
+    return text.strip() if isinstance(text, str) else ""
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
     """The config file's settings (unknown keys dropped); a malformed file is a clear error."""
     if not path.is_file():
         return {}
+    import tomllib  # only when there is a file to read
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config file {path}: {exc}") from None
-    return {k: v for k, v in data.items() if k in Settings.model_fields}
-
-
-class ConfigError(ValueError):
-    """A setting is wrong; the message names it (never its secret value)."""
-
-
-class Settings(BaseModel):
-    """Everything the panel, `sync`, `doctor` and the reports are configured with.
-
-    A plain model, built only by load_settings, which layers the sources itself: the panel's
-    first frame waits on this import, and pydantic-settings cost 0.1-0.2 s of it for no feature
-    used here (the environment is read from the mapping load_settings is given).
-    """
-
-    model_config = ConfigDict(extra="ignore", validate_default=True)
-
-    sagan_base_url: str = Field("http://127.0.0.1:8700", description="Sagan's API base URL.")
-    sagan_api_token: SecretStr | None = Field(None, description="Bearer token for Sagan.")
-    runpod_api_base_url: str = Field("https://api.runpod.io", description="RunPod API base (GraphQL at /graphql).")
-    runpod_rest_base_url: str | None = Field(None, description="RunPod REST v2 base (routes /v2/...); defaults to runpod_api_base_url.")
-    sagan_tui_cache: Path | None = Field(None, description="The SQLite cache file.")
-    poll_interval: float = Field(5.0, description="Seconds between polls.", gt=0)
-    request_timeout: float = Field(10.0, description="Seconds before one request is given up.", gt=0)
-    read_only: bool = Field(False, description="Refuse every mutating action.")
-    guard_minutes: float = Field(15.0, description="A wave is active this long after its last loss.")
-    bell: bool = Field(True, description="Ring the terminal bell on a new owner-turn item or wave.")
-    color_system: Literal["auto", "256", "truecolor", "standard"] = Field("auto", description="Colours when TERM says too little.")
-    mouse: bool = Field(True, description="Ask the terminal for mouse events.")
-    events_retention_days: float = Field(30.0, description="Events older than this are pruned from the cache.")
-    observations_retention_days: float = Field(14.0, description="Pod observations older than this are pruned.")
-    accounts: dict[str, AccountConfig] = Field(default_factory=dict, description="RunPod accounts by name.")
-
-    @field_validator("accounts", mode="before")
-    @classmethod
-    def _accounts(cls, v: Any) -> Any:
-        # The file may say `[accounts.team] api_key = "..."` or `accounts = {team = "key"}`.
-        out: dict[str, Any] = {}
-        for name, spec in (v or {}).items():
-            if isinstance(spec, (str, SecretStr)) or spec is None:
-                spec = {"api_key": spec}
-            elif isinstance(spec, AccountConfig):
-                spec = spec.model_dump()
-            out[name] = {**spec, "name": name}
-        return out
-
-    @property
-    def cache_path(self) -> Path:
-        return self.sagan_tui_cache or default_cache_path()
-
-    @property
-    def rest_base_url(self) -> str:
-        if self.runpod_rest_base_url:
-            return self.runpod_rest_base_url.rstrip("/")
-        # REST v2 lives beside GraphQL on api.runpod.io under /v2 (rest.runpod.io was the retired v1),
-        # so one base serves both, and a simulator serving both answers both.
-        return self.runpod_api_base_url.rstrip("/")
-
-    def secrets(self) -> list[str]:
-        """Every configured secret, for redaction and for the tests that grep artefacts."""
-        out = []
-        if self.sagan_api_token and self.sagan_api_token.get_secret_value():
-            out.append(self.sagan_api_token.get_secret_value())
-        for acc in self.accounts.values():
-            if acc.enabled:
-                out.append(acc.key())
-        return out
+    return {k: v for k, v in data.items() if k in SETTING_NAMES}
 
 
 def _env_accounts(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
@@ -152,12 +106,87 @@ def _env_accounts(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def load_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> tuple[Settings, list[str]]:
-    """Build Settings and the warnings worth telling the user (disabled accounts, open perms).
+@dataclass(frozen=True)
+class Draft:
+    """The settings as gathered, not yet validated.
 
-    Layers, lowest first: defaults, the TOML file, the environment, flags (None means unset).
+    The panel's first frame reads the few it needs through the properties below, leniently (a
+    value that will not validate reads as its default: the validation then stops the panel with
+    the error); `validate` makes them Settings.
+    """
+
+    values: dict[str, Any]  # the file's settings, then the environment's and the flags' over them
+    accounts: dict[str, dict[str, Any]]  # by name, each merged the same way (keys as given)
+    warnings: list[str] = field(default_factory=list)
+
+    def validate(self) -> "Settings":
+        """The Settings these values make; ConfigError naming the setting (never its value)."""
+        from sagan_tui.config_model import AccountConfig, Settings
+
+        try:
+            base = Settings.model_validate({k: v for k, v in self.values.items() if k != "accounts"})
+        except Exception as exc:
+            raise ConfigError(_explain(exc)) from None
+        accounts = {}
+        for name, spec in self.accounts.items():
+            try:
+                accounts[name] = AccountConfig.model_validate({**spec, "name": name})
+            except Exception as exc:
+                raise ConfigError(_explain(exc, f"accounts.{name}.")) from None
+        return base.model_copy(update={"accounts": accounts})
+
+    # --- lenient reads, for the first frame ------------------------------------------------
+
+    @property
+    def cache_path(self) -> Path:
+        value = self.values.get("sagan_tui_cache")
+        return Path(value) if isinstance(value, (str, Path)) and str(value) else default_cache_path()
+
+    @property
+    def poll_interval(self) -> float:
+        try:
+            value = float(self.values.get("poll_interval", 5.0))
+        except (TypeError, ValueError):
+            return 5.0
+        return value if math.isfinite(value) and value > 0 else 5.0
+
+    @property
+    def read_only(self) -> bool:
+        return self._flag("read_only", False)
+
+    @property
+    def bell(self) -> bool:
+        return self._flag("bell", True)
+
+    @property
+    def mouse(self) -> bool:
+        return self._flag("mouse", True)
+
+    @property
+    def color_system(self) -> str:
+        value = self.values.get("color_system", "auto")
+        return value if value in COLOR_SYSTEMS else "auto"
+
+    def secrets(self) -> list[str]:
+        """What Settings.secrets() will be: the token and every key that enables its account."""
+        texts = [_secret_text(self.values.get("sagan_api_token"))]
+        texts += [_secret_text(spec.get("api_key")) for spec in self.accounts.values()]
+        return [t for t in texts if t]
+
+    def _flag(self, name: str, default: bool) -> bool:
+        value = self.values.get(name, default)
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        return True if text in _TRUE else False if text in _FALSE else default
+
+
+def gather(environ: Mapping[str, str] | None = None, **flags: Any) -> Draft:
+    """The layers, lowest first: defaults, the TOML file, the environment, flags (None means unset).
+
     `environ` stands in for os.environ (tests and --demo pass the simulator's), never mutated.
-    Accounts merge per name: file, then RUNPOD_API_KEY_<NAME> / RUNPOD_TRANSPORT_<NAME>, then flags.
+    Accounts merge per name: file, then RUNPOD_API_KEY_<NAME> / RUNPOD_TRANSPORT_<NAME>, then
+    flags. A malformed file is a ConfigError here; a bad value is one at `Draft.validate`.
     """
     env = dict(os.environ if environ is None else environ)
     warnings: list[str] = []
@@ -166,42 +195,46 @@ def load_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> tup
         mode = path.stat().st_mode
         if mode & (stat.S_IRGRP | stat.S_IROTH):
             warnings.append(f"config file {path} is readable by others (chmod 600 it): it may hold keys")
-    values: dict[str, Any] = {}
-    for name in Settings.model_fields:
+    values = _read_toml(path)  # beneath the environment and the flags
+    file_accounts = account_specs(values.pop("accounts", None))
+    for name in SETTING_NAMES:
         var = name.upper() if name in DIRECT_ENV else f"SAGAN_TUI_{name.upper()}"
         if name != "accounts" and env.get(var, "") != "":
             values[name] = env[var]
     values.update({k: v for k, v in flags.items() if v is not None and k != "accounts"})
-    file = _read_toml(path)  # beneath the environment and the flags
-    try:
-        base = Settings.model_validate({**file, **values})
-    except Exception as exc:
-        raise ConfigError(_explain(exc)) from None
-    merged: dict[str, dict[str, Any]] = {n: {} for n in DEFAULT_ACCOUNTS}
-    for name, acc in base.accounts.items():
-        merged.setdefault(name, {}).update(
-            {k: v for k, v in acc.model_dump().items() if k != "name" and v is not None})
+    accounts: dict[str, dict[str, Any]] = {n: {} for n in DEFAULT_ACCOUNTS}
+    for name, spec in file_accounts.items():
+        accounts.setdefault(name, {}).update({k: v for k, v in spec.items() if v is not None})
     for name, spec in _env_accounts(env).items():
-        merged.setdefault(name, {}).update(spec)
+        accounts.setdefault(name, {}).update(spec)
     for name, spec in (flags.get("accounts") or {}).items():
-        merged.setdefault(name, {}).update(spec if isinstance(spec, dict) else {"api_key": spec})
-    try:
-        accounts = {n: AccountConfig.model_validate(a) for n, a in Settings._accounts(merged).items()}
-    except Exception as exc:
-        raise ConfigError(_explain(exc)) from None
-    settings = base.model_copy(update={"accounts": accounts})
-    for acc in settings.accounts.values():
-        if not acc.enabled:
-            warnings.append(acc.disabled_reason or "")
-    return settings, warnings
+        accounts.setdefault(name, {}).update(spec if isinstance(spec, dict) else {"api_key": spec})
+    warnings += [disabled_reason(name) for name, spec in accounts.items() if not _secret_text(spec.get("api_key"))]
+    return Draft(values, accounts, warnings)
 
 
-def _explain(exc: Exception) -> str:
+def load_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> tuple["Settings", list[str]]:
+    """Settings and the warnings worth telling the user (disabled accounts, open perms): `gather`
+    then `Draft.validate`."""
+    draft = gather(environ, **flags)
+    return draft.validate(), draft.warnings
+
+
+def _explain(exc: Exception, prefix: str = "") -> str:
     errors = getattr(exc, "errors", None)
     if callable(errors):
         parts = []
         for e in errors():
             loc = ".".join(str(p) for p in e.get("loc", ()))
-            parts.append(f"{loc}: {e.get('msg')}")  # never the input: it may be a secret
+            parts.append(f"{prefix}{loc}: {e.get('msg')}")  # never the input: it may be a secret
         return "invalid configuration: " + "; ".join(parts)
     return f"invalid configuration: {type(exc).__name__}"
+
+
+def __getattr__(name: str) -> Any:
+    # Settings and AccountConfig live in config_model.py (pydantic), imported on first use.
+    if name in ("Settings", "AccountConfig", "Transport"):
+        from sagan_tui import config_model
+
+        return getattr(config_model, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

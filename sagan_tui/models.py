@@ -4,72 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
-from enum import Enum
+from datetime import datetime
 from typing import Any, Iterable, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-# --- statuses and turns ---------------------------------------------------------------
-
-KNOWN_STATUSES: tuple[str, ...] = (
-    "proposed", "clarifying", "awaiting_clarifications", "gate_pending", "planning",
-    "plan_pending", "approved", "awaiting_approval", "queued", "implementing",
-    "code_reviewing", "testing", "running", "uploading", "verifying", "interpreting",
-    "reviewing", "clean_result_drafting", "awaiting_promotion", "followups_running",
-    "shared", "blocked", "completed", "done_experiment", "done_impl", "failed",
-    "cancelled", "archived",
+from sagan_tui.basics import (  # noqa: F401 - re-exported: models is where records are imported from
+    KNOWN_STATUSES, NO_TURN, OWNER_TURN_STATUSES, TURNS, ErrorKind, ExperimentFacts, HealthState, PodFacts,
+    SourceHealth, as_utc, is_owner_turn, iso, turn_for, utcnow,
 )
-
-_SAGAN_RUNS = "Sagan: run and verify"
-TURNS: dict[str, str] = {
-    "proposed": "Sagan: clarify scope",
-    "clarifying": "Sagan: clarify hypothesis and information gain",
-    "awaiting_clarifications": "Owner: answer Sagan questions",
-    "gate_pending": "Owner: resolve gate",
-    "planning": "Sagan: draft plan",
-    "plan_pending": "Owner: approve, defer, or reject",
-    "awaiting_approval": "Owner: approve, defer, or reject",
-    "reviewing": "Owner: review interpretation and propose follow-ups",
-    "awaiting_promotion": "Owner: promote clean result",
-    "blocked": "Owner: unblock or revise",
-    **{s: _SAGAN_RUNS for s in (
-        "approved", "queued", "implementing", "code_reviewing", "testing", "running",
-        "uploading", "verifying", "interpreting", "followups_running", "clean_result_drafting",
-    )},
-}
-NO_TURN = "no active owner action"
-OWNER_TURN_STATUSES: frozenset[str] = frozenset(s for s, t in TURNS.items() if t.startswith("Owner"))
-
-
-def turn_for(status: str) -> str:
-    """Whose turn an experiment in `status` is, as Sagan's experimentTurn says."""
-    return TURNS.get(status, NO_TURN)
-
-
-def is_owner_turn(status: str) -> bool:
-    return status in OWNER_TURN_STATUSES
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def as_utc(value: datetime | None) -> datetime | None:
-    """Naive datetimes from the wire are UTC; aware ones are converted to UTC."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value if value.tzinfo is timezone.utc else value.astimezone(timezone.utc)
-
-
-def iso(value: datetime | None) -> str | None:
-    """ISO 8601 UTC with a Z, the form every reply and record uses."""
-    v = as_utc(value)
-    return None if v is None else v.isoformat().replace("+00:00", "Z")
-
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_NESTING = 100
@@ -140,7 +84,7 @@ class Wire(BaseModel):
 
 # --- Sagan ----------------------------------------------------------------------------
 
-class Experiment(Wire):
+class Experiment(Wire, ExperimentFacts):
     id: str
     number: int
     title: str = ""
@@ -168,19 +112,6 @@ class Experiment(Wire):
     converted_to_id: str | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
-
-    @property
-    def status_known(self) -> bool:
-        return self.status in KNOWN_STATUSES
-
-    @property
-    def effective_turn(self) -> str:
-        """The server's turn when given, else the one DOMAIN.md derives from the status."""
-        return self.turn or turn_for(self.status)
-
-    @property
-    def owner_turn(self) -> bool:
-        return is_owner_turn(self.status)
 
 
 class WorkflowEvent(Wire):
@@ -281,7 +212,7 @@ def valid_pod_id(pod_id: object) -> bool:
     return isinstance(pod_id, str) and bool(POD_ID_RE.fullmatch(pod_id))
 
 
-class RunPodPod(Wire):
+class RunPodPod(Wire, PodFacts):
     """A pod as one RunPod account lists it, flattened from the nested GraphQL/REST reply."""
 
     id: str
@@ -308,63 +239,6 @@ class RunPodPod(Wire):
             raise ValueError("pod id must match ^[a-z0-9]{6,32}$")
         return v
 
-    @property
-    def running(self) -> bool:
-        return self.desired_status == "RUNNING"
-
-    @property
-    def reaped_reason(self) -> str | None:
-        """The RunPod-side reason when the pod is EXITED by RunPod rather than by its owner."""
-        if self.desired_status in ("EXITED", "TERMINATED", "DEAD") and self.last_status_change:
-            text = self.last_status_change.lower()
-            if "by runpod" in text or "reaped" in text or "reclaim" in text:
-                return self.last_status_change
-        return None
-
-
-class HealthState(str, Enum):
-    OK = "ok"
-    ERROR = "error"
-    UNKNOWN = "unknown"
-    DISABLED = "disabled"
-
-
-class ErrorKind(str, Enum):
-    AUTH = "401"
-    RATE_LIMIT = "429"
-    SERVER = "5xx"
-    TIMEOUT = "timeout"
-    BAD_JSON = "bad-json"
-    GONE = "410-gone"
-    UNREACHABLE = "unreachable"
-    CLIENT = "4xx"
-    NO_KEY = "no-key"
-    OTHER = "other"
-
-
-class SourceHealth(Wire):
-    """The health of one source: Sagan, or one RunPod account (with its balance)."""
-
-    source: str  # "sagan" or the account name
-    state: HealthState = HealthState.UNKNOWN
-    error_kind: ErrorKind | None = None
-    message: str | None = None
-    last_success: datetime | None = None
-    last_attempt: datetime | None = None
-    consecutive_failures: int = 0
-    next_attempt: datetime | None = None
-    transport: str | None = None
-    # account-only
-    balance: float | None = None
-    spend_per_hr: float | None = None
-    spend_limit: float | None = None
-    under_balance: bool | None = None
-
-    def stale(self, now: datetime, poll_interval: float) -> bool:
-        """Data older than three poll intervals is stale wherever it shows."""
-        if self.last_success is None:
-            return True
-        return (now - self.last_success).total_seconds() > 3 * poll_interval
 
 
 AccountHealth = SourceHealth

@@ -67,3 +67,60 @@ def test_secrets_hidden_in_repr():
     assert "tok-123" not in repr(s) and "rk-team-1" not in repr(s)
     assert set(s.secrets()) == {"tok-123", "rk-team-1"}
     assert os.environ.get("SAGAN_API_TOKEN") != "tok-123"  # the caller's mapping is not leaked into os.environ
+
+
+def test_setting_names_are_the_models_fields():
+    from sagan_tui.config import SETTING_NAMES, Settings
+
+    assert sorted(SETTING_NAMES) == sorted(Settings.model_fields)
+
+
+@pytest.mark.parametrize("env", [
+    {},
+    {"SAGAN_TUI_POLL_INTERVAL": "2.5", "SAGAN_TUI_READ_ONLY": "yes", "SAGAN_TUI_MOUSE": "off",
+     "SAGAN_TUI_BELL": "0", "SAGAN_TUI_COLOR_SYSTEM": "256", "SAGAN_TUI_CACHE": "/tmp/x/cache.sqlite",
+     "SAGAN_API_TOKEN": "tok-1", "RUNPOD_API_KEY_TEAM": " rk-team ", "RUNPOD_API_KEY_LAB": "rk-lab"},
+    {"SAGAN_TUI_READ_ONLY": "TRUE", "SAGAN_TUI_MOUSE": "1", "RUNPOD_API_KEY_PERSONAL": "  "},
+])
+def test_the_first_frame_reads_the_draft_as_the_settings_will_be(env):
+    """The panel draws its first frame from the unvalidated draft: every value it reads there
+    must be the validated one."""
+    from sagan_tui.config import gather
+
+    draft = gather({**BASE, **env})
+    s = draft.validate()
+    for name in ("cache_path", "poll_interval", "read_only", "bell", "mouse", "color_system"):
+        assert getattr(draft, name) == getattr(s, name), name
+    assert list(draft.accounts) == list(s.accounts)
+    assert draft.secrets() == s.secrets()
+
+
+def test_a_bad_account_setting_names_the_account():
+    from sagan_tui.config import gather
+
+    draft = gather({**BASE, "RUNPOD_API_KEY_LAB": "rk-lab", "RUNPOD_TRANSPORT_LAB": "soap"})
+    assert draft.poll_interval == 5.0  # the draft itself reads fine
+    with pytest.raises(ConfigError) as e:
+        draft.validate()
+    assert "accounts.lab.transport" in str(e.value) and "rk-lab" not in str(e.value)
+
+
+def test_accounts_that_are_not_a_table_are_a_clear_error(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text("accounts = 5\n")
+    f.chmod(0o600)
+    with pytest.raises(ConfigError) as e:
+        load_settings({"SAGAN_TUI_CONFIG": str(f)})
+    assert "accounts: expected a table" in str(e.value)
+
+
+def test_gathering_the_settings_imports_no_pydantic():
+    """The panel's first frame waits on `gather`: pydantic is imported by the validation after it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from sagan_tui.config import gather; d = gather({'SAGAN_TUI_CONFIG': '/nonexistent.toml'})\n"
+            "print(sorted(m for m in ('pydantic', 'sagan_tui.config_model', 'sagan_tui.models') if m in sys.modules))\n"
+            "d.validate(); print('pydantic' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[:2] == ["[]", "True"]

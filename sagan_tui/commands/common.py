@@ -1,16 +1,20 @@
-"""Shared start-up of the headless commands: settings from env/file/flags, the cache, warnings."""
+"""Shared start-up of the commands: settings from env/file/flags, and the warnings about them."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from sagan_tui.config import ConfigError, Settings, load_settings
+from sagan_tui.config import ConfigError, Draft, gather
+
+if TYPE_CHECKING:
+    from sagan_tui.config import Settings
 
 
-def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> Settings:
-    """Settings with the command line's flags (and `extra` settings, None meaning unset) on top;
-    warnings go to stderr, never a secret."""
+def draft_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> Draft:
+    """The settings gathered with the command line's flags (and `extra` settings, None meaning
+    unset) on top, not validated yet; warnings go to stderr, never a secret."""
     flags = {
         "sagan_tui_cache": getattr(args, "cache", None),
         "poll_interval": getattr(args, "poll_interval", None),
@@ -18,10 +22,20 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None 
         **extra,
     }
     try:
-        settings, warnings = load_settings(environ, **flags)
+        draft = gather(environ, **flags)
     except ConfigError as exc:
         print(f"sagan-tui: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    for w in warnings:
+    for w in draft.warnings:
         print(f"sagan-tui: warning: {w}", file=sys.stderr)
-    return settings
+    return draft
+
+
+def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> "Settings":
+    """`draft_from_args`, validated: a bad setting exits with code 2 and names it."""
+    draft = draft_from_args(args, environ, **extra)
+    try:
+        return draft.validate()
+    except ConfigError as exc:
+        print(f"sagan-tui: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -7,13 +7,18 @@ import logging
 import os
 from pathlib import Path
 
-from sagan_tui.commands.common import settings_from_args
-from sagan_tui.config import Settings
+from typing import TYPE_CHECKING
+
+from sagan_tui.commands.common import draft_from_args
+
+if TYPE_CHECKING:
+    from sagan_tui.config import Draft, Settings
 
 
-def settings_for(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> Settings:
-    """Settings with the panel's flags on top; warnings printed before the screen takes over."""
-    return settings_from_args(
+def settings_for(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> Draft:
+    """The panel's settings with its flags on top, gathered and not yet validated (the panel
+    validates them right after its first frame); warnings printed before the screen takes over."""
+    return draft_from_args(
         args, environ, mouse=False if getattr(args, "no_mouse", False) else None,
         bell=False if getattr(args, "no_bell", False) else None, color_system=getattr(args, "color", None),
         **extra)
@@ -30,7 +35,7 @@ class _ScrubbingFormatter(logging.Formatter):
         return scrub(super().format(record), self.secrets)
 
 
-def log_to_file(settings: Settings) -> Path:
+def log_to_file(settings: Settings | Draft) -> Path:
     """Warnings go to a file beside the cache, never to the terminal the panel is drawing on.
 
     Taken before anything else configures logging: the runpod SDK calls basicConfig with a
@@ -48,7 +53,7 @@ def log_to_file(settings: Settings) -> Path:
     return path
 
 
-def run_panel(settings: Settings) -> int:
+def run_panel(settings: Settings | Draft) -> int:
     """Run the app until quit; it opens the cache and the poller after its first frame, and
     whatever it opened is closed here."""
     log_to_file(settings)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from sagan_tui.models import ErrorKind, HealthState, SourceHealth, as_utc
+from sagan_tui.basics import ErrorKind, HealthState, SourceHealth, as_utc
 
 _TS = "%Y-%m-%dT%H:%M:%S.%fZ"
 

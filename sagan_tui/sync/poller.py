@@ -6,7 +6,7 @@ import asyncio
 import functools
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from types import MappingProxyType
 from typing import Mapping
@@ -113,12 +113,12 @@ class Poller:
         for name in [SAGAN, *settings.accounts]:
             h = known.get(name) or SourceHealth(source=name)
             if name in settings.accounts and not settings.accounts[name].enabled:
-                h = h.model_copy(update={"state": HealthState.DISABLED, "error_kind": ErrorKind.NO_KEY,
-                                         "message": settings.accounts[name].disabled_reason})
+                h = replace(h, state=HealthState.DISABLED, error_kind=ErrorKind.NO_KEY,
+                            message=settings.accounts[name].disabled_reason)
             if name in self.transports:
-                h = h.model_copy(update={"transport": self.transports[name].name})
+                h = replace(h, transport=self.transports[name].name)
             # A restart retries at once: the backoff of a previous process is not ours to keep.
-            self._health[name] = h.model_copy(update={"next_attempt": None})
+            self._health[name] = replace(h, next_attempt=None)
 
     @property
     def health(self) -> Mapping[str, SourceHealth]:
@@ -180,10 +180,9 @@ class Poller:
         delay = min(self.settings.poll_interval * 2 ** (n - 1), MAX_BACKOFF_S)
         if retry_after:
             delay = max(delay, retry_after)
-        h = prev.model_copy(update={
-            "state": HealthState.ERROR, "error_kind": kind, "message": scrub(message, self._secrets),
-            "last_attempt": now, "consecutive_failures": n,
-            "next_attempt": now + timedelta(seconds=delay) if n > 1 or retry_after else None})
+        h = replace(prev, state=HealthState.ERROR, error_kind=kind, message=scrub(message, self._secrets),
+                    last_attempt=now, consecutive_failures=n,
+                    next_attempt=now + timedelta(seconds=delay) if n > 1 or retry_after else None)
         self._health[name] = h
         await asyncio.to_thread(self._write_health, h)
 
@@ -192,9 +191,8 @@ class Poller:
             self.cache.set_health(conn, h)
 
     def _ok(self, name: str, now: datetime, **money: object) -> SourceHealth:
-        h = self._health[name].model_copy(update={
-            "state": HealthState.OK, "error_kind": None, "message": None, "last_success": now,
-            "last_attempt": now, "consecutive_failures": 0, "next_attempt": None, **money})
+        h = replace(self._health[name], state=HealthState.OK, error_kind=None, message=None, last_success=now,
+                    last_attempt=now, consecutive_failures=0, next_attempt=None, **money)
         self._health[name] = h
         return h
 

@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 
-from sagan_tui.models import HealthState, Loss, PodSighting, SourceHealth
+from sagan_tui.basics import HealthState
 from sagan_tui.triage import fmt
 from sagan_tui.triage import gaps as G
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+    from sagan_tui.models import Loss, PodSighting, SourceHealth
     from sagan_tui.triage.waves import Wave
 
 

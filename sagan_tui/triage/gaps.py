@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import statistics
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from sagan_tui.models import Loss
+if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+    from sagan_tui.models import Loss
 
 # "Tight" gaps: a reaper on a timer lands within seconds of its mark; a workload crashing
 # spreads over minutes. The judgement is on the IQR, never max-min or a standard deviation, and
@@ -30,8 +31,6 @@ def gap_of(loss: Loss) -> float | None:
         return None
     g = (loss.lost_at - loss.running_at).total_seconds()
     return g if g >= 0 else None
-
-
 
 
 def quartiles(values: Sequence[float]) -> tuple[float, float, float] | None:

@@ -9,11 +9,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from itertools import count
 from operator import attrgetter
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
-from sagan_tui.models import Loss
 from sagan_tui.triage.fmt import utc
 from sagan_tui.triage.timeline import Timeline
+
+if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+    from sagan_tui.models import Loss
 
 DIMENSIONS = ("account", "experiment", "datacenter", "gpu")
 UNKNOWN = "?"

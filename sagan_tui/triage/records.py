@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
-from pydantic import BaseModel, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from sagan_tui.models import Loss, PodSighting, SourceHealth, iso
 from sagan_tui.triage.diagnosis import Dispatch
@@ -15,7 +15,11 @@ from sagan_tui.triage.waves import Wave
 
 # Besides losses (the default), a line may carry what a cache would add to the analysis:
 # a pod sighting (the control group) or an account's health and balance.
-RECORD_TYPES: dict[str, type[BaseModel]] = {"loss": Loss, "sighting": PodSighting, "health": SourceHealth}
+# SourceHealth is a plain dataclass (the first frame shows it before pydantic is imported):
+# pydantic validates it all the same, field by field.
+RECORD_TYPES: dict[str, Callable[[Any], Any]] = {
+    "loss": Loss.model_validate, "sighting": PodSighting.model_validate,
+    "health": TypeAdapter(SourceHealth).validate_python}
 
 
 @dataclass
@@ -52,12 +56,12 @@ def parse_record_lines(lines: Iterable[str]) -> ParsedLines:
             out.errors.append(f"line {n}: expected a JSON object, got {type(obj).__name__}")
             continue
         kind = obj.pop("type", "loss")
-        model = RECORD_TYPES.get(kind) if isinstance(kind, str) else None
-        if model is None:
+        validate = RECORD_TYPES.get(kind) if isinstance(kind, str) else None
+        if validate is None:
             out.errors.append(f"line {n}: unknown record type {kind!r} (expected {', '.join(RECORD_TYPES)})")
             continue
         try:
-            record = model.model_validate(obj)
+            record = validate(obj)
         except ValidationError as exc:
             out.errors.append(f"line {n}: {_why(exc)}")
             continue

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import threading
-from datetime import timezone
 from bisect import bisect_left, bisect_right
+from datetime import timezone
 from operator import attrgetter
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from sagan_tui.models import Loss
+if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+    from sagan_tui.models import Loss
 
 _UTC = timezone.utc
 

@@ -8,12 +8,14 @@ from datetime import datetime, timedelta, timezone
 from functools import cached_property
 from itertools import compress, islice, repeat
 from operator import le, sub
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from sagan_tui.models import Loss
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose
 from sagan_tui.triage.timeline import Timeline
+
+if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+    from sagan_tui.models import Loss
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.message import Message
 
 from sagan_tui.actions.results import ActionResult, StopTarget
-from sagan_tui.models import utcnow
+from sagan_tui.basics import utcnow
 from sagan_tui.ui.safe_text import one_line
 from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
 

@@ -13,7 +13,8 @@ from textual.containers import Grid
 from textual.timer import Timer
 from textual.widgets import DataTable
 
-from sagan_tui.models import utcnow
+from sagan_tui.basics import utcnow
+from sagan_tui.config import ConfigError, Draft
 from sagan_tui.resources import stylesheet
 from sagan_tui.ui.actions_mixin import ActionsMixin
 from sagan_tui.ui.first_paint import first_frame
@@ -83,13 +84,16 @@ class SaganApp(ActionsMixin, App):
     COMMANDS = App.COMMANDS | {_binding_commands}
     BINDINGS = [*_action_bindings(), *PANEL_BINDINGS]
 
-    def __init__(self, settings: Settings, cache: Cache | None = None, poller: Poller | None = None, *,
+    def __init__(self, settings: Settings | Draft, cache: Cache | None = None, poller: Poller | None = None, *,
                  clock: Callable[[], datetime] | None = None, poll: bool = True) -> None:
         """Without a cache (the `sagan-tui` command), the first frame comes from a thin read and the
         cache, the poller and the full model are opened in a thread after it; with one (tests,
-        embedding), they are read before the first frame."""
+        embedding), they are read before the first frame.
+
+        `settings` may be a config.Draft (the `sagan-tui` command): the first frame reads it, and
+        the load validates it first (a bad setting stops the panel with the error, exit code 2)."""
         super().__init__()
-        self.settings = settings
+        self.settings: Settings = settings  # type: ignore[assignment]  # a Draft until `loaded`
         self.cache: Cache = cache  # type: ignore[assignment]  # these three are set once `loaded`
         self.poller: Poller = poller  # type: ignore[assignment]
         self.model: PanelModel = None  # type: ignore[assignment]
@@ -157,15 +161,20 @@ class SaganApp(ActionsMixin, App):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load(self) -> None:
         try:
-            loaded = load(self.settings, None, None, self.clock)
+            settings = self.settings.validate() if isinstance(self.settings, Draft) else self.settings
+        except ConfigError as exc:  # its text names the setting, never a secret
+            self.post_message(LoadFailed(f"sagan-tui: {one_line(str(exc))}", exit_code=2))
+            return
+        try:
+            loaded = load(settings, None, None, self.clock)
         except Exception as exc:  # noqa: BLE001 - shown, then the panel exits
-            self.post_message(LoadFailed(one_line(f"{type(exc).__name__}: {exc}")))
+            self.post_message(LoadFailed(f"sagan-tui: cannot open the cache: {one_line(f'{type(exc).__name__}: {exc}')}"))
             return
         self.post_message(loaded)
 
     @on(LoadFailed)
     def _load_failed(self, message: LoadFailed) -> None:
-        self.exit(return_code=1, message=f"sagan-tui: cannot open the cache: {message.error}")
+        self.exit(return_code=message.exit_code, message=message.error)
 
     @on(Loaded)
     def _on_loaded(self, message: Loaded) -> None:
@@ -173,7 +182,7 @@ class SaganApp(ActionsMixin, App):
 
     def _loaded(self, loaded: Loaded) -> None:
         """The whole model replaces the first frame's rows by key: the cursor stays where it is."""
-        self.cache, self.poller, self.model = loaded.cache, loaded.poller, loaded.model
+        self.settings, self.cache, self.poller, self.model = loaded.settings, loaded.cache, loaded.poller, loaded.model
         self.loaded = True
         with self.batch_update():
             for table in (self.experiments_table, self.pods_table):

@@ -1,4 +1,8 @@
-"""The first frame: the top of the experiments and pods panes and the sources' health, from a thin read."""
+"""The first frame: the top of the experiments and pods panes and the sources' health, from a thin read.
+
+Drawn before pydantic is imported (a quarter of a second of the start): the rows are read into
+the plain records below, which the renderers read as they read Experiment and CachedPod.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,9 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
-from sagan_tui.models import OWNER_TURN_STATUSES, Experiment, RunPodPod, SourceHealth, parse_records
+from sagan_tui.basics import OWNER_TURN_STATUSES, ExperimentFacts, PodFacts, SourceHealth
 from sagan_tui.store.quick import peek
 from sagan_tui.store.rows import health_from_row, parse_ts
 from sagan_tui.ui import render
@@ -19,11 +23,57 @@ FIRST_ROWS = 60
 
 
 @dataclass(frozen=True)
+class FirstExperiment(ExperimentFacts):
+    """What render.experiment_row reads of an Experiment, from the experiments table's columns."""
+
+    number: int
+    status: str
+    turn: str | None
+    title: str
+    created_at: datetime | None
+    updated_at: datetime | None
+
+    @classmethod
+    def of(cls, r: Mapping[str, Any]) -> "FirstExperiment":
+        return cls(int(r["number"]), str(r["status"]), r["turn"], str(r["title"] or ""),
+                   parse_ts(r["created_at"]), parse_ts(r["updated_at"]))
+
+
+@dataclass(frozen=True)
+class FirstPodRecord(PodFacts):
+    """What render.pod_row reads of a RunPodPod, from the record the cache holds (camelCase)."""
+
+    id: str
+    account: str
+    name: str | None
+    desired_status: str
+    last_status_change: str | None
+    gpu: str | None
+    datacenter: str | None
+    cost_per_hr: float | None
+    adjusted_cost_per_hr: float | None
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> "FirstPodRecord":
+        def text(key: str) -> str | None:
+            v = data.get(key)
+            return None if v is None else str(v)
+
+        def number(key: str) -> float | None:
+            v = data.get(key)
+            return None if v is None else float(v)
+
+        return cls(str(data["id"]), str(data.get("account") or ""), text("name"), str(data.get("desiredStatus") or "RUNNING"),
+                   text("lastStatusChange"), text("gpu"), text("datacenter"), number("costPerHr"),
+                   number("adjustedCostPerHr"))
+
+
+@dataclass(frozen=True)
 class FirstPod:
     """What render.pod_row reads of a live CachedPod, from the pods table's own columns: the
     store's Cache (and sqlite-utils with it) is not imported before the first frame."""
 
-    pod: RunPodPod
+    pod: FirstPodRecord
     experiment: int | None
     running_at: datetime | None
     last_seen_at: datetime | None
@@ -54,12 +104,11 @@ def first_frame(path: Path, now: datetime, poll_interval: float, sources: Iterab
         return None
     try:
         health = _health(seen.health, sources)
-        exps: list[Experiment] = parse_records(
-            Experiment, [json.loads(r["data"]) for r in seen.experiments], "first paint")[0]
-        pods = [FirstPod(RunPodPod.model_validate(json.loads(r["data"])), r["experiment"],
+        exps = [FirstExperiment.of(r) for r in seen.experiments]
+        pods = [FirstPod(FirstPodRecord.of(json.loads(r["data"])), r["experiment"],
                          parse_ts(r["running_at"]), parse_ts(r["last_seen_at"])) for r in seen.pods]
-    except (ValueError, TypeError):  # a row the full load will judge (and skip) on its own
-        return None
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None  # a row the full load will judge (and skip) on its own: it paints every pane then
     counts = seen.live_counts
     stale = {name: h.stale(now, poll_interval) for name, h in health.items()}
     return FirstFrame(

@@ -14,13 +14,15 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from rich.text import Text
 
-from sagan_tui.models import Loss
 from sagan_tui.triage import fmt
 from sagan_tui.triage.heatmap import HeatGrid, shade
+
+if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+    from sagan_tui.models import Loss
 
 # Glyphs carry the shade without colour (a monochrome terminal, a screenshot pasted in a
 # ticket); the colours make the hot cells jump out where there is colour.

@@ -20,6 +20,7 @@ class Loaded(Message):
     """The cache, poller and a fully read model, built off the main thread and handed over whole:
     the worker keeps no reference, so the main thread is their only user from here on."""
 
+    settings: "Settings"
     cache: "Cache"
     poller: "Poller"
     model: "PanelModel"
@@ -27,9 +28,11 @@ class Loaded(Message):
 
 @dataclass
 class LoadFailed(Message):
-    """The cache could not be opened at all (not even rebuilt): the panel cannot run."""
+    """The settings did not validate, or the cache could not be opened at all (not even
+    rebuilt): the panel cannot run. `error` is the whole line to print."""
 
     error: str
+    exit_code: int = 1
 
 
 def load(settings: "Settings", cache: "Cache | None", poller: "Poller | None",
@@ -44,4 +47,4 @@ def load(settings: "Settings", cache: "Cache | None", poller: "Poller | None",
     poller = poller or Poller(settings, cache)
     model = PanelModel(settings, cache, clock)
     model.load(poller.health)
-    return Loaded(cache, poller, model)
+    return Loaded(settings, cache, poller, model)

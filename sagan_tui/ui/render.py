@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from sagan_tui.models import (
-    NO_TURN, ApprovalRequest, Experiment, HealthState, Loss, SourceHealth, WorkflowEvent, as_utc,
-)
+from sagan_tui.basics import NO_TURN, HealthState, SourceHealth, as_utc
 from sagan_tui.ui.safe_text import clean
 
-if TYPE_CHECKING:  # annotations only: store.cache imports sqlite-utils, which the first frame does without
+if TYPE_CHECKING:  # annotations only: the first frame is drawn before pydantic and sqlite-utils are imported
+    from sagan_tui.models import ApprovalRequest, Experiment, Loss, WorkflowEvent
     from sagan_tui.store.cache import CachedPod
 
 # Styles are Rich style strings: they render in 256 colours and in 16 when TERM says so.

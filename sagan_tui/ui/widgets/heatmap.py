@@ -24,6 +24,7 @@ the losses, waves, now, window, dimension or width change; moving the cursor onl
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.binding import Binding
@@ -32,10 +33,12 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from sagan_tui.models import Loss
 from sagan_tui.triage.heatmap import DIMENSIONS, HeatGrid, build_grid
 from sagan_tui.triage.waves import active_wave
 from sagan_tui.ui import heatmap_render as R
+
+if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+    from sagan_tui.models import Loss
 
 MIN_WINDOW = timedelta(minutes=30)
 WINDOWS: tuple[tuple[str, timedelta | None], ...] = (

@@ -14,7 +14,7 @@ API for the app shell:
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from rich.console import Group
 from rich.padding import Padding
@@ -22,10 +22,12 @@ from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
-from sagan_tui.models import Loss
 from sagan_tui.triage import fmt
 from sagan_tui.triage.waves import Wave, active_wave
 from sagan_tui.ui.heatmap_render import DIM, printable
+
+if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+    from sagan_tui.models import Loss
 
 BANNER_ACTIVE = "bold color(231) on color(160)"
 BANNER_OVER = "bold color(220)"

@@ -1,0 +1,160 @@
+"""Sagan's statuses and turns, UTC helpers, and each source's health, in plain Python.
+
+Apart from models.py (which re-exports all of it) so that the panel's first frame, which shows
+these, is drawn before pydantic is imported: pydantic and the model classes cost a quarter of
+a second of the start (bench/bench_start.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import Enum
+
+# --- statuses and turns ---------------------------------------------------------------
+
+KNOWN_STATUSES: tuple[str, ...] = (
+    "proposed", "clarifying", "awaiting_clarifications", "gate_pending", "planning",
+    "plan_pending", "approved", "awaiting_approval", "queued", "implementing",
+    "code_reviewing", "testing", "running", "uploading", "verifying", "interpreting",
+    "reviewing", "clean_result_drafting", "awaiting_promotion", "followups_running",
+    "shared", "blocked", "completed", "done_experiment", "done_impl", "failed",
+    "cancelled", "archived",
+)
+
+_SAGAN_RUNS = "Sagan: run and verify"
+TURNS: dict[str, str] = {
+    "proposed": "Sagan: clarify scope",
+    "clarifying": "Sagan: clarify hypothesis and information gain",
+    "awaiting_clarifications": "Owner: answer Sagan questions",
+    "gate_pending": "Owner: resolve gate",
+    "planning": "Sagan: draft plan",
+    "plan_pending": "Owner: approve, defer, or reject",
+    "awaiting_approval": "Owner: approve, defer, or reject",
+    "reviewing": "Owner: review interpretation and propose follow-ups",
+    "awaiting_promotion": "Owner: promote clean result",
+    "blocked": "Owner: unblock or revise",
+    **{s: _SAGAN_RUNS for s in (
+        "approved", "queued", "implementing", "code_reviewing", "testing", "running",
+        "uploading", "verifying", "interpreting", "followups_running", "clean_result_drafting",
+    )},
+}
+NO_TURN = "no active owner action"
+OWNER_TURN_STATUSES: frozenset[str] = frozenset(s for s, t in TURNS.items() if t.startswith("Owner"))
+
+
+def turn_for(status: str) -> str:
+    """Whose turn an experiment in `status` is, as Sagan's experimentTurn says."""
+    return TURNS.get(status, NO_TURN)
+
+
+def is_owner_turn(status: str) -> bool:
+    return status in OWNER_TURN_STATUSES
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_utc(value: datetime | None) -> datetime | None:
+    """Naive datetimes from the wire are UTC; aware ones are converted to UTC."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo is timezone.utc else value.astimezone(timezone.utc)
+
+
+def iso(value: datetime | None) -> str | None:
+    """ISO 8601 UTC with a Z, the form every reply and record uses."""
+    v = as_utc(value)
+    return None if v is None else v.isoformat().replace("+00:00", "Z")
+
+
+class ExperimentFacts:
+    """What an experiment's status says, for Experiment and for the first frame's plain rows
+    (both have `status` and `turn`; no annotations here, which pydantic would take for fields)."""
+
+    @property
+    def status_known(self) -> bool:
+        return self.status in KNOWN_STATUSES
+
+    @property
+    def effective_turn(self) -> str:
+        """The server's turn when given, else the one DOMAIN.md derives from the status."""
+        return self.turn or turn_for(self.status)
+
+    @property
+    def owner_turn(self) -> bool:
+        return is_owner_turn(self.status)
+
+
+class PodFacts:
+    """What a RunPod pod's status says, for RunPodPod and for the first frame's plain rows
+    (both have `desired_status` and `last_status_change`)."""
+
+    @property
+    def running(self) -> bool:
+        return self.desired_status == "RUNNING"
+
+    @property
+    def reaped_reason(self) -> str | None:
+        """The RunPod-side reason when the pod is EXITED by RunPod rather than by its owner."""
+        if self.desired_status in ("EXITED", "TERMINATED", "DEAD") and self.last_status_change:
+            text = self.last_status_change.lower()
+            if "by runpod" in text or "reaped" in text or "reclaim" in text:
+                return self.last_status_change
+        return None
+
+
+class HealthState(str, Enum):
+    OK = "ok"
+    ERROR = "error"
+    UNKNOWN = "unknown"
+    DISABLED = "disabled"
+
+
+class ErrorKind(str, Enum):
+    AUTH = "401"
+    RATE_LIMIT = "429"
+    SERVER = "5xx"
+    TIMEOUT = "timeout"
+    BAD_JSON = "bad-json"
+    GONE = "410-gone"
+    UNREACHABLE = "unreachable"
+    CLIENT = "4xx"
+    NO_KEY = "no-key"
+    OTHER = "other"
+
+
+@dataclass
+class SourceHealth:
+    """The health of one source: Sagan, or one RunPod account (with its balance)."""
+
+    source: str  # "sagan" or the account name
+    state: HealthState = HealthState.UNKNOWN
+    error_kind: ErrorKind | None = None
+    message: str | None = None
+    last_success: datetime | None = None
+    last_attempt: datetime | None = None
+    consecutive_failures: int = 0
+    next_attempt: datetime | None = None
+    transport: str | None = None
+    # account-only
+    balance: float | None = None
+    spend_per_hr: float | None = None
+    spend_limit: float | None = None
+    under_balance: bool | None = None
+
+    def __post_init__(self) -> None:
+        # What the cache and JSON lines hold is text: the same values the enums and UTC stamps hold.
+        self.state = HealthState(self.state)
+        self.error_kind = None if self.error_kind is None else ErrorKind(self.error_kind)
+        self.last_success, self.last_attempt, self.next_attempt = (
+            as_utc(self.last_success), as_utc(self.last_attempt), as_utc(self.next_attempt))
+
+    def stale(self, now: datetime, poll_interval: float) -> bool:
+        """Data older than three poll intervals is stale wherever it shows."""
+        if self.last_success is None:
+            return True
+        return (now - self.last_success).total_seconds() > 3 * poll_interval
