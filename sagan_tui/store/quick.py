@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Collection
 
 APP_ID = "sagan-tui"  # the meta row store.schema writes; read here without importing sqlite-utils
-EXPERIMENT_COLUMNS = ("number", "status", "turn", "title", "created_at", "updated_at", "data")
+EXPERIMENT_COLUMNS = ("number", "status", "turn", "title", "created_at", "updated_at")
 POD_COLUMNS = ("pod_id", "account", "experiment", "running_at", "last_seen_at", "data")
 
 
@@ -42,9 +42,13 @@ def peek(path: str | Path, owner_statuses: Collection[str], stopped_states: Coll
         if not row or row[0] != APP_ID:
             return None
         owner, stopped = sorted(owner_statuses), sorted(stopped_states)
-        exps = conn.execute(
-            f"select {', '.join(EXPERIMENT_COLUMNS)} from experiments"
-            f" order by status in ({_marks(owner)}) desc, number desc limit ?", (*owner, limit)).fetchall()
+        # Owner's turn first, then the rest, each newest first: two walks of the primary key that
+        # stop at `limit` (one `order by status in (..)` sorted every row: 5 ms at 2,000).
+        exps = []
+        for test in ("in", "not in"):
+            exps += conn.execute(
+                f"select {', '.join(EXPERIMENT_COLUMNS)} from experiments where coalesce(status, '') {test}"
+                f" ({_marks(owner)}) order by number desc limit ?", (*owner, limit - len(exps))).fetchall()
         pods = conn.execute(
             f"select {', '.join(POD_COLUMNS)} from pods where gone_at is null order by account, pod_id limit ?",
             (limit,)).fetchall()
