@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sagan_tui.commands.common import draft_from_args
+from sagan_tui.startup import release_gc
 
 if TYPE_CHECKING:
     from sagan_tui.config import Draft, Settings
@@ -66,6 +67,7 @@ def run_panel(settings: Settings | Draft) -> int:
     try:
         app.run(mouse=settings.mouse)
     finally:
+        release_gc()  # if the app stopped before its first frame
         if app.cache is not None:
             app.cache.close()
     return app.return_code or 0
