@@ -16,6 +16,7 @@ from textual.widgets import DataTable
 from sagan_tui.basics import utcnow
 from sagan_tui.config import ConfigError, Draft
 from sagan_tui.resources import stylesheet
+from sagan_tui.startup import release_gc
 from sagan_tui.ui.actions_mixin import ActionsMixin
 from sagan_tui.ui.first_paint import first_frame
 from sagan_tui.ui.loading import Loaded, LoadFailed, load
@@ -24,8 +25,8 @@ from sagan_tui.ui.render import hhmm, status_segments
 from sagan_tui.ui.safe_text import one_line
 from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
-from sagan_tui.ui.widgets.loss_area import LossArea
 from sagan_tui.ui.widgets.panes import ApprovalsTable, ExperimentsTable, PodsTable, TimelineTable
+from sagan_tui.ui.widgets.pending import PendingPane
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # the rest is imported where it is used: none of it is needed for the first frame
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # the rest is imported where it is used: none of it is needed
     from sagan_tui.store.cache import Cache, CachedPod
     from sagan_tui.sync.poller import Poller
     from sagan_tui.ui.model import Delta, PanelModel
+    from sagan_tui.ui.widgets.loss_area import LossArea
 
 INTERVALS = (1, 2, 3, 5, 10, 15, 30, 60, 120, 300)
 NARROW_BELOW = 140  # columns: under this the panes stack
@@ -117,10 +119,28 @@ class SaganApp(ActionsMixin, App):
         with Grid(id="body"):
             yield ExperimentsTable(id="experiments")
             yield PodsTable(id="pods")
-            yield TimelineTable(id="timeline")
-            yield LossArea(id="loss-area")
-            yield ApprovalsTable(id="approvals")
+            if self.cache is None:  # the `sagan-tui` start: these three right after the first frame
+                yield PendingPane("Timeline", id="timeline")
+                yield PendingPane("Losses", id="loss-area")
+                yield PendingPane("Approvals", id="approvals")
+            else:
+                yield from self._later_panes()
         yield KeyBar()
+
+    @staticmethod
+    def _later_panes() -> list:
+        from sagan_tui.ui.widgets.loss_area import LossArea  # the heatmap's triage imports with it
+
+        return [TimelineTable(id="timeline"), LossArea(id="loss-area"), ApprovalsTable(id="approvals")]
+
+    async def _mount_later_panes(self) -> None:
+        """The panes the first frame showed as empty frames, in their place (the grid's last three)."""
+        body = self.query_one("#body")
+        pending = list(body.query_children(PendingPane))
+        if pending:
+            with self.batch_update():
+                await body.remove_children(pending)
+                await body.mount_all(self._later_panes())
 
     @property
     def experiments_table(self) -> ExperimentsTable:
@@ -134,6 +154,12 @@ class SaganApp(ActionsMixin, App):
     def timeline(self) -> TimelineTable:
         return self.query_one("#timeline", TimelineTable)
 
+    @property
+    def loss_area(self) -> LossArea:
+        from sagan_tui.ui.widgets.loss_area import LossArea
+
+        return self.query_one("#loss-area", LossArea)
+
     def on_mount(self) -> None:
         t0 = time.perf_counter()
         self.experiments_table.focus()
@@ -143,7 +169,7 @@ class SaganApp(ActionsMixin, App):
         else:
             self._paint_first()
             # After the first frame is out: the load holds the GIL for a second or two.
-            self.call_after_refresh(self._load)
+            self.call_after_refresh(self._after_first_frame)
         self.first_paint_s = time.perf_counter() - t0
 
     def _paint_first(self) -> None:
@@ -157,6 +183,11 @@ class SaganApp(ActionsMixin, App):
                 table.scope_label = "loading"  # the count in the title is of the first rows only
                 table.set_rows(rows)
         self._tick_status()
+
+    async def _after_first_frame(self) -> None:
+        release_gc()  # held by the command line through the imports and the first frame
+        await self._mount_later_panes()
+        self._load()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load(self) -> None:
@@ -261,7 +292,7 @@ class SaganApp(ActionsMixin, App):
             tl.move_cursor(row=0)
 
     def _feed_losses(self) -> None:
-        self.query_one(LossArea).show(self.model)
+        self.loss_area.show(self.model)
         if self.main_screen.has_class("-incident"):
             self.pods_table.set_scope(self._affected_scope(), "affected")
 
@@ -463,7 +494,7 @@ class SaganApp(ActionsMixin, App):
         screen = self.main_screen
         on_ = not screen.has_class("-incident")
         screen.set_class(on_, "-incident")
-        body, area = self.query_one("#body"), self.query_one(LossArea)
+        body, area = self.query_one("#body"), self.loss_area
         if on_:
             body.move_child(area, before=self.pods_table)
             self.pods_table.set_scope(self._affected_scope(), "affected")

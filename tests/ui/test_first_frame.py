@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
+from sagan_tui import startup
 from sagan_tui.config import gather
 from sagan_tui.store.cache import Cache
 from sagan_tui.store.quick import peek
@@ -25,11 +27,13 @@ ROOT = Path(__file__).resolve().parents[2]
 # Each costs 0.1-2 s to import and none is needed to draw the cached rows (pydantic and the
 # record models a quarter of a second: the first frame reads plain rows and unvalidated settings).
 DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.models", "sagan_tui.config_model", "sagan_tui.sync.poller",
-            "sagan_tui.ui.model", "sagan_tui.actions.runner", "sagan_tui.ui.screens.detail", "sagan_tui.ui.palette")
+            "sagan_tui.ui.model", "sagan_tui.actions.runner", "sagan_tui.ui.screens.detail", "sagan_tui.ui.palette",
+            "sagan_tui.ui.widgets.loss_area", "sagan_tui.triage")
 
 PROBE = """
 import asyncio, json, sys
 sys.path.insert(0, {root!r})
+from sagan_tui import startup
 from sagan_tui.config import gather
 from sagan_tui.ui import app as app_module
 from sagan_tui.ui.app import SaganApp
@@ -40,10 +44,15 @@ seen = {{}}
 class Probe(SaganApp):
     def _load(self):
         # Runs once the first frame is out, before the load imports anything.
-        seen["modules"] = [m for m in {deferred!r} if m in sys.modules]
         seen["rows"] = [self.experiments_table.row_count, self.pods_table.row_count]
         seen["pods"] = self.pods_table.shown_keys()
         return super()._load()
+
+    def _paint_first(self):
+        super()._paint_first()
+        seen["modules"] = [m for m in {deferred!r} if m in sys.modules]  # all the first frame needed
+        # The panes the first frame shows as empty frames (mounted before the load starts).
+        seen["pending"] = [type(w).__name__ for w in self.query("#timeline, #loss-area, #approvals")]
 
 async def main():
     env = {{"SAGAN_TUI_CONFIG": {config!r}, "SAGAN_BASE_URL": "http://127.0.0.1:9",
@@ -53,6 +62,7 @@ async def main():
         while not app.loaded:
             await pilot.pause(0.05)
         seen["loaded_rows"] = [app.experiments_table.row_count, app.pods_table.row_count]
+        seen["panes"] = [type(w).__name__ for w in app.query("#timeline, #loss-area, #approvals")]
         seen["later"] = [m for m in {deferred!r} if m in sys.modules]
     print(json.dumps(seen))
 
@@ -79,6 +89,8 @@ def test_first_frame_shows_cached_rows_without_the_loads_imports(tmp_path):
     assert seen["pods"] == live  # the pane's own order: live pods by account, then id
     assert seen["loaded_rows"][0] == 11 and seen["loaded_rows"][1] >= len(live)
     assert {"sagan_tui.ui.model", "pydantic"} <= set(seen["later"])  # the probe would pass vacuously otherwise
+    assert seen["pending"] == ["PendingPane"] * 3
+    assert seen["panes"] == ["TimelineTable", "LossArea", "ApprovalsTable"]  # in their place in the grid
 
 
 def test_a_cold_start_paints_empty_panes_then_loads(tmp_path):
@@ -202,3 +214,40 @@ async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path):
         [message] = [str(m) for m in app._exit_renderables]  # what is printed once the screen is gone
     assert app.return_code == 2 and not app.loaded and app.cache is None
     assert "request_timeout" in message and "never-shown" not in message
+
+
+async def test_the_collector_held_through_the_start_runs_again_after_the_first_frame(tmp_path):
+    """`sagan-tui` holds the cyclic GC through its imports and first frame (startup.py): the
+    panel lets it go once the frame is out, not at the end of a load that may fail or hang."""
+    s = frozen.settings(tmp_path)
+    cache = Cache(s.cache_path)
+    frozen.fill(cache)
+    cache.close()
+    gate = threading.Event()
+    app = SaganApp(s, clock=lambda: frozen.NOW, poll=False)
+    app_load = app_module.load
+    try:
+        app_module.load = lambda *a: (gate.wait(30), app_load(*a))[1]
+        startup.hold_gc()
+        assert not gc.isenabled()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: gc.isenabled(), what="the collector")
+            assert not app.loaded  # the load is still held
+            gate.set()
+            await wait_for(pilot, lambda: app.loaded, what="the load")
+    finally:
+        gate.set()
+        app_module.load = app_load
+        startup.release_gc()
+        gc.enable()
+    app.cache.close()
+
+
+def test_a_collector_someone_else_stopped_stays_stopped():
+    gc.disable()
+    try:
+        startup.hold_gc()
+        startup.release_gc()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

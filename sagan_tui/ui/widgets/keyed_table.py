@@ -139,6 +139,7 @@ class KeyedTable(DataTable):
             self.add_column(c.label, key=c.key, width=c.width or len(c.label))
         self._columns_in_order = list(super().ordered_columns)
         self._apply()
+        self.refresh_titles()  # _apply does nothing until mounted: an empty pane still says what it is
 
     @property
     def ordered_columns(self):
