@@ -199,7 +199,8 @@ class SaganApp(ActionsMixin, App):
         try:
             loaded = load(settings, None, None, self.clock)
         except Exception as exc:  # noqa: BLE001 - shown, then the panel exits
-            self.post_message(LoadFailed(f"sagan-tui: cannot open the cache: {one_line(f'{type(exc).__name__}: {exc}')}"))
+            why = one_line(f"{type(exc).__name__}: {exc}")
+            self.post_message(LoadFailed(f"sagan-tui: cannot open the cache: {why}"))
             return
         self.post_message(loaded)
 

@@ -63,9 +63,9 @@ class FirstPodRecord(PodFacts):
             v = data.get(key)
             return None if v is None else float(v)
 
-        return cls(str(data["id"]), str(data.get("account") or ""), text("name"), str(data.get("desiredStatus") or "RUNNING"),
-                   text("lastStatusChange"), text("gpu"), text("datacenter"), number("costPerHr"),
-                   number("adjustedCostPerHr"))
+        return cls(str(data["id"]), str(data.get("account") or ""), text("name"),
+                   str(data.get("desiredStatus") or "RUNNING"), text("lastStatusChange"), text("gpu"),
+                   text("datacenter"), number("costPerHr"), number("adjustedCostPerHr"))
 
 
 @dataclass(frozen=True)
