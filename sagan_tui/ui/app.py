@@ -280,7 +280,7 @@ class SaganApp(ActionsMixin, App):
     def _tick_rows(self) -> None:
         # Ages are shown in minutes: once a minute is often enough, and only the cells whose
         # text changed are sent to the terminal.
-        self.experiments_table.set_rows(self.model.experiment_rows())
+        self.experiments_table.update_rows(self.model.due_experiment_rows())
         self.pods_table.update_rows(*self.model.due_pod_rows())
 
     def _refresh_timeline(self) -> None:

@@ -68,6 +68,7 @@ class PanelModel:
         self._seen_waves: set[tuple] = set()
         self._pod_looks: dict[str, tuple] = {}  # per account, as its pods' rows were last drawn
         self._pod_until: dict[str, float] = {}  # per pod row shown, when time alone changes it
+        self._exp_until: dict[int, float] = {}  # the same, per experiment row (its age)
         # New inbox items are announced against what was known; a cold cache knows nothing,
         # so its first Sagan poll sets the baseline instead of announcing everything.
         self._inbox_baseline = False
@@ -113,7 +114,19 @@ class PanelModel:
     def experiment_rows(self, numbers=None) -> dict[str, Row]:
         now = self.clock()
         nums = self.experiments if numbers is None else [n for n in numbers if n in self.experiments]
-        return {str(n): render.experiment_row(self.experiments[n], self._counts.get(n, 0), now) for n in nums}
+        if numbers is None:
+            self._exp_until = {}
+        out = {}
+        for n in nums:
+            row = out[str(n)] = render.experiment_row(self.experiments[n], self._counts.get(n, 0), now)
+            self._exp_until[n] = row.until
+        return out
+
+    def due_experiment_rows(self) -> dict[str, Row]:
+        """The experiment rows whose age now reads differently (a minute, an hour or a day on):
+        the minute tick re-rendered all of them, 2,000 rows and tens of ms for a few changes."""
+        ts = self.clock().timestamp()
+        return self.experiment_rows([n for n, until in self._exp_until.items() if until <= ts])
 
     def _stale(self, account: str, now: datetime) -> bool:
         h = self.health.get(account)

@@ -164,7 +164,7 @@ def experiment_row(exp: Experiment, live_pods: int, now: datetime) -> Row:
         Cell(coarse(age), DIM, sort=-(age or 0)),
         Cell(clean(exp.title)),
     )
-    return Row(cells, group=0 if exp.owner_turn else 1, order=-exp.number)
+    return Row(cells, group=0 if exp.owner_turn else 1, order=-exp.number, until=now.timestamp() + coarse_left(age))
 
 
 # --- pods --------------------------------------------------------------------------------

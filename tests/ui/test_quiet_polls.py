@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from sagan_tui.models import Experiment
 from sagan_tui.sim.actions import stop_pod
 from sagan_tui.store.cache import Cache
 from sagan_tui.ui import render
@@ -126,4 +127,33 @@ def test_the_tick_finds_the_rows_time_changed_and_renders_only_those(tmp_path, m
     assert due["j18eiux6ccekyj"].cells[4].text == "49m" and shown["j18eiux6ccekyj"].cells[4].text == "48m"
     rendered.clear()
     assert model.due_pod_rows() == ({}, []) and rendered == []  # each row is due once per change
+    cache.close()
+
+
+def drawn(rows):
+    return {k: ([(c.text, c.style) for c in r.cells], r.group, r.order) for k, r in rows.items()}
+
+
+def test_the_tick_renders_only_the_experiments_whose_age_moved(tmp_path):
+    s = settings(tmp_path, poll_interval=60.0)
+    cache = Cache(s.cache_path)
+    fill(cache)  # its experiments are whole hours old
+    with cache.transaction() as conn:  # and this one half an hour: its age reads in minutes
+        cache.upsert_experiments(conn, [Experiment(id="e-999", number=999, title="young", status="running",
+                                                   created_at=NOW - timedelta(minutes=30))])
+    clock = [NOW]
+    model = PanelModel(s, cache, clock=lambda: clock[0])
+    model.load()
+    shown = model.experiment_rows()
+    sizes = []
+    for later in (5, 61, 3600, 2 * 86400, 2 * 86400 + 30):
+        clock[0] = NOW + timedelta(seconds=later)
+        due = model.due_experiment_rows()
+        sizes.append(len(due))
+        shown.update(due)
+        # What the tick drew reads exactly as every row rendered again (an age's sort value moves
+        # each second, and every age by the same amount: the order it sorts in does not).
+        assert drawn(shown) == drawn(model.experiment_rows()), later
+    assert sizes[0] == 0 and sizes[-1] == 0  # no age reads differently a few seconds on
+    assert any(0 < n < len(shown) for n in sizes) and max(sizes) == len(shown), sizes
     cache.close()
