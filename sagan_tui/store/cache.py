@@ -312,8 +312,12 @@ class Cache:
                          running_at=parse_ts(row["running_at"]), last_seen_at=parse_ts(row["last_seen_at"]),
                          gone_at=parse_ts(row["gone_at"]), gone_reason=row["gone_reason"])
 
-    def pods(self, include_gone: bool = True, account: str | None = None) -> list[CachedPod]:
+    def pods(self, include_gone: bool = True, account: str | None = None,
+             pod_ids: Iterable[str] | None = None) -> list[CachedPod]:
         sql, params = "select * from pods where 1=1", []
+        if pod_ids is not None:
+            sql += " and pod_id in (select value from json_each(?))"
+            params.append(json.dumps(list(pod_ids)))
         if not include_gone:
             sql += " and gone_at is null"
         if account:
@@ -321,13 +325,15 @@ class Cache:
             params.append(account)
         return [self._pod(r) for r in self._rows(sql + " order by account, pod_id", params)]
 
-    def sightings(self) -> list[PodSighting]:
+    def sightings(self, pods: Iterable[CachedPod] | None = None) -> list[PodSighting]:
+        """What the polls saw of `pods` (every cached pod if None: a caller holding them all
+        already, as the panel's model does, spares reading and parsing each one again)."""
         return [PodSighting(pod_id=c.pod_id, account=c.account, experiment=c.experiment,
                             first_seen_at=c.first_seen_at, running_at=c.running_at,
                             last_seen_at=c.last_seen_at, desired_status=c.pod.desired_status,
                             gpu=c.pod.gpu, datacenter=c.pod.datacenter, cost_per_hr=c.pod.cost_per_hr,
                             gone=c.gone_at is not None)
-                for c in self.pods()]
+                for c in (self.pods() if pods is None else pods)]
 
     # --- losses ----------------------------------------------------------------------
 

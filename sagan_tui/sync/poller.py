@@ -252,6 +252,9 @@ class Poller:
             # Accounts are polled concurrently with Sagan: a pod first seen before its Sagan
             # row existed gets its experiment now, and so does its loss.
             known = "(select experiment_number from sagan_pods where runpod_pod_id = {t}.pod_id)"
+            # Those pods changed (the panel re-reads only the pods a poll names).
+            res.pods_changed = [r[0] for r in conn.execute(
+                f"select pod_id from pods where experiment is null and {known.format(t='pods')} is not null")]
             conn.execute(f"update pods set experiment = {known.format(t='pods')}, data = json_set(data,"
                          f" '$.experiment', {known.format(t='pods')}) where experiment is null")
             conn.execute(f"update losses set experiment = {known.format(t='losses')} where experiment is null")

@@ -164,3 +164,23 @@ async def test_the_poll_evidence_joins_a_loss_sagan_reported_first(sim_factory, 
     assert loss.source == "runpod-poll+sagan"
     assert loss.reason.startswith("vanished while RUNNING") and "not found in account=team" in loss.reason
     assert abs((loss.last_seen_at - first.at).total_seconds()) < 3
+
+
+async def test_a_pod_sagan_names_after_its_account_listed_it_is_reported_changed(sim_factory, tmp_path):
+    """The panel re-reads only the pods a poll names: one whose experiment Sagan's rows fill in
+    later (its account was polled first) must be named, or its row keeps "—" for its experiment."""
+    pod = "w0rker0abc1234"
+    fixture = {**LOSS_FIXTURE, "pods": [{"id": pod, "account": "team", "experiment": 192, "name": "worker-a",
+                                         "created_at": 0, "running_at": 1}]}
+    sim = sim_factory(fixture=fixture)
+    sim.clock.jump_to(5)
+    poller, cache = _poller(sim, tmp_path)
+    try:
+        await poller._poll_account("team")  # before any Sagan row: its experiment is not known
+        assert [(p.pod_id, p.experiment) for p in cache.pods()] == [(pod, None)]
+        by_sagan = await poller._poll_sagan()
+        again = await poller._poll_sagan()
+    finally:
+        await poller.aclose()
+    assert by_sagan.pods_changed == [pod] and again.pods_changed == []
+    assert [(p.pod_id, p.experiment) for p in cache.pods()] == [(pod, 192)]

@@ -1,0 +1,43 @@
+"""The panel's model, kept by polls (re-reading only what each poll names), reads as one loaded afresh."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sagan_tui.store.cache import Cache
+from sagan_tui.sync.poller import Poller
+from sagan_tui.ui.model import PanelModel
+
+from .conftest import sim_settings
+
+
+def drawn(rows):
+    return {k: [(c.text, c.style) for c in r.cells] for k, r in rows.items()}
+
+
+async def test_a_model_kept_by_polls_reads_as_one_loaded_afresh(sim_factory, tmp_path):
+    sim = sim_factory(scenario="reaping-wave")
+    settings = sim_settings(sim, tmp_path)
+    cache = Cache(settings.cache_path)
+    poller = Poller(settings, cache)
+    now = [datetime.now(timezone.utc)]
+    model = PanelModel(settings, cache, clock=lambda: now[0])
+    model.load(poller.health)
+    changed = set()
+    try:
+        for t in (5, 60, 200, 330, 400, 600):
+            sim.clock.jump_to(t)
+            changes = await poller.poll_once()
+            now[0] = datetime.now(timezone.utc)
+            changed |= {*changes.pods_changed, *changes.pods_gone}
+            model.apply(changes)
+            fresh = PanelModel(settings, cache, clock=lambda: now[0])
+            fresh.load(changes.health)
+            assert drawn(model.pod_rows()) == drawn(fresh.pod_rows()), t
+            assert drawn(model.experiment_rows()) == drawn(fresh.experiment_rows()), t
+            assert [x.pod_id for x in model.losses] == [x.pod_id for x in fresh.losses]
+            assert [w.losses for w in model.waves] == [w.losses for w in fresh.waves]
+    finally:
+        await poller.aclose()
+        cache.close()
+    assert model.losses and model.waves and len(changed) > 3  # the wave came, pods came and went
