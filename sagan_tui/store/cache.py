@@ -325,15 +325,16 @@ class Cache:
             params.append(account)
         return [self._pod(r) for r in self._rows(sql + " order by account, pod_id", params)]
 
-    def sightings(self, pods: Iterable[CachedPod] | None = None) -> list[PodSighting]:
-        """What the polls saw of `pods` (every cached pod if None: a caller holding them all
-        already, as the panel's model does, spares reading and parsing each one again)."""
-        return [PodSighting(pod_id=c.pod_id, account=c.account, experiment=c.experiment,
-                            first_seen_at=c.first_seen_at, running_at=c.running_at,
-                            last_seen_at=c.last_seen_at, desired_status=c.pod.desired_status,
-                            gpu=c.pod.gpu, datacenter=c.pod.datacenter, cost_per_hr=c.pod.cost_per_hr,
-                            gone=c.gone_at is not None)
-                for c in (self.pods() if pods is None else pods)]
+    def sightings(self) -> list[PodSighting]:
+        """What the polls saw of every pod, from the pods table's columns: the same values as its
+        CachedPods (upsert_pods writes both), without parsing each pod's record (80 ms at 1,000)."""
+        rows = self._tuples("select pod_id, account, experiment, first_seen_at, running_at, last_seen_at,"
+                            " desired_status, gpu, datacenter, cost_per_hr, gone_at from pods"
+                            " order by account, pod_id")
+        return [PodSighting(pod_id=r[0], account=r[1], experiment=r[2], first_seen_at=parse_ts(r[3]),
+                            running_at=parse_ts(r[4]), last_seen_at=parse_ts(r[5]), desired_status=r[6],
+                            gpu=r[7], datacenter=r[8], cost_per_hr=r[9], gone=r[10] is not None)
+                for r in rows]
 
     # --- losses ----------------------------------------------------------------------
 

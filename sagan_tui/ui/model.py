@@ -105,7 +105,7 @@ class PanelModel:
         if len(self.losses) < 2:  # no wave without losses: spare reading every pod again
             self.waves = []
             return
-        ctx = TriageContext(sightings=tuple(self.cache.sightings(self.pods.values())), health=self.health,
+        ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
                             accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses))
         self.waves = find_waves(self.losses, context=ctx)
 

@@ -41,3 +41,20 @@ async def test_a_model_kept_by_polls_reads_as_one_loaded_afresh(sim_factory, tmp
         await poller.aclose()
         cache.close()
     assert model.losses and model.waves and len(changed) > 3  # the wave came, pods came and went
+
+
+def test_sightings_read_from_the_columns_are_the_pods_the_cache_holds(tmp_path):
+    """Cache.sightings reads the pods table's columns, not each pod's record: the same values."""
+    from sagan_tui.models import PodSighting
+
+    from .frozen import fill, settings
+
+    cache = Cache(settings(tmp_path).cache_path)
+    fill(cache)
+    want = [PodSighting(pod_id=c.pod_id, account=c.account, experiment=c.experiment, first_seen_at=c.first_seen_at,
+                        running_at=c.running_at, last_seen_at=c.last_seen_at, desired_status=c.pod.desired_status,
+                        gpu=c.pod.gpu, datacenter=c.pod.datacenter, cost_per_hr=c.pod.cost_per_hr,
+                        gone=c.gone_at is not None) for c in cache.pods()]
+    assert want and cache.sightings() == want
+    assert any(s.gone for s in want) and any(s.experiment is not None for s in want)
+    cache.close()
