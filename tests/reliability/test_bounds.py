@@ -36,15 +36,19 @@ async def test_observations_are_one_row_per_change_not_per_poll(sim_factory, tmp
     poller, cache = open_poller(sim.env(), tmp_path / "cache.sqlite")
     try:
         for _ in range(20):  # real time passes (no clock jumps): uptimes move, nothing else does
+            served_before = len(sim.state.events_between(sim.clock.now_t(), None, 10**6))
             await poller.poll_once(force=True)
         counts = cache.counts()
+        served_after = len(sim.state.events_between(sim.clock.now_t(), None, 10**6))
     finally:
         await poller.aclose()
         cache.close()
     # 7 first sightings, and the one pod that stopped at t=2 s: its status change and its going.
     assert counts["pods"] == 7
     assert counts["pod_observations"] <= 7 + 2, counts
-    assert counts["events"] == len(sim.state.events_between(sim.clock.now_t(), None, 10**6))  # no duplicates
+    # Every event served before the last poll, and none twice (one the simulator wrote while
+    # that poll ran may or may not be in it: a loaded machine made this test race it).
+    assert served_before <= counts["events"] <= served_after, (served_before, counts, served_after)
 
 
 async def test_the_panel_prunes_old_history_at_start(calm_sim, panel):
