@@ -37,10 +37,14 @@ def run(args: Namespace) -> int:
             path = str(load_settings()[0].cache_path)
         except ConfigError as exc:
             return _fail(str(exc))
+    from sagan_tui.store.opening import CacheError
+
     try:
         records = load_cache(path)
     except OSError as exc:
         return _fail(f"cannot read {path}: {exc.strerror or exc}")
+    except CacheError as exc:
+        return _fail(str(exc))
     losses, context = context_for(records)
     if since is not None:
         losses = [x for x in losses if x.lost_at >= since]
