@@ -91,6 +91,11 @@ def run_panel(settings: Settings | Draft) -> int:
     if settings.color_system != "auto":
         # Textual reads this once, when it is first imported: set it before that.
         os.environ["TEXTUAL_COLOR_SYSTEM"] = settings.color_system
+    elif os.environ.get("TERM") == "dumb":
+        # A dumb terminal takes no colour: Textual would still send 24-bit codes. NO_COLOR is the
+        # convention Textual honours (it drops every hue), and the fewest codes for what is left.
+        os.environ.setdefault("NO_COLOR", "1")
+        os.environ["TEXTUAL_COLOR_SYSTEM"] = "standard"
     from sagan_tui.ui.app import SaganApp
 
     app = SaganApp(settings)

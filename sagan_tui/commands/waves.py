@@ -31,14 +31,21 @@ def load_cache(path: str):
     the file cannot be read as a cache)."""
     from sagan_tui.store.cache import Cache
     from sagan_tui.triage import Dispatch
-    from sagan_tui.triage.records import ParsedLines
+    from sagan_tui.triage.records import ParsedLines, refusal
 
     cache = Cache(path, read_only=True)
     try:
         dispatches = [Dispatch(p.experiment_number, p.runpod_pod_id, p.created_at)
                       for p in cache.sagan_pods() if p.experiment_number is not None]
-        return ParsedLines(losses=cache.losses(), sightings=cache.sightings(), health=cache.health(),
-                           dispatches=dispatches)
+        losses, errors = [], []
+        for loss in cache.losses():  # written by any version, or any tool: judged as a file's are
+            why = refusal(loss)
+            if why:
+                errors.append(f"loss of pod {loss.pod_id}: {why}: left out")
+            else:
+                losses.append(loss)
+        return ParsedLines(losses=losses, sightings=cache.sightings(), health=cache.health(),
+                           dispatches=dispatches, errors=errors)
     finally:
         cache.close()
 

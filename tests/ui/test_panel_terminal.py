@@ -75,3 +75,19 @@ def test_a_terminal_on_input_only_is_not_enough(tmp_path):
         os.close(slave)
         os.close(master)
     assert r.returncode == 2 and b"standard output is not one" in r.stderr and r.stdout == b""
+
+
+def test_a_dumb_terminal_gets_no_hues(tmp_path):
+    """TERM=dumb: no 24-bit nor 256-colour codes, and of the 16 only the greys NO_COLOR leaves."""
+    env = {k: v for k, v in _env(tmp_path).items() if k not in ("NO_COLOR", "COLORTERM", "TEXTUAL_COLOR_SYSTEM")}
+    p = PtyProcess([*EXE], env, size=(120, 30), term="dumb").start()
+    try:
+        p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=120)
+        p.pump(0.5)
+        out = bytes(p.output)
+    finally:
+        p.stop("q")
+    assert not re.search(rb"\x1b\[[0-9;]*[34]8;[25];", out)
+    colours = {int(c) for sgr in re.findall(rb"\x1b\[([0-9;]*)m", out) for c in sgr.split(b";") if c}
+    hues = {*range(31, 37), *range(41, 47), *range(91, 97), *range(101, 107)}  # red..cyan, plain and bright
+    assert not colours & hues, sorted(colours)
