@@ -29,7 +29,7 @@ async def _loop(args: argparse.Namespace) -> int:
     try:
         return await _polls(args, settings, cache)
     except sqlite3.Error as exc:  # the cache stopped taking writes (full disk, I/O error): say which
-        return _fail(f"{unusable(settings.cache_path, exc)}; nothing of the failed poll was written")
+        return _fail(f"{unusable(settings.cache_path, exc)} (what earlier polls wrote is kept)")
 
 
 async def _polls(args: argparse.Namespace, settings, cache) -> int:

@@ -284,3 +284,26 @@ def test_a_full_disk_at_open_is_a_clear_error_and_the_cache_is_kept(shared_dir):
     assert r.stderr.count("the disk is full") == 2 and "Traceback" not in r.stderr, r.stderr
     assert "1 pod lost" in r.stdout and "same" in r.stdout
     assert "new.sqlite" not in r.stdout and ".bad-" not in r.stdout
+
+
+@pytest.mark.skipif(not _can_mount_tmpfs(), reason="needs root and mount namespaces for a small tmpfs")
+def test_a_disk_that_fills_during_a_sync_poll_shows_the_real_error_and_keeps_the_cache(shared_dir, sim_factory):
+    """The disk fills inside the poll's transactions (not at open): the message is the full disk,
+    never "cannot rollback - no transaction is active", nor a source blamed for it."""
+    sim = sim_factory(scenario="large-fleet")  # thousands of rows: more than the space left
+    seed = a_cache_with_a_loss(shared_dir / "seed.sqlite")
+    script = f"""
+        d=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d" && cp {seed} "$d/c.sqlite"
+        dd if=/dev/zero of="$d/fill" bs=4k count=200 2>/dev/null
+        {' '.join(EXE)} sync --once --cache "$d/c.sqlite"; echo "sync=$?"
+        {sys.executable} -c "import sqlite3; db = sqlite3.connect('$d/c.sqlite');\\
+print(db.execute('pragma integrity_check').fetchone()[0], db.execute('select pod_id from losses').fetchall())"
+    """
+    env = {**_sub_env(shared_dir), **sim.env()}
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert "sync=2" in r.stdout, (r.stdout, r.stderr[-2000:])
+    assert "the disk is full (what earlier polls wrote is kept)" in r.stderr
+    assert "cannot rollback" not in r.stderr and "Traceback" not in r.stderr and "ERR" not in r.stdout
+    assert "ok [('v0c7bx292xqvg4',)]" in r.stdout
+    secrets = [v for k, v in sim.env().items() if k.endswith(("_TOKEN", "_KEY_TEAM", "_KEY_PERSONAL"))]
+    assert len(secrets) == 3 and not any(s in r.stdout + r.stderr for s in secrets)

@@ -91,3 +91,47 @@ def test_a_dumb_terminal_gets_no_hues(tmp_path):
     colours = {int(c) for sgr in re.findall(rb"\x1b\[([0-9;]*)m", out) for c in sgr.split(b";") if c}
     hues = {*range(31, 37), *range(41, 47), *range(91, 97), *range(101, 107)}  # red..cyan, plain and bright
     assert not colours & hues, sorted(colours)
+
+
+def _newer(path):
+    from sagan_tui.store.cache import Cache
+
+    Cache(path).close()
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        db.execute("update meta set value = '999' where key = 'schema_version'")
+
+
+@pytest.mark.parametrize("case, said", [
+    ("directory", "is a directory"),
+    ("newer", "schema v999 is newer than this sagan-tui"),
+    ("long", "sagan_tui_cache: a part of the path is longer than 255 bytes"),
+])
+def test_a_cache_the_panel_cannot_use_ends_it_with_exit_2_saying_why_the_file_untouched(tmp_path, case, said):
+    path = tmp_path / "cache.sqlite"
+    if case == "directory":
+        path.mkdir()
+        (path / "mine.txt").write_text("kept")
+    elif case == "newer":
+        _newer(path)
+    else:
+        path = tmp_path / ("c" * 300) / "cache.sqlite"
+    before = sorted((p.name, p.stat().st_size) for p in tmp_path.rglob("*")) if case != "long" else []
+    p = PtyProcess([*EXE, "--cache", str(path)], _env(tmp_path), size=(120, 30)).start()
+    try:
+        deadline = time.monotonic() + 120  # a bound on a hang, not a timing assertion
+        while p.proc.poll() is None and time.monotonic() < deadline:
+            p.pump(0.05)
+        p.pump(0.1)
+        assert p.proc.returncode == 2
+        text = bytes(p.output).decode("utf-8", "replace").replace("\r\n", " ").replace("\n", " ")
+        assert said in re.sub(r"\s+", " ", text), text[-600:]
+        assert b"Traceback" not in bytes(p.output)
+        assert _modes(p.master) == (True, True)
+    finally:
+        p.stop(None)
+    if case != "long":
+        after = sorted((q.name, q.stat().st_size) for q in tmp_path.rglob("*") if q.name != "panel.log")
+        assert after == [b for b in before if b[0] != "panel.log"]
+        assert not any(".bad-" in q.name for q in tmp_path.rglob("*"))
