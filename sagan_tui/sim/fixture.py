@@ -24,7 +24,8 @@ class FixtureError(ValueError):
 
 class _Strict(BaseModel):
     # Typos in a hand-written fixture ("lostAt") should fail loudly, not be ignored.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # NaN and Infinity parse as JSON numbers: a time or a price that is one would poison the clock.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 class FailureWindow(_Strict):
@@ -53,7 +54,7 @@ class AccountSpec(_Strict):
 class ExperimentSpec(BaseModel):
     """An experiment: any Experiment field (camelCase); times are scenario seconds."""
 
-    model_config = ConfigDict(extra="allow", alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", alias_generator=to_camel, populate_by_name=True, allow_inf_nan=False)
 
     number: int
     title: str | None = None
@@ -72,7 +73,7 @@ class ApprovalSpec(ApprovalRequest):
     at: float = 0.0
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ConfigDict(extra="forbid", allow_inf_nan=False))
 class EventSpec(TypedDict):
     """An event at scenario time `at`. A TypedDict, not a model: large fixtures hold 100k of them."""
 
@@ -93,7 +94,7 @@ class EventSpec(TypedDict):
 class PodSpec(_Strict):
     """A pod and its timeline: camelCase pod fields, snake_case scenario times (DESIGN.md)."""
 
-    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, allow_inf_nan=False)
 
     id: str
     account: str = "team"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sqlite3
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -146,6 +147,9 @@ class Poller:
                 coro = self._poll_sagan() if name == SAGAN else self._poll_account(name)
                 jobs[name] = asyncio.create_task(coro)
             results = await asyncio.gather(*jobs.values(), return_exceptions=True) if jobs else []
+            for res in results:
+                if isinstance(res, sqlite3.Error):  # the cache failed (a full disk), not the source:
+                    raise res                       # it is no source's health; the caller says what
             total = _Result()
             for name, res in zip(jobs, results):
                 if isinstance(res, BaseException):
