@@ -27,7 +27,7 @@ TRANSPORT_ENV_PREFIX = "RUNPOD_TRANSPORT_"
 # Every setting Settings has (tests/test_config.py holds the two lists equal).
 SETTING_NAMES = (
     "sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache",
-    "poll_interval", "request_timeout", "read_only", "guard_minutes", "bell", "color_system", "mouse",
+    "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "bell", "color_system", "mouse",
     "events_retention_days", "observations_retention_days", "accounts",
 )
 # DESIGN.md's names; every other setting is SAGAN_TUI_<NAME> (e.g. SAGAN_TUI_POLL_INTERVAL).

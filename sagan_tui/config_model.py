@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from sagan_tui.config import account_specs, default_cache_path, disabled_reason
 
-Transport = Literal["graphql", "rest-v2"]
+# `auto`: pods and actions over REST v2, the balance from GraphQL while it answers (RunPod
+# retires GraphQL in early 2027); `rest-v2` alone has no balance; `graphql` is the old way.
+Transport = Literal["auto", "rest-v2", "graphql"]
 
 
 class AccountConfig(BaseModel):
@@ -21,7 +23,7 @@ class AccountConfig(BaseModel):
 
     name: str
     api_key: SecretStr | None = None
-    transport: Transport = "graphql"
+    transport: Transport = "auto"
 
     @property
     def enabled(self) -> bool:
@@ -56,7 +58,8 @@ class Settings(BaseModel):
     runpod_rest_base_url: str | None = Field(None, description="RunPod REST v2 base (routes /v2/...); defaults to runpod_api_base_url.")
     sagan_tui_cache: Path | None = Field(None, description="The SQLite cache file.")
     poll_interval: float = Field(5.0, description="Seconds between polls.", gt=0)
-    request_timeout: float = Field(10.0, description="Seconds before one request is given up.", gt=0)
+    request_timeout: float = Field(10.0, description="Seconds before one request is given up (the whole request, however slowly it trickles).", gt=0)
+    max_reply_mb: float = Field(64.0, description="A reply larger than this many MB is abandoned unread.", gt=0)
     read_only: bool = Field(False, description="Refuse every mutating action.")
     guard_minutes: float = Field(15.0, description="A wave is active this long after its last loss.")
     bell: bool = Field(True, description="Ring the terminal bell on a new owner-turn item or wave.")
@@ -75,6 +78,10 @@ class Settings(BaseModel):
     @property
     def cache_path(self) -> Path:
         return self.sagan_tui_cache or default_cache_path()
+
+    @property
+    def max_reply_bytes(self) -> int:
+        return int(self.max_reply_mb * 1024 * 1024)
 
     @property
     def rest_base_url(self) -> str:

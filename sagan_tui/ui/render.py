@@ -351,6 +351,10 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         out += [(" ", ""), ("UNDER BALANCE", "bold reverse red")]
     if h.balance is not None:
         out.append((f" {money(h.balance)}", "bold red" if h.under_balance else ""))
+    if h.balance_note and h.state != HealthState.ERROR:
+        # Why the balance is missing or old (auto/rest-v2 transports); narrow lines say less.
+        full = f" balance {h.balance_note}" if h.balance is None else f" ({h.balance_note})"
+        out.append((full if spend else (" bal n/a" if h.balance is None else " (old)"), DIM))
     if spend and h.spend_per_hr is not None:
         out.append((f" -{money(h.spend_per_hr, per_hour=True)}", DIM))
     return out
