@@ -12,7 +12,7 @@ from typing import Any, Callable
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 EMPTY_MYSELF = {"clientBalance": 10.0, "currentSpendPerHr": 0.0, "spendLimit": None, "underBalance": False,
@@ -43,6 +43,14 @@ class Reply:
         return cls(raw, status, headers)
 
 
+@dataclass
+class Stream:
+    """A reply sent piece by piece as an async iterator yields it (a trickle, or a huge body made lazily)."""
+
+    chunks: Callable[[], Any]  # called per request: an async iterator of bytes
+    status: int = 200
+
+
 Handler = Callable[[Request, bytes], Reply]
 
 
@@ -67,7 +75,7 @@ class StubServer:
         return env
 
     def set(self, path: str, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> None:
-        self.replies[path] = body if callable(body) else Reply.of(body, status, headers)
+        self.replies[path] = body if callable(body) or isinstance(body, Stream) else Reply.of(body, status, headers)
 
     def reset(self) -> None:
         self.replies.clear()
@@ -78,6 +86,8 @@ class StubServer:
         self.requests.append((request.method, path, auth[7:] if auth.lower().startswith("bearer ") else None))
         body = await request.body()
         reply = self.replies.get(path)
+        if isinstance(reply, Stream):
+            return StreamingResponse(reply.chunks(), status_code=reply.status, media_type="application/json")
         if callable(reply):
             reply = reply(request, body)
         if reply is None:
