@@ -45,6 +45,6 @@ async def bounded_request(client: httpx.AsyncClient, method: str, url: str, *, s
     try:
         return await asyncio.wait_for(read(), deadline_s)
     except (httpx.TimeoutException, asyncio.TimeoutError):
-        raise SourceTimeout(source, f"{where}: no complete reply within {deadline_s:g} s") from None
+        raise SourceTimeout(source, f"{where}: timed out, no complete reply within {deadline_s:g} s") from None
     except httpx.HTTPError as exc:
         raise Unreachable(source, f"{where}: request failed: {type(exc).__name__}") from None

@@ -68,10 +68,13 @@ class StubServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def env(self, token: str = "stub-sagan-token", keys: dict[str, str] | None = None) -> dict[str, str]:
+    def env(self, token: str = "stub-sagan-token", keys: dict[str, str] | None = None,
+            transport: str = "graphql") -> dict[str, str]:
+        """`transport` for every account: graphql unless told, as the tests setting /graphql replies expect."""
         keys = keys or {"team": "rk-team-stub", "personal": "rk-personal-stub"}
         env = {"SAGAN_BASE_URL": self.base_url, "SAGAN_API_TOKEN": token, "RUNPOD_API_BASE_URL": self.base_url}
         env.update({f"RUNPOD_API_KEY_{name.upper()}": key for name, key in keys.items()})
+        env.update({f"RUNPOD_TRANSPORT_{name.upper()}": transport for name in keys})
         return env
 
     def set(self, path: str, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> None:

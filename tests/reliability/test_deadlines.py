@@ -67,7 +67,7 @@ async def test_a_trickling_sagan_ends_in_a_timeout_not_a_hang(stub):
     async with SaganClient(stub.base_url, "tok", timeout=1.0, retries=1) as client:
         with pytest.raises(SourceTimeout) as err:
             await asyncio.wait_for(client.experiments(), HANG_GUARD_S)
-    assert "no complete reply within 1 s" in err.value.message
+    assert "timed out, no complete reply within 1 s" in err.value.message
 
 
 async def test_a_trickling_rest_v2_ends_in_a_timeout(stub):
@@ -126,7 +126,7 @@ async def test_a_reply_past_the_bound_is_refused_after_reading_about_the_bound(s
 def test_sync_once_with_a_trickling_sagan_reports_both_accounts_ok_and_sagan_timeout(stub, tmp_path):
     for path in ("/api/experiments", "/api/pods", "/api/approval-requests", "/api/events"):
         stub.set(path, Stream(Trickle({})))
-    env = command_env(stub.env(), tmp_path / "cache.sqlite", SAGAN_TUI_REQUEST_TIMEOUT="1")
+    env = command_env(stub.env(transport="auto"), tmp_path / "cache.sqlite", SAGAN_TUI_REQUEST_TIMEOUT="1")
     proc = subprocess.run([*EXE, "sync", "--once"], capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
     line = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr
     assert "sagan=ERR timeout" in line and "team=ok" in line and "personal=ok" in line, (proc.stdout, proc.stderr)

@@ -167,10 +167,23 @@ async def test_a_cluster_pod_is_listed_only_with_the_flag_and_the_panel_sees_it(
     assert member["cluster"]["id"] == "cluster_abc123"
     poller, cache = _poller(sim, tmp_path, "rest-v2")
     await _polls(poller, sim, [10, 50])
-    seen = {p.pod_id: p.pod for p in cache.pods(account="team")}
-    assert seen["clusterpod0004"].cluster_id == "cluster_abc123"
+    seen = {p.pod_id: p for p in cache.pods(account="team")}
+    assert seen["clusterpod0004"].pod.cluster_id == "cluster_abc123"
     # Lost like any pod.
     assert [x.pod_id for x in cache.losses()] == ["clusterpod0004"]
+
+
+async def test_the_pods_table_shows_a_live_cluster_pods_cluster_id(sim_factory, tmp_path):
+    from sagan_tui.models import utcnow
+    from sagan_tui.ui.render import pod_row
+
+    cluster_pod = {"id": "clusterpod0004", "account": "team", "experiment": 1, "created_at": 0, "running_at": 1,
+                   "cluster": "cluster_abc123"}
+    sim = sim_factory(fixture=fixture(pods=[*PODS, cluster_pod]))
+    poller, cache = _poller(sim, tmp_path)
+    await _polls(poller, sim, [10])
+    cp = next(p for p in cache.pods(account="team") if p.pod_id == "clusterpod0004")
+    assert "cluster cluster_abc123" in [c.text for c in pod_row(cp, None, utcnow()).cells]
 
 
 async def test_a_403_on_a_rest_action_is_no_access_not_a_revoked_key(sim_factory, tmp_path):
