@@ -231,6 +231,7 @@ class RunPodPod(Wire, PodFacts):
     image_name: str | None = None
     machine_id: str | None = None
     has_runtime: bool = False
+    cluster_id: str | None = None  # REST v2 `cluster.id`: an Instant Cluster member
 
     @field_validator("id")
     @classmethod

@@ -14,7 +14,9 @@ from pydantic.alias_generators import to_camel
 
 from sagan_tui.models import ApprovalRequest, Experiment, valid_pod_id
 
-FaultKind = Literal["401", "429", "500", "timeout", "bad-json", "410"]
+# The last three answer as RunPod does (sim/faults.py): GraphQL's 200 + `errors` for a key it
+# does not accept and for its rate limit, and REST v2's 403 on a pod action the key may not do.
+FaultKind = Literal["401", "429", "500", "timeout", "bad-json", "410", "graphql-auth", "graphql-rate-limit", "403"]
 DEFAULT_IMAGE = "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"
 
 
@@ -122,6 +124,10 @@ class PodSpec(_Strict):
     exited_at: float | None = Field(None, alias="exited_at")
     exit_reason: str | None = Field(None, alias="exit_reason")
     stopped_at: float | None = Field(None, alias="stopped_at")
+    cluster: str | None = None  # an Instant Cluster's id: REST v2 lists the pod only with includeClusterPods
+    # GraphQL fields served null although RunPod's schema declares them non-null (e.g. ["name"]):
+    # RunPod then nulls the whole pod entry and names the field in `errors`.
+    null_fields: list[str] = Field(default_factory=list)
 
     @field_validator("id")
     @classmethod
