@@ -126,8 +126,8 @@ class Root:
         spend = round(sum(p.cost_now(self.t) for p in pods), 4)
         return {
             "id": f"user-{self.account}", "pubKey": "", "networkVolumes": [],
-            "pods": [self._view(p) for p in pods], "clientBalance": acc.balance, "currentSpendPerHr": spend,
-            "spendLimit": acc.spend_limit, "underBalance": acc.balance <= 0,
+            "pods": [self._view(p) for p in pods], "clientBalance": acc.balance_at(self.t),
+            "currentSpendPerHr": spend, "spendLimit": acc.spend_limit, "underBalance": acc.balance_at(self.t) <= 0,
         }
 
     def pod(self, _info: Any, input: dict[str, Any]) -> dict[str, Any] | None:  # noqa: A002 - GraphQL's name

@@ -98,6 +98,7 @@ def wave_to_json(wave: Wave) -> dict[str, Any]:
         "accounts": list(wave.accounts), "experiments": list(wave.experiments),
         "datacenters": list(wave.datacenters), "gpu_types": list(wave.gpu_types),
         "gap_median_s": wave.gap_median_s, "burn_usd": round(wave.burn_usd, 4),
+        "verdict": wave.verdict.to_json(),
         "diagnosis": [{"kind": f.kind, "statement": f.statement, "evidence": list(f.evidence)} for f in wave.diagnosis],
     }
 
