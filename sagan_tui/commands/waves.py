@@ -40,7 +40,7 @@ def load_cache(path: str):
         dispatches = [Dispatch(p.experiment_number, p.runpod_pod_id, p.created_at)
                       for p in cache.sagan_pods() if p.experiment_number is not None]
         return ParsedLines(losses=cache.losses(), sightings=cache.sightings(), health=cache.health(),
-                           dispatches=dispatches)
+                           dispatches=dispatches, balances=cache.balance_history())
     finally:
         cache.close()
 
@@ -54,7 +54,7 @@ def context_for(records, accounts=()):
                      *(x.account for x in losses), *(s.account for s in records.sightings)})
     return losses, TriageContext(sightings=records.sightings, health=records.health,
                                  dispatches=records.dispatches or dispatches_from(losses, records.sightings),
-                                 accounts_polled=polled, losses=losses)
+                                 accounts_polled=polled, losses=losses, balances=records.balances)
 
 
 def run(args: Namespace) -> int:

@@ -153,7 +153,7 @@ def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:
         spared = [a for a in wave.accounts if any(s.account == a for s in alive)]
         ids = [f"{s.pod_id} ({s.account}, {fmt.exp(s.experiment)})" for s in alive]
         ev = [*fmt.capped(f"{s.pod_id}: running since {fmt.hms(s.running_at or s.first_seen_at)}, "
-                          f"seen {fmt.hms(s.last_seen_at)} UTC" for s in alive)]
+                          f"seen running {fmt.hms(running_seen(s))} UTC" for s in alive)]
         ev += [f"{a}: no other pod ran across the window (no control there)"
                for a in wave.accounts if a not in spared]
         return [Finding("survivors", f"pods of the same accounts survived the window: {fmt.listed(ids, 3)}: "

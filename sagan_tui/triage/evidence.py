@@ -38,6 +38,7 @@ class BalanceReading:
     statement: str
     evidence: tuple[str, ...] = ()
     since: datetime | None = None  # when it ran out, when known
+    short: str = ""  # `personal ran out at 10:31:05 UTC (balance $0.00)`: for a dialog's line
 
 
 def _out_reason(balance: float | None, under: bool | None, spend: float | None, limit: float | None) -> str | None:
@@ -70,8 +71,9 @@ def balance_reading(account: str, start: datetime, end: datetime, health: Source
             why = _out_reason(s.balance, s.under_balance, s.spend_per_hr, s.spend_limit)
             if why:
                 when = max(s.at, lo)
-                return BalanceReading(account, "out", f"{account} ran out at {fmt.hms(s.at)} UTC ({why}): "
-                                      "RunPod stops every pod of an account whose balance runs out", ev, when)
+                short = f"{account} ran out at {fmt.hms(s.at)} UTC ({why})"
+                return BalanceReading(account, "out", f"{short}: RunPod stops every pod of an account whose "
+                                      "balance runs out", ev, when, short)
         last = in_force[-1]
         bal = fmt.usd(last.balance) if last.balance is not None else "unknown"
         return BalanceReading(account, "ok", f"{account} balance {bal} through the window, not under balance: "
@@ -87,7 +89,7 @@ def balance_reading(account: str, start: datetime, end: datetime, health: Source
     ev = (f"{account}: balance {bal}" + (", under balance" if health.under_balance else "") + f", {when}",)
     if why:
         return BalanceReading(account, "out", f"{account} {why} {when}: RunPod stops every pod of an account "
-                              "whose balance runs out", ev, health.last_success)
+                              "whose balance runs out", ev, health.last_success, f"{account} {why} {when}")
     return BalanceReading(account, "ok", f"{account} balance {bal}, not under balance: not a balance stop", ev)
 
 

@@ -44,7 +44,7 @@ Everything here is pure: the verdict depends only on the wave's losses (as a set
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from sagan_tui.triage import fmt
@@ -85,6 +85,7 @@ class Verdict:
     missing: tuple[str, ...] = ()
     scores: tuple[tuple[str, int], ...] = ()
     weights: tuple[tuple[str, int], ...] = field(default=(), repr=False)  # finding kind -> weight toward the cause
+    broke: tuple[tuple[str, str], ...] = ()  # (account, what its balance said) for accounts that ran out
 
     @property
     def title(self) -> str:
@@ -203,8 +204,8 @@ def survivors_elsewhere(wave: Wave, sightings: Iterable[PodSighting]) -> list[Po
                    and (seen := running_seen(s)) is not None and seen >= wave.end), key=lambda s: s.pod_id)
 
 
-def _balance_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[Finding], list[str]]:
-    points, shown, missing = [], [], []
+def _balance_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[Finding], list[str], list]:
+    points, shown, missing, broke = [], [], [], []
     for acc in wave.accounts:
         r = balance_reading(acc, wave.start, wave.end, ctx.health.get(acc), ctx.balances.get(acc, ()))
         if r.state == "unknown":
@@ -220,7 +221,8 @@ def _balance_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[F
         f = Finding("balance", f"{r.statement}; {went}", r.evidence)
         points += [Point(ACCOUNT, 3, "balance", f, acc), Point(REAPER, -1, "balance", f, acc),
                    Point(HOST, -1, "balance", f, acc)]
-    return points, shown, missing
+        broke.append((acc, r.short))
+    return points, shown, missing, broke
 
 
 def _same_dc_survivors(wave: Wave, sightings: Iterable[PodSighting], host: str | None, dcs: set[str]) -> list:
@@ -288,13 +290,14 @@ def verdict(wave: Wave, context: TriageContext | None = None) -> Verdict:
     for pts, miss in (_gap_points(wave), _account_points(wave, ctx)):
         points += pts
         missing += miss
-    bal_points, balance_ok, bal_missing = _balance_points(wave, ctx)
+    bal_points, balance_ok, bal_missing, broke = _balance_points(wave, ctx)
     points += bal_points
     missing += bal_missing
     host_points, host_missing, hosts_known = _host_points(wave, ctx)
     points += host_points
     missing += host_missing
-    return weigh(wave, points, balance_ok, missing, hosts_known)
+    v = weigh(wave, points, balance_ok, missing, hosts_known)
+    return replace(v, broke=tuple(broke)) if broke else v
 
 
 def _by_id(s: PodSighting) -> tuple:
@@ -358,7 +361,8 @@ def next_step(cause: str, wave: Wave, points: Sequence[Point] = (), missing: Seq
     if cause == REAPER:
         return f"hold re-dispatch, ticket to RunPod with {_plural(n, 'pod id')}"
     if cause == ACCOUNT:
-        broke = [p.account for p in points if p.cause == ACCOUNT and p.kind == "balance" and p.weight > 0]
+        broke = list(dict.fromkeys(p.account for p in points
+                                   if p.cause == ACCOUNT and p.kind == "balance" and p.weight > 0 and p.account))
         accs = broke or list(wave.accounts)
         return (f"top up {', '.join(accs)} or raise its spend limit; hold {', '.join(accs)}'s experiments"
                 if broke else f"check {', '.join(accs)} (billing, spend limit, key, audit log); "
