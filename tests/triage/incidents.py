@@ -21,7 +21,7 @@ REAPED = ("reaped0001", "reaped0002", "reaped0003", "reaped0004")
 def _pod(pid: str, account: str, exp: int, running: float, host: str, dc: str, lost: float | None = None,
          **kw: Any) -> dict[str, Any]:
     out = {"id": pid, "account": account, "experiment": exp, "name": f"exp{exp}-{pid}", "created_at": max(0, running - 5),
-           "running_at": running, "host": host, "datacenter": dc, "tracked": False, **kw}
+           "running_at": running, "host": host, "datacenter": dc, **kw}
     if lost is not None:
         out["lost_at"] = lost
     return out
