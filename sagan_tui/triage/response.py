@@ -27,7 +27,8 @@ class ResponseLine:
     """One checkbox of the dialog: what it does, to which targets (named and counted)."""
 
     key: str  # hold, dismiss, ticket
-    label: str
+    label: str  # short, for the checkbox: `Hold 4 experiments`
+    detail: str = ""  # why and which, on the line below: `whose recovery would re-dispatch ...: #192, #363`
     targets: tuple[str, ...] = ()
     checked: bool = False
     enabled: bool = True  # "dismiss nothing" is a statement, not a choice
@@ -80,16 +81,16 @@ def propose(wave: Wave, experiments: Mapping[int, ExperimentLike], verdict: Verd
     if v.cause == ACCOUNT:
         said = "; ".join(text for _, text in v.broke)
         why = f" ({said})" if said else " (no balance ran out that the panel read: check it in the RunPod console)"
-    hold_label = (f"Hold {len(holds)} experiment{'s' * (len(holds) != 1)}{where} whose recovery would re-dispatch "
-                  f"into the wave{why}: {fmt.listed([f'#{n}' for n in holds]) or 'none'}")
+    n = len(holds)
     default = v.cause in (REAPER, HOST, ACCOUNT)
     lines = (
-        ResponseLine(HOLD, hold_label, tuple(f"#{n}" for n in holds), checked=default and bool(holds),
-                     enabled=bool(holds)),
-        ResponseLine(DISMISS, f"Dismiss nothing: the {len(ids)} lost pods stay in the losses, the waves and the "
-                              "ticket", (), checked=False, enabled=False),
-        ResponseLine(TICKET, f"Export the ticket for RunPod with {len(ids)} pod id{'s' * (len(ids) != 1)} "
-                             f"(file + clipboard): {fmt.listed(ids, 5)}", tuple(ids),
-                     checked=v.cause in (REAPER, HOST)),
+        ResponseLine(HOLD, f"Hold {n} experiment{'s' * (n != 1)}{where}",
+                     f"whose recovery would re-dispatch into the wave{why}: "
+                     f"{fmt.listed([f'#{n}' for n in holds]) or 'none'}",
+                     tuple(f"#{n}" for n in holds), checked=default and bool(holds), enabled=bool(holds)),
+        ResponseLine(DISMISS, "Dismiss nothing", f"the {len(ids)} lost pods stay in the losses, the waves and "
+                                                 "the ticket", (), checked=False, enabled=False),
+        ResponseLine(TICKET, f"Export the ticket for RunPod with {len(ids)} pod id{'s' * (len(ids) != 1)}",
+                     f"file + clipboard: {fmt.listed(ids, 5)}", tuple(ids), checked=v.cause in (REAPER, HOST)),
     )
     return Proposal(v, lines, tuple(holds), note, tuple(left_out))

@@ -217,7 +217,7 @@ def _balance_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[F
             shown.append(f)  # weighs nothing: see the module's docstring
             continue
         went = (f"its {_plural(len(lost), 'pod')} stopped "
-                f"{fmt.window(min(x.lost_at for x in lost), max(x.lost_at for x in lost))}")
+                f"{fmt.window(min(x.lost_at for x in lost), max(x.lost_at for x in lost), seconds=True)}")
         f = Finding("balance", f"{r.statement}; {went}", r.evidence)
         points += [Point(ACCOUNT, 3, "balance", f, acc), Point(REAPER, -1, "balance", f, acc),
                    Point(HOST, -1, "balance", f, acc)]

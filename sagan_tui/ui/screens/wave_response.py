@@ -26,9 +26,10 @@ class WaveResponseScreen(Dialog["dict | None"]):
     """Returns {"hold": bool, "ticket": bool, "note": str} on Send, None on Cancel. Opens on Cancel."""
 
     DEFAULT_CSS = Dialog.DEFAULT_CSS + """
-    WaveResponseScreen Checkbox { border: none; padding: 0; height: 1; margin: 1 0 0 0; }
+    WaveResponseScreen #targets { max-height: 4; margin: 0 0 1 0; }
+    WaveResponseScreen Checkbox { border: none; padding: 0; height: 1; margin: 0; }
     WaveResponseScreen .line-targets { color: $text-muted; padding: 0 0 0 4; }
-    WaveResponseScreen #note-row { height: 1; margin: 1 0 0 4; }
+    WaveResponseScreen #note-row { height: 1; margin: 0 0 0 4; }
     WaveResponseScreen #note-label { width: auto; padding: 0 1 0 0; }
     """
 
@@ -39,18 +40,15 @@ class WaveResponseScreen(Dialog["dict | None"]):
         left = [f"left out: {x}" for x in proposal.left_out]
         super().__init__(f"Wave response. {v.headline}", targets + left, confirm_label="Send",
                          confirm_variant="warning",
-                         note="Holding sets each experiment to blocked: Sagan's recovery stops re-dispatching it. "
-                              "The ticket is the incident report (file + clipboard).")
+                         note="A hold sets status blocked: Sagan's recovery stops re-dispatching.")
         self.proposal = proposal
 
     def compose_body(self) -> ComposeResult:
         for line in self.proposal.lines:
-            head = line.label.split(":", 1)[0]
-            yield Checkbox(Content(clean(head)), value=line.checked, disabled=not line.enabled,
+            yield Checkbox(Content(clean(line.label)), value=line.checked, disabled=not line.enabled,
                            id=f"line-{line.key}", compact=True)
-            rest = line.label.split(":", 1)[1].strip() if ":" in line.label else ""
-            if rest:
-                yield Static(literal(rest), classes="line-targets")
+            if line.detail:
+                yield Static(literal(line.detail), classes="line-targets")
             if line.key == "hold" and line.enabled:
                 with Horizontal(id="note-row"):
                     yield Label("Note:", id="note-label")
