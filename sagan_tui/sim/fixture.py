@@ -64,9 +64,9 @@ class AccountSpec(_Strict):
         if isinstance(v, list):
             for i, step in enumerate(v):
                 if not isinstance(step, dict) or "at" not in step:
-                    raise ValueError(f"step {i} has no `at` (scenario seconds)")
+                    raise ValueError(f"step {i} has no at (scenario seconds)")
                 if "balance" not in step:
-                    raise ValueError(f"step {i} has no `balance` (USD)")
+                    raise ValueError(f"step {i} has no balance (USD)")
         return v
 
     @field_validator("balance")
