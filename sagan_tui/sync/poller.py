@@ -314,6 +314,8 @@ class Poller:
             self.cache.touch_pods(conn, rec.touched)
             self.cache.add_observations(conn, rec.observations)
             self.cache.upsert_losses(conn, losses)
+            self.cache.record_balance(conn, name, now, snap.balance, snap.under_balance, snap.spend_per_hr,
+                                      snap.spend_limit)
             self.cache.set_health(conn, h)
         self._live[name] = rec.live  # only once committed: a rolled-back write leaves the cache as it was
         return _Result(pods_changed=rec.changed, pods_gone=rec.gone,
