@@ -29,7 +29,7 @@ def panel_peak(polls: int, scenario: str, cache_src: Path) -> dict:
     try:
         with SimServer(scenario=scenario, speed=30.0) as sim:
             env = clean_env(home, **sim.env())
-            argv = panel_argv("--cache", str(cache), "--poll-interval", "0.1", "--no-bell")
+            argv = panel_argv("--cache", str(cache), "--poll-interval", "0.5", "--no-bell")
             with PtyProcess(argv, env, size=(200, 50), cwd=str(ROOT)) as p:
                 p.wait_for(lambda text: bool(POD_ID.search(text)), 120)
                 t0 = time.monotonic()
