@@ -60,3 +60,15 @@ def test_sightings_read_from_the_columns_are_the_pods_the_cache_holds(tmp_path):
     assert want and cache.sightings() == want
     assert any(s.gone for s in want) and any(s.experiment is not None for s in want)
     cache.close()
+
+
+def test_a_new_wave_is_announced_with_its_verdict_not_its_first_finding():
+    from sagan_tui.triage import TriageContext, Wave
+    from sagan_tui.ui.model import Delta, announcements
+
+    from ..triage.conftest import CONTROL, HEALTH, R5
+
+    wave = Wave.of(R5, TriageContext(sightings=[CONTROL], health=HEALTH, accounts_polled=("team", "personal")))
+    [note] = announcements(Delta(new_waves=(wave,)), {}, {})
+    assert note.title == "Reaping wave" and note.ring
+    assert note.message.endswith("PLATFORM REAPER, high: hold re-dispatch, ticket to RunPod with 5 pod ids")
