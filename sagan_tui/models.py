@@ -232,6 +232,7 @@ class RunPodPod(Wire, PodFacts):
     machine_id: str | None = None
     host: str | None = None  # machine.podHostId (GraphQL only: REST v2 names no machine)
     has_runtime: bool = False
+    cluster_id: str | None = None  # REST v2 `cluster.id`: an Instant Cluster member
 
     @field_validator("id")
     @classmethod

@@ -14,7 +14,9 @@ from pydantic.alias_generators import to_camel
 
 from sagan_tui.models import ApprovalRequest, Experiment, valid_pod_id
 
-FaultKind = Literal["401", "429", "500", "timeout", "bad-json", "410"]
+# The last three answer as RunPod does (sim/faults.py): GraphQL's 200 + `errors` for a key it
+# does not accept and for its rate limit, and REST v2's 403 on a pod action the key may not do.
+FaultKind = Literal["401", "429", "500", "timeout", "bad-json", "410", "graphql-auth", "graphql-rate-limit", "403"]
 DEFAULT_IMAGE = "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"
 
 
@@ -24,7 +26,8 @@ class FixtureError(ValueError):
 
 class _Strict(BaseModel):
     # Typos in a hand-written fixture ("lostAt") should fail loudly, not be ignored.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # NaN and Infinity parse as JSON numbers: a time or a price that is one would poison the clock.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 class FailureWindow(_Strict):
@@ -94,7 +97,7 @@ class AccountSpec(_Strict):
 class ExperimentSpec(BaseModel):
     """An experiment: any Experiment field (camelCase); times are scenario seconds."""
 
-    model_config = ConfigDict(extra="allow", alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", alias_generator=to_camel, populate_by_name=True, allow_inf_nan=False)
 
     number: int
     title: str | None = None
@@ -113,7 +116,7 @@ class ApprovalSpec(ApprovalRequest):
     at: float = 0.0
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ConfigDict(extra="forbid", allow_inf_nan=False))
 class EventSpec(TypedDict):
     """An event at scenario time `at`. A TypedDict, not a model: large fixtures hold 100k of them."""
 
@@ -134,7 +137,7 @@ class EventSpec(TypedDict):
 class PodSpec(_Strict):
     """A pod and its timeline: camelCase pod fields, snake_case scenario times (DESIGN.md)."""
 
-    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, allow_inf_nan=False)
 
     id: str
     account: str = "team"
@@ -162,6 +165,10 @@ class PodSpec(_Strict):
     exited_at: float | None = Field(None, alias="exited_at")
     exit_reason: str | None = Field(None, alias="exit_reason")
     stopped_at: float | None = Field(None, alias="stopped_at")
+    cluster: str | None = None  # an Instant Cluster's id: REST v2 lists the pod only with includeClusterPods
+    # GraphQL fields served null although RunPod's schema declares them non-null (e.g. ["name"]):
+    # RunPod then nulls the whole pod entry and names the field in `errors`.
+    null_fields: list[str] = Field(default_factory=list)
     host: str | None = Field(None, alias="host")  # served as machine.podHostId (else one per pod)
 
     @field_validator("host", mode="before")

@@ -148,7 +148,7 @@ class SimPod:
         since = st.get("since")
         running = st["status"] == "RUNNING" and since is not None
         host = stable_hex(8, "host", s.id)
-        return {
+        view = {
             "id": s.id, "name": s.name or s.id, "desiredStatus": st["status"], "lastStatusChange": reason,
             "uptimeSeconds": 0,  # RunPod's top-level uptime is unreliable; the runtime one is not
             "costPerHr": s.cost_per_hr, "adjustedCostPerHr": s.adjusted_cost_per_hr or s.cost_per_hr,
@@ -161,6 +161,8 @@ class SimPod:
                         "location": s.datacenter.split("-")[0]},
             "runtime": self._runtime(t, since, clock) if running else None,
         }
+        view.update((name, None) for name in s.null_fields)
+        return view
 
     def _runtime(self, t: float, since: float, clock: SimClock) -> dict[str, Any]:
         s = self.spec

@@ -6,7 +6,6 @@ import functools
 import json
 import sqlite3
 import threading
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,10 +18,12 @@ from sagan_tui.models import (
     Action, ApprovalRequest, Experiment, Loss, PodLifecycle, PodSighting, RunPodPod, SourceHealth,
     WorkflowEvent, parse_records,
 )
-from sagan_tui.store import schema
+from sagan_tui.store import opening
+from sagan_tui.store.opening import CacheError, CacheUnusable  # noqa: F401 - the store's errors, named here too
 from sagan_tui.store.rows import health_from_row, parse_ts, ts
 
-BUSY_TIMEOUT_MS = 10_000
+
+
 @dataclass(frozen=True)
 class CachedPod:
     """A RunPod pod as the cache remembers it, including when it was first/last seen and gone."""
@@ -64,60 +65,30 @@ def _experiment_of(pod: RunPodPod) -> int | None:
     return None
 
 
-class CacheError(RuntimeError):
-    pass
-
-
 class Cache:
     """One SQLite file in WAL mode; safe to share between threads and between processes.
 
     Writes are short transactions with a busy timeout, so two panels and a `sync` can share
-    a file. A file that is not a sagan-tui cache is moved aside and rebuilt; `notices` says so.
+    a file. Opening is store/opening.py's: a file that is corrupt or not ours is moved aside and
+    rebuilt (`notices` says so); anything else that stops the open is a CacheUnusable naming the
+    cause, the file untouched. `read_only` opens it so nothing can be written (report, waves, doctor).
     Reads go through a second connection: in WAL mode they never wait for a writer, so the
     panel's main thread is not held while a poll's write queues behind another process's.
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, read_only: bool = False):
         self.path = Path(path).expanduser()
+        self.read_only = read_only
         self.notices: list[str] = []
         self._lock = threading.RLock()
         self._read_lock = threading.Lock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if read_only:
+            conn = opening.open_read_only(self.path)
+        else:
+            conn, self.notices = opening.open_writable(self.path)
+        self.db = sqlite_utils.Database(conn)
         try:
-            self.db = self._open()
-        except (sqlite3.DatabaseError, CacheError, schema.SchemaError) as exc:
-            aside = self.path.with_name(f"{self.path.name}.bad-{time.strftime('%Y%m%dT%H%M%S')}")
-            for suffix in ("", "-wal", "-shm"):
-                src = Path(str(self.path) + suffix)
-                if src.exists():
-                    src.rename(Path(str(aside) + suffix))
-            self.notices.append(f"cache {self.path} was not usable ({exc}); moved aside to {aside} and rebuilt")
-            self.db = self._open()
-        self._reader = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
-                                       isolation_level=None)
-        self._reader.execute("pragma query_only = 1")
-
-    def _open(self) -> sqlite_utils.Database:
-        conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
-                               isolation_level=None)
-        try:
-            conn.execute(f"pragma busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("pragma journal_mode = wal")
-            conn.execute("pragma synchronous = normal")
-            db = sqlite_utils.Database(conn)
-            tables = set(db.table_names())
-            if tables and "meta" not in tables:
-                raise CacheError("a foreign SQLite database")
-            if "meta" in tables:
-                row = conn.execute("select value from meta where key = 'app'").fetchone()
-                if not row or row[0] != schema.APP_ID:
-                    raise CacheError("a foreign SQLite database")
-            if conn.execute("pragma quick_check").fetchone()[0] != "ok":
-                raise CacheError("integrity check failed")
-            started = schema.migrate(db)
-            if "meta" in tables and started < schema.SCHEMA_VERSION:
-                self.notices.append(f"cache migrated from schema v{started} to v{schema.SCHEMA_VERSION}")
-            return db
+            self._reader = opening.connect_read_only(self.path) if read_only else opening.reader(self.path)
         except BaseException:
             conn.close()
             raise
@@ -137,7 +108,10 @@ class Cache:
             try:
                 yield conn
             except BaseException:
-                conn.execute("rollback")
+                # SQLite has already rolled back after some errors (a full disk, an I/O error):
+                # a second rollback would raise "no transaction is active" over the real error.
+                if conn.in_transaction:
+                    conn.execute("rollback")
                 raise
             else:
                 conn.execute("commit")

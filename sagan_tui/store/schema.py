@@ -7,6 +7,8 @@ from typing import Callable
 import sqlite_utils
 
 APP_ID = "sagan-tui"
+# SQLite's header field for the application that owns a file (`pragma application_id`): "SgnT".
+APPLICATION_ID = 0x53676E54
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -98,11 +100,16 @@ def current_version(db: sqlite_utils.Database) -> int:
 
 
 def migrate(db: sqlite_utils.Database) -> int:
-    """Bring `db` to SCHEMA_VERSION; returns the version it started at."""
+    """Bring `db` to SCHEMA_VERSION; returns the version it started at. Writes only when there is
+    something to write: an open that takes the write lock waits behind every other writer."""
     start = current_version(db)
     if start > SCHEMA_VERSION:
         raise SchemaError(f"cache schema v{start} is newer than this sagan-tui (v{SCHEMA_VERSION})")
-    with db.conn:
+    if start == SCHEMA_VERSION and db.execute("pragma application_id").fetchone()[0] == APPLICATION_ID:
+        return start
+    with db.conn:  # one transaction: a migration is whole or not at all
+        db.execute("begin immediate")
+        db.execute(f"pragma application_id = {APPLICATION_ID}")
         db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
         db["meta"].upsert({"key": "app", "value": APP_ID}, pk="key")
         for version in range(start, SCHEMA_VERSION):
