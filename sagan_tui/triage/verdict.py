@@ -245,7 +245,8 @@ def _host_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[str]
     if known * 2 < total or known < 2:
         rest = sorted({a for a in wave.accounts if (h := ctx.health.get(a)) is not None and over_rest(h.transport)})
         why = (f"machine of {total - known} of {total} pods unknown"
-               + (f" ({', '.join(rest)} on REST v2, which names no machine): the data centre stands in" if rest
+               + (f" ({', '.join(rest)} polled over REST v2, which names no machine, and GraphQL gave none): "
+                  "the data centre stands in" if rest
                   else ": the data centre stands in"))
         if len(dcs) > 1:
             f = Finding("datacenter", f"spread over {len(dcs)} data centres ({', '.join(sorted(dcs))}): "
