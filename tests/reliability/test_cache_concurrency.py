@@ -96,7 +96,7 @@ def test_two_panels_and_a_sync_share_one_cache(sim_factory, tmp_path, figures):
     try:
         for p in panels:
             p.wait_for("sagan ", timeout=60)
-        sync = subprocess.Popen([*EXE, "sync", "--for", str(RUN_S), "--poll-interval", "0.3"], env=env,
+        sync = subprocess.Popen([*EXE, "sync", "--for", str(RUN_S), "--poll-interval", "0.5"], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         out, err = sync.communicate(timeout=RUN_S + 120)
     finally:
