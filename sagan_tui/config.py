@@ -27,7 +27,7 @@ TRANSPORT_ENV_PREFIX = "RUNPOD_TRANSPORT_"
 # Every setting Settings has (tests/test_config.py holds the two lists equal).
 SETTING_NAMES = (
     "sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache",
-    "poll_interval", "request_timeout", "read_only", "guard_minutes", "bell", "color_system", "mouse",
+    "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "bell", "color_system", "mouse",
     "events_retention_days", "observations_retention_days", "accounts",
 )
 # DESIGN.md's names; every other setting is SAGAN_TUI_<NAME> (e.g. SAGAN_TUI_POLL_INTERVAL).
@@ -38,6 +38,7 @@ COLOR_SYSTEMS = ("auto", "256", "truecolor", "standard")
 BOUNDS = {
     "poll_interval": (0.5, 3600.0),  # seconds: faster hammers the APIs, slower is not watching
     "request_timeout": (0.1, 600.0),
+    "max_reply_mb": (0.01, 4096.0),
     "guard_minutes": (0.0, 7 * 24 * 60.0),
     "events_retention_days": (1.0, 36500.0),  # under a day would prune the incident being looked at
     "observations_retention_days": (1.0, 36500.0),

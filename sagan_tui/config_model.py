@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from sagan_tui.config import BOUNDS, account_specs, check_cache_path, check_text as _text, default_cache_path, disabled_reason
 
-Transport = Literal["graphql", "rest-v2"]
+# `auto`: pods and actions over REST v2, the balance from GraphQL while it answers (RunPod
+# retires GraphQL in early 2027); `rest-v2` alone has no balance; `graphql` is the old way.
+Transport = Literal["auto", "rest-v2", "graphql"]
 
 
 def _bounded(default: float, name: str, description: str) -> Any:
@@ -56,7 +58,7 @@ class AccountConfig(BaseModel):
 
     name: str
     api_key: SecretStr | None = None
-    transport: Transport = "graphql"
+    transport: Transport = "auto"
 
     @field_validator("name")
     @classmethod
@@ -106,7 +108,8 @@ class Settings(BaseModel):
     runpod_rest_base_url: str | None = Field(None, description="RunPod REST v2 base (routes /v2/...); defaults to runpod_api_base_url.")
     sagan_tui_cache: Path | None = Field(None, description="The SQLite cache file.")
     poll_interval: float = _bounded(5.0, "poll_interval", "Seconds between polls.")
-    request_timeout: float = _bounded(10.0, "request_timeout", "Seconds before one request is given up.")
+    request_timeout: float = _bounded(10.0, "request_timeout", "Seconds before one request is given up (the whole request, however slowly it trickles).")
+    max_reply_mb: float = _bounded(64.0, "max_reply_mb", "A reply larger than this many MB is abandoned unread.")
     read_only: bool = Field(False, description="Refuse every mutating action.")
     guard_minutes: float = _bounded(15.0, "guard_minutes", "A wave is active this long after its last loss.")
     bell: bool = Field(True, description="Ring the terminal bell on a new owner-turn item or wave.")
@@ -144,6 +147,10 @@ class Settings(BaseModel):
     @property
     def cache_path(self) -> Path:
         return self.sagan_tui_cache or default_cache_path()
+
+    @property
+    def max_reply_bytes(self) -> int:
+        return int(self.max_reply_mb * 1024 * 1024)
 
     @property
     def rest_base_url(self) -> str:

@@ -17,8 +17,8 @@ def _line(ok: bool | None, what: str, detail: str) -> str:
 
 
 async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, str]]:
+    from sagan_tui.sources.runpod_select import SERVES, make_transports
     from sagan_tui.sources.sagan import SaganClient
-    from sagan_tui.sync.poller import make_transports
 
     out: list[tuple[bool | None, str, str]] = []
     token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
@@ -42,17 +42,21 @@ async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, 
             continue
         t = transports[name]
         in_use_ok = False
+        out.append((True, f"runpod {name} transport", f"{t.name}: {SERVES[t.name]}"))
         try:
             snap = await t.snapshot()
             in_use_ok = True
-            bal = f"${snap.balance:.2f}" if snap.balance is not None else (
-                "n/a (REST v2 has no balance endpoint)" if t.name == "rest-v2" else "?")
+            bal = f"${snap.balance:.2f}" if snap.balance is not None else "?"
+            if snap.balance_note:
+                bal = f"{bal} ({snap.balance_note})" if snap.balance is not None else snap.balance_note
             under = ", UNDER BALANCE" if snap.under_balance else ""
             out.append((True, f"runpod {name}", f"{t.name}: {len(snap.pods)} pods, balance {bal}{under}"))
         except SourceError as exc:
             out.append((False, f"runpod {name}", f"{t.name}: {exc.kind.value}: {exc.message}"))
         finally:
             await t.aclose()
+        if acc.transport == "auto":
+            continue  # auto already asks both APIs: the balance part above says how GraphQL answered
         other = await _other_transport(settings, name, acc.transport, in_use_ok)
         if other:
             out.append(other)
@@ -62,24 +66,15 @@ async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, 
 async def _other_transport(settings, name: str, in_use: str,
                            in_use_ok: bool = True) -> tuple[bool | None, str, str] | None:
     """Whether the transport not in use would answer: the way out when one API is retired."""
-    acc = settings.accounts[name]
-    try:
-        if in_use == "graphql":
-            from sagan_tui.sources.runpod_rest import RestV2Transport
-            t = RestV2Transport(name, acc.key(), base_url=settings.rest_base_url, timeout=settings.request_timeout)
-            label = "rest-v2"
-        else:
-            from sagan_tui.sources.runpod_graphql import GraphQLTransport
-            t = GraphQLTransport(name, acc.key(), base_url=settings.runpod_api_base_url,
-                                 timeout=settings.request_timeout)
-            label = "graphql"
-    except ImportError:
-        return None
+    from sagan_tui.sources.runpod_select import make_transport
+
+    label = "rest-v2" if in_use == "graphql" else "graphql"
+    t = make_transport(settings, name, label)
     what = f"runpod {name} ({label}, not in use)"
     try:
         snap = await t.snapshot()
-        hint = "" if in_use_ok else (f"; switch to it: RUNPOD_TRANSPORT_{name.upper()}={label} or "
-                                     f'[accounts.{name}] transport = "{label}"')
+        hint = "" if in_use_ok else (f"; switch to it: RUNPOD_TRANSPORT_{name.upper()}=auto or "
+                                     f'[accounts.{name}] transport = "auto"')
         return (True, what, f"answers ({len(snap.pods)} pods){hint}")
     except SourceError as exc:
         if exc.kind == ErrorKind.GONE and in_use == "rest-v2":

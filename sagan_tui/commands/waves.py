@@ -45,7 +45,7 @@ def load_cache(path: str):
             else:
                 losses.append(loss)
         return ParsedLines(losses=losses, sightings=cache.sightings(), health=cache.health(),
-                           dispatches=dispatches, errors=errors)
+                           dispatches=dispatches, balances=cache.balance_history(), errors=errors)
     finally:
         cache.close()
 
@@ -59,7 +59,7 @@ def context_for(records, accounts=()):
                      *(x.account for x in losses), *(s.account for s in records.sightings)})
     return losses, TriageContext(sightings=records.sightings, health=records.health,
                                  dispatches=records.dispatches or dispatches_from(losses, records.sightings),
-                                 accounts_polled=polled, losses=losses)
+                                 accounts_polled=polled, losses=losses, balances=records.balances)
 
 
 def run(args: Namespace) -> int:

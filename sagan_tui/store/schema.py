@@ -61,7 +61,30 @@ def _v1(db: sqlite_utils.Database) -> None:
     }, pk="source", if_not_exists=True)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+def _add_column(db: sqlite_utils.Database, table: str, column: str) -> bool:
+    """Add a text column unless it is there (a file re-migrated from a lowered version); whether added."""
+    if column in db[table].columns_dict:
+        return False
+    db[table].add_column(column, str)
+    return True
+
+
+def _v2(db: sqlite_utils.Database) -> None:
+    """The evidence a verdict weighs: each pod's machine, when it was last seen RUNNING, and
+    each account's balance history (a row whenever its balance or under-balance flag moved)."""
+    _add_column(db, "pods", "host")
+    if _add_column(db, "pods", "running_seen_at"):
+        # What v1 knew: a pod listed RUNNING at its last sighting was running then.
+        db.execute("update pods set running_seen_at = last_seen_at where desired_status = 'RUNNING'")
+    _add_column(db, "losses", "host")
+    db["balance_history"].create({
+        "id": int, "account": str, "at": str, "balance": float, "under_balance": int,
+        "spend_per_hr": float, "spend_limit": float,
+    }, pk="id", if_not_exists=True)
+    db["balance_history"].create_index(["account", "at"], if_not_exists=True)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -37,6 +37,7 @@ class ParsedLines:
     sightings: list[PodSighting] = field(default_factory=list)
     health: dict[str, SourceHealth] = field(default_factory=dict)
     dispatches: list[Dispatch] = field(default_factory=list)  # Sagan's own history, when at hand
+    balances: dict[str, list[tuple]] = field(default_factory=dict)  # account -> balance history (a cache's)
     errors: list[str] = field(default_factory=list)  # "line N: what was wrong"
 
 
@@ -159,6 +160,7 @@ def wave_to_json(wave: Wave) -> dict[str, Any]:
         "accounts": list(wave.accounts), "experiments": list(wave.experiments),
         "datacenters": list(wave.datacenters), "gpu_types": list(wave.gpu_types),
         "gap_median_s": wave.gap_median_s, "burn_usd": round(wave.burn_usd, 4),
+        "verdict": wave.verdict.to_json(),
         "diagnosis": [{"kind": f.kind, "statement": f.statement, "evidence": list(f.evidence)} for f in wave.diagnosis],
     }
 
