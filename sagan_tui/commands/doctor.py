@@ -85,6 +85,27 @@ async def _other_transport(settings, name: str, in_use: str,
         await t.aclose()
 
 
+def _cache_check(path, secrets: list[str]) -> tuple[bool | None, str, str]:
+    """The cache, opened read-only: a check never changes (nor moves aside) what it checks."""
+    from sagan_tui.store.cache import Cache, CacheUnusable
+    from sagan_tui.store.schema import SCHEMA_VERSION
+
+    if not path.exists() and not path.is_symlink():
+        return (True, "cache", f"{path}: none yet (the panel or `sagan-tui sync` creates it)")
+    try:
+        cache = Cache(path, read_only=True)
+        try:
+            counts = cache.counts()
+        finally:
+            cache.close()
+    except CacheUnusable as exc:
+        return (False, "cache", scrub(str(exc), secrets))
+    except Exception as exc:  # the check reports; it must not crash on what it checks
+        return (False, "cache", f"{path}: {type(exc).__name__}: {scrub(str(exc), secrets)}")
+    return (True, "cache", f"{path} schema v{SCHEMA_VERSION}, {counts['experiments']} experiments, "
+                           f"{counts['pods']} pods, {counts['losses']} losses")
+
+
 def run(args: argparse.Namespace) -> int:
     lines: list[tuple[bool | None, str, str]] = []
     try:
@@ -97,19 +118,7 @@ def run(args: argparse.Namespace) -> int:
     lines += [(None, "config", w) for w in warnings if "disabled" not in w]
     secrets = settings.secrets()
     lines += asyncio.run(_checks(settings, secrets))
-    try:
-        from sagan_tui.store.cache import Cache
-        from sagan_tui.store.schema import SCHEMA_VERSION
-
-        cache = Cache(settings.cache_path)
-        counts = cache.counts()
-        lines += [(None, "cache", n) for n in cache.notices]
-        lines.append((True, "cache", f"{settings.cache_path} schema v{SCHEMA_VERSION}, "
-                                     f"{counts['experiments']} experiments, {counts['pods']} pods, "
-                                     f"{counts['losses']} losses"))
-        cache.close()
-    except Exception as exc:  # the check reports; it must not crash on what it checks
-        lines.append((False, "cache", f"{settings.cache_path}: {type(exc).__name__}: {scrub(str(exc), secrets)}"))
+    lines.append(_cache_check(settings.cache_path, secrets))
     for ok, what, detail in lines:
         print(_line(ok, what, detail))
     failed = [w for ok, w, _ in lines if ok is False]

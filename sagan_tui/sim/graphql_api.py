@@ -132,8 +132,9 @@ class Root:
         spend = round(sum(p.cost_now(self.t) for p in pods), 4)
         return {
             "id": f"user-{self.account}", "pubKey": "", "networkVolumes": [],
-            "pods": [self._view(p) for p in pods], "clientBalance": acc.balance, "currentSpendPerHr": spend,
-            "spendLimit": None if acc.spend_limit is None else round(acc.spend_limit), "underBalance": acc.balance <= 0,
+            "pods": [self._view(p) for p in pods], "clientBalance": acc.balance_at(self.t), "currentSpendPerHr": spend,
+            "spendLimit": None if acc.spend_limit is None else round(acc.spend_limit),
+            "underBalance": acc.balance_at(self.t) <= 0,
         }
 
     def pod(self, _info: Any, input: dict[str, Any] | None = None) -> dict[str, Any] | None:  # noqa: A002

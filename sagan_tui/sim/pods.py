@@ -157,7 +157,7 @@ class SimPod:
             "dockerArgs": s.docker_args, "dockerId": None, "env": [f"{k}={v}" for k, v in s.env.items()],
             "memoryInGb": s.memory_in_gb, "port": None, "ports": "22/tcp,8888/http", "vcpuCount": s.vcpu_count,
             "volumeInGb": s.volume_in_gb, "volumeMountPath": "/workspace",
-            "machine": {"gpuDisplayName": s.gpu, "dataCenterId": s.datacenter, "podHostId": f"{s.id}-{host}",
+            "machine": {"gpuDisplayName": s.gpu, "dataCenterId": s.datacenter, "podHostId": s.host or f"{s.id}-{host}",
                         "location": s.datacenter.split("-")[0]},
             "runtime": self._runtime(t, since, clock) if running else None,
         }

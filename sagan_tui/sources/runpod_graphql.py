@@ -19,7 +19,7 @@ from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check
 POD_FIELDS = """
             id name desiredStatus lastStatusChange uptimeSeconds costPerHr adjustedCostPerHr
             gpuCount podType imageName machineId
-            machine { gpuDisplayName dataCenterId }
+            machine { gpuDisplayName dataCenterId podHostId }
             runtime { uptimeInSeconds }
 """
 ACCOUNT_QUERY = "query saganTuiAccount { myself { clientBalance currentSpendPerHr spendLimit underBalance pods {%s} } }" % POD_FIELDS
@@ -205,5 +205,6 @@ def flatten_pod(raw: Any, account: str) -> Any:
         "gpuCount": raw.get("gpuCount"), "gpu": machine.get("gpuDisplayName"),
         "datacenter": machine.get("dataCenterId"), "podType": raw.get("podType"),
         "imageName": raw.get("imageName"), "machineId": raw.get("machineId"),
+        "host": machine.get("podHostId") if isinstance(machine.get("podHostId"), str) else None,
         "hasRuntime": runtime is not None,
     }

@@ -126,4 +126,5 @@ def _loss(pod: RunPodPod, account: str, running_at: datetime | None, last_seen_a
           now: datetime, reason: str) -> Loss:
     return Loss(pod_id=pod.id, account=account, experiment=pod.experiment, running_at=running_at,
                 last_seen_at=last_seen_at, lost_at=now, gpu=pod.gpu, datacenter=pod.datacenter,
-                cost_per_hr=pod.adjusted_cost_per_hr or pod.cost_per_hr, source="runpod-poll", reason=reason)
+                cost_per_hr=pod.adjusted_cost_per_hr or pod.cost_per_hr, source="runpod-poll", reason=reason,
+                host=pod.host)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sqlite3
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -131,6 +132,9 @@ class Poller:
                 coro = self._poll_sagan() if name == SAGAN else self._poll_account(name)
                 jobs[name] = asyncio.create_task(coro)
             results = await asyncio.gather(*jobs.values(), return_exceptions=True) if jobs else []
+            for res in results:
+                if isinstance(res, sqlite3.Error):  # the cache failed (a full disk), not the source:
+                    raise res                       # it is no source's health; the caller says what
             total = _Result()
             for name, res in zip(jobs, results):
                 if isinstance(res, BaseException):
@@ -310,6 +314,8 @@ class Poller:
             self.cache.touch_pods(conn, rec.touched)
             self.cache.add_observations(conn, rec.observations)
             self.cache.upsert_losses(conn, losses)
+            self.cache.record_balance(conn, name, now, snap.balance, snap.under_balance, snap.spend_per_hr,
+                                      snap.spend_limit)
             self.cache.set_health(conn, h)
         self._live[name] = rec.live  # only once committed: a rolled-back write leaves the cache as it was
         return _Result(pods_changed=rec.changed, pods_gone=rec.gone,
