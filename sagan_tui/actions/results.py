@@ -1,27 +1,12 @@
-"""What an owner action returns, what a stop aims at, and the text hygiene of both."""
+"""What an owner action returns and what a stop aims at."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sagan_tui.store.cache import CachedPod
-
-# C0 controls except tab and newline, DEL, and C1 controls: an ESC or a CSI from a server
-# message or a plan body must never reach the terminal as a sequence. The bidi overrides and
-# isolates too: they would reorder what the owner reads (ui/safe_text.py strips the same set).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def printable(text: object, *, single_line: bool = False) -> str:
-    """Text safe to show: control characters replaced, optionally folded to one line."""
-    out = _CONTROL.sub("\N{REPLACEMENT CHARACTER}", "" if text is None else str(text))
-    if single_line:
-        out = " ".join(out.split())
-    return out
-
 
 @dataclass(frozen=True)
 class ActionResult:

@@ -6,9 +6,10 @@ import asyncio
 from datetime import datetime
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
-from sagan_tui.actions.results import ActionResult, StopTarget, printable
+from sagan_tui.actions.results import ActionResult, StopTarget
 from sagan_tui.config import Settings
 from sagan_tui.models import Action, ApprovalRequest, utcnow, valid_pod_id
+from sagan_tui.safe_text import clean, one_line
 from sagan_tui.sources.errors import SourceError, SourceTimeout, scrub
 from sagan_tui.sources.runpod_base import RunPodTransport
 from sagan_tui.sources.sagan import SaganClient
@@ -58,7 +59,7 @@ class ActionRunner:
         """Refuse, audit, send, record: the one path every action takes."""
         key = key or (verb, target)
         done = lambda ok, message, **kw: ActionResult(  # noqa: E731
-            ok=ok, message=printable(message), verb=verb, target=target, account=account, **kw)
+            ok=ok, message=clean(message, multiline=True), verb=verb, target=target, account=account, **kw)
         if self.settings.read_only:
             result = done(False, f"read-only: {verb} {target} refused (the panel was started with --read-only)",
                           refused=True)
@@ -96,7 +97,7 @@ class ActionRunner:
         return ActionResult(**{**result.__dict__, "audit_id": audit_id})
 
     def _clean(self, text: str) -> str:
-        return printable(scrub(text, self._secrets), single_line=True)
+        return one_line(scrub(text, self._secrets), limit=2000)
 
     @staticmethod
     def _confirmed(reply: Any, what: str) -> None:
@@ -144,7 +145,7 @@ class ActionRunner:
 
         exp = self.cache.experiment(int(number))
         return await self._perform("hold", f"#{number}", send, account=exp.runpod_account if exp else None,
-                                   detail=printable(note, single_line=True)[:500] or None)
+                                   detail=one_line(note, limit=500) or None)
 
     async def redispatch(self, number: int, note: str = "", confirm: str | None = None) -> ActionResult:
         """Ask Sagan to launch a pod for an approved experiment, through the dispatch guard.
@@ -163,7 +164,7 @@ class ActionRunner:
             reply = await self.sagan.launch_pod(int(number), note.strip())
             self._confirmed(reply, "launch-pod")
             run = reply.get("agentRunId")
-            return f"#{number} re-dispatched" + (f": agent run {printable(run, single_line=True)}" if run else "")
+            return f"#{number} re-dispatched" + (f": agent run {one_line(run, limit=80)}" if run else "")
 
         exp = self.cache.experiment(int(number))
         return await self._perform("redispatch", f"#{number}", send, account=exp.runpod_account if exp else None)
