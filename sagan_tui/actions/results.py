@@ -13,7 +13,9 @@ class ActionResult:
     """The outcome of one owner action, as the panel reports it.
 
     `ok` is True only when the server said so. `refused` means nothing was sent (read-only,
-    in flight, a guard or a re-check said no); `server_error` holds the server's own words.
+    in flight, a guard or a re-check said no); `cancelled` that the owner backed out of a
+    dialog (nothing sent either); `server_error` holds the server's own words. A bulk action
+    holds one result per target in `parts`, and `did` is its verb's past tense ("stopped").
     """
 
     ok: bool
@@ -25,15 +27,38 @@ class ActionResult:
     account: str | None = None
     audit_id: int | None = None
     parts: tuple["ActionResult", ...] = ()
+    cancelled: bool = False
+    did: str = ""
 
     @property
     def result(self) -> str:
         """The audit log's word for it."""
-        return "ok" if self.ok else ("refused" if self.refused else "error")
+        if self.ok:
+            return "ok"
+        return "cancelled" if self.cancelled else ("refused" if self.refused else "error")
 
     @property
     def failed(self) -> tuple["ActionResult", ...]:
         return tuple(p for p in self.parts if not p.ok)
+
+    @property
+    def title(self) -> str:
+        """The notification's title: `2 of 3 stopped` for a bulk action, else one word."""
+        if self.parts:
+            return f"{sum(p.ok for p in self.parts)} of {len(self.parts)} {self.did or 'done'}"
+        if self.ok:
+            return "Done"
+        return "Cancelled" if self.cancelled else ("Refused" if self.refused else "Failed")
+
+    @property
+    def severity(self) -> str:
+        """`information` when all went through, `error` when nothing did through a failure;
+        `warning` for the rest: a refusal, a cancel, or a bulk action that partly went through."""
+        if self.ok:
+            return "information"
+        if self.refused or self.cancelled or any(p.ok for p in self.parts):
+            return "warning"
+        return "error"
 
 
 @dataclass(frozen=True)

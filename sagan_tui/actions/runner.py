@@ -96,6 +96,14 @@ class ActionRunner:
             result=result.result, error=result.message, detail=detail))
         return ActionResult(**{**result.__dict__, "audit_id": audit_id})
 
+    async def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
+                               why: str = "cancelled by the owner", detail: str | None = None) -> ActionResult:
+        """Audit an action the owner backed out of in its dialog (nothing was sent): a guarded
+        re-dispatch cancelled during a wave is evidence of what the owner chose not to do."""
+        result = ActionResult(ok=False, message=clean(f"{verb} {target} {why}: nothing sent", multiline=True),
+                              cancelled=True, verb=verb, target=target, account=account)
+        return await self._record(result, detail)
+
     def _clean(self, text: str) -> str:
         return one_line(scrub(text, self._secrets), limit=2000)
 
@@ -229,19 +237,19 @@ class ActionRunner:
     async def bulk_stop(self, targets: Sequence[StopTarget]) -> ActionResult:
         parts = await asyncio.gather(*(self.stop_pod(t.pod_id, t.account, t.expected_status, t.experiment)
                                        for t in targets))
-        return _summary(STOP_VERB, "stopping", [t.pod_id for t in targets], parts)
+        return _summary(STOP_VERB, "stopped", [t.pod_id for t in targets], parts)
 
 
 def _summary(verb: str, did: str, targets: list[str], parts: Sequence[ActionResult]) -> ActionResult:
     """One line for a bulk action: how many of how many, and what each failure said."""
     good = [p.target for p in parts if p.ok]
     bad = [p for p in parts if not p.ok]
-    message = f"{did} {len(good)} of {len(parts)}"
+    message = f"{len(good)} of {len(parts)} {did}"
     if good:
         message += ": " + ", ".join(good)
     if bad:
         message += "; not done: " + "; ".join(p.message for p in bad)
-    return ActionResult(ok=bool(parts) and not bad, message=message,
+    return ActionResult(ok=bool(parts) and not bad, message=message, did=did,
                         refused=bool(parts) and all(p.refused for p in parts),
                         server_error="; ".join(p.server_error for p in bad if p.server_error) or None,
                         verb=f"bulk {verb}", target=", ".join(targets), parts=tuple(parts))

@@ -428,7 +428,7 @@ class Cache:
         never sent to RunPod: its pod's disappearance is still a loss.
         """
         rows = self._rows("select target from actions where action in ('stop', 'terminate')"
-                          " and result not in ('error', 'refused')")
+                          " and result not in ('error', 'refused', 'cancelled')")
         return {r["target"] for r in rows}
 
     # --- retention -------------------------------------------------------------------

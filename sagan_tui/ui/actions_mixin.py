@@ -89,12 +89,9 @@ class ActionsMixin:
 
     def on_owner_action_done(self, event: OwnerActionDone) -> None:
         result = event.result
-        if result.ok:
-            self.notify(result.message, title="Done", markup=False)
-        elif result.refused:
-            self.notify(result.message, title="Refused", severity="warning", markup=False, timeout=10)
-        else:
-            self.notify(result.message, title="Failed", severity="error", markup=False, timeout=15)
+        # "2 of 3 stopped" as a warning, not "Failed": the title and severity are the result's.
+        self.notify(result.message, title=result.title, severity=result.severity, markup=False,  # type: ignore[arg-type]
+                    timeout={"information": None, "warning": 10, "error": 15}[result.severity])
         if result.ok and event.clear_marks:
             self.clear_marks()
         if result.ok or any(p.ok for p in result.parts):
@@ -214,6 +211,9 @@ class ActionsMixin:
             def typed(text: str | None) -> None:
                 if text is not None:
                     self._run_action(lambda: runner.redispatch(n, note, confirm=text))
+                else:  # a cancel during a wave is audited too
+                    self._run_action(lambda: runner.record_cancelled(
+                        "redispatch", f"#{n}", account=exp.runpod_account, detail=verdict.summary))
 
             self.push_screen(GuardedDispatchScreen(exp, verdict), typed)
             return

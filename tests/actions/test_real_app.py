@@ -88,3 +88,69 @@ async def test_read_only_panel_sends_nothing_but_shows_the_request(panel):
         await pilot.press("alt+a")
         await pilot.pause()
     assert r.sent() == [] and r.graphql("podStop") == []
+
+
+@pytest.fixture
+async def wave_panel(rig):
+    """The real panel during the reaping wave, #192 approved: `r` on it goes through the guard."""
+    from sagan_tui.ui.app import SaganApp
+
+    r = await rig(scenario="reaping-wave", at=550)
+    r.sim.clock.jump_to(600)
+    await r.poll()
+    await r.poller.sagan.set_status(192, "approved", "test setup")
+    await r.poll()
+    r.since_now()
+    return r, SaganApp(r.settings, r.cache, r.poller)
+
+
+async def _guard_dialog(pilot, app):
+    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
+    await _ready(pilot, app)
+    app.experiments_table.focus()
+    await wait_for(pilot, lambda: app.experiments_table.select_key("192"), what="#192 in the table")
+    await pilot.press("r")
+    await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guard dialog")
+    return app.screen
+
+
+async def test_the_guard_dialog_accepts_the_typed_number_with_enter(wave_panel):
+    r, app = wave_panel
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _guard_dialog(pilot, app)
+        assert app.focused.id == "typed"
+        await pilot.press("1", "9", "2", "enter")
+        await wait_for(pilot, lambda: app.screen is not screen, what="dialog closed")
+        await wait_for(pilot, lambda: any(a.action == "redispatch" and a.result == "ok" for a in r.cache.actions()),
+                       what="re-dispatch audited ok")
+    [req] = r.sent("sagan")
+    assert req.path == "/api/experiments/192/launch-pod" and "dispatch guard" in req.body["note"]
+
+
+async def test_the_guard_dialog_refuses_a_wrong_number_with_a_message_and_stays_open(wave_panel):
+    from textual.widgets import Static
+
+    r, app = wave_panel
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _guard_dialog(pilot, app)
+        await pilot.press("1", "9", "1", "enter")
+        await pilot.pause()
+        assert app.screen is screen
+        said = str(screen.query_one("#typed-error", Static).content)
+        assert "you typed 191" in said and "type 192" in said and "Nothing sent" in said
+        await pilot.press("enter")  # still open, still refusing: Enter never cancels or sends
+        assert app.screen is screen and r.sent() == []
+
+
+async def test_a_cancelled_guarded_redispatch_is_audited_as_cancelled(wave_panel):
+    r, app = wave_panel
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _guard_dialog(pilot, app)
+        await pilot.press("3", "escape")
+        await wait_for(pilot, lambda: app.screen is not screen, what="dialog closed")
+        await wait_for(pilot, lambda: any(a.action == "redispatch" for a in r.cache.actions()),
+                       what="the cancel audited")
+    [audit] = [a for a in r.cache.actions() if a.action == "redispatch"]
+    assert audit.result == "cancelled" and audit.target == "#192" and "nothing sent" in audit.error
+    assert r.sent() == []

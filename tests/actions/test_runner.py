@@ -176,7 +176,7 @@ async def test_bulk_hold_holds_every_marked_experiment(rig):
     r = await rig(fixture=actions_fixture())
     result = await r.runner.bulk_hold([502, 504, 502], "bulk")
     assert result.ok and len(result.parts) == 2, result.message
-    assert result.message.startswith("held 2 of 2")
+    assert result.message.startswith("2 of 2 held")
     assert sorted(q.path for q in r.sent("sagan")) == ["/api/experiments/502/status", "/api/experiments/504/status"]
     await r.poll()
     assert [r.cache.experiment(n).status for n in (502, 504)] == ["blocked", "blocked"]
