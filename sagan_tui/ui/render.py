@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from sagan_tui.actions.bulk import STOPPED_STATES
 from sagan_tui.basics import NO_TURN, HealthState, SourceHealth, as_utc
 from sagan_tui.ui.safe_text import clean
 
@@ -399,7 +400,6 @@ def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: fl
     return out
 
 
-STOPPED_STATES = frozenset({"EXITED", "TERMINATED", "DEAD"})
 
 
 def live_pod_counts(pods: Iterable[CachedPod]) -> dict[int, int]:

@@ -154,3 +154,79 @@ async def test_a_cancelled_guarded_redispatch_is_audited_as_cancelled(wave_panel
     [audit] = [a for a in r.cache.actions() if a.action == "redispatch"]
     assert audit.result == "cancelled" and audit.target == "#192" and "nothing sent" in audit.error
     assert r.sent() == []
+
+
+async def _mark(pilot, table, keys) -> None:
+    table.focus()
+    for key in keys:
+        await wait_for(pilot, lambda: table.select_key(key), what=f"{key} in {table.id}")
+        await pilot.press("space")
+
+
+async def test_a_bulk_stop_names_the_marked_pods_a_filter_hides_and_the_border_counts_them(panel):
+    from textual.widgets import Static
+
+    r, app = await panel()
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app)
+        pods = app.pods_table
+        await _mark(pilot, pods, ("teampod502aaaa", "perspod504bbbb"))
+        pods.set_filter("team")
+        await pilot.pause()
+        assert pods.hidden_marked_keys() == ["perspod504bbbb"]
+        assert pods.marked_keys(visible_only=True) == ["teampod502aaaa"]
+        assert "/team" in str(pods.border_title) and "2 marked (1 hidden)" in str(pods.border_title)
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="bulk stop dialog")
+        warning = str(app.screen.query_one("#dialog-warning", Static).content)
+        assert "1 marked row is hidden by the filter /team and included: perspod504bbbb" in warning
+        assert len(app.screen.query(".target")) == 2
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: app.marked_pods() == [], what="marks cleared after the bulk stop")
+        assert "marked" not in str(pods.border_title)
+    assert sorted(q.account for q in r.graphql("podStop")) == ["personal", "team"]
+
+
+async def test_a_bulk_stop_skips_an_exited_pod_and_says_why(panel):
+    from textual.widgets import Static
+
+    r, app = await panel()
+    stopped = await r.runner.stop_pod("perspod504bbbb", "personal")
+    assert stopped.ok, stopped.message
+    await r.poll()  # the simulator now lists it EXITED
+    r.since_now()
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app)
+        await wait_for(pilot, lambda: app.model.pods["perspod504bbbb"].pod.desired_status == "EXITED",
+                       what="EXITED in the panel")
+        await _mark(pilot, app.pods_table, ("teampod502aaaa", "perspod504bbbb"))
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="bulk stop dialog")
+        assert "Stop 1 pod" in str(app.screen.dialog_title)
+        warning = str(app.screen.query_one("#dialog-warning", Static).content)
+        assert "Skipped, not sent: perspod504bbbb: EXITED: already stopped" in warning
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="dialog closed")
+    assert r.graphql("podStop") == []
+
+
+async def test_bulk_hold_leaves_out_an_experiment_already_blocked_saying_so(panel):
+    from textual.widgets import Static
+
+    r, app = await panel()
+    await r.poller.sagan.set_status(504, "blocked", "held earlier")
+    await r.poll()
+    r.since_now()
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app)
+        await wait_for(pilot, lambda: app.model.experiments[504].status == "blocked", what="#504 blocked")
+        await _mark(pilot, app.experiments_table, ("502", "504"))
+        await pilot.press("H")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="bulk hold dialog")
+        assert "Hold 1 experiment" in str(app.screen.dialog_title)
+        assert [str(t.content) for t in app.screen.query(".target")][0].startswith("#502 ")
+        warning = str(app.screen.query_one("#dialog-warning", Static).content)
+        assert "Skipped, not sent: #504: already blocked (held)" in warning
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: app.model.experiments[502].status == "blocked", what="#502 held")
+    assert [q.path for q in r.sent("sagan")] == ["/api/experiments/502/status"]

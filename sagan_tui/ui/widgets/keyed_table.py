@@ -355,22 +355,25 @@ class KeyedTable(DataTable):
         self.sort(_MARK_COL, key=key)
 
     def refresh_titles(self) -> None:
-        bits = [self.pane_title]
-        if self.scope_label:
-            bits.append(self.scope_label)
+        """The border title says everything that decides what the owner sees and acts on:
+        `Pods · 6/7 · /team · sort up ↓ · 2 marked (1 hidden)`. The panes draw only a top
+        border, so nothing goes to the subtitle, which would never be seen."""
+        self._set_titles(" · ".join(self.state_bits()), "")
+
+    def state_bits(self) -> list[str]:
+        """The pane title, scope, shown/total, filter, sort, marks and note, in that order."""
+        bits = [self.pane_title, self.scope_label]
         shown, total = len(self._shown), len(self.records)
         bits.append(f"{shown}" if shown == total else f"{shown}/{total}")
-        title = " · ".join(b for b in bits if b)
-        sub = []
         if self.filter_text:
-            sub.append(f"/{self.filter_text}")
+            bits.append(f"/{self.filter_text}")
         if self.sort_index is not None:
-            sub.append(f"sort {self.specs[self.sort_index].label} {'↓' if self.sort_reverse else '↑'}")
+            bits.append(f"sort {self.specs[self.sort_index].label} {'↓' if self.sort_reverse else '↑'}")
         if self.marks:
-            sub.append(f"{len(self.marks)} marked")
-        if self.note:
-            sub.append(self.note)
-        self._set_titles(title, " · ".join(sub))
+            hidden = len(self.hidden_marked_keys())
+            bits.append(f"{len(self.marks)} marked" + (f" ({hidden} hidden)" if hidden else ""))
+        bits.append(self.note)
+        return [b for b in bits if b]
 
     def _set_titles(self, title: str, subtitle: str) -> None:
         # Textual's setters repaint the whole widget even for the same text, and every diff
@@ -399,12 +402,33 @@ class KeyedTable(DataTable):
         self.refresh_titles()
         self.post_message(self.MarksChanged(self))
 
-    def clear_marks(self) -> None:
-        marked, self.marks = list(self.marks), {}
+    def marked_keys(self, visible_only: bool = False) -> list[str]:
+        """Marked row keys in the order marked; `visible_only` leaves out rows the scope or
+        the `/` filter hides."""
+        return [k for k in self.marks if k in self._shown] if visible_only else list(self.marks)
+
+    def hidden_marked_keys(self) -> list[str]:
+        """Marked rows the owner cannot see now (hidden by the scope or the filter): a bulk
+        dialog must name them, since it would act on them."""
+        return [k for k in self.marks if k not in self._shown]
+
+    def hidden_by(self) -> str:
+        """What hides rows now, in the owner's words: `the filter /personal`, or ''."""
+        why = [f"the filter /{self.filter_text}"] if self.filter_text else []
+        if self.scope_label and self.scope is not None:
+            why.append(f"the scope {self.scope_label}")
+        return " and ".join(why)
+
+    def clear_marks(self, keys: Iterable[str] | None = None) -> None:
+        """Unmark `keys` (every mark when None): after the bulk action that used them."""
+        marked = list(self.marks) if keys is None else [k for k in keys if k in self.marks]
         for k in marked:
+            del self.marks[k]
             if k in self._shown:
                 self.update_cell(k, _MARK_COL, self._head(k))
         self.refresh_titles()
+        if marked:
+            self.post_message(self.MarksChanged(self))
 
     def action_cycle_sort(self) -> None:
         """Next column (then back to the pane's own order)."""
