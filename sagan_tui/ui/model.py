@@ -322,7 +322,7 @@ def announcements(delta: Delta, health_before: Mapping[str, HealthState],
         out.append(Note(f"and {len(delta.new_inbox) - NOTIFY_MAX} more in the inbox (i)", "Your turn"))
     for w in delta.new_waves:
         head = w.diagnosis[0].statement if w.diagnosis else ""
-        out.append(Note(one_line(f"{len(w.losses)} pods lost {render.hhmm(w.start)}-{render.hhmm(w.end)} UTC"
+        out.append(Note(one_line(f"{len(w.losses)} pods lost {render.window(w.start, w.end)}"
                                  f" in {', '.join(w.accounts)}. {head}"), "Reaping wave", "error", 30, True))
     for name, h in health.items():
         if h.state == HealthState.ERROR and health_before.get(name) != HealthState.ERROR:
