@@ -16,6 +16,7 @@ from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache
 
 DECISIONS = ("approve", "reject", "defer")
+DECIDED = {"approve": "approved", "reject": "rejected", "defer": "deferred"}
 # The audit verb of a pod stop: Cache.owner_stops() reads it, so a stop the owner asked for
 # is never counted as a loss when the pod disappears from the next poll.
 STOP_VERB = "stop"
@@ -138,6 +139,11 @@ class ActionRunner:
             reply = await self.sagan.decide(approval.id, decision, sent, note.strip())
             self._confirmed(reply, "decision")
             state = (reply.get("approvalRequest") or {}).get("status") if isinstance(reply, dict) else None
+            # The request's new state, stamped with when the owner decided: a deferred request
+            # must stay reachable (`a` opens it, the inbox says it was deferred, and when).
+            decided = approval.model_copy(update={"status": str(state or DECIDED[decision]),
+                                                  "updated_at": self.clock()})
+            await asyncio.to_thread(self.cache.record_approval, decided)
             return f"{decision} sent for {target}" + (f": request now {state}" if state else "")
 
         return await self._perform(decision, target, send, key=("decide", approval.id),

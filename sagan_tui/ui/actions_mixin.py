@@ -135,6 +135,8 @@ class ActionsMixin:
             self.notify("Select an experiment first.", severity="warning", markup=False)
             return
         pending = [a for a in self.cache.approvals() if a.experiment_number == exp.number]
+        # A request the owner deferred stays reachable here: the screen says when it was deferred.
+        pending = pending or [a for a in self.cache.approvals("deferred") if a.experiment_number == exp.number]
         if not pending:
             self.notify(f"#{exp.number} has no pending approval request ({exp.status}).", markup=False)
             return

@@ -93,11 +93,14 @@ SHORT_SAGAN = {"clarify scope": "clarify", "clarify hypothesis and information g
                "draft plan": "plan", "run and verify": "run / verify"}
 
 
-def turn_cell(exp: Experiment) -> Cell:
+def turn_cell(exp: Experiment, deferred_at: datetime | None = None) -> Cell:
+    """Whose turn, short; an owner turn whose request the owner deferred says so and when
+    (`YOU: answer questions · deferred 20:31`): still the owner's, but not forgotten."""
     turn = clean(exp.effective_turn)
     who, _, what = turn.partition(":")
     if exp.owner_turn:
-        return Cell(f"YOU: {SHORT_TURN.get(exp.status, what.strip())}", OWNER, sort=0)
+        later = f" · deferred {fmt.hm(deferred_at)}" if deferred_at is not None else ""
+        return Cell(f"YOU: {SHORT_TURN.get(exp.status, what.strip())}{later}", OWNER, sort=0)
     if who.strip().lower() == "sagan":
         return Cell(f"sagan: {SHORT_SAGAN.get(what.strip(), what.strip())}", DIM, sort=1)
     return Cell("—" if turn == NO_TURN else turn, DIM, sort=2)
@@ -108,12 +111,12 @@ def status_cell(status: str, known: bool) -> Cell:
     return Cell(s, "") if known else Cell(f"{s}?", UNKNOWN)
 
 
-def experiment_row(exp: Experiment, live_pods: int, now: datetime) -> Row:
+def experiment_row(exp: Experiment, live_pods: int, now: datetime, deferred_at: datetime | None = None) -> Row:
     age = since(exp.created_at or exp.updated_at, now)
     cells = (
         Cell(f"#{exp.number}", OWNER if exp.owner_turn else "", sort=exp.number),
         status_cell(exp.status, exp.status_known),
-        turn_cell(exp),
+        turn_cell(exp, deferred_at),
         Cell(str(live_pods) if live_pods else "·", "bold" if live_pods else DIM, sort=live_pods),
         Cell(coarse(age), DIM, sort=-(age or 0)),
         Cell(clean(exp.title)),

@@ -230,3 +230,30 @@ async def test_bulk_hold_leaves_out_an_experiment_already_blocked_saying_so(pane
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: app.model.experiments[502].status == "blocked", what="#502 held")
     assert [q.path for q in r.sent("sagan")] == ["/api/experiments/502/status"]
+
+
+async def test_a_deferred_request_stays_reachable_and_the_inbox_says_it_was_deferred(panel):
+    from textual.widgets import Static
+
+    r, app = await panel()
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app)
+        table = app.experiments_table
+        table.focus()
+        await wait_for(pilot, lambda: table.select_key("503"), what="#503 in the table")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="approval screen")
+        await pilot.press("alt+d")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="deferred and closed")
+        await wait_for(pilot, lambda: "deferred" in table.records["503"].cells[2].text, what="inbox says deferred")
+        deferred = r.cache.approvals("deferred")[0]
+        assert table.records["503"].cells[2].text == f"YOU: approve plan · deferred {deferred.updated_at:%H:%M}"
+        await pilot.press("a")  # not "no pending approval request": the deferred one opens
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="deferred request opened")
+        banner = str(app.screen.query_one("#deferred-banner", Static).content)
+        assert f"You deferred this request at {deferred.updated_at:%Y-%m-%d %H:%M:%S} UTC" in banner
+        assert app.screen.query_one("#defer").disabled and not app.screen.query_one("#reject").disabled
+        await pilot.press("alt+r")  # deferring was not the end: it can still be decided
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="rejected and closed")
+        await wait_for(pilot, lambda: app.model.experiments[503].status == "blocked", what="rejected -> blocked")
+    assert [q.body["decision"] for q in r.sent("sagan")] == ["defer", "reject"]
