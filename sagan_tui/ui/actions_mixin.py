@@ -53,6 +53,7 @@ class ActionsMixin:
         _b("S", "bulk_stop", "Stop marked"),
         _b("A", "audit", "Audit log"),
         _b("e", "export_report", "Export report"),
+        _b("W", "wave_response", "Wave response"),  # verdict's hunk: the dialog lives in ui/screens/wave_response.py
     ]
     MUTATING_ACTIONS: frozenset[str] = frozenset(
         {"hold", "redispatch", "stop_pod", "promote", "bulk_hold", "bulk_stop"})
@@ -304,6 +305,12 @@ class ActionsMixin:
             confirm_label=f"Stop {counted(len(targets), 'pod')}",
             note="Each pod is re-checked with its own account before its stop is sent.", warning=warning),
             self._on_confirm(lambda: runner.bulk_stop(targets), clear_marks=True))
+
+    def action_wave_response(self) -> None:
+        """The wave's verdict and its response in one dialog (refused out loud in read-only)."""
+        from sagan_tui.ui.screens.wave_response import open_wave_response
+
+        open_wave_response(self)
 
     # --- audit and export ----------------------------------------------------------------
 

@@ -29,3 +29,15 @@ def test_a_table_border_shows_its_filter_sort_and_marks(snap_compare, tmp_path):
         await pilot.pause()
 
     assert snap_compare(frozen_app(tmp_path), terminal_size=(200, 50), run_before=mark_filter_sort)
+
+
+def test_incident_layout_at_80x24_leads_the_wave_panel_with_the_verdict(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), press=["I"], terminal_size=(80, 24))
+
+
+def test_wave_response_dialog(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), press=["W"], terminal_size=(200, 50))
+
+
+def test_wave_response_dialog_at_80x24(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), press=["W"], terminal_size=(80, 24))
