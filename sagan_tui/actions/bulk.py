@@ -6,14 +6,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Iterable, Mapping, Sequence, TypeVar
 
 from sagan_tui.actions.results import StopTarget
+from sagan_tui.basics import STOPPED_STATES
 
 if TYPE_CHECKING:
     from sagan_tui.models import Experiment
     from sagan_tui.store.cache import CachedPod
 
 T = TypeVar("T")
-# RunPod states of a pod that is listed but not running: stopping it again does nothing.
-STOPPED_STATES = frozenset({"EXITED", "TERMINATED", "DEAD"})
 # Names listed in a dialog's warning before "+N more": the dialog must stay on an 80x24 screen.
 MAX_NAMED = 6
 

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from sagan_tui.actions.bulk import STOPPED_STATES
-from sagan_tui.basics import NO_TURN, HealthState, SourceHealth, as_utc
+from sagan_tui.basics import NO_TURN, STOPPED_STATES, HealthState, SourceHealth, as_utc
 from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import clean
 
