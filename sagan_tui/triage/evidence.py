@@ -92,6 +92,10 @@ def balance_reading(account: str, start: datetime, end: datetime, health: Source
             return BalanceReading(account, "unknown", f"balance of {account} not readable: the account is on "
                                   "REST v2, which has no balance route")
         return BalanceReading(account, "unknown", f"balance of {account} unknown")
+    if health.last_success is not None and not lo - LOOKBACK <= health.last_success <= hi + LOOKBACK:
+        # Read long before or after the wave (a report run the next day): it says nothing about the window.
+        return BalanceReading(account, "unknown", f"balance of {account} last read at {fmt.day(health.last_success)} "
+                              f"{fmt.hms(health.last_success)} UTC, too far from the wave to judge it")
     when = f"as of the poll at {fmt.hms(health.last_success)} UTC" if health.last_success else "as last read"
     why = _out_reason(health.balance, health.under_balance, health.spend_per_hr, health.spend_limit)
     bal = "unknown" if health.balance is None else fmt.usd(health.balance)
