@@ -137,7 +137,8 @@ def rest_routes(state: SimState, guarded: Guard) -> list[Route]:
     def route(path: str, method: str, handler: Callable[[SimState, str, dict[str, str], Any, float], Response]):
         async def endpoint(request: Request) -> Response:
             def run(body: Any, account: str, t: float) -> Response:
-                allowed, headers = limiter.take(account)
+                # Windows of served time: the wall clock, unless a test holds the scenario clock.
+                allowed, headers = limiter.take(account, state.clock.at(t).timestamp())
                 if not allowed:
                     return problem(429, "rate limit exceeded for the minute window", headers)
                 with state.lock:

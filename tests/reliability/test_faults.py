@@ -70,7 +70,7 @@ def make_poller(sim, tmp_path, *, sagan_down: bool = False, **flags):
     env = {**sim.env(), **{f"RUNPOD_TRANSPORT_{name.upper()}": "graphql" for name in sim.account_keys}}
     if sagan_down:  # nothing listens there: connection refused, as when Sagan's host is down
         env["SAGAN_BASE_URL"] = f"http://127.0.0.1:{free_port()}"
-    flags.setdefault("poll_interval", 0.05)
+    flags.setdefault("poll_interval", 0.5)  # the lowest a setting may be (config.BOUNDS)
     # A fault's timeout is waited out on every attempt; a loaded machine must not make a good reply time out.
     flags.setdefault("request_timeout", 3.0)
     # retries=0: the poller's own backoff is what is measured here

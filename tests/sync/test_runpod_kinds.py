@@ -74,9 +74,9 @@ async def test_the_default_transport_is_auto_with_pods_over_rest_and_the_balance
     assert {p.pod_id for p in cache.pods(account="team")} == {"teampodaaa001", "teampodbbb002"}
     apis = {(r.api, r.path) for r in sim.requests if r.account == "team"}
     assert ("rest", "/v2/pods") in apis and ("graphql", "/graphql") in apis
-    # GraphQL is asked for the money alone: the pods come from REST v2.
+    # GraphQL is asked for the money and each pod's machine (REST v2 names none): the pods come from REST v2.
     gql = [r.body["query"] for r in sim.requests if r.api == "graphql" and r.account == "team"]
-    assert gql and all("pods" not in q and "clientBalance" in q for q in gql)
+    assert gql and all("clientBalance" in q and "podHostId" in q and "desiredStatus" not in q for q in gql)
 
 
 async def test_graphql_410_under_auto_keeps_the_pods_updating_with_balance_na(sim_factory, tmp_path):
