@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from sagan_tui.store.cache import Cache
 
 COLUMNS = ("#", "when (UTC)", "action", "target", "account", "result", "error")
-RESULT_STYLE = {"ok": "green", "error": "bold red", "refused": "yellow", "pending": "cyan"}
+RESULT_STYLE = {"ok": "green", "error": "bold red", "refused": "yellow", "cancelled": "yellow", "pending": "cyan"}
 REFRESH_S = 2.0
 
 
