@@ -85,8 +85,8 @@ def snapshot(cache: Cache) -> dict:
             "experiments": {e.number: e.status for e in cache.experiments()}}
 
 
-# Sagan's poll sends these three at once; the first failure cancels the others, maybe before
-# they are sent (sync/poller.py `_together`): a failed Sagan poll reaches the simulator 1-3 times.
+# Sagan's poll sends these three at once; the first failure is raised once the others have ended
+# (sync/poller.py `_together`): a failed Sagan poll reaches the simulator 3 times (1-3 allowed).
 SAGAN_LISTS = ("/api/experiments", "/api/pods", "/api/approval-requests")
 
 
