@@ -17,7 +17,7 @@ from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, too_large
 from sagan_tui.sources.errors import (
     ApiRetired, BadReply, SourceTimeout, Unreachable, for_status, parse_retry_after, scrub,
 )
-from sagan_tui.sources.gc_pause import gc_paused
+from sagan_tui.gc_pause import gc_paused
 from sagan_tui.sources.graphql_errors import read_errors
 
 CHUNK = 64 * 1024

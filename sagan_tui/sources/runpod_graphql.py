@@ -11,7 +11,7 @@ from typing import Any, Callable
 from sagan_tui.models import RunPodPod, parse_records
 from sagan_tui.sources.errors import AuthError, BadReply, RequestRejected, SourceError, SourceTimeout, scrub
 from sagan_tui.sources.graphql_errors import PodNotFound
-from sagan_tui.sources.gc_pause import gc_paused
+from sagan_tui.gc_pause import gc_paused
 from sagan_tui.sources.graphql_shim import StrictRequests, local as _local
 from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check_pod_id as _check_id, float_or_none
 

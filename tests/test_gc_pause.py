@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from sagan_tui.sources.gc_pause import gc_paused
+from sagan_tui.gc_pause import gc_paused
 
 
 @pytest.fixture(autouse=True)
