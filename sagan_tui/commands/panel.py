@@ -55,8 +55,8 @@ def log_to_file(settings: Settings | Draft) -> Path:
 
 
 def run_panel(settings: Settings | Draft) -> int:
-    """Run the app until quit; it opens the cache and the poller after its first frame, and
-    whatever it opened is closed here."""
+    """Run the app until quit; its session opens the cache and the poller after the first frame
+    and closes them when the app ends."""
     log_to_file(settings)
     if settings.color_system != "auto":
         # Textual reads this once, when it is first imported: set it before that.
@@ -68,8 +68,6 @@ def run_panel(settings: Settings | Draft) -> int:
         app.run(mouse=settings.mouse)
     finally:
         release_gc()  # if the app stopped before its first frame
-        if app.cache is not None:
-            app.cache.close()
     return app.return_code or 0
 
 

@@ -19,7 +19,7 @@ def panel(rig):
         from sagan_tui.ui.app import SaganApp
 
         r = await rig(fixture=actions_fixture(), **flags)
-        return r, SaganApp(r.settings, r.cache, r.poller)
+        return r, SaganApp(r.settings, r.cache)  # the session makes its own clients for its loop
 
     return make
 
@@ -39,7 +39,7 @@ async def test_hold_from_the_experiments_pane_shows_after_the_refresh(panel):
         await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="hold dialog")
         assert app.focused.id == "cancel"
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: app.model.experiments[502].status == "blocked", what="blocked after refresh")
+        await wait_for(pilot, lambda: app.view.experiments[502].status == "blocked", what="blocked after refresh")
     assert [(q.path, q.body["status"]) for q in r.sent("sagan")] == [("/api/experiments/502/status", "blocked")]
     assert r.cache.actions()[0].result == "ok"
 
@@ -53,13 +53,13 @@ async def test_bulk_stop_of_pods_marked_in_the_pods_pane(panel):
         for key in ("teampod502aaaa", "perspod504bbbb"):
             assert pods.select_key(key)
             await pilot.press("space")
-        assert sorted(app.marked_pods()) == ["perspod504bbbb", "teampod502aaaa"]
+        assert sorted(app.main_screen.marked_pods()) == ["perspod504bbbb", "teampod502aaaa"]
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="bulk stop dialog")
         assert len(app.screen.query(".target")) == 2
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: app.marked_pods() == [], what="marks cleared")
-        await wait_for(pilot, lambda: app.model.pods["perspod504bbbb"].pod.desired_status == "EXITED",
+        await wait_for(pilot, lambda: app.main_screen.marked_pods() == [], what="marks cleared")
+        await wait_for(pilot, lambda: app.view.pods["perspod504bbbb"].pod.desired_status == "EXITED",
                        what="stop seen by the refresh")
     assert sorted(q.account for q in r.graphql("podStop")) == ["personal", "team"]
 
