@@ -118,10 +118,15 @@ class SaganApp(App):
 
     # --- start ---------------------------------------------------------------------------
 
-    def on_mount(self) -> None:
+    def panes_mounted(self) -> None:
+        """The MainScreen's panes are in place: paint them from the session opened before the loop,
+        or (the `sagan-tui` start) from the first frame's thin read, then start the session."""
         t0 = time.perf_counter()
         self.main_screen.narrow(self.size.width)
-        if self._opened is None:
+        if self._opened is not None:
+            self._loaded(Loaded(self._opened))
+            self.session.start()
+        else:
             self._paint_first()
             self._tick_status()
             self.call_after_refresh(self._after_first_frame)
@@ -148,12 +153,6 @@ class SaganApp(App):
             self.post_message(Loaded(update))
         else:
             self.post_message(LoadFailed(update))  # type: ignore[arg-type]
-
-    def panes_mounted(self) -> None:
-        """The MainScreen's panes are in place: a session opened before the loop paints them now."""
-        if self._opened is not None and not self.loaded:
-            self._loaded(Loaded(self._opened))
-            self.session.start()
 
     def _start_session(self) -> None:
         from sagan_tui.session import PanelSession

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from sagan_tui.store.cache import Cache
 from sagan_tui.sync.poller import Poller
-from sagan_tui.ui.model import PanelModel
+from sagan_tui.session.model import PanelModel
 
 from .conftest import sim_settings
 
