@@ -124,6 +124,8 @@ class ErrorKind(str, Enum):
     UNREACHABLE = "unreachable"
     CLIENT = "4xx"
     NO_KEY = "no-key"
+    FORBIDDEN = "403-no-access"  # a valid key without access to that pod or action (not a revoked key)
+    TOO_LARGE = "too-large"  # a reply past the size bound, abandoned before it was read whole
     OTHER = "other"
 
 
@@ -145,6 +147,8 @@ class SourceHealth:
     spend_per_hr: float | None = None
     spend_limit: float | None = None
     under_balance: bool | None = None
+    # Why the balance is missing or old, e.g. "n/a (GraphQL retired)"; not stored: every poll says it again.
+    balance_note: str | None = None
 
     def __post_init__(self) -> None:
         # What the cache and JSON lines hold is text: the same values the enums and UTC stamps hold.

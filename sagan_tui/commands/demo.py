@@ -7,10 +7,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sagan_tui.commands.panel import run_panel, settings_for
+from sagan_tui.commands.panel import refuse_without_terminal, run_panel, settings_for
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = refuse_without_terminal()
+    if refused is not None:  # before the simulator starts: nothing to draw it on
+        return refused
     from sagan_tui.sim import SimServer
 
     with tempfile.TemporaryDirectory(prefix="sagan-tui-demo-") as tmp:

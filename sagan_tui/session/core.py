@@ -117,7 +117,10 @@ class PanelSession:
         try:
             ready = await self._in_db(self._open, settings)
         except Exception as exc:  # noqa: BLE001 - shown, then the panel exits
-            self._publish(SessionFailed(f"sagan-tui: cannot open the cache: {_one_line(f'{type(exc).__name__}: {exc}')}"))
+            # A CacheUnusable names the path and the cause itself, and exits 2 (the file untouched).
+            code = getattr(exc, "exit_code", 1)
+            why = _one_line(str(exc) if code == 2 else f"{type(exc).__name__}: {exc}")
+            self._publish(SessionFailed(f"sagan-tui: cannot open the cache: {why}", exit_code=code))
             return
         self._publish(ready)
         await self._serving()

@@ -12,6 +12,7 @@ from sagan_tui.config import Settings
 from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
+from sagan_tui.triage.verdict import headline as verdict_headline
 from sagan_tui.ui import render
 from sagan_tui.ui.render import Row
 from sagan_tui.ui.safe_text import one_line
@@ -124,7 +125,8 @@ class PanelModel:
             self.waves = []
             return
         ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
-                            accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses))
+                            accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses),
+                            balances=self.cache.balance_history())
         self.waves = find_waves(self.losses, context=ctx)
 
     @staticmethod
@@ -398,7 +400,7 @@ def announcements(delta: Delta, health_before: Mapping[str, HealthState],
     if len(delta.new_inbox) > NOTIFY_MAX:
         out.append(Note(f"and {len(delta.new_inbox) - NOTIFY_MAX} more in the inbox (i)", "Your turn"))
     for w in delta.new_waves:
-        head = w.diagnosis[0].statement if w.diagnosis else ""
+        head = verdict_headline(w)
         out.append(Note(one_line(f"{len(w.losses)} pods lost {render.hhmm(w.start)}-{render.hhmm(w.end)} UTC"
                                  f" in {', '.join(w.accounts)}. {head}"), "Reaping wave", "error", 30, True))
     for name, h in health.items():

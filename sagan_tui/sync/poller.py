@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sqlite3
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -15,6 +16,7 @@ from sagan_tui.config import Settings
 from sagan_tui.models import HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.sources.errors import ErrorKind, SourceError, scrub
 from sagan_tui.sources.runpod_base import RunPodTransport
+from sagan_tui.sources.runpod_select import make_transports
 from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache, parse_ts, ts
 from sagan_tui.sync.detect import Seen, reconcile
@@ -91,23 +93,6 @@ class _Result:
     skipped: list[str] = field(default_factory=list)
 
 
-def make_transports(settings: Settings) -> dict[str, RunPodTransport]:
-    """One transport per enabled account, of the kind its config names."""
-    out: dict[str, RunPodTransport] = {}
-    for name, acc in settings.accounts.items():
-        if not acc.enabled:
-            continue
-        if acc.transport == "rest-v2":
-            from sagan_tui.sources.runpod_rest import RestV2Transport
-            out[name] = RestV2Transport(name, acc.key(), base_url=settings.rest_base_url,
-                                        timeout=settings.request_timeout)
-        else:
-            from sagan_tui.sources.runpod_graphql import GraphQLTransport
-            out[name] = GraphQLTransport(name, acc.key(), base_url=settings.runpod_api_base_url,
-                                         timeout=settings.request_timeout)
-    return out
-
-
 class Poller:
     """A source's polls never overlap (one lock each); a failing source waits out its own backoff alone."""
 
@@ -117,7 +102,8 @@ class Poller:
         self.settings = settings
         self.cache = cache
         token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
-        self.sagan = sagan or SaganClient(settings.sagan_base_url, token, timeout=settings.request_timeout)
+        self.sagan = sagan or SaganClient(settings.sagan_base_url, token, timeout=settings.request_timeout,
+                                          max_reply_bytes=settings.max_reply_bytes)
         self.transports = transports if transports is not None else make_transports(settings)
         self._secrets = settings.secrets()
         self._locks: dict[str, asyncio.Lock] = {}
@@ -178,6 +164,8 @@ class Poller:
             started, t0 = utcnow(), time.perf_counter()
             try:
                 res = await (self._poll_sagan() if name == SAGAN else self._poll_account(name))
+            except sqlite3.Error:  # the cache failed (a full disk), not the source:
+                raise               # it is no source's health; the caller says what
             except Exception as exc:  # noqa: BLE001 - a source's failure is its health, never the loop's end
                 await self._failed(name, exc)
                 res = _Result()
@@ -332,7 +320,7 @@ class Poller:
             if pod.experiment is None:
                 pod.experiment = experiment_of.get(pod.id)
         h = self._ok(name, now, balance=snap.balance, spend_per_hr=snap.spend_per_hr,
-                     spend_limit=snap.spend_limit, under_balance=snap.under_balance)
+                     spend_limit=snap.spend_limit, under_balance=snap.under_balance, balance_note=snap.balance_note)
         with self.cache.transaction() as conn:
             prev = self._live_pods(conn, name)
             for pod_id, seen in prev.items():
@@ -348,6 +336,8 @@ class Poller:
             self.cache.touch_pods(conn, rec.touched)
             self.cache.add_observations(conn, rec.observations)
             self.cache.upsert_losses(conn, losses)
+            self.cache.record_balance(conn, name, now, snap.balance, snap.under_balance, snap.spend_per_hr,
+                                      snap.spend_limit)
             self.cache.set_health(conn, h)
         self._live[name] = rec.live  # only once committed: a rolled-back write leaves the cache as it was
         return _Result(pods_changed=rec.changed, pods_gone=rec.gone,

@@ -79,6 +79,7 @@ class OwnerActionsScreen(Screen):
         _b("S", "bulk_stop", "Stop marked"),
         _b("A", "audit", "Audit log"),
         _b("e", "export_report", "Export report"),
+        _b("W", "wave_response", "Wave response"),  # verdict's dialog: ui/screens/wave_response.py
     ]
     MUTATING: dict[str, str] = {"hold": "hold", "redispatch": "re-dispatch", "stop_pod": "stop pod",
                                 "promote": "promote", "bulk_hold": "bulk hold", "bulk_stop": "bulk stop"}
@@ -198,6 +199,12 @@ class OwnerActionsScreen(Screen):
                             timeout=15)
 
         self.app.run_worker(run(), group="owner-export", exit_on_error=False)
+
+    def action_wave_response(self) -> None:
+        """The wave's verdict and its response in one dialog (refused out loud in read-only)."""
+        from sagan_tui.ui.screens.wave_response import open_wave_response
+
+        open_wave_response(self.app)
 
     # --- approval ----------------------------------------------------------------------
 

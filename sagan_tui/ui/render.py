@@ -211,6 +211,8 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
         status = Cell(ds, "green" if ds == "RUNNING" else "yellow")
         # RunPod's lastStatusChange is news only when the pod is not running ("Exited by ...").
         note = Cell(clean(pod.last_status_change or "") if pod and not pod.running else "", DIM)
+        if pod and getattr(pod, "cluster_id", None) and not note.text:  # the first frame's record has none
+            note = Cell(f"cluster {clean(pod.cluster_id)}", DIM)  # an Instant Cluster member (REST v2)
     up_s = since(running_at, gone_at or now) if running_at else None
     seen_s = since(last_seen, now)
     left = coarse_left(up_s) if up_s is not None and not gone_at else math.inf
@@ -351,6 +353,10 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         out += [(" ", ""), ("UNDER BALANCE", "bold reverse red")]
     if h.balance is not None:
         out.append((f" {money(h.balance)}", "bold red" if h.under_balance else ""))
+    if h.balance_note and h.state != HealthState.ERROR:
+        # Why the balance is missing or old (auto/rest-v2 transports); narrow lines say less.
+        full = f" balance {h.balance_note}" if h.balance is None else f" ({h.balance_note})"
+        out.append((full if spend else (" bal n/a" if h.balance is None else " (old)"), DIM))
     if spend and h.spend_per_hr is not None:
         out.append((f" -{money(h.spend_per_hr, per_hour=True)}", DIM))
     return out

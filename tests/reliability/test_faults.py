@@ -65,7 +65,9 @@ def free_port() -> int:
 
 
 def make_poller(sim, tmp_path, *, sagan_down: bool = False, **flags):
-    env = sim.env()
+    # GraphQL for every account: `asked` counts one GraphQL request per poll, and a 410 is the
+    # account's health only there (under `auto` it is "balance n/a": tests/sync/test_runpod_kinds.py).
+    env = {**sim.env(), **{f"RUNPOD_TRANSPORT_{name.upper()}": "graphql" for name in sim.account_keys}}
     if sagan_down:  # nothing listens there: connection refused, as when Sagan's host is down
         env["SAGAN_BASE_URL"] = f"http://127.0.0.1:{free_port()}"
     flags.setdefault("poll_interval", 0.05)

@@ -15,3 +15,15 @@ def test_incident_layout(snap_compare, tmp_path):
 
 def test_main_layout_at_80x24_read_only(snap_compare, tmp_path):
     assert snap_compare(frozen_app(tmp_path, read_only=True), terminal_size=(80, 24))
+
+
+def test_incident_layout_at_80x24_leads_the_wave_panel_with_the_verdict(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), press=["I"], terminal_size=(80, 24))
+
+
+def test_wave_response_dialog(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), press=["W"], terminal_size=(200, 50))
+
+
+def test_wave_response_dialog_at_80x24(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), press=["W"], terminal_size=(80, 24))
