@@ -140,6 +140,25 @@ class SaganApp(App):
     async def _after_first_frame(self) -> None:
         from sagan_tui.ui.first_paint import after_first_frame
 
+        await after_first_frame(self)
+        self._start_session()
+
+    def _publish(self, update: object) -> None:
+        """The session's updates as typed messages (from its thread: post_message is thread-safe)."""
+        from sagan_tui.session import PanelUpdate, SessionReady
+
+        if isinstance(update, PanelUpdate):
+            self.post_message(Updated(update))
+        elif isinstance(update, SessionReady):
+            self.post_message(Loaded(update))
+        else:
+            self.post_message(LoadFailed(update))  # type: ignore[arg-type]
+
+    def _start_session(self) -> None:
+        from sagan_tui.session import PanelSession
+
+        self.session = PanelSession(self.settings, self._publish, clock=self.clock, poll=self._poll)
+        self.session.start()
 
     @on(LoadFailed)
     def _load_failed(self, message: LoadFailed) -> None:

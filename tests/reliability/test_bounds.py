@@ -71,7 +71,7 @@ async def test_memory_stays_flat_over_many_polls(sim_factory, tmp_path, figures)
     from sagan_tui.session.model import PanelModel
 
     sim = sim_factory(scenario="reaping-wave", speed=20)
-    poller, cache = open_poller(sim.env(), tmp_path / "soak.sqlite", poll_interval=0.05)
+    poller, cache = open_poller(sim.env(), tmp_path / "soak.sqlite", poll_interval=0.5)
     model = PanelModel(poller.settings, cache)
     model.load(poller.health)
     samples = []
