@@ -40,6 +40,8 @@ TURNS: dict[str, str] = {
     )},
 }
 NO_TURN = "no active owner action"
+# RunPod states of a pod still listed but not running: not live, bills no GPU hour, stopping it again does nothing.
+STOPPED_STATES = frozenset({"EXITED", "TERMINATED", "DEAD"})
 OWNER_TURN_STATUSES: frozenset[str] = frozenset(s for s, t in TURNS.items() if t.startswith("Owner"))
 
 

@@ -310,7 +310,7 @@ class Action(BaseModel):
     action: str
     target: str
     account: str | None = None
-    result: str = "pending"  # pending, ok, error, refused
+    result: str = "pending"  # pending, ok, error, refused, cancelled
     error: str | None = None
     detail: str | None = None
 

@@ -62,14 +62,8 @@ def test_an_unknown_key_in_the_file_is_named_with_the_closest_known_one(tmp_path
 
 
 @pytest.fixture
-def clean_env(monkeypatch, tmp_path):
-    for k in list(os.environ):
-        if k.startswith(("SAGAN", "RUNPOD")):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("SAGAN_TUI_CONFIG", str(tmp_path / "none.toml"))
-    monkeypatch.setenv("SAGAN_BASE_URL", "http://127.0.0.1:9")
-    monkeypatch.setenv("SAGAN_TUI_CACHE", str(tmp_path / "c.sqlite"))
-    return monkeypatch
+def clean_env(headless_env):
+    return headless_env
 
 
 def test_a_retention_below_a_day_stops_sync_before_anything_is_pruned(tmp_path, clean_env, capsys):

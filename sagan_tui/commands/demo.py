@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
 
 from sagan_tui.commands.panel import refuse_without_terminal, run_panel, settings_for
+from sagan_tui.config import TRANSPORT_ENV_PREFIX
 
 
 def run(args: argparse.Namespace) -> int:
@@ -20,6 +22,8 @@ def run(args: argparse.Namespace) -> int:
         with SimServer(scenario=args.scenario, speed=args.speed) as sim:
             # Only the simulator's URLs and demo keys: no config file, none of the user's real keys.
             env = {**sim.env(), "SAGAN_TUI_CONFIG": str(Path(tmp) / "no-config.toml")}
+            # The transport choice is no secret: RUNPOD_TRANSPORT_TEAM=rest-v2 shows that mode in the demo.
+            env.update({k: v for k, v in os.environ.items() if k.startswith(TRANSPORT_ENV_PREFIX)})
             settings = settings_for(args, env, sagan_tui_cache=str(Path(tmp) / "cache.sqlite"))
             print(f"sagan-tui: demo: scenario {sim.scenario} on {sim.base_url}", file=sys.stderr)
             return run_panel(settings)

@@ -401,6 +401,11 @@ class PanelSession:
             lambda: self.runner.bulk_stop(targets))
         return self._call(self._acting, run)
 
+    def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
+                         detail: str | None = None) -> "asyncio.Future[ActionResult]":
+        """An action the owner backed out of in its dialog, audited (nothing is sent)."""
+        return self._call(lambda: self.runner.record_cancelled(verb, target, account=account, detail=detail))
+
     async def _acting(self, run: Callable[[], Awaitable["ActionResult"]]) -> "ActionResult":
         result = await run()
         if result.ok or any(p.ok for p in result.parts):
@@ -438,6 +443,11 @@ class PanelSession:
 
         return self._call(self._in_db, dispatch_verdict, self.cache, number, self.clock(),
                           self.settings.guard_minutes)
+
+    def approvals_of(self, number: int, status: str = "pending") -> "asyncio.Future[list[ApprovalRequest]]":
+        """One experiment's requests in `status` (a deferred one stays reachable from `a`)."""
+        return self._call(self._in_db, lambda: [a for a in self.cache.approvals(status)
+                                                if a.experiment_number == number])
 
     def audit_log(self, limit: int = 500) -> "asyncio.Future[list[Action]]":
         return self._call(self._in_db, self.cache.actions, limit)

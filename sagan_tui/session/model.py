@@ -81,6 +81,7 @@ class PanelModel:
         self._pod_looks: dict[str, tuple] = {}  # per account, as its pods' rows were last drawn
         self._pod_until: dict[str, float] = {}  # per pod row shown, when time alone changes it
         self._exp_until: dict[int, float] = {}  # the same, per experiment row (its age)
+        self.deferred: dict[int, datetime | None] = {}  # experiment -> when the owner deferred its request
         # New inbox items are announced against what was known; a cold cache knows nothing,
         # so its first Sagan poll sets the baseline instead of announcing everything.
         self._inbox_baseline = False
@@ -92,6 +93,7 @@ class PanelModel:
         self.health = dict(health or self.cache.health())
         self.experiments = {e.number: e for e in self.cache.experiments()}
         self._inbox_baseline = bool(self.experiments)
+        self._read_deferred()
         self._read_pods()
         self._read_losses()
         self._seen_waves = {self._wave_id(w) for w in self.waves}
@@ -102,6 +104,14 @@ class PanelModel:
         self._exp_stamps = self.cache.experiment_stamps()
         self._pod_stamps = self.cache.pod_stamps()
         self.event_position = self.cache.event_position()
+
+    def _read_deferred(self) -> set[int]:
+        """Experiments whose request the owner deferred (their turn says so); the numbers whose
+        deferral changed."""
+        before = self.deferred
+        self.deferred = {a.experiment_number: a.updated_at for a in self.cache.approvals("deferred")
+                         if a.experiment_number is not None}
+        return {n for n in set(before) | set(self.deferred) if before.get(n) != self.deferred.get(n)}
 
     def _read_pods(self, pod_ids: set[str] | None = None) -> None:
         """Every pod, or only `pod_ids` again (a poll's changed, gone and lost pods: reading and
@@ -148,7 +158,8 @@ class PanelModel:
             self._exp_until = {}
         out = {}
         for n in nums:
-            row = out[str(n)] = render.experiment_row(self.experiments[n], self._counts.get(n, 0), now)
+            row = out[str(n)] = render.experiment_row(self.experiments[n], self._counts.get(n, 0), now,
+                                                      self.deferred.get(n))
             self._exp_until[n] = row.until
         return out
 
@@ -306,6 +317,8 @@ class PanelModel:
                 e = self.cache.experiment(n)
                 if e is not None:
                     self.experiments[n] = e
+        if changes.approvals_changed:
+            changed_exps |= self._read_deferred()
         # Only the rows that may read differently are rendered: a poll costs what it changed.
         redo = {*changes.pods_changed, *changes.pods_gone, *(x.pod_id for x in changes.new_losses)}
         if redo:
@@ -401,7 +414,7 @@ def announcements(delta: Delta, health_before: Mapping[str, HealthState],
         out.append(Note(f"and {len(delta.new_inbox) - NOTIFY_MAX} more in the inbox (i)", "Your turn"))
     for w in delta.new_waves:
         head = verdict_headline(w)
-        out.append(Note(one_line(f"{len(w.losses)} pods lost {render.hhmm(w.start)}-{render.hhmm(w.end)} UTC"
+        out.append(Note(one_line(f"{len(w.losses)} pods lost {render.window(w.start, w.end)}"
                                  f" in {', '.join(w.accounts)}. {head}"), "Reaping wave", "error", 30, True))
     for name, h in health.items():
         if h.state == HealthState.ERROR and health_before.get(name) != HealthState.ERROR:

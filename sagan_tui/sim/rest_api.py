@@ -137,7 +137,9 @@ def rest_routes(state: SimState, guarded: Guard) -> list[Route]:
     def route(path: str, method: str, handler: Callable[[SimState, str, dict[str, str], Any, float], Response]):
         async def endpoint(request: Request) -> Response:
             def run(body: Any, account: str, t: float) -> Response:
-                allowed, headers = limiter.take(account)
+                # Windows of scenario time, as every fault is: at --speed 100 a panel polling
+                # every 0.5 s asks once per 50 scenario seconds, and a held clock steps them.
+                allowed, headers = limiter.take(account, t)
                 if not allowed:
                     return problem(429, "rate limit exceeded for the minute window", headers)
                 with state.lock:

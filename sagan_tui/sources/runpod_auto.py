@@ -40,6 +40,8 @@ class AutoTransport:
 
     async def snapshot(self) -> AccountSnapshot:
         pods, (money, note) = await asyncio.gather(self.rest.snapshot(), self._read_money())
+        for pod in pods.pods:  # REST v2 names no machine: GraphQL's, while it answers (a kept one stays true)
+            pod.host = pod.host or (money.hosts.get(pod.id) if money is not None else None)
         if money is None:
             return replace(pods, balance=None, spend_per_hr=None, spend_limit=None, under_balance=None,
                            balance_note=note)

@@ -21,6 +21,7 @@ class AccountSnapshot:
     spend_limit: float | None = None
     under_balance: bool | None = None
     balance_note: str | None = None  # why the money is missing or old, e.g. "n/a (GraphQL retired)"
+    hosts: dict[str, str] = field(default_factory=dict)  # pod id -> machine.podHostId, from GraphQL under auto
 
 
 class KeyedTransport:

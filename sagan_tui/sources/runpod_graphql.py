@@ -24,8 +24,10 @@ POD_FIELDS = """
 """
 ACCOUNT_QUERY = "query saganTuiAccount { myself { clientBalance currentSpendPerHr spendLimit underBalance pods {%s} } }" % POD_FIELDS
 POD_QUERY = 'query saganTuiPod { pod(input: {podId: "%s"}) {%s} }'
-# The money alone, for the `auto` transport (pods come over REST v2 there).
-BALANCE_QUERY = "query saganTuiBalance { myself { clientBalance currentSpendPerHr spendLimit underBalance } }"
+# The money, for the `auto` transport (pods come over REST v2 there), and each pod's machine:
+# REST v2 names none, and a shared machine is the evidence of a host failure.
+BALANCE_QUERY = ("query saganTuiBalance { myself { clientBalance currentSpendPerHr spendLimit underBalance"
+                 " pods { id machine { podHostId } } } }")
 
 _executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="runpod")
 _sdk_lock = threading.Lock()
@@ -146,8 +148,10 @@ class GraphQLTransport(KeyedTransport):
         return AccountSnapshot(account=self.account, pods=pods, skipped=nulled + skipped, **_money(myself))
 
     async def money(self) -> AccountSnapshot:
-        """The balance, spend and under-balance flag alone (no pods): what `auto` asks GraphQL for."""
-        return AccountSnapshot(account=self.account, pods=[], **_money(await self._myself(BALANCE_QUERY)))
+        """The balance, spend and under-balance flag, and each pod's machine (no pod records): what
+        `auto` asks GraphQL for."""
+        myself = await self._myself(BALANCE_QUERY)
+        return AccountSnapshot(account=self.account, pods=[], hosts=_hosts(myself.get("pods")), **_money(myself))
 
     async def get_pod(self, pod_id: str) -> RunPodPod | None:
         _check_id(pod_id)
@@ -183,6 +187,16 @@ def _money(myself: dict[str, Any]) -> dict[str, Any]:
             "spend_per_hr": float_or_none(myself.get("currentSpendPerHr")),
             "spend_limit": float_or_none(myself.get("spendLimit")),
             "under_balance": under if isinstance(under, bool) else None}
+
+
+def _hosts(pods: Any) -> dict[str, str]:
+    """pod id -> machine.podHostId, for the entries that hold both as text (a hostile reply: none)."""
+    out: dict[str, str] = {}
+    for p in pods if isinstance(pods, list) else ():
+        host = _field(_field(p, "machine"), "podHostId")
+        if isinstance(_field(p, "id"), str) and isinstance(host, str) and host:
+            out[p["id"]] = host
+    return out
 
 
 def _field(obj: Any, name: str) -> Any:

@@ -157,6 +157,16 @@ class Cache:
             [(a.id, a.experiment_number, a.status, a.kind, a.title, ts(a.updated_at), a.dump_json())
              for a in items])
 
+    def record_approval(self, a: ApprovalRequest) -> None:
+        """One request as the owner's decision left it (a deferred one stays findable: the
+        approvals route lists only pending requests, and a poll only resolves pending rows)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "insert into approvals (id, experiment_number, status, kind, title, updated_at, data) values (?,?,?,?,?,?,?)"
+                " on conflict(id) do update set status=excluded.status, updated_at=excluded.updated_at,"
+                " data=excluded.data",
+                (a.id, a.experiment_number, a.status, a.kind, a.title, ts(a.updated_at), a.dump_json()))
+
     def upsert_sagan_pods(self, conn: sqlite3.Connection, items: Iterable[PodLifecycle]) -> None:
         conn.executemany(
             "insert into sagan_pods (runpod_pod_id, account, experiment_number, status, updated_at, data)"
@@ -458,7 +468,7 @@ class Cache:
         never sent to RunPod: its pod's disappearance is still a loss.
         """
         rows = self._rows("select target from actions where action in ('stop', 'terminate')"
-                          " and result not in ('error', 'refused')")
+                          " and result not in ('error', 'refused', 'cancelled')")
         return {r["target"] for r in rows}
 
     # --- retention -------------------------------------------------------------------

@@ -93,6 +93,19 @@ class _Result:
     skipped: list[str] = field(default_factory=list)
 
 
+async def _together(*coros):
+    """asyncio.gather, but the first failure cancels the others and waits for them: a request
+    left running retried on the client `sync` had closed, a traceback at exit."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
 class Poller:
     """A source's polls never overlap (one lock each); a failing source waits out its own backoff alone."""
 
@@ -218,7 +231,7 @@ class Poller:
             exp_since, ev_since, pods_since = (parse_ts(parts.get(k)) for k in ("exp", "ev", "pods"))
         if ev_since is None:
             ev_since = now - timedelta(days=self.settings.events_retention_days)
-        exps, pods, approvals = await asyncio.gather(
+        exps, pods, approvals = await _together(
             self.sagan.experiments(exp_since - CURSOR_OVERLAP if exp_since else None),
             self.sagan.pods(pods_since - CURSOR_OVERLAP if pods_since else None),
             self.sagan.approvals("pending"))

@@ -16,7 +16,12 @@ if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel
 # that saw the pods go (or the next one), so a reading up to two minutes after the last loss counts.
 LOOKBACK = timedelta(minutes=15)
 SLACK = timedelta(minutes=2)
-REST_ONLY = ("rest-v2",)  # transports that read no balance and no machine
+
+
+def over_rest(transport: str | None) -> bool:
+    """Whether the account's pods come over REST v2 (alone, or under `auto`): no machine id then
+    but GraphQL's, and a balance only while GraphQL still answers."""
+    return "rest" in (transport or "") or transport == "auto"
 
 
 class BalanceStep(NamedTuple):
@@ -79,7 +84,11 @@ def balance_reading(account: str, start: datetime, end: datetime, health: Source
         return BalanceReading(account, "ok", f"{account} balance {bal} through the window, not under balance: "
                               "not a balance stop", ev)
     if health is None or (health.balance is None and health.under_balance is None):
-        if health is not None and health.transport in REST_ONLY:
+        if health is not None and health.transport == "auto":
+            why = f" ({health.balance_note})" if getattr(health, "balance_note", None) else ""
+            return BalanceReading(account, "unknown", f"balance of {account} not readable{why}: its pods come over "
+                                  "REST v2, which has no balance route, and GraphQL gave none")
+        if health is not None and over_rest(health.transport):
             return BalanceReading(account, "unknown", f"balance of {account} not readable: the account is on "
                                   "REST v2, which has no balance route")
         return BalanceReading(account, "unknown", f"balance of {account} unknown")

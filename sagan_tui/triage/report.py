@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Iterable, Sequence
 
 from sagan_tui.models import Loss
+from sagan_tui.safe_text import one_line
 from sagan_tui.triage import fmt
 from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose, survivors
 from sagan_tui.triage.gaps import burn, gap_of
@@ -18,7 +19,7 @@ LONG_RUNNING = "long-running, killed in the same window"
 
 def _cell(text: object) -> str:
     # Record fields are untrusted text: one line, and no pipe may end a table cell early.
-    return " ".join(str(text).split()).replace("|", "\\|")
+    return one_line(text, limit=10_000).replace("|", "\\|")
 
 
 def _line(text: str) -> str:

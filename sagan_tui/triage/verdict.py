@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from sagan_tui.triage import fmt
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.diagnosis import Finding, TriageContext, running_seen, survivors
-from sagan_tui.triage.evidence import REST_ONLY, balance_reading, hosts_of
+from sagan_tui.triage.evidence import balance_reading, hosts_of, over_rest
 
 if TYPE_CHECKING:
     from sagan_tui.models import PodSighting
@@ -243,9 +243,10 @@ def _host_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[str]
     known = sum(hosts.values())
     dcs = {x.datacenter for x in wave.losses if x.datacenter}
     if known * 2 < total or known < 2:
-        rest = sorted({a for a in wave.accounts if (h := ctx.health.get(a)) is not None and h.transport in REST_ONLY})
+        rest = sorted({a for a in wave.accounts if (h := ctx.health.get(a)) is not None and over_rest(h.transport)})
         why = (f"machine of {total - known} of {total} pods unknown"
-               + (f" ({', '.join(rest)} on REST v2, which names no machine): the data centre stands in" if rest
+               + (f" ({', '.join(rest)} polled over REST v2, which names no machine, and GraphQL gave none): "
+                  "the data centre stands in" if rest
                   else ": the data centre stands in"))
         if len(dcs) > 1:
             f = Finding("datacenter", f"spread over {len(dcs)} data centres ({', '.join(sorted(dcs))}): "

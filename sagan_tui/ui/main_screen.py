@@ -162,6 +162,10 @@ class MainScreen(OwnerActionsScreen):
         self.experiments_table.clear_marks()
         self.pods_table.clear_marks()
 
+    def hidden_marks(self, pane: str) -> tuple[list[str], str]:
+        table = self.experiments_table if pane == "experiments" else self.pods_table
+        return table.hidden_marked_keys(), table.hidden_by()
+
     # --- events from the panes -------------------------------------------------------------
 
     @on(DataTable.RowHighlighted, "#experiments")

@@ -101,6 +101,10 @@ class OwnerActionsScreen(Screen):
     def clear_marks(self) -> None:
         pass
 
+    def hidden_marks(self, pane: str) -> tuple[list[str], str]:
+        """Marked rows of `pane` ("experiments", "pods") a filter hides now, and what hides them."""
+        return [], ""
+
     # --- plumbing ----------------------------------------------------------------------
 
     @property
@@ -163,12 +167,9 @@ class OwnerActionsScreen(Screen):
 
     def on_owner_action_done(self, event: OwnerActionDone) -> None:
         result = event.result
-        if result.ok:
-            self.app.notify(result.message, title="Done", markup=False)
-        elif result.refused:
-            self.app.notify(result.message, title="Refused", severity="warning", markup=False, timeout=10)
-        else:
-            self.app.notify(result.message, title="Failed", severity="error", markup=False, timeout=15)
+        # "2 of 3 stopped" as a warning, not "Failed": the title and severity are the result's.
+        self.app.notify(result.message, title=result.title, severity=result.severity, markup=False,  # type: ignore[arg-type]
+                        timeout={"information": None, "warning": 10, "error": 15}[result.severity])
         if result.ok and event.clear_marks:
             self.clear_marks()
 
@@ -214,10 +215,18 @@ class OwnerActionsScreen(Screen):
             self.notify("Select an experiment first.", severity="warning", markup=False)
             return
         pending = [a for a in self.view.approvals if a.experiment_number == exp.number]
-        if not pending:
-            self.notify(f"#{exp.number} has no pending approval request ({exp.status}).", markup=False)
+        if pending:
+            self.open_approval(pending[0])
             return
-        self.open_approval(pending[0])
+
+        def deferred(found: list) -> None:  # a request the owner deferred stays reachable here
+            if found:
+                self.open_approval(found[0])
+            else:
+                self.notify(f"#{exp.number} has no pending approval request ({exp.status}).", markup=False)
+
+        number = exp.number
+        self._then(lambda: self.session.approvals_of(number, "deferred"), deferred)
 
     def open_approval(self, approval: "ApprovalRequest") -> None:
         """Open one request (also the approvals pane's route); read-only shows it with decisions disabled."""
@@ -242,23 +251,25 @@ class OwnerActionsScreen(Screen):
     def action_bulk_hold(self) -> None:
         if self._refused_if_read_only("bulk_hold"):
             return
-        numbers = list(self.marked_experiments())
-        if not numbers:
+        from sagan_tui.actions.bulk import plan_hold
+
+        marked = list(self.marked_experiments())
+        if not marked:
             self.notify("No experiment is marked (space marks one).", severity="warning", markup=False)
             return
-        known = self.view.experiments
-        blocked = [n for n in numbers if n in known and known[n].status == "blocked"]
-        numbers = [n for n in numbers if n not in blocked]
-        left_out = f"Left out, already blocked: {', '.join(f'#{n}' for n in blocked)}." if blocked else ""
-        if not numbers:
-            self.notify(f"Nothing to hold: every marked experiment is already blocked ({len(blocked)}).",
-                        severity="warning", markup=False)
+        known = {n: self.view.experiments.get(n) for n in marked}
+        plan = plan_hold(marked, known)
+        hidden, by = self.hidden_marks("experiments")
+        warning = plan.warning([f"#{k}" for k in hidden], by)
+        if not plan.targets:
+            self.notify(f"Nothing to hold. {warning}", severity="warning", markup=False)
             return
-        lines = [exp_line(known[n]) if n in known else f"#{n} (not in the cache)" for n in numbers]
-        self._hold_dialog(numbers, f"Hold {counted(len(numbers), 'experiment')}", lines, bulk=True, extra=left_out)
+        lines = [exp_line(e) if (e := known.get(n)) else f"#{n} (not in the cache)" for n in plan.targets]
+        self._hold_dialog(list(plan.targets), f"Hold {counted(len(plan.targets), 'experiment')}", lines,
+                          bulk=True, warning=warning)
 
     def _hold_dialog(self, numbers: list[int], title: str, lines: list[str], bulk: bool = False,
-                     extra: str = "") -> None:
+                     warning: str = "") -> None:
         from sagan_tui.ui.screens.prompt import NoteScreen
 
         session = self.session
@@ -269,7 +280,7 @@ class OwnerActionsScreen(Screen):
 
         note = "Sets the status to blocked: Sagan stops work on it, including auto-recovery re-dispatches."
         self._then(session.hold_note, lambda prefill: self.app.push_screen(NoteScreen(
-            title, lines, confirm_label="Hold", note_value=prefill, note=f"{note} {extra}".strip()), chosen))
+            title, lines, confirm_label="Hold", note_value=prefill, note=note, warning=warning), chosen))
 
     def action_redispatch(self) -> None:
         session = self.session
@@ -290,6 +301,9 @@ class OwnerActionsScreen(Screen):
             def typed(text: str | None) -> None:
                 if text is not None:
                     self._run(lambda: session.redispatch(n, note, text))
+                else:  # a cancel during a wave is audited too
+                    self._run(lambda: session.record_cancelled("redispatch", f"#{n}", account=exp.runpod_account,
+                                                               detail=verdict.summary))
 
             self.app.push_screen(GuardedDispatchScreen(exp, verdict), typed)
             return
@@ -334,18 +348,20 @@ class OwnerActionsScreen(Screen):
         if not ids:
             self.notify("No pod is marked (space marks one).", severity="warning", markup=False)
             return
+        from sagan_tui.actions.bulk import plan_stop
+
         known = self.view.pods
-        pods = [known[i] for i in ids if i in known]
-        lines = [pod_line(p) for p in pods] + [f"{i} (not in the cache: skipped)" for i in ids if i not in known]
-        targets = [StopTarget.of(p) for p in pods]
+        plan = plan_stop(ids, known)
+        warning = plan.warning(*self.hidden_marks("pods"))
+        targets = list(plan.targets)
         if not targets:
-            self.notify("None of the marked pods is in the cache: nothing to stop.", severity="warning",
-                        markup=False)
+            self.notify(f"Nothing to stop. {warning}", severity="warning", markup=False)
             return
+        pods = [known[t.pod_id] for t in targets]
         session = self.session
         accounts = sorted({p.account for p in pods})
         self.app.push_screen(ConfirmScreen(
-            f"Stop {counted(len(targets), 'pod')} ({', '.join(accounts)})", lines,
+            f"Stop {counted(len(targets), 'pod')} ({', '.join(accounts)})", [pod_line(p) for p in pods],
             confirm_label=f"Stop {counted(len(targets), 'pod')}",
-            note="Each pod is re-checked with its own account before its stop is sent."),
+            note="Each pod is re-checked with its own account before its stop is sent.", warning=warning),
             self._on_confirm(lambda: session.stop(targets), clear_marks=True))

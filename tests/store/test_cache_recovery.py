@@ -40,14 +40,8 @@ def losses_in(path: Path) -> list[str]:
 
 
 @pytest.fixture
-def env(monkeypatch, tmp_path):
-    """No user config, no keys, a Sagan that refuses at once: the commands never leave loopback."""
-    for k in list(os.environ):
-        if k.startswith(("SAGAN", "RUNPOD")):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("SAGAN_TUI_CONFIG", str(tmp_path / "none.toml"))
-    monkeypatch.setenv("SAGAN_BASE_URL", "http://127.0.0.1:9")
-    return monkeypatch
+def env(headless_env):
+    return headless_env
 
 
 def run(argv, capsys) -> tuple[int, str, str]:

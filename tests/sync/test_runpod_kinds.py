@@ -74,9 +74,9 @@ async def test_the_default_transport_is_auto_with_pods_over_rest_and_the_balance
     assert {p.pod_id for p in cache.pods(account="team")} == {"teampodaaa001", "teampodbbb002"}
     apis = {(r.api, r.path) for r in sim.requests if r.account == "team"}
     assert ("rest", "/v2/pods") in apis and ("graphql", "/graphql") in apis
-    # GraphQL is asked for the money alone: the pods come from REST v2.
+    # GraphQL is asked for the money and each pod's machine (REST v2 names none): the pods come from REST v2.
     gql = [r.body["query"] for r in sim.requests if r.api == "graphql" and r.account == "team"]
-    assert gql and all("pods" not in q and "clientBalance" in q for q in gql)
+    assert gql and all("clientBalance" in q and "podHostId" in q and "desiredStatus" not in q for q in gql)
 
 
 async def test_graphql_410_under_auto_keeps_the_pods_updating_with_balance_na(sim_factory, tmp_path):
@@ -203,3 +203,17 @@ async def test_a_403_on_a_rest_action_is_no_access_not_a_revoked_key(sim_factory
     assert "key has no access to POST /v2/pods/teampodaaa001/action" in result.message, result.message
     assert "401" not in result.message and "rejected the API key" not in result.message
     assert _no_key_in(result.message)
+
+
+async def test_doctor_says_which_api_serves_what_for_each_account(sim_factory, tmp_path):
+    from sagan_tui.commands.doctor import _checks
+
+    sim = sim_factory(fixture=fixture([{"from": 0, "kind": "410"}]))
+    env = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp_path / "absent.toml"), "RUNPOD_TRANSPORT_PERSONAL": "graphql"}
+    settings, _ = load_settings(env, sagan_tui_cache=str(tmp_path / "cache.sqlite"))
+    lines = {what: (ok, detail) for ok, what, detail in await _checks(settings, settings.secrets())}
+    assert lines["runpod team transport"] == (True, "auto: pods and actions over REST v2, balance from GraphQL")
+    assert lines["runpod team"] == (True, "auto: 2 pods, balance n/a (GraphQL retired)")
+    assert lines["runpod personal transport"] == (True, "graphql: pods, actions and balance over GraphQL")
+    assert lines["runpod personal"] == (True, "graphql: 1 pods, balance $35.00")
+    assert "runpod team (graphql, not in use)" not in lines  # auto already asks both

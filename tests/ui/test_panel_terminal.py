@@ -25,6 +25,15 @@ def _env(tmp_path) -> dict:
             "SAGAN_TUI_CACHE": str(tmp_path / "cache.sqlite")}
 
 
+def exited(p: PtyProcess) -> None:
+    """Read the panel's output until it exits (and what it wrote last)."""
+    deadline = time.monotonic() + 120  # a bound on a hang, not a timing assertion
+    while p.proc.poll() is None and time.monotonic() < deadline:
+        p.pump(0.05)
+    p.pump(0.1)
+    assert p.proc.poll() is not None, "the panel did not exit"
+
+
 def _modes(fd: int) -> tuple[bool, bool]:
     lflag = termios.tcgetattr(fd)[3]
     return bool(lflag & termios.ICANON), bool(lflag & termios.ECHO)
@@ -41,11 +50,7 @@ def test_a_stop_signal_ends_the_panel_as_q_does_and_restores_the_terminal(tmp_pa
             p.send("q")
         else:
             os.kill(p.pid, getattr(signal, how))
-        deadline = time.monotonic() + 120  # a bound on a hang, not a timing assertion
-        while p.proc.poll() is None and time.monotonic() < deadline:
-            p.pump(0.05)
-        p.pump(0.1)
-        assert p.proc.poll() is not None, "the panel did not exit"
+        exited(p)
         expected = 0 if how == "q" else 128 + getattr(signal, how)
         assert p.proc.returncode == expected
         assert _modes(p.master) == (True, True)  # canonical mode and echo are back
@@ -120,10 +125,7 @@ def test_a_cache_the_panel_cannot_use_ends_it_with_exit_2_saying_why_the_file_un
     before = sorted((p.name, p.stat().st_size) for p in tmp_path.rglob("*")) if case != "long" else []
     p = PtyProcess([*EXE, "--cache", str(path)], _env(tmp_path), size=(120, 30)).start()
     try:
-        deadline = time.monotonic() + 120  # a bound on a hang, not a timing assertion
-        while p.proc.poll() is None and time.monotonic() < deadline:
-            p.pump(0.05)
-        p.pump(0.1)
+        exited(p)
         assert p.proc.returncode == 2
         text = bytes(p.output).decode("utf-8", "replace").replace("\r\n", " ").replace("\n", " ")
         assert said in re.sub(r"\s+", " ", text), text[-600:]
@@ -135,3 +137,28 @@ def test_a_cache_the_panel_cannot_use_ends_it_with_exit_2_saying_why_the_file_un
         after = sorted((q.name, q.stat().st_size) for q in tmp_path.rglob("*") if q.name != "panel.log")
         assert after == [b for b in before if b[0] != "panel.log"]
         assert not any(".bad-" in q.name for q in tmp_path.rglob("*"))
+
+
+def test_a_retention_below_a_day_stops_the_panel_before_it_prunes_anything(tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    from sagan_tui.models import WorkflowEvent
+    from sagan_tui.store.cache import Cache
+
+    path = tmp_path / "cache.sqlite"
+    c = Cache(path)
+    old = datetime.now(timezone.utc) - timedelta(days=3)
+    with c.transaction() as conn:
+        c.upsert_events(conn, [WorkflowEvent(id=f"e{i}", event_type="note", created_at=old) for i in range(5)])
+    c.close()
+    env = {**_env(tmp_path), "SAGAN_TUI_EVENTS_RETENTION_DAYS": "-1"}
+    p = PtyProcess([*EXE, "--cache", str(path)], env, size=(120, 30)).start()
+    try:
+        exited(p)
+        assert p.proc.returncode == 2
+        assert b"events_retention_days" in bytes(p.output)
+    finally:
+        p.stop(None)
+    c = Cache(path, read_only=True)
+    assert c.counts()["events"] == 5
+    c.close()

@@ -59,7 +59,7 @@ async def test_w_then_send_holds_the_waves_experiments_and_writes_the_ticket(rea
         await pilot.press("tab", "enter")  # to Send, and send: W, tab, enter
         await wait_for(pilot, lambda: _notes(app, "ticket: written to"), what="the response's report")
         [report] = _notes(app, "ticket: written to")
-    assert "hold: held 4 of 4" in report and "dismiss: nothing dismissed" in report
+    assert "hold: 4 of 4 held" in report and "dismiss: nothing dismissed" in report
     posts = _status_posts(sim, mark)
     assert sorted(int(r.path.split("/")[3]) for r in posts) == sorted(HELD)
     assert all(r.body["status"] == "blocked" and "PLATFORM REAPER" in r.body["note"] for r in posts)
