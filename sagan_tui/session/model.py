@@ -13,9 +13,9 @@ from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
 from sagan_tui.triage.verdict import headline as verdict_headline
-from sagan_tui.ui import render
-from sagan_tui.ui.render import Row
-from sagan_tui.ui.safe_text import one_line
+from sagan_tui import render
+from sagan_tui.render import Row
+from sagan_tui.safe_text import one_line
 
 # Above this many changed experiments one full read is cheaper than many point reads.
 POINT_READS_MAX = 200

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from sagan_tui.session.model import Note
     from sagan_tui.store.cache import CachedPod
     from sagan_tui.triage import Wave
-    from sagan_tui.ui.render import Row
+    from sagan_tui.render import Row
 
 
 @dataclass(frozen=True)

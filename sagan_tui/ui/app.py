@@ -14,7 +14,7 @@ from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.ui.main_screen import MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
-from sagan_tui.ui.render import hhmm, status_segments
+from sagan_tui.render import hhmm, status_segments
 from sagan_tui.ui.safe_text import one_line
 from sagan_tui.ui.view import PanelView
 from sagan_tui.ui.widgets.status_bar import StatusBar
@@ -212,7 +212,7 @@ class SaganApp(App):
             return
         started = min(self.view.in_flight.values(), default=None)
         polling_for = None if started is None else time.monotonic() - started
-        from sagan_tui.ui.render import SLOW_POLL_S
+        from sagan_tui.render import SLOW_POLL_S
 
         bars.first().show(status_segments(
             self.view.health, now, poll_interval=s.poll_interval, paused=self.paused, read_only=s.read_only,

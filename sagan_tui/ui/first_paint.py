@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from sagan_tui.basics import OWNER_TURN_STATUSES, ExperimentFacts, PodFacts, SourceHealth
 from sagan_tui.store.quick import peek
 from sagan_tui.store.rows import health_from_row, parse_ts
-from sagan_tui.ui import render
-from sagan_tui.ui.render import Row
+from sagan_tui import render
+from sagan_tui.render import Row
 
 if TYPE_CHECKING:
     from sagan_tui.ui.app import SaganApp

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from sagan_tui.session.updates import LossView, PanelUpdate, TimelineRows
     from sagan_tui.store.cache import CachedPod
     from sagan_tui.triage import Wave
-    from sagan_tui.ui.render import Row
+    from sagan_tui.render import Row
 
 
 class PanelView:

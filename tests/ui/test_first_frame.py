@@ -188,7 +188,7 @@ def test_peek_orders_and_counts_as_the_panes_do(tmp_path):
     pods = cache.pods()
     cache.close()
     from sagan_tui.models import OWNER_TURN_STATUSES
-    from sagan_tui.ui import render
+    from sagan_tui import render
 
     seen = peek(s.cache_path, OWNER_TURN_STATUSES, render.STOPPED_STATES, 5)
     assert seen is not None

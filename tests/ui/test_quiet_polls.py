@@ -7,7 +7,7 @@ from datetime import timedelta
 from sagan_tui.models import Experiment
 from sagan_tui.sim.actions import stop_pod
 from sagan_tui.store.cache import Cache
-from sagan_tui.ui import render
+from sagan_tui import render
 from sagan_tui.session.model import PanelModel
 from sagan_tui.ui.messages import Updated
 from sagan_tui.ui.widgets.status_bar import StatusBar

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from sagan_tui.models import Experiment
 from sagan_tui.triage import fmt
-from sagan_tui.ui import render
+from sagan_tui import render
 from sagan_tui.ui.messages import ExperimentViewed, PlanRendered
 from sagan_tui.ui.owner_actions import OwnerActionsScreen
 from sagan_tui.ui.safe_text import clean, literal, one_line

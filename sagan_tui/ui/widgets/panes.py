@@ -8,7 +8,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
 
-from sagan_tui.ui import render
+from sagan_tui import render
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from sagan_tui.basics import NO_TURN, STOPPED_STATES, HealthState, SourceHealth, as_utc
 from sagan_tui.triage import fmt
-from sagan_tui.ui.safe_text import clean
+from sagan_tui.safe_text import clean
 
 if TYPE_CHECKING:  # annotations only: the first frame is drawn before pydantic and sqlite-utils are imported
     from sagan_tui.models import ApprovalRequest, Experiment, Loss, WorkflowEvent
