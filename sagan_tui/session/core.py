@@ -43,9 +43,9 @@ LOCKED_RETRY_S = 120.0
 
 
 def _one_line(text: object) -> str:
-    from sagan_tui.actions.results import printable
+    from sagan_tui.safe_text import one_line
 
-    return printable(str(text), single_line=True)
+    return one_line(str(text), limit=2000)
 
 
 class PanelSession:
@@ -95,6 +95,10 @@ class PanelSession:
         asyncio.set_event_loop(self._loop)
         try:
             self._loop.run_until_complete(self._main())
+        except BaseException as exc:  # a bug of ours: the panel must end saying so, not hang
+            log.exception("the session stopped")
+            if self.model is None:
+                self._publish(SessionFailed(f"sagan-tui: the panel's session failed: {type(exc).__name__}: {exc}"))
         finally:
             self._loop.close()
             self._db.shutdown(wait=True)
