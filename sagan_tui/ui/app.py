@@ -183,6 +183,8 @@ class SaganApp(App):
 
     def _apply(self, u) -> None:
         self.view.apply(u)
+        if not self.screen_stack or not self.main_screen.is_mounted:  # an update racing the exit
+            return
         with self.batch_update():
             self.main_screen.apply(u, self.clock(), self.settings.guard_minutes)
         for screen in self.screen_stack[1:]:
@@ -202,6 +204,8 @@ class SaganApp(App):
         # The status bar spans the screen, padded one cell a side.
         width = max(0, (self.size.width if screen_width is None else screen_width) - 2)
         s, now = self.settings, self.clock()
+        if not self.screen_stack:
+            return
         bars = self.main_screen.query(StatusBar)
         if not bars:  # a resize before the screen is composed
             return
