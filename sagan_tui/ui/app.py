@@ -183,7 +183,7 @@ class SaganApp(App):
 
     def _apply(self, u) -> None:
         self.view.apply(u)
-        if not self.screen_stack or not self.main_screen.is_mounted:  # an update racing the exit
+        if not self.screen_stack:  # an update racing the exit
             return
         with self.batch_update():
             self.main_screen.apply(u, self.clock(), self.settings.guard_minutes)
