@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable
 
 from textual import on
@@ -220,7 +220,8 @@ class SaganApp(App):
 
         bars.first().show(status_segments(
             self.view.health, now, poll_interval=s.poll_interval, paused=self.paused, read_only=s.read_only,
-            polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width))
+            polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
+            wave=self._wave_words(now)))
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.view.health.get("sagan")
         stale = sagan is not None and sagan.stale(now, s.poll_interval)
@@ -235,6 +236,16 @@ class SaganApp(App):
             lv = self.view.loss_view
             if lv is not None:
                 self.loss_area.show(lv.losses, lv.waves, now, s.guard_minutes)
+
+    def _wave_words(self, now: datetime) -> str | None:
+        """The header's words for the active wave (None when none is active)."""
+        from sagan_tui.triage import active_wave
+
+        wave = active_wave(list(self.view.waves), now, self.settings.guard_minutes)
+        if wave is None:
+            return None
+        until = wave.end + timedelta(minutes=self.settings.guard_minutes)
+        return f"WAVE {len(wave.losses)} lost · guard until {hhmm(until)}"
 
     def on_resize(self, event) -> None:
         self.main_screen.narrow(event.size.width)
@@ -273,6 +284,24 @@ class SaganApp(App):
     def action_incident(self) -> None:
         self._to_main()
         self.main_screen.toggle_incident()
+
+    async def action_quit(self) -> None:
+        """Quit; while an owner action waits for its server's answer, ask first."""
+        busy = [w for w in self.workers if w.group == "owner-actions" and w.is_running]
+        if not busy:
+            self.exit()
+            return
+        from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
+
+        def chosen(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmScreen(
+            "Quit with an action in flight?", [f"{counted(len(busy), 'action')} still waiting for the server's answer"],
+            confirm_label="Quit anyway",
+            note="It may still be applied; the next panel (or `sagan-tui sync`) will show it, and the audit log "
+                 "shows it as started."), chosen)
 
     def action_pause(self) -> None:
         self.paused = not self.paused

@@ -146,3 +146,57 @@ async def test_each_account_is_polled_on_its_own_while_sagan_answers_slowly(sim_
             during = [r for r in sim.requests if r.api != "sagan" and r.account == account and first < r.t < answered]
             assert len(during) >= 2, (account, len(during))  # asked again and again while Sagan was silent
             assert not app.view.health[account].stale(app.clock(), app.settings.poll_interval)
+
+
+async def test_the_header_names_the_active_wave(tmp_path):
+    """Issue 17.9: whatever pane is in view, the status line says a wave is on and until when."""
+    from sagan_tui.ui.widgets.status_bar import StatusBar
+
+    from .frozen import LOST, frozen_app
+
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=SIZE):
+        assert f"WAVE {len(LOST)} lost · guard until 11:09" in app.query_one(StatusBar).plain
+
+
+async def test_the_timeline_title_says_whether_it_follows(tmp_path):
+    """Issue 17.6: `f` turns follow off and on, and the title says which."""
+    from .frozen import frozen_app
+
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        tl = app.timeline
+        assert "follow" in str(tl.border_title)
+        tl.focus()
+        await pilot.press("f")
+        assert "follow" not in str(tl.border_title)
+        await pilot.press("f")
+        assert "follow" in str(tl.border_title)
+
+
+async def test_q_asks_first_while_an_action_waits_for_its_answer(sim_factory, panel):
+    """Issue 17.9: `q` with a hold on its way asks; Escape keeps the panel; "Quit anyway" quits."""
+    from sagan_tui.ui.screens.confirm import ConfirmScreen
+
+    sim = sim_factory(scenario="calm")
+    app = panel(sim, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await poll_now(pilot, app)
+        sim.api_latency = {"sagan": 600.0}  # the hold's answer will not come while the test runs
+        table = app.experiments_table
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: not isinstance(app.screen, NoteScreen), what="the hold sent")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="quit asks first")
+        assert "in flight" in str(app.screen.dialog_title)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="the question closed")
+        assert app.is_running
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="quit asks again")
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: not app.is_running, what="the panel quit")
