@@ -21,7 +21,7 @@ _SPENT_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
 
 
 def too_large(source: str, where: str, max_bytes: int) -> ReplyTooLarge:
-    return ReplyTooLarge(source, f"{where}: reply too large (over {max_bytes / 1e6:g} MB); not read further")
+    return ReplyTooLarge(source, f"{where}: reply too large (over {max_bytes / 2**20:g} MB); not read further")
 
 
 async def bounded_request(client: httpx.AsyncClient, method: str, url: str, *, source: str, where: str,

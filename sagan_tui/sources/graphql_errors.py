@@ -84,8 +84,8 @@ def read_errors(body: dict[str, Any], source: str, secrets: list[str], header_re
         if code in RATE_CODES or (not code and _RATE_WORDS.search(msg)):
             wait = _retry_after(err, header_retry)
             hint = f"; retry in {wait:g} s" if wait is not None else ""
-            return Reading(RateLimited(source, f"RunPod GraphQL rate limit ({code or 'rate-limited'}): {text(err)}{hint}",
-                                       code=code or None, retry_after=wait))
+            message = f"RunPod GraphQL rate limit ({code or 'rate-limited'}): {text(err)}{hint}"
+            return Reading(RateLimited(source, message, code=code or None, retry_after=wait))
     data = body.get("data")
     entries = [_entry(e.get("path")) for e in errors]
     if isinstance(data, dict) and any(v is not None for v in data.values()) and all(entries):

@@ -13,9 +13,9 @@ import threading
 import time
 from typing import Any
 
-from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES
+from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, too_large
 from sagan_tui.sources.errors import (
-    ApiRetired, BadReply, ReplyTooLarge, SourceTimeout, Unreachable, for_status, parse_retry_after, scrub,
+    ApiRetired, BadReply, SourceTimeout, Unreachable, for_status, parse_retry_after, scrub,
 )
 from sagan_tui.sources.graphql_errors import read_errors
 
@@ -48,7 +48,8 @@ class StrictRequests:
         except self._real.RequestException as exc:
             raise Unreachable(source, f"GraphQL request failed: {type(exc).__name__}") from None
         try:
-            content = self._read(resp, source, deadline, our_timeout, getattr(local, "max_bytes", DEFAULT_MAX_REPLY_BYTES))
+            max_bytes = getattr(local, "max_bytes", DEFAULT_MAX_REPLY_BYTES)
+            content = self._read(resp, source, deadline, our_timeout, max_bytes)
         finally:
             resp.close()
         resp._content, resp._content_consumed = content, True  # what requests' .json()/.text read
@@ -82,13 +83,13 @@ class StrictRequests:
         trickled a byte at a time would hold this worker thread (and the next poll's) for ever."""
         declared = resp.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > max_bytes:
-            raise ReplyTooLarge(source, f"GraphQL reply too large (over {max_bytes / 1e6:g} MB); not read")
+            raise too_large(source, "GraphQL", max_bytes)
         parts, size = [], 0
         try:
             for chunk in resp.iter_content(CHUNK):
                 size += len(chunk)
                 if size > max_bytes:
-                    raise ReplyTooLarge(source, f"GraphQL reply too large (over {max_bytes / 1e6:g} MB); not read further")
+                    raise too_large(source, "GraphQL", max_bytes)
                 parts.append(chunk)
                 if time.monotonic() > deadline:
                     raise SourceTimeout(source, f"GraphQL reply not complete within {timeout:g} s")
@@ -110,4 +111,5 @@ class StrictRequests:
         if resp.status_code == 410:
             raise ApiRetired(source, f"this RunPod API has been retired; switch account {source} to rest-v2 or auto"
                                      f" ({message})", status=410)
-        raise for_status(source, resp.status_code, message, retry_after=parse_retry_after(resp.headers.get("retry-after")))
+        raise for_status(source, resp.status_code, message,
+                         retry_after=parse_retry_after(resp.headers.get("retry-after")))

@@ -19,7 +19,9 @@ import httpx
 
 from sagan_tui.models import RunPodPod, parse_records
 from sagan_tui.sources.bounded import bounded_request
-from sagan_tui.sources.errors import BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub
+from sagan_tui.sources.errors import (
+    BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
+)
 from sagan_tui.sources.rest_shapes import (  # noqa: F401 - STATUS_MAP and parse_rate_limit are read here by tests
     STATUS_MAP, RateWindow, _spent, flatten_rest_pod, map_status, parse_rate_limit,
 )

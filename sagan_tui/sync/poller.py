@@ -94,16 +94,14 @@ class _Result:
 
 
 async def _together(*coros):
-    """asyncio.gather, but the first failure cancels the others and waits for them: a request
-    left running retried on the client `sync` had closed, a traceback at exit."""
-    tasks = [asyncio.ensure_future(c) for c in coros]
-    try:
-        return await asyncio.gather(*tasks)
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
+    """asyncio.gather, but every request ends before the poll does: the first failure is raised
+    once the others are done. gather alone left them running past the poll (overlapping the next
+    one) and, in `sync`, retrying on the closed client at exit: a traceback."""
+    results = await asyncio.gather(*coros, return_exceptions=True)
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results
 
 
 class Poller:

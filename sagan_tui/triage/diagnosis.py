@@ -110,9 +110,8 @@ def _gaps(wave: Wave, ctx: TriageContext) -> list[Finding]:
     if n == 0:
         return [Finding("gaps", "RUNNING time unknown for every pod: the gap after RUNNING cannot be judged")]
     longs = {x.pod_id for x in wave.long_running()}
-    per_pod = fmt.capped(f"{x.pod_id}: {fmt.duration(g)}" + (" (long-running: left out of the median)"
-                                                             if x.pod_id in longs else "")
-                         for x, g in sorted(pairs, key=lambda t: t[1]))
+    per_pod = fmt.capped(sorted(pairs, key=lambda t: t[1]), show=lambda p: f"{p[0].pod_id}: {fmt.duration(p[1])}" + (
+        " (long-running: left out of the median)" if p[0].pod_id in longs else ""))
     late = _sagan_timed(wave)
     if late:
         per_pod += (f"{len(late)} of {total} timed only by Sagan noticing the loss (no poll saw them go): "
@@ -152,8 +151,8 @@ def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:
     if alive:
         spared = [a for a in wave.accounts if any(s.account == a for s in alive)]
         ids = [f"{s.pod_id} ({s.account}, {fmt.exp(s.experiment)})" for s in alive]
-        ev = [*fmt.capped(f"{s.pod_id}: running since {fmt.hms(s.running_at or s.first_seen_at)}, "
-                          f"seen running {fmt.hms(running_seen(s))} UTC" for s in alive)]
+        ev = [*fmt.capped(alive, show=lambda s: f"{s.pod_id}: running since {fmt.hms(s.running_at or s.first_seen_at)}, "
+                                                f"seen running {fmt.hms(running_seen(s))} UTC")]
         ev += [f"{a}: no other pod ran across the window (no control there)"
                for a in wave.accounts if a not in spared]
         return [Finding("survivors", f"pods of the same accounts survived the window: {fmt.listed(ids, 3)}: "
@@ -163,7 +162,7 @@ def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:
                                      "no control group to tell account-wide from selective")]
     return [Finding("survivors", f"no pod of {names} survived the window: points at an account-wide stop "
                                  "(balance, spend limit, key, or RunPod acting on the account)",
-                    fmt.capped(f"{s.pod_id}: last seen {fmt.hms(s.last_seen_at)} UTC" for s in mates))]
+                    fmt.capped(mates, show=lambda s: f"{s.pod_id}: last seen {fmt.hms(s.last_seen_at)} UTC"))]
 
 
 def survivors(wave: Wave, sightings: Iterable[PodSighting]) -> list[PodSighting]:
@@ -241,8 +240,8 @@ def _long_running(wave: Wave, ctx: TriageContext) -> list[Finding]:
     ids = [f"{x.pod_id} ({fmt.exp(x.experiment)})" for x in longs]
     return [Finding("long-running", f"long-running pod{'s' * (len(longs) > 1)} killed in the same window: "
                                     f"{fmt.listed(ids, 3)}: the sweep is not only about new pods",
-                    fmt.capped(f"{x.pod_id}: RUNNING since {fmt.hms(x.running_at)}, lost {fmt.hms(x.lost_at)} UTC "
-                               f"after {fmt.duration(G.gap_of(x) or 0)}" for x in longs))]
+                    fmt.capped(longs, show=lambda x: f"{x.pod_id}: RUNNING since {fmt.hms(x.running_at)}, lost "
+                                                     f"{fmt.hms(x.lost_at)} UTC after {fmt.duration(G.gap_of(x) or 0)}"))]
 
 
 def _concentration(wave: Wave, kind: str, attr: str, what: str, prep: str, one: str, many: str) -> list[Finding]:
@@ -310,7 +309,7 @@ def _repeats(wave: Wave, ctx: TriageContext) -> list[Finding]:
         pods = "" if runs == len(streak) else f" ({len(streak)} pods)"
         out.append(Finding("repeat", f"{fmt.exp(e)} lost {runs} dispatches{pods} {run}: a recovery loop "
                                      "burning money, hold it",
-                           (*fmt.capped(f"{x.pod_id}: lost {fmt.hms(x.lost_at)} UTC ({x.account})" for x in streak),
+                           (*fmt.capped(streak, show=lambda x: f"{x.pod_id}: lost {fmt.hms(x.lost_at)} UTC ({x.account})"),
                             f"burned {fmt.usd(spent)} on them")))
     return out
 
@@ -319,8 +318,9 @@ def _burn(wave: Wave, ctx: TriageContext) -> list[Finding]:
     n = len(wave.losses)
     priced = n - wave.burn_unknown
     tail = f"; {wave.burn_unknown} more with no price or RUNNING time" if wave.burn_unknown else ""
-    ev = fmt.capped(f"{x.pod_id}: {fmt.usd(x.cost_per_hr)}/h x {fmt.duration(g)} = {fmt.usd(x.cost_per_hr * g / 3600)}"
-                    for x in wave.losses if x.cost_per_hr is not None and (g := G.gap_of(x)) is not None)
+    priced_pairs = [(x, g) for x in wave.losses if x.cost_per_hr is not None and (g := G.gap_of(x)) is not None]
+    ev = fmt.capped(priced_pairs, show=lambda p: f"{p[0].pod_id}: {fmt.usd(p[0].cost_per_hr)}/h x "
+                                                 f"{fmt.duration(p[1])} = {fmt.usd(p[0].cost_per_hr * p[1] / 3600)}")
     return [Finding("burn", f"{fmt.usd(wave.burn_usd)} of GPU time burned on {priced} lost pod"
                             f"{'s' * (priced != 1)} (price x time from RUNNING to lost; RunPod bills per second)"
                             f"{tail}", ev)]

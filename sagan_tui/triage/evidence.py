@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 
 from sagan_tui.triage import fmt
 
@@ -92,6 +92,10 @@ def balance_reading(account: str, start: datetime, end: datetime, health: Source
             return BalanceReading(account, "unknown", f"balance of {account} not readable: the account is on "
                                   "REST v2, which has no balance route")
         return BalanceReading(account, "unknown", f"balance of {account} unknown")
+    if health.last_success is not None and not lo - LOOKBACK <= health.last_success <= hi + LOOKBACK:
+        # Read long before or after the wave (a report run the next day): it says nothing about the window.
+        return BalanceReading(account, "unknown", f"balance of {account} last read at {fmt.day(health.last_success)} "
+                              f"{fmt.hms(health.last_success)} UTC, too far from the wave to judge it")
     when = f"as of the poll at {fmt.hms(health.last_success)} UTC" if health.last_success else "as last read"
     why = _out_reason(health.balance, health.under_balance, health.spend_per_hr, health.spend_limit)
     bal = "unknown" if health.balance is None else fmt.usd(health.balance)
@@ -109,3 +113,13 @@ def hosts_of(values: Iterable[str | None]) -> dict[str, int]:
         if isinstance(v, str) and v:
             counts[v] = counts.get(v, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def evidence_moved(before: Mapping[str, SourceHealth], after: Mapping[str, SourceHealth]) -> bool:
+    """Whether a poll changed what a verdict reads from the accounts' health (a balance, the
+    under-balance flag, the spend or its limit, the transport): the waves are then weighed again
+    even when no loss came, so a balance that runs out after a wave changes its verdict."""
+    def money(h: SourceHealth | None) -> tuple:
+        return (None,) * 5 if h is None else (h.balance, h.under_balance, h.spend_per_hr, h.spend_limit, h.transport)
+
+    return any(money(before.get(a)) != money(after.get(a)) for a in {*before, *after} if a != "sagan")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta, timezone
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 # Evidence and statements list at most this many ids: a 3 a.m. reader wants the first few
 # and a count, not a wall of ids (a benchmark wave can hold a million losses).
@@ -125,9 +125,11 @@ def listed(items: Iterable[str], limit: int = MAX_LISTED) -> str:
     return head if len(items) <= limit else f"{head}, +{len(items) - limit} more"
 
 
-def capped(items: Iterable[str], limit: int = MAX_LISTED) -> tuple[str, ...]:
-    """Evidence lines, the rest summarised in one last line."""
+def capped(items: Iterable, limit: int = MAX_LISTED, show: Callable[[Any], str] | None = None) -> tuple[str, ...]:
+    """Evidence lines, the rest summarised in one last line. With `show`, `items` are records and
+    only the lines kept are formatted (a wave of 10^5 losses keeps 8)."""
     items = list(items)
+    head = items[:limit] if show is None else [show(x) for x in items[:limit]]
     if len(items) <= limit:
-        return tuple(items)
-    return (*items[:limit], f"... and {len(items) - limit} more")
+        return tuple(head)
+    return (*head, f"... and {len(items) - limit} more")

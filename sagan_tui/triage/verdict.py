@@ -123,8 +123,8 @@ def _gap_points(wave: Wave) -> tuple[list[Point], list[str]]:
     if len(sagan_only) * 2 >= wave.gaps_known:
         return [], ["most losses were timed only by Sagan noticing them: too coarse to judge a kill time"]
     med, iqr = wave.gap_median_s or 0.0, wave.gap_spread_s or 0.0
-    ids = fmt.capped(f"{x.pod_id}: {fmt.duration(g)}" for x in wave.losses
-                     if (g := G.gap_of(x)) is not None)
+    ids = fmt.capped([(x, g) for x in wave.losses if (g := G.gap_of(x)) is not None],
+                     show=lambda p: f"{p[0].pod_id}: {fmt.duration(p[1])}")
     if G.is_tight(core, G.resolution(wave.losses)):
         f = Finding("gaps", f"killed {fmt.duration(med)} after RUNNING (IQR {fmt.duration(iqr)}, "
                             f"{_plural(len(core), 'pod')}): a fixed kill time", ids)
@@ -162,8 +162,8 @@ def _account_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[s
     alive = survivors(wave, ctx.sightings)
     if alive:
         ids = [f"{s.pod_id} ({s.account})" for s in alive]
-        ev = fmt.capped(f"{s.pod_id}: RUNNING since {fmt.hms(s.running_at or s.first_seen_at)}, seen running "
-                        f"{fmt.hms(running_seen(s))} UTC" for s in alive)
+        ev = fmt.capped(alive, show=lambda s: f"{s.pod_id}: RUNNING since {fmt.hms(s.running_at or s.first_seen_at)}, "
+                                              f"seen running {fmt.hms(running_seen(s))} UTC")
         spared = sorted({s.account for s in alive})
         points += [Point(REAPER, 2, "survivors", Finding("survivors", f"{fmt.listed(ids, 3)} lived through the window: "
                                                                       "the killing was selective", ev)),
@@ -179,7 +179,7 @@ def _account_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[s
             whole.append(Point(ACCOUNT, 2, "survivors", Finding(
                 "survivors", f"every running pod of {acc} went: {_plural(n, 'pod')} lost, and "
                              f"{_plural(len(others), 'other')} that ran beside them stopped too",
-                fmt.capped(f"{s.pod_id}: last seen running {fmt.hms(running_seen(s))} UTC" for s in others))))
+                fmt.capped(others, show=lambda s: f"{s.pod_id}: last seen running {fmt.hms(running_seen(s))} UTC"))))
         elif n >= 2:
             whole.append(Point(ACCOUNT, 1, "survivors", Finding(
                 "survivors", f"all {n} running pods of {acc} went ({fmt.listed(by_acc[acc], 3)})")))
@@ -264,7 +264,8 @@ def _host_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[str]
         return [Point(HOST, -2, "host", Finding("host", f"on {len(hosts)} machines: not one host failing", ev))], [], True
     (host,) = hosts
     points = [Point(HOST, 3, "host", Finding("host", f"all {known} with a known machine on {host}", ev))]
-    same = [s for s in ctx.sightings if s.host == host and s.pod_id not in set(wave.pod_ids) and _ran_across(s, wave)]
+    lost = set(wave.pod_ids)
+    same = [s for s in ctx.sightings if s.host == host and s.pod_id not in lost and _ran_across(s, wave)]
     if same:
         points.append(Point(HOST, -2, "host", Finding("host", f"{fmt.listed([s.pod_id for s in same], 3)} on {host} "
                                                               "lived through the window: the machine did not die")))
@@ -272,7 +273,7 @@ def _host_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[str]
     if lived:
         points.append(Point(HOST, 1, "host", Finding(
             "host", f"pods on other machines of {', '.join(sorted(dcs))} lived: {fmt.listed([s.pod_id for s in lived], 3)}",
-            fmt.capped(f"{s.pod_id}: on {s.host or 'an unknown machine'}" for s in lived))))
+            fmt.capped(lived, show=lambda s: f"{s.pod_id}: on {s.host or 'an unknown machine'}"))))
     return points, [], True
 
 

@@ -301,3 +301,17 @@ print(db.execute('pragma integrity_check').fetchone()[0], db.execute('select pod
     assert "ok [('v0c7bx292xqvg4',)]" in r.stdout
     secrets = [v for k, v in sim.env().items() if k.endswith(("_TOKEN", "_KEY_TEAM", "_KEY_PERSONAL"))]
     assert len(secrets) == 3 and not any(s in r.stdout + r.stderr for s in secrets)
+
+
+def test_an_older_schema_is_not_migrated_by_a_reader_which_says_how_to(tmp_path, env, capsys):
+    path = a_cache_with_a_loss(tmp_path / "c.sqlite")
+    with sqlite3.connect(path) as db:
+        db.execute("update meta set value = '0' where key = 'schema_version'")
+    before = fingerprint(path)
+    code, _, err = run(["report", "--cache", str(path)], capsys)
+    assert code == 2 and "needs migrating: open it once with the panel or `sync`" in err, err
+    assert fingerprint(path) == before
+    c = Cache(path)  # a writer migrates it, and says so
+    assert any("migrated" in n for n in c.notices)
+    c.close()
+    assert run(["report", "--cache", str(path)], capsys)[0] == 0
