@@ -19,6 +19,7 @@ from sagan_tui.resources import stylesheet
 from sagan_tui.startup import release_gc
 from sagan_tui.ui.actions_mixin import ActionsMixin
 from sagan_tui.ui.first_paint import first_frame
+from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.loading import Loaded, LoadFailed, load
 from sagan_tui.ui.messages import PollCrashed, PollFinished
 from sagan_tui.ui.render import hhmm, status_segments
@@ -162,6 +163,7 @@ class SaganApp(ActionsMixin, App):
 
     def on_mount(self) -> None:
         t0 = time.perf_counter()
+        apply_keymap(self)  # the [keymap] table (ui/keys.py), before any key is read
         self.experiments_table.focus()
         self._narrow(self.size.width)
         if self.cache is not None:
@@ -372,13 +374,13 @@ class SaganApp(ActionsMixin, App):
 
     def _announce(self, delta: "Delta", before: dict) -> None:
         from sagan_tui.ui.model import announcements
+        from sagan_tui.ui.notify import ring
 
         notes = announcements(delta, before, self.model.health)
         for note in notes:
             self.notify(note.message, title=note.title, severity=note.severity, timeout=note.timeout,
                         markup=False)
-        if self.settings.bell and any(n.ring for n in notes):
-            self.bell()
+        ring(self, notes)  # bell or desktop notification, per the notify setting (ui/notify.py)
 
     # --- PanelHost -------------------------------------------------------------------------
 
