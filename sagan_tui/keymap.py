@@ -24,7 +24,7 @@ class Key:
 
 # Where each scope applies, as the help screen says it.
 WHERE = {
-    "panel": "main screen", "tables": "any table pane", "pods": "pods pane", "timeline": "timeline pane",
+    "panel": "main screen", "table": "any table pane", "pods": "pods pane", "timeline": "timeline pane",
     "heatmap": "loss heatmap", "filter": "filter bar", "detail": "experiment detail", "approval": "approval dialog",
     "audit": "audit log", "dialog": "confirm dialogs", "help": "this help",
 }
@@ -47,12 +47,11 @@ KEYS: tuple[Key, ...] = (
     Key("panel.slower", "plus", "poll less often (next step of 1 s .. 5 min)"),
     Key("panel.faster", "minus", "poll more often"),
     Key("panel.zoom", "z", "the focused pane fills the screen / back"),
-    Key("panel.accounts", "B", "accounts: balance, spend, runway, health, balance history"),
     Key("panel.quit", "q", "quit the panel"),
-    Key("tables.mark", "space", "mark / unmark the row (for the bulk keys)"),
-    Key("tables.sort", "o", "sort by the next column"),
-    Key("tables.sort_reverse", "O", "reverse the sort"),
-    Key("tables.filter", "slash", "filter the rows by text"),
+    Key("table.mark", "space", "mark / unmark the row (for the bulk keys)"),
+    Key("table.sort", "o", "sort by the next column"),
+    Key("table.sort_reverse", "O", "reverse the sort"),
+    Key("table.filter", "slash", "filter the rows by text"),
     Key("pods.dismiss", "x", "dismiss a lost pod from the list"),
     Key("timeline.scope", "g", "events of all experiments / of the selected one"),
     Key("timeline.follow", "f", "keep the newest event in view"),
@@ -82,8 +81,8 @@ ID_PATTERN = re.compile(r"^[a-z]+\.[a-z_]+$")
 
 # Scopes whose bindings can be active at the same moment: one key must not mean two things there.
 _TOGETHER = {
-    "panel": {"panel", "tables", "pods", "timeline", "heatmap"},
-    "tables": {"tables", "pods", "timeline"}, "pods": {"pods"}, "timeline": {"timeline"}, "heatmap": {"heatmap"},
+    "panel": {"panel", "table", "pods", "timeline", "heatmap"},
+    "table": {"table", "pods", "timeline"}, "pods": {"pods"}, "timeline": {"timeline"}, "heatmap": {"heatmap"},
     "filter": {"filter"}, "detail": {"detail"}, "approval": {"approval"}, "audit": {"audit"},
     "dialog": {"dialog"}, "help": {"help"},
 }

@@ -478,10 +478,9 @@ class SaganApp(ActionsMixin, App):
     # --- actions ---------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from sagan_tui.ui.palette import entries
-        from sagan_tui.ui.screens.help import HelpScreen, help_text
+        from sagan_tui.ui.screens.help import HelpScreen, panel_help
 
-        self.push_screen(HelpScreen(help_text(entries(self), self.get_key_display, self.settings.read_only)))
+        self.push_screen(HelpScreen(panel_help(self)))
 
     def action_inbox(self) -> None:
         self._to_main()

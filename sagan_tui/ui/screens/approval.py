@@ -18,6 +18,7 @@ from sagan_tui.actions.results import ActionResult
 from sagan_tui.models import ApprovalRequest
 from sagan_tui.ui.safe_text import literal, one_line
 from sagan_tui.ui.screens.markdown_body import MarkdownBody
+from sagan_tui.ui.widgets.key_bar import KeyBar
 
 Submit = Callable[[str, Mapping[str, str], str], Awaitable[ActionResult]]
 DECISION_KEYS = {"approve": "alt+a", "reject": "alt+r", "defer": "alt+d"}
@@ -34,8 +35,10 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
 
     Rule for empty textboxes: Approve needs every textbox answered (Sagan's agent waits on
     the answers; write "n/a" where a field does not apply). Reject and Defer send whatever
-    is filled. Opens with the body focused, so arrow keys and PageUp/PageDown scroll it and
-    no single key decides; the decision keys are alt+a, alt+r, alt+d.
+    is filled. Opens with the first textbox focused (the note when there is none; the body when
+    read-only), so an answer typed at once lands; after a refused Approve the focus goes to the
+    first empty textbox. No single letter decides: the decision keys are alt+a, alt+r, alt+d.
+    The toasts shown when it opens are cleared, and new ones go to the top: never over its buttons.
     """
 
     DEFAULT_CSS = """
@@ -55,6 +58,7 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     ApprovalScreen #decision-status.error { color: $error; }
     ApprovalScreen .decision-buttons { height: 2; align-horizontal: right; padding: 1 1 0 1; }
     ApprovalScreen .decision-buttons Button { margin: 0 0 0 2; }
+    ApprovalScreen ToastRack { dock: top; align: right top; }
     """
     BINDINGS = [
         Binding("escape", "close", "Close", id="approval.close"),
@@ -63,7 +67,7 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
         Binding(DECISION_KEYS["reject"], "decide('reject')", "Reject", id="approval.reject", priority=True),
         Binding(DECISION_KEYS["defer"], "decide('defer')", "Defer", id="approval.defer", priority=True),
     ]
-    AUTO_FOCUS = "#approval-body"
+    AUTO_FOCUS = "#approval-body"  # read-only; see __init__
 
     def __init__(self, approval: ApprovalRequest, submit: Submit | None, *, read_only_reason: str = ""):
         super().__init__()
@@ -72,6 +76,8 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
         self.read_only_reason = read_only_reason or ("" if submit else "read-only")
         self.fields = approval.textbox_fields
         self.sending = False
+        if submit is not None:  # where an answer typed at once belongs
+            self.AUTO_FOCUS = "#tb-0" if self.fields else "#note"
 
     @property
     def read_only(self) -> bool:
@@ -106,6 +112,10 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
                     yield Button(label, id=decision, variant=variant, disabled=self.read_only,  # type: ignore[arg-type]
                                  compact=True)
                 yield Button("Close (esc)", id="close", compact=True)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.app.clear_notifications()  # a toast shown before would lie over the buttons
 
     # --- reading -----------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The key line at the bottom: the active bindings as one line of text, rebuilt only when they change."""
+"""The key line at the bottom: the active screen's bindings (their keymap keys) as one line, rebuilt only when they change."""
 
 from __future__ import annotations
 
@@ -34,8 +34,10 @@ class KeyBar(Static):
             return
         seen: set[str] = set()
         items: list[tuple[str, str]] = []
-        for _node, binding, enabled, _tooltip in self._screen.active_bindings.values():
-            if not binding.show or not enabled or binding.action in seen:
+        # A screen over the panel (help) may ask for its own keys only: the panel's are not what it is for.
+        own_only = getattr(self._screen, "OWN_KEYS_ONLY", False)
+        for node, binding, enabled, _tooltip in self._screen.active_bindings.values():
+            if not binding.show or not enabled or binding.action in seen or (own_only and node is self.app):
                 continue
             seen.add(binding.action)
             items.append((self.app.get_key_display(binding), binding.description))
