@@ -65,7 +65,7 @@ class Settings(BaseModel):
     events_retention_days: float = Field(30.0, description="Events older than this are pruned from the cache.")
     observations_retention_days: float = Field(14.0, description="Pod observations older than this are pruned.")
     accounts: dict[str, AccountConfig] = Field(default_factory=dict, description="RunPod accounts by name.")
-    # --- the owner's terminal (ui/notify.py, keymap.py, triage/runway.py) ---
+    # --- the owner's terminal (ui/notify.py, keymap.py, runway.py) ---
     notify: Literal["bell", "osc9", "osc777", "osc99", "off"] = Field(
         "bell", description="How a new owner-turn item, a new wave or a short runway reaches the terminal.")
     runway_warn_hours: float = Field(12.0, ge=0, description="Warn when an account's balance lasts less (0: never).")

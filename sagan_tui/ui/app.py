@@ -17,6 +17,7 @@ from sagan_tui.basics import utcnow
 from sagan_tui.config import ConfigError, Draft
 from sagan_tui.resources import stylesheet
 from sagan_tui.startup import release_gc
+from sagan_tui.runway import RunwayWatch
 from sagan_tui.ui.actions_mixin import ActionsMixin
 from sagan_tui.ui.first_paint import first_frame
 from sagan_tui.ui.keys import apply_keymap
@@ -111,6 +112,7 @@ class SaganApp(ActionsMixin, App):
         self._poll_timer: Timer | None = None
         self._timeline_for: int | None = None
         self.first_paint_s: float | None = None
+        self.runway_watch = RunwayWatch()  # the short-runway notice, once per crossing (runway.py)
         self.polls = 0
 
     # --- layout ----------------------------------------------------------------------------
@@ -376,7 +378,8 @@ class SaganApp(ActionsMixin, App):
         from sagan_tui.ui.model import announcements
         from sagan_tui.ui.notify import ring
 
-        notes = announcements(delta, before, self.model.health)
+        notes = [*announcements(delta, before, self.model.health),
+                 *self.runway_watch.check(self.model.health, self.settings.runway_warn_hours)]
         for note in notes:
             self.notify(note.message, title=note.title, severity=note.severity, timeout=note.timeout,
                         markup=False)

@@ -92,8 +92,8 @@ def summary(notes: list[tuple[str, str]]) -> tuple[str, str] | None:
 def ring(app: object, notes: list) -> str:
     """The panel's hook: one notification for the notes that ring (`Note.ring`), in the configured mode.
 
-    Duck-typed on the App (settings, `_driver`, `is_headless`) so this module never imports Textual;
-    headless (tests) writes nothing. Returns what was written, for tests and logs.
+    Duck-typed on the App (settings, `bell`, `_driver`, `is_headless`) so this module never imports
+    Textual; headless (tests) writes no OSC. Returns what was sent, for tests and logs.
     """
     import os
 
@@ -101,7 +101,12 @@ def ring(app: object, notes: list) -> str:
     found = summary(ringing)
     settings = getattr(app, "settings", None)
     mode = getattr(settings, "notify", None) or ("bell" if getattr(settings, "bell", True) else "off")
+    if found is None or mode == "off":
+        return ""
+    if mode == "bell":
+        app.bell()  # type: ignore[attr-defined]  # Textual's own (it writes nothing headless)
+        return BEL
     driver = getattr(app, "_driver", None)
-    if found is None or mode == "off" or driver is None or getattr(app, "is_headless", True):
+    if driver is None or getattr(app, "is_headless", True):
         return ""
     return Notifier(mode, driver.write, os.environ)(*found)

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from sagan_tui.basics import NO_TURN, HealthState, SourceHealth, as_utc
+from sagan_tui.runway import DEFAULT_WARN_HOURS, Runway, runway
 from sagan_tui.ui.safe_text import clean
 
 if TYPE_CHECKING:  # annotations only: the first frame is drawn before pydantic and sqlite-utils are imported
@@ -328,9 +329,10 @@ def approval_row(a: ApprovalRequest) -> Row:
 Segment = tuple[str, str]
 
 
-def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend: bool = True) -> list[Segment]:
+def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend: bool = True,
+                    warn_hours: float = DEFAULT_WARN_HOURS) -> list[Segment]:
     """One source's health: ok, stale since T, or its error kind; an account's money beside it
-    (its spend rate too unless `spend` is false)."""
+    (its spend rate too unless `spend` is false) and its runway (runway.py)."""
     name = clean(h.source)
     colour = "bold" if h.source == "sagan" else f"bold {account_colour(h.source)}"
     out: list[Segment] = [(name, colour), (" ", "")]
@@ -353,7 +355,18 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         out.append((f" {money(h.balance)}", "bold red" if h.under_balance else ""))
     if spend and h.spend_per_hr is not None:
         out.append((f" -{money(h.spend_per_hr, per_hour=True)}", DIM))
+    out += runway_segments(runway(h, warn_hours), compact=not spend)
     return out
+
+
+RUNWAY_STYLE = {"ok": OK, "low": "bold reverse red", "out": "bold reverse red", "idle": DIM, "unknown": STALE}
+
+
+def runway_segments(r: Runway | None, compact: bool = False) -> list[Segment]:
+    """` 23 h left`, ` LOW 5 h left` (the words say it where colour does not show)."""
+    if r is None:
+        return []
+    return [(" ", ""), (r.short if compact else r.text, RUNWAY_STYLE[r.state])]
 
 
 # A poll running longer than this is shown as such; a shorter one is not shown at all.
@@ -363,7 +376,7 @@ SLOW_POLL_S = 10.0
 def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_interval: float,
                     paused: bool, read_only: bool, polling_for: float | None = None,
                     slow_poll_s: float = SLOW_POLL_S, clock: str | None = None,
-                    width: int | None = None) -> list[Segment]:
+                    width: int | None = None, warn_hours: float = DEFAULT_WARN_HOURS) -> list[Segment]:
     """The header: every source, the poll interval or the paused state, read-only, the clock.
 
     `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
@@ -372,7 +385,7 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     Given a `width` the line does not fit, the spend rates and the clock's "UTC" are left out
     (at 80 columns the clock's "UTC" alone went to a second line); health and balances stay.
     """
-    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock)
+    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, warn_hours)
     out = _status(*args, compact=False)
     if width is not None and sum(len(t) for t, _ in out) > width:
         out = _status(*args, compact=True)
@@ -380,12 +393,13 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
 
 
 def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: float, paused: bool, read_only: bool,
-            polling_for: float | None, slow_poll_s: float, clock: str | None, *, compact: bool) -> list[Segment]:
+            polling_for: float | None, slow_poll_s: float, clock: str | None, warn_hours: float, *,
+            compact: bool) -> list[Segment]:
     out: list[Segment] = []
     for h in health.values():
         if out:
             out.append(("  ", ""))
-        out += source_segments(h, now, poll_interval, spend=not compact)
+        out += source_segments(h, now, poll_interval, spend=not compact, warn_hours=warn_hours)
     out.append(("  │ ", DIM))
     if paused:
         out.append(("PAUSED", "bold reverse yellow"))
