@@ -26,7 +26,7 @@ class Key:
 WHERE = {
     "panel": "main screen", "table": "any table pane", "pods": "pods pane", "timeline": "timeline pane",
     "heatmap": "loss heatmap", "filter": "filter bar", "detail": "experiment detail", "approval": "approval dialog",
-    "audit": "audit log", "dialog": "confirm dialogs", "help": "this help",
+    "audit": "audit log", "dialog": "confirm dialogs", "help": "this help", "accounts": "account view",
 }
 
 KEYS: tuple[Key, ...] = (
@@ -47,6 +47,7 @@ KEYS: tuple[Key, ...] = (
     Key("panel.slower", "plus", "poll less often (next step of 1 s .. 5 min)"),
     Key("panel.faster", "minus", "poll more often"),
     Key("panel.zoom", "z", "the focused pane fills the screen / back"),
+    Key("panel.accounts", "B", "accounts: balance, spend, runway, health, balance history"),
     Key("panel.quit", "q", "quit the panel"),
     Key("table.mark", "space", "mark / unmark the row (for the bulk keys)"),
     Key("table.sort", "o", "sort by the next column"),
@@ -75,6 +76,7 @@ KEYS: tuple[Key, ...] = (
     Key("audit.close_q", "q", "close the audit log"),
     Key("dialog.cancel", "escape", "cancel: nothing is sent"),
     Key("help.close", "escape,question_mark,q", "close this help"),
+    Key("accounts.close", "escape,B,q", "close the account view"),
 )
 BY_ID: dict[str, Key] = {k.id: k for k in KEYS}
 ID_PATTERN = re.compile(r"^[a-z]+\.[a-z_]+$")
@@ -84,7 +86,7 @@ _TOGETHER = {
     "panel": {"panel", "table", "pods", "timeline", "heatmap"},
     "table": {"table", "pods", "timeline"}, "pods": {"pods"}, "timeline": {"timeline"}, "heatmap": {"heatmap"},
     "filter": {"filter"}, "detail": {"detail"}, "approval": {"approval"}, "audit": {"audit"},
-    "dialog": {"dialog"}, "help": {"help"},
+    "dialog": {"dialog"}, "help": {"help"}, "accounts": {"accounts"},
 }
 
 MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")

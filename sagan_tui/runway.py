@@ -7,8 +7,10 @@ read the same Runway; an account whose balance cannot be read says why instead o
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from datetime import datetime
+from typing import Iterable, Mapping, Sequence
 
 from sagan_tui.basics import HealthState, SourceHealth
 
@@ -80,22 +82,29 @@ class RunwayNotice:
     ring: bool = True
 
 
+HISTORY_POINTS = 240  # balance samples kept per account: 20 min of 5 s polls, or hours of slower ones
+
+
 class RunwayWatch:
-    """Warns once when an account's runway falls under the threshold, again only after it rose back over."""
+    """Warns once when an account's runway falls under the threshold, again only after it rose back over;
+    keeps each account's balance as seen by the polls since the panel started, for the account view."""
 
     def __init__(self) -> None:
         self.under: set[str] = set()
+        self.history: dict[str, deque[tuple[datetime, float]]] = {}
 
     def check(self, health: Mapping[str, SourceHealth] | Iterable[SourceHealth],
               warn_hours: float = DEFAULT_WARN_HOURS) -> list[RunwayNotice]:
         """The notices for accounts that just crossed under; an unreadable balance neither fires nor re-arms."""
-        if warn_hours <= 0:
-            return []
         hs = health.values() if isinstance(health, Mapping) else health
-        out = []
+        out: list[RunwayNotice] = []
         for h in hs:
+            if h.balance is not None and h.last_success is not None:
+                seen = self.history.setdefault(h.source, deque(maxlen=HISTORY_POINTS))
+                if not seen or seen[-1][0] != h.last_success:
+                    seen.append((h.last_success, h.balance))
             r = runway(h, warn_hours)
-            if r is None or r.state == UNKNOWN:
+            if r is None or r.state == UNKNOWN or warn_hours <= 0:
                 continue
             if r.under and r.account not in self.under:
                 self.under.add(r.account)
@@ -110,3 +119,17 @@ def notice_text(h: SourceHealth, r: Runway, warn_hours: float) -> str:
         return f"{r.account}: balance at $0: RunPod stops every pod of the account"
     return (f"{r.account}: ${h.balance:,.2f} at ${h.spend_per_hr:,.2f}/h lasts {left(r.hours or 0)}"
             f" (under {warn_hours:g} h); RunPod stops every pod of the account at $0")
+
+
+BARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float], width: int) -> str:
+    """The last `width` values as bars, lowest to highest of those shown; flat values are a flat line."""
+    shown = list(values)[-width:] if width > 0 else []
+    if not shown:
+        return ""
+    lo, hi = min(shown), max(shown)
+    if hi - lo < 1e-9:
+        return BARS[3] * len(shown)
+    return "".join(BARS[min(len(BARS) - 1, int((v - lo) / (hi - lo) * len(BARS)))] for v in shown)

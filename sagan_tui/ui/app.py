@@ -57,6 +57,7 @@ PANEL_BINDINGS = [
     Binding("plus", "interval(1)", "Slower polls", show=False, id="panel.slower"),
     Binding("minus", "interval(-1)", "Faster polls", show=False, id="panel.faster"),
     Binding("z", "zoom", "Zoom pane", show=False, id="panel.zoom"),
+    Binding("B", "accounts", "Accounts", id="panel.accounts"),
     Binding("q", "quit", "Quit", id="panel.quit"),
 ]
 
@@ -484,6 +485,11 @@ class SaganApp(ActionsMixin, App):
         from sagan_tui.ui.screens.help import HelpScreen, panel_help
 
         self.push_screen(HelpScreen(panel_help(self)))
+
+    def action_accounts(self) -> None:
+        from sagan_tui.ui.screens.accounts import AccountsScreen
+
+        self.push_screen(AccountsScreen())
 
     def action_inbox(self) -> None:
         self._to_main()

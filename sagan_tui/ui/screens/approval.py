@@ -54,6 +54,7 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     ApprovalScreen .answer Label { width: auto; max-width: 45%; color: $accent; padding: 0 1 0 0; }
     ApprovalScreen .answer Input { width: 1fr; background: $boost; }
     ApprovalScreen .answer Input.-invalid { background: $error 35%; }
+    ApprovalScreen .answer Input:focus { background: $accent 35%; }
     ApprovalScreen #decision-status { height: auto; padding: 0 1; display: none; }
     ApprovalScreen #decision-status.error { color: $error; }
     ApprovalScreen .decision-buttons { height: 2; align-horizontal: right; padding: 1 1 0 1; }
