@@ -72,6 +72,8 @@ KEYS: tuple[Key, ...] = (
     Key("approval.approve", "alt+a", "approve (every textbox answered)"),
     Key("approval.reject", "alt+r", "reject (sends what is filled)"),
     Key("approval.defer", "alt+d", "defer (sends what is filled)"),
+    Key("approval.next_field", "tab", "next field (answers, note, buttons)"),
+    Key("approval.previous_field", "shift+tab", "previous field"),
     Key("audit.close", "escape", "close the audit log"),
     Key("audit.close_q", "q", "close the audit log"),
     Key("dialog.cancel", "escape", "cancel: nothing is sent"),

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
 
 from sagan_tui.commands.panel import run_panel, settings_for
+
+TERMINAL_ENV = ("SAGAN_TUI_NOTIFY", "SAGAN_TUI_RUNWAY_WARN_HOURS", "SAGAN_TUI_COLOR_SYSTEM")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -17,6 +20,8 @@ def run(args: argparse.Namespace) -> int:
         with SimServer(scenario=args.scenario, speed=args.speed) as sim:
             # Only the simulator's URLs and demo keys: no config file, none of the user's real keys.
             env = {**sim.env(), "SAGAN_TUI_CONFIG": str(Path(tmp) / "no-config.toml")}
+            # The terminal's own settings (no secret among them) still apply, to try them on the demo.
+            env.update({k: v for k, v in os.environ.items() if k in TERMINAL_ENV})
             settings = settings_for(args, env, sagan_tui_cache=str(Path(tmp) / "cache.sqlite"))
             print(f"sagan-tui: demo: scenario {sim.scenario} on {sim.base_url}", file=sys.stderr)
             return run_panel(settings)

@@ -67,6 +67,12 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
         Binding(DECISION_KEYS["approve"], "decide('approve')", "Approve", id="approval.approve", priority=True),
         Binding(DECISION_KEYS["reject"], "decide('reject')", "Reject", id="approval.reject", priority=True),
         Binding(DECISION_KEYS["defer"], "decide('defer')", "Defer", id="approval.defer", priority=True),
+        # priority: the App moves the focus before it hands on the next key. Without it a tab typed
+        # in one burst with the answers (a fast typist, a paste over SSH) was queued behind them and
+        # the next answer landed in the field before.
+        Binding("tab", "next_field(1)", "Next field", show=False, id="approval.next_field", priority=True),
+        Binding("shift+tab", "next_field(-1)", "Previous field", show=False, id="approval.previous_field",
+                priority=True),
     ]
     AUTO_FOCUS = "#approval-body"  # read-only; see __init__
 
@@ -149,7 +155,26 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     def action_close(self) -> None:
         self.dismiss(None)
 
+    def action_next_field(self, step: int) -> None:
+        self.focus_next() if step > 0 else self.focus_previous()
+
     def action_decide(self, decision: str) -> None:
+        """Decide once every answer typed before the key is in its field.
+
+        The decision keys are priority bindings, run by the App as soon as it reads them, while
+        the keys typed just before (in the same burst over SSH) may still wait in an Input's
+        queue: a message sent through each Input in turn arrives after them."""
+        inputs = list(self.query(Input))
+
+        def through(i: int) -> None:
+            if i < len(inputs):
+                inputs[i].call_later(through, i + 1)
+            elif self.is_attached:
+                self._decide(decision)
+
+        through(0)
+
+    def _decide(self, decision: str) -> None:
         if self.read_only:
             self.notify(f"{self.read_only_reason}: {decision} refused", severity="warning", markup=False)
             return
@@ -161,7 +186,8 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
             for i, name in enumerate(self.fields):
                 self.query_one(f"#tb-{i}", Input).set_class(name in empty, "-invalid")
             first = self.fields.index(empty[0])
-            self.query_one(f"#tb-{first}", Input).focus()
+            # At once, not after a refresh (Widget.focus): the keys typed next go to the empty field.
+            self.set_focus(self.query_one(f"#tb-{first}", Input))
             self._status(f"Approve needs every textbox answered (write n/a where one does not apply); "
                          f"empty: {', '.join(empty)}", error=True)
             return
