@@ -57,7 +57,8 @@ def pump_until(p: PtyProcess, cond, timeout: float) -> None:
         p.pump(0.05)
 
 
-def measure_panel(idle_s: float, polls: int, pods: int, interval: float | None = None) -> dict:
+def measure_panel(idle_s: float, polls: int, pods: int, interval: float | None = None, runner=PtyProcess) -> dict:
+    """`runner`: PtyProcess (a local pty) or sshrun.SshPtyProcess (the same over an SSH session)."""
     from sagan_tui.sim import SimServer
     from sagan_tui.sim.actions import stop_pod
 
@@ -68,7 +69,7 @@ def measure_panel(idle_s: float, polls: int, pods: int, interval: float | None =
         argv = panel_argv("--cache", str(home / "cache.sqlite"), "--no-bell")
         if interval:
             argv += ["--poll-interval", str(interval)]
-        with PtyProcess(argv, env, size=SIZE, cwd=str(ROOT)) as p:
+        with runner(argv, env, size=SIZE, cwd=str(ROOT)) as p:
             p.wait_for(lambda text: CHANGERS[0] in text, 120)
             starts: list[float] = []
 

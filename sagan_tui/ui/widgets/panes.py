@@ -9,15 +9,27 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from sagan_tui.ui import render
+from sagan_tui.ui.layout import fit_top_row
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
 
-class ExperimentsTable(KeyedTable):
+class _TopRowTable(KeyedTable):
+    """The experiments and pods tables: their rows decide the top row's height (ui/layout.py)."""
+
+    def _apply(self, keys=None) -> None:
+        super()._apply(keys)
+        fit_top_row(self)
+
+    def on_resize(self) -> None:
+        fit_top_row(self)
+
+
+class ExperimentsTable(_TopRowTable):
     def __init__(self, **kwargs) -> None:
         super().__init__(render.EXPERIMENT_COLUMNS, title="Experiments", **kwargs)
 
 
-class PodsTable(KeyedTable):
+class PodsTable(_TopRowTable):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "dismiss_loss", "Dismiss lost", id="pods.dismiss"),
     ]

@@ -1,0 +1,34 @@
+"""Pane sizes follow their content: the top row shrinks to the tables' rows, in steps, and keeps half otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from sagan_tui.ui.layout import TOP_STEPS, top_row_step
+
+from ..ui import frozen
+
+
+@pytest.mark.parametrize("rows,body,step", [
+    (0, 46, 8), (5, 46, 8), (6, 46, 12), (14, 46, 20), (19, 46, None), (400, 46, None), (5, 14, None),
+])
+def test_the_top_row_takes_the_step_its_rows_need_and_never_more_than_half(rows, body, step):
+    assert top_row_step(rows, body) == step
+
+
+def test_each_step_has_its_rule_in_the_stylesheet():
+    from sagan_tui.resources import stylesheet
+
+    css = stylesheet("app.tcss").read_text()
+    for s in TOP_STEPS:
+        assert f"Screen.-top-{s} #body {{ grid-rows: {s} 1fr; }}" in css
+
+
+async def test_a_few_experiments_give_their_rows_to_the_timeline_and_the_loss_area(tmp_path):
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        screen = app.main_screen
+        assert screen.has_class("-top-16")  # 11 experiments, 7 pods: 14 lines, the next step 16
+        assert app.experiments_table.outer_size.height == 16 and app.timeline.outer_size.height > 16
+        assert app.timeline.size.width > app.experiments_table.size.width  # six tenths of the width below
