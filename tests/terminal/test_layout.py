@@ -32,3 +32,15 @@ async def test_a_few_experiments_give_their_rows_to_the_timeline_and_the_loss_ar
         assert screen.has_class("-top-16")  # 11 experiments, 7 pods: 14 lines, the next step 16
         assert app.experiments_table.outer_size.height == 16 and app.timeline.outer_size.height > 16
         assert app.timeline.size.width > app.experiments_table.size.width  # six tenths of the width below
+
+
+async def test_under_no_color_the_cursor_row_and_the_focused_pane_are_marked_without_colour(tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.no_color
+        table = app.experiments_table
+        assert table.has_focus
+        assert table.get_component_rich_style("datatable--cursor").reverse
+        assert table.styles.border_title_style.reverse
