@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from pathlib import Path
 
 import pytest
 from textual.binding import Binding
@@ -130,3 +131,9 @@ async def test_a_bad_keymap_stops_the_panel_with_exit_2_naming_the_entry_and_app
         [message] = [str(m) for m in app._exit_renderables]
     assert app.return_code == 2
     assert "keymap entry 'panel.stop': unknown binding id (did you mean 'panel.stop_pod'?)" in message
+
+
+def test_the_readme_lists_every_binding_id():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    missing = [k.id for k in KEYS if f"`{k.id}`" not in readme]
+    assert missing == []
