@@ -32,6 +32,7 @@ class PtyProcess:
     env: Mapping[str, str]
     size: tuple[int, int] = (200, 50)  # columns, lines
     cwd: str | None = None
+    term: str = "xterm-256color"
     output: bytearray = field(default_factory=bytearray)
     stamps: list[tuple[float, int]] = field(default_factory=list)  # (monotonic time, len(output)) per read
 
@@ -39,7 +40,7 @@ class PtyProcess:
         master, slave = os.openpty()
         cols, lines = self.size
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, cols, 0, 0))
-        env = {**self.env, "TERM": "xterm-256color", "COLUMNS": str(cols), "LINES": str(lines)}
+        env = {**self.env, "TERM": self.term, "COLUMNS": str(cols), "LINES": str(lines)}
         self.started = time.monotonic()
         self.proc = subprocess.Popen(list(self.argv), stdin=slave, stdout=slave, stderr=slave, env=env,
                                      cwd=self.cwd, start_new_session=True, close_fds=True)

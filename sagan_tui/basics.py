@@ -40,6 +40,8 @@ TURNS: dict[str, str] = {
     )},
 }
 NO_TURN = "no active owner action"
+# RunPod states of a pod still listed but not running: not live, bills no GPU hour, stopping it again does nothing.
+STOPPED_STATES = frozenset({"EXITED", "TERMINATED", "DEAD"})
 OWNER_TURN_STATUSES: frozenset[str] = frozenset(s for s, t in TURNS.items() if t.startswith("Owner"))
 
 
@@ -124,6 +126,8 @@ class ErrorKind(str, Enum):
     UNREACHABLE = "unreachable"
     CLIENT = "4xx"
     NO_KEY = "no-key"
+    FORBIDDEN = "403-no-access"  # a valid key without access to that pod or action (not a revoked key)
+    TOO_LARGE = "too-large"  # a reply past the size bound, abandoned before it was read whole
     OTHER = "other"
 
 
@@ -145,6 +149,8 @@ class SourceHealth:
     spend_per_hr: float | None = None
     spend_limit: float | None = None
     under_balance: bool | None = None
+    # Why the balance is missing or old, e.g. "n/a (GraphQL retired)"; not stored: every poll says it again.
+    balance_note: str | None = None
 
     def __post_init__(self) -> None:
         # What the cache and JSON lines hold is text: the same values the enums and UTC stamps hold.

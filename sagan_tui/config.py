@@ -27,13 +27,24 @@ TRANSPORT_ENV_PREFIX = "RUNPOD_TRANSPORT_"
 # Every setting Settings has (tests/test_config.py holds the two lists equal).
 SETTING_NAMES = (
     "sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache",
-    "poll_interval", "request_timeout", "read_only", "guard_minutes", "bell", "color_system", "mouse",
+    "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "bell", "color_system", "mouse",
     "events_retention_days", "observations_retention_days", "accounts",
     "notify", "runway_warn_hours", "keymap",
 )
 # DESIGN.md's names; every other setting is SAGAN_TUI_<NAME> (e.g. SAGAN_TUI_POLL_INTERVAL).
 DIRECT_ENV = {"sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache"}
 COLOR_SYSTEMS = ("auto", "256", "truecolor", "standard")
+# (lowest, highest) of each numeric setting; config_model.Settings checks them, and the first
+# frame reads a value outside them as its default (so nothing acts on it before that check).
+BOUNDS = {
+    "poll_interval": (0.5, 3600.0),  # seconds: faster hammers the APIs, slower is not watching
+    "request_timeout": (0.1, 600.0),
+    "max_reply_mb": (0.01, 4096.0),
+    "guard_minutes": (0.0, 7 * 24 * 60.0),
+    "events_retention_days": (1.0, 36500.0),  # under a day would prune the incident being looked at
+    "observations_retention_days": (1.0, 36500.0),
+}
+ACCOUNT_KEYS = ("api_key", "transport")
 # What pydantic reads as a boolean, so the first frame reads a flag as the validated setting will.
 _TRUE, _FALSE = {"1", "true", "t", "yes", "y", "on"}, {"0", "false", "f", "no", "n", "off"}
 
@@ -84,8 +95,37 @@ def _secret_text(value: Any) -> str:
     return text.strip() if isinstance(text, str) else ""
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    """The config file's settings (unknown keys dropped); a malformed file is a clear error."""
+def check_text(value: str, what: str, limit: int) -> str:
+    """Refuse text no request header or file name can carry (ValueError, never repeating the value)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{what} is not valid UTF-8") from None
+    if len(value) > limit:
+        raise ValueError(f"{what} is longer than {limit} characters")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ValueError(f"{what} contains a newline or another control character")
+    return value
+
+
+def check_cache_path(text: str) -> None:
+    """The file system's own limits, said before SQLite says "unable to open database file"."""
+    check_text(text, "the path", 4096)
+    if any(len(part.encode("utf-8")) > 255 for part in Path(text).expanduser().parts):
+        raise ValueError("a part of the path is longer than 255 bytes")
+
+
+def _unknown(key: str, known: tuple[str, ...], where: str) -> str:
+    import difflib  # only when a key is unknown
+
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
+    return f"{where}: unknown setting {key!r} ignored{hint}"
+
+
+def _read_toml(path: Path, warnings: list[str]) -> dict[str, Any]:
+    """The config file's settings; an unknown key is dropped with a warning naming the closest
+    known one; a malformed file is a clear error."""
     if not path.is_file():
         return {}
     import tomllib  # only when there is a file to read
@@ -94,6 +134,15 @@ def _read_toml(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config file {path}: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"config file {path}: cannot read it: {exc.strerror or exc}") from None
+    warnings += [_unknown(k, SETTING_NAMES, f"config file {path}") for k in data if k not in SETTING_NAMES]
+    accounts = data.get("accounts")
+    if isinstance(accounts, Mapping):
+        for name, spec in accounts.items():
+            if isinstance(spec, Mapping):
+                warnings += [_unknown(k, ACCOUNT_KEYS, f"config file {path}: [accounts.{name}]")
+                             for k in spec if k not in ACCOUNT_KEYS]
     return {k: v for k, v in data.items() if k in SETTING_NAMES}
 
 
@@ -133,8 +182,18 @@ class Draft:
             try:
                 accounts[name] = AccountConfig.model_validate({**spec, "name": name})
             except Exception as exc:
-                raise ConfigError(_explain(exc, f"accounts.{name}.")) from None
+                raise ConfigError(_explain(exc, f"accounts.{_printable(name)}.")) from None
         return base.model_copy(update={"accounts": accounts})
+
+    def check_cache_path(self) -> None:
+        """ConfigError if the cache path cannot be a file: the first frame reads that path
+        before the validation (the one other check of it) runs."""
+        value = self.values.get("sagan_tui_cache")
+        if isinstance(value, (str, Path)) and str(value):
+            try:
+                check_cache_path(str(value))
+            except ValueError as exc:
+                raise ConfigError(f"invalid configuration: sagan_tui_cache: {exc}") from None
 
     # --- lenient reads, for the first frame ------------------------------------------------
 
@@ -149,7 +208,8 @@ class Draft:
             value = float(self.values.get("poll_interval", 5.0))
         except (TypeError, ValueError):
             return 5.0
-        return value if math.isfinite(value) and value > 0 else 5.0
+        low, high = BOUNDS["poll_interval"]
+        return value if math.isfinite(value) and low <= value <= high else 5.0
 
     @property
     def read_only(self) -> bool:
@@ -196,7 +256,7 @@ def gather(environ: Mapping[str, str] | None = None, **flags: Any) -> Draft:
         mode = path.stat().st_mode
         if mode & (stat.S_IRGRP | stat.S_IROTH):
             warnings.append(f"config file {path} is readable by others (chmod 600 it): it may hold keys")
-    values = _read_toml(path)  # beneath the environment and the flags
+    values = _read_toml(path, warnings)  # beneath the environment and the flags
     file_accounts = account_specs(values.pop("accounts", None))
     for name in SETTING_NAMES:
         var = name.upper() if name in DIRECT_ENV else f"SAGAN_TUI_{name.upper()}"
@@ -221,13 +281,21 @@ def load_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> tup
     return draft.validate(), draft.warnings
 
 
+def _printable(name: str, limit: int = 40) -> str:
+    """A name as it can be printed: bytes that are not UTF-8 escaped, control characters too, cut short."""
+    text = name.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _explain(exc: Exception, prefix: str = "") -> str:
     errors = getattr(exc, "errors", None)
     if callable(errors):
         parts = []
         for e in errors():
             loc = ".".join(str(p) for p in e.get("loc", ()))
-            parts.append(f"{prefix}{loc}: {e.get('msg')}")  # never the input: it may be a secret
+            msg = str(e.get("msg", "")).removeprefix("Value error, ")
+            parts.append(f"{prefix}{loc}: {msg}")  # never the input: it may be a secret
         return "invalid configuration: " + "; ".join(parts)
     return f"invalid configuration: {type(exc).__name__}"
 

@@ -11,9 +11,46 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from sagan_tui.config import account_specs, default_cache_path, disabled_reason
+from sagan_tui.config import BOUNDS, account_specs, check_cache_path, check_text as _text, default_cache_path, disabled_reason
 
-Transport = Literal["graphql", "rest-v2"]
+# `auto`: pods and actions over REST v2, the balance from GraphQL while it answers (RunPod
+# retires GraphQL in early 2027); `rest-v2` alone has no balance; `graphql` is the old way.
+Transport = Literal["auto", "rest-v2", "graphql"]
+
+
+def _bounded(default: float, name: str, description: str) -> Any:
+    """A finite number within BOUNDS[name] (config.py holds them, pydantic-free, for the first frame)."""
+    low, high = BOUNDS[name]
+    return Field(default, description=description, ge=low, le=high, allow_inf_nan=False)
+
+
+def _url(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    from urllib.parse import urlsplit
+
+    _text(value, "the URL", 2048)
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises for a port that is not a number
+    except ValueError as exc:
+        raise ValueError(f"not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("not an http(s) URL with a host (e.g. https://sagan.example.org)")
+    if any(c.isspace() for c in value):
+        raise ValueError("the URL contains a space")
+    return value
+
+
+def _secret(value: Any, what: str) -> Any:
+    """Keys travel in an HTTP header: a newline or a byte that is not UTF-8 would fail every
+    request with a misleading error ("unreachable", "bad-json"), so it is refused here."""
+    text = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if isinstance(text, str):
+        _text(text.strip(), what, 4096)
+        if any(ord(c) > 126 for c in text):
+            raise ValueError(f"{what} holds a character outside printable ASCII (a copy-paste error?)")
+    return value
 
 
 class AccountConfig(BaseModel):
@@ -21,7 +58,22 @@ class AccountConfig(BaseModel):
 
     name: str
     api_key: SecretStr | None = None
-    transport: Transport = "graphql"
+    transport: Transport = "auto"
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        import re
+
+        _text(v, "the account name", 64)
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", v):
+            raise ValueError("an account name is letters, digits, '_', '-' and '.' (it names an environment variable)")
+        return v
+
+    @field_validator("api_key", mode="before")
+    @classmethod
+    def _key(cls, v: Any) -> Any:
+        return _secret(v, "the key")
 
     @property
     def enabled(self) -> bool:
@@ -55,20 +107,24 @@ class Settings(BaseModel):
     runpod_api_base_url: str = Field("https://api.runpod.io", description="RunPod API base (GraphQL at /graphql).")
     runpod_rest_base_url: str | None = Field(None, description="RunPod REST v2 base (routes /v2/...); defaults to runpod_api_base_url.")
     sagan_tui_cache: Path | None = Field(None, description="The SQLite cache file.")
-    poll_interval: float = Field(5.0, description="Seconds between polls.", gt=0)
-    request_timeout: float = Field(10.0, description="Seconds before one request is given up.", gt=0)
+    poll_interval: float = _bounded(5.0, "poll_interval", "Seconds between polls.")
+    request_timeout: float = _bounded(10.0, "request_timeout", "Seconds before one request is given up (the whole request, however slowly it trickles).")
+    max_reply_mb: float = _bounded(64.0, "max_reply_mb", "A reply larger than this many MB is abandoned unread.")
     read_only: bool = Field(False, description="Refuse every mutating action.")
-    guard_minutes: float = Field(15.0, description="A wave is active this long after its last loss.")
+    guard_minutes: float = _bounded(15.0, "guard_minutes", "A wave is active this long after its last loss.")
     bell: bool = Field(True, description="Deprecated (use notify): false is notify = \"off\" unless notify is set.")
     color_system: Literal["auto", "256", "truecolor", "standard"] = Field("auto", description="Colours when TERM says too little.")
     mouse: bool = Field(True, description="Ask the terminal for mouse events.")
-    events_retention_days: float = Field(30.0, description="Events older than this are pruned from the cache.")
-    observations_retention_days: float = Field(14.0, description="Pod observations older than this are pruned.")
+    events_retention_days: float = _bounded(30.0, "events_retention_days",
+                                            "Events older than this are pruned from the cache.")
+    observations_retention_days: float = _bounded(14.0, "observations_retention_days",
+                                                  "Pod observations older than this are pruned.")
     accounts: dict[str, AccountConfig] = Field(default_factory=dict, description="RunPod accounts by name.")
     # --- the owner's terminal (ui/notify.py, keymap.py, runway.py) ---
     notify: Literal["bell", "osc9", "osc777", "osc99", "off"] = Field(
         "bell", description="How a new owner-turn item, a new wave or a short runway reaches the terminal.")
-    runway_warn_hours: float = Field(12.0, ge=0, description="Warn when an account's balance lasts less (0: never).")
+    runway_warn_hours: float = Field(12.0, ge=0, le=24 * 365, allow_inf_nan=False,
+                                     description="Warn when an account's balance lasts less (0: never).")
     keymap: dict[str, str] = Field(default_factory=dict, description="Binding id -> keys, e.g. panel.quit = \"ctrl+q\".")
 
     @field_validator("keymap", mode="before")
@@ -85,6 +141,23 @@ class Settings(BaseModel):
             self.notify = "off"
         return self
 
+    @field_validator("sagan_base_url", "runpod_api_base_url", "runpod_rest_base_url", mode="before")
+    @classmethod
+    def _urls(cls, v: Any) -> Any:
+        return _url(v)
+
+    @field_validator("sagan_api_token", mode="before")
+    @classmethod
+    def _token(cls, v: Any) -> Any:
+        return _secret(v, "the token")
+
+    @field_validator("sagan_tui_cache", mode="before")
+    @classmethod
+    def _cache(cls, v: Any) -> Any:
+        if isinstance(v, (str, Path)):
+            check_cache_path(str(v))
+        return v
+
     @field_validator("accounts", mode="before")
     @classmethod
     def _accounts(cls, v: Any) -> Any:
@@ -94,6 +167,10 @@ class Settings(BaseModel):
     @property
     def cache_path(self) -> Path:
         return self.sagan_tui_cache or default_cache_path()
+
+    @property
+    def max_reply_bytes(self) -> int:
+        return int(self.max_reply_mb * 1024 * 1024)
 
     @property
     def rest_base_url(self) -> str:

@@ -230,7 +230,9 @@ class RunPodPod(Wire, PodFacts):
     pod_type: str | None = None
     image_name: str | None = None
     machine_id: str | None = None
+    host: str | None = None  # machine.podHostId (GraphQL only: REST v2 names no machine)
     has_runtime: bool = False
+    cluster_id: str | None = None  # REST v2 `cluster.id`: an Instant Cluster member
 
     @field_validator("id")
     @classmethod
@@ -263,6 +265,7 @@ class Loss(BaseModel):
     source: str = "runpod-poll"  # "runpod-poll", "sagan", or "runpod-poll+sagan"
     reason: str | None = None
     run_id: str | None = None
+    host: str | None = None  # the machine it ran on (RunPod's podHostId), when known
     dismissed: bool = False
 
     @field_validator("running_at", "last_seen_at", "lost_at", mode="after")
@@ -294,6 +297,9 @@ class PodSighting(BaseModel):
     datacenter: str | None = None
     cost_per_hr: float | None = None
     gone: bool = False
+    host: str | None = None
+    # The last poll that saw it RUNNING: a pod stopped or lost later still ran until then.
+    running_seen_at: datetime | None = None
 
 
 class Action(BaseModel):
@@ -304,7 +310,7 @@ class Action(BaseModel):
     action: str
     target: str
     account: str | None = None
-    result: str = "pending"  # pending, ok, error, refused
+    result: str = "pending"  # pending, ok, error, refused, cancelled
     error: str | None = None
     detail: str | None = None
 

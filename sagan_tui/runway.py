@@ -44,6 +44,9 @@ def _why_unreadable(h: SourceHealth) -> tuple[str, str]:
     if h.state == HealthState.ERROR:
         kind = h.error_kind.value if h.error_kind else "error"
         return f"balance n/a (poll failing: {kind})", "n/a"
+    note = getattr(h, "balance_note", None)  # the source's own reason, e.g. "n/a (GraphQL retired)"
+    if note:
+        return f"balance {' '.join(str(note).split())[:60]}", "n/a"
     if h.transport == "rest-v2":
         return "balance n/a (REST v2 has no balance route)", "n/a"
     if h.message:

@@ -28,3 +28,18 @@ def sim_factory() -> Callable[..., Any]:
 def calm_sim(sim_factory):
     """One running `calm` simulator."""
     return sim_factory(scenario="calm")
+
+
+@pytest.fixture
+def headless_env(monkeypatch, tmp_path):
+    """The commands run in this process with no user config, no keys and a Sagan that refuses at
+    once (nothing leaves loopback); the cache is tmp_path/c.sqlite unless a test gives --cache."""
+    import os
+
+    for k in list(os.environ):
+        if k.startswith(("SAGAN", "RUNPOD")):
+            monkeypatch.delenv(k)
+    monkeypatch.setenv("SAGAN_TUI_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("SAGAN_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("SAGAN_TUI_CACHE", str(tmp_path / "c.sqlite"))
+    return monkeypatch

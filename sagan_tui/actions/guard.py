@@ -31,7 +31,7 @@ def triage_context(cache: Cache) -> TriageContext:
     polled = sorted({*(h for h in health if h != "sagan"), *(x.account for x in losses),
                      *(s.account for s in sightings)})
     return TriageContext(sightings=sightings, health=health, dispatches=dispatch_history(cache),
-                         accounts_polled=polled, losses=losses)
+                         accounts_polled=polled, losses=losses, balances=cache.balance_history())
 
 
 def dispatch_verdict(cache: Cache, number: int, now: datetime, guard_minutes: float) -> GuardVerdict:

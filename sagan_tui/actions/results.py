@@ -1,34 +1,21 @@
-"""What an owner action returns, what a stop aims at, and the text hygiene of both."""
+"""What an owner action returns and what a stop aims at."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sagan_tui.store.cache import CachedPod
 
-# C0 controls except tab and newline, DEL, and C1 controls: an ESC or a CSI from a server
-# message or a plan body must never reach the terminal as a sequence. The bidi overrides and
-# isolates too: they would reorder what the owner reads (ui/safe_text.py strips the same set).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def printable(text: object, *, single_line: bool = False) -> str:
-    """Text safe to show: control characters replaced, optionally folded to one line."""
-    out = _CONTROL.sub("\N{REPLACEMENT CHARACTER}", "" if text is None else str(text))
-    if single_line:
-        out = " ".join(out.split())
-    return out
-
-
 @dataclass(frozen=True)
 class ActionResult:
     """The outcome of one owner action, as the panel reports it.
 
     `ok` is True only when the server said so. `refused` means nothing was sent (read-only,
-    in flight, a guard or a re-check said no); `server_error` holds the server's own words.
+    in flight, a guard or a re-check said no); `cancelled` that the owner backed out of a
+    dialog (nothing sent either); `server_error` holds the server's own words. A bulk action
+    holds one result per target in `parts`, and `did` is its verb's past tense ("stopped").
     """
 
     ok: bool
@@ -40,15 +27,38 @@ class ActionResult:
     account: str | None = None
     audit_id: int | None = None
     parts: tuple["ActionResult", ...] = ()
+    cancelled: bool = False
+    did: str = ""
 
     @property
     def result(self) -> str:
         """The audit log's word for it."""
-        return "ok" if self.ok else ("refused" if self.refused else "error")
+        if self.ok:
+            return "ok"
+        return "cancelled" if self.cancelled else ("refused" if self.refused else "error")
 
     @property
     def failed(self) -> tuple["ActionResult", ...]:
         return tuple(p for p in self.parts if not p.ok)
+
+    @property
+    def title(self) -> str:
+        """The notification's title: `2 of 3 stopped` for a bulk action, else one word."""
+        if self.parts:
+            return f"{sum(p.ok for p in self.parts)} of {len(self.parts)} {self.did or 'done'}"
+        if self.ok:
+            return "Done"
+        return "Cancelled" if self.cancelled else ("Refused" if self.refused else "Failed")
+
+    @property
+    def severity(self) -> str:
+        """`information` when all went through, `error` when nothing did through a failure;
+        `warning` for the rest: a refusal, a cancel, or a bulk action that partly went through."""
+        if self.ok:
+            return "information"
+        if self.refused or self.cancelled or any(p.ok for p in self.parts):
+            return "warning"
+        return "error"
 
 
 @dataclass(frozen=True)

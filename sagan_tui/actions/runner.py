@@ -6,15 +6,17 @@ import asyncio
 from datetime import datetime
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
-from sagan_tui.actions.results import ActionResult, StopTarget, printable
+from sagan_tui.actions.results import ActionResult, StopTarget
 from sagan_tui.config import Settings
 from sagan_tui.models import Action, ApprovalRequest, utcnow, valid_pod_id
+from sagan_tui.safe_text import clean, one_line
 from sagan_tui.sources.errors import SourceError, SourceTimeout, scrub
 from sagan_tui.sources.runpod_base import RunPodTransport
 from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache
 
 DECISIONS = ("approve", "reject", "defer")
+DECIDED = {"approve": "approved", "reject": "rejected", "defer": "deferred"}
 # The audit verb of a pod stop: Cache.owner_stops() reads it, so a stop the owner asked for
 # is never counted as a loss when the pod disappears from the next poll.
 STOP_VERB = "stop"
@@ -58,7 +60,7 @@ class ActionRunner:
         """Refuse, audit, send, record: the one path every action takes."""
         key = key or (verb, target)
         done = lambda ok, message, **kw: ActionResult(  # noqa: E731
-            ok=ok, message=printable(message), verb=verb, target=target, account=account, **kw)
+            ok=ok, message=clean(message, multiline=True), verb=verb, target=target, account=account, **kw)
         if self.settings.read_only:
             result = done(False, f"read-only: {verb} {target} refused (the panel was started with --read-only)",
                           refused=True)
@@ -95,8 +97,16 @@ class ActionRunner:
             result=result.result, error=result.message, detail=detail))
         return ActionResult(**{**result.__dict__, "audit_id": audit_id})
 
+    async def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
+                               why: str = "cancelled by the owner", detail: str | None = None) -> ActionResult:
+        """Audit an action the owner backed out of in its dialog (nothing was sent): a guarded
+        re-dispatch cancelled during a wave is evidence of what the owner chose not to do."""
+        result = ActionResult(ok=False, message=clean(f"{verb} {target} {why}: nothing sent", multiline=True),
+                              cancelled=True, verb=verb, target=target, account=account)
+        return await self._record(result, detail)
+
     def _clean(self, text: str) -> str:
-        return printable(scrub(text, self._secrets), single_line=True)
+        return one_line(scrub(text, self._secrets), limit=2000)
 
     @staticmethod
     def _confirmed(reply: Any, what: str) -> None:
@@ -129,6 +139,11 @@ class ActionRunner:
             reply = await self.sagan.decide(approval.id, decision, sent, note.strip())
             self._confirmed(reply, "decision")
             state = (reply.get("approvalRequest") or {}).get("status") if isinstance(reply, dict) else None
+            # The request's new state, stamped with when the owner decided: a deferred request
+            # must stay reachable (`a` opens it, the inbox says it was deferred, and when).
+            decided = approval.model_copy(update={"status": str(state or DECIDED[decision]),
+                                                  "updated_at": self.clock()})
+            await asyncio.to_thread(self.cache.record_approval, decided)
             return f"{decision} sent for {target}" + (f": request now {state}" if state else "")
 
         return await self._perform(decision, target, send, key=("decide", approval.id),
@@ -144,7 +159,7 @@ class ActionRunner:
 
         exp = self.cache.experiment(int(number))
         return await self._perform("hold", f"#{number}", send, account=exp.runpod_account if exp else None,
-                                   detail=printable(note, single_line=True)[:500] or None)
+                                   detail=one_line(note, limit=500) or None)
 
     async def redispatch(self, number: int, note: str = "", confirm: str | None = None) -> ActionResult:
         """Ask Sagan to launch a pod for an approved experiment, through the dispatch guard.
@@ -163,7 +178,7 @@ class ActionRunner:
             reply = await self.sagan.launch_pod(int(number), note.strip())
             self._confirmed(reply, "launch-pod")
             run = reply.get("agentRunId")
-            return f"#{number} re-dispatched" + (f": agent run {printable(run, single_line=True)}" if run else "")
+            return f"#{number} re-dispatched" + (f": agent run {one_line(run, limit=80)}" if run else "")
 
         exp = self.cache.experiment(int(number))
         return await self._perform("redispatch", f"#{number}", send, account=exp.runpod_account if exp else None)
@@ -228,19 +243,19 @@ class ActionRunner:
     async def bulk_stop(self, targets: Sequence[StopTarget]) -> ActionResult:
         parts = await asyncio.gather(*(self.stop_pod(t.pod_id, t.account, t.expected_status, t.experiment)
                                        for t in targets))
-        return _summary(STOP_VERB, "stopping", [t.pod_id for t in targets], parts)
+        return _summary(STOP_VERB, "stopped", [t.pod_id for t in targets], parts)
 
 
 def _summary(verb: str, did: str, targets: list[str], parts: Sequence[ActionResult]) -> ActionResult:
     """One line for a bulk action: how many of how many, and what each failure said."""
     good = [p.target for p in parts if p.ok]
     bad = [p for p in parts if not p.ok]
-    message = f"{did} {len(good)} of {len(parts)}"
+    message = f"{len(good)} of {len(parts)} {did}"
     if good:
         message += ": " + ", ".join(good)
     if bad:
         message += "; not done: " + "; ".join(p.message for p in bad)
-    return ActionResult(ok=bool(parts) and not bad, message=message,
+    return ActionResult(ok=bool(parts) and not bad, message=message, did=did,
                         refused=bool(parts) and all(p.refused for p in parts),
                         server_error="; ".join(p.server_error for p in bad if p.server_error) or None,
                         verb=f"bulk {verb}", target=", ".join(targets), parts=tuple(parts))

@@ -17,8 +17,8 @@ def _line(ok: bool | None, what: str, detail: str) -> str:
 
 
 async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, str]]:
+    from sagan_tui.sources.runpod_select import SERVES, make_transports
     from sagan_tui.sources.sagan import SaganClient
-    from sagan_tui.sync.poller import make_transports
 
     out: list[tuple[bool | None, str, str]] = []
     token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
@@ -42,17 +42,21 @@ async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, 
             continue
         t = transports[name]
         in_use_ok = False
+        out.append((True, f"runpod {name} transport", f"{t.name}: {SERVES[t.name]}"))
         try:
             snap = await t.snapshot()
             in_use_ok = True
-            bal = f"${snap.balance:.2f}" if snap.balance is not None else (
-                "n/a (REST v2 has no balance endpoint)" if t.name == "rest-v2" else "?")
+            bal = f"${snap.balance:.2f}" if snap.balance is not None else "?"
+            if snap.balance_note:
+                bal = f"{bal} ({snap.balance_note})" if snap.balance is not None else snap.balance_note
             under = ", UNDER BALANCE" if snap.under_balance else ""
             out.append((True, f"runpod {name}", f"{t.name}: {len(snap.pods)} pods, balance {bal}{under}"))
         except SourceError as exc:
             out.append((False, f"runpod {name}", f"{t.name}: {exc.kind.value}: {exc.message}"))
         finally:
             await t.aclose()
+        if acc.transport == "auto":
+            continue  # auto already asks both APIs: the balance part above says how GraphQL answered
         other = await _other_transport(settings, name, acc.transport, in_use_ok)
         if other:
             out.append(other)
@@ -62,24 +66,15 @@ async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, 
 async def _other_transport(settings, name: str, in_use: str,
                            in_use_ok: bool = True) -> tuple[bool | None, str, str] | None:
     """Whether the transport not in use would answer: the way out when one API is retired."""
-    acc = settings.accounts[name]
-    try:
-        if in_use == "graphql":
-            from sagan_tui.sources.runpod_rest import RestV2Transport
-            t = RestV2Transport(name, acc.key(), base_url=settings.rest_base_url, timeout=settings.request_timeout)
-            label = "rest-v2"
-        else:
-            from sagan_tui.sources.runpod_graphql import GraphQLTransport
-            t = GraphQLTransport(name, acc.key(), base_url=settings.runpod_api_base_url,
-                                 timeout=settings.request_timeout)
-            label = "graphql"
-    except ImportError:
-        return None
+    from sagan_tui.sources.runpod_select import make_transport
+
+    label = "rest-v2" if in_use == "graphql" else "graphql"
+    t = make_transport(settings, name, label)
     what = f"runpod {name} ({label}, not in use)"
     try:
         snap = await t.snapshot()
-        hint = "" if in_use_ok else (f"; switch to it: RUNPOD_TRANSPORT_{name.upper()}={label} or "
-                                     f'[accounts.{name}] transport = "{label}"')
+        hint = "" if in_use_ok else (f"; switch to it: RUNPOD_TRANSPORT_{name.upper()}=auto or "
+                                     f'[accounts.{name}] transport = "auto"')
         return (True, what, f"answers ({len(snap.pods)} pods){hint}")
     except SourceError as exc:
         if exc.kind == ErrorKind.GONE and in_use == "rest-v2":
@@ -88,6 +83,27 @@ async def _other_transport(settings, name: str, in_use: str,
         return (None, what, f"{exc.kind.value}: {exc.message}")
     finally:
         await t.aclose()
+
+
+def _cache_check(path, secrets: list[str]) -> tuple[bool | None, str, str]:
+    """The cache, opened read-only: a check never changes (nor moves aside) what it checks."""
+    from sagan_tui.store.cache import Cache, CacheUnusable
+    from sagan_tui.store.schema import SCHEMA_VERSION
+
+    if not path.exists() and not path.is_symlink():
+        return (True, "cache", f"{path}: none yet (the panel or `sagan-tui sync` creates it)")
+    try:
+        cache = Cache(path, read_only=True)
+        try:
+            counts = cache.counts()
+        finally:
+            cache.close()
+    except CacheUnusable as exc:
+        return (False, "cache", scrub(str(exc), secrets))
+    except Exception as exc:  # the check reports; it must not crash on what it checks
+        return (False, "cache", f"{path}: {type(exc).__name__}: {scrub(str(exc), secrets)}")
+    return (True, "cache", f"{path} schema v{SCHEMA_VERSION}, {counts['experiments']} experiments, "
+                           f"{counts['pods']} pods, {counts['losses']} losses")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,19 +118,7 @@ def run(args: argparse.Namespace) -> int:
     lines += [(None, "config", w) for w in warnings if "disabled" not in w]
     secrets = settings.secrets()
     lines += asyncio.run(_checks(settings, secrets))
-    try:
-        from sagan_tui.store.cache import Cache
-        from sagan_tui.store.schema import SCHEMA_VERSION
-
-        cache = Cache(settings.cache_path)
-        counts = cache.counts()
-        lines += [(None, "cache", n) for n in cache.notices]
-        lines.append((True, "cache", f"{settings.cache_path} schema v{SCHEMA_VERSION}, "
-                                     f"{counts['experiments']} experiments, {counts['pods']} pods, "
-                                     f"{counts['losses']} losses"))
-        cache.close()
-    except Exception as exc:  # the check reports; it must not crash on what it checks
-        lines.append((False, "cache", f"{settings.cache_path}: {type(exc).__name__}: {scrub(str(exc), secrets)}"))
+    lines.append(_cache_check(settings.cache_path, secrets))
     for ok, what, detail in lines:
         print(_line(ok, what, detail))
     failed = [w for ok, w, _ in lines if ok is False]

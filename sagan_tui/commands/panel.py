@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
 from pathlib import Path
 
 from typing import TYPE_CHECKING
 
 from sagan_tui.commands.common import draft_from_args
+from sagan_tui.config import ConfigError
 from sagan_tui.startup import release_gc
 
 if TYPE_CHECKING:
@@ -54,18 +56,52 @@ def log_to_file(settings: Settings | Draft) -> Path:
     return path
 
 
+NO_TERMINAL = ("sagan-tui: the panel needs a terminal, and standard {which} not one. Without a screen: "
+               "`sagan-tui sync` fills the cache, `sagan-tui report` and `sagan-tui waves --cache PATH` read it.")
+
+
+def refuse_without_terminal() -> int | None:
+    """2 (after saying why) when standard input or output is not a terminal: the panel would draw
+    escape codes into a file or a pipe and wait forever for keys that cannot come."""
+    missing = [name for name, stream in (("input", sys.stdin), ("output", sys.stdout))
+               if stream is None or not stream.isatty()]
+    if not missing:
+        return None
+    which = " and ".join(missing) + (" are" if len(missing) == 2 else " is")
+    print(NO_TERMINAL.format(which=which), file=sys.stderr)
+    return 2
+
+
 def run_panel(settings: Settings | Draft) -> int:
-    """Run the app until quit; it opens the cache and the poller after its first frame, and
-    whatever it opened is closed here."""
-    log_to_file(settings)
+    """Run the app until quit (or a stop signal, which ends it as `q` does); it opens the cache
+    and the poller after its first frame, and whatever it opened is closed here."""
+    from sagan_tui.stop_signals import exit_on_stop_signals
+
+    try:
+        if hasattr(settings, "check_cache_path"):
+            settings.check_cache_path()
+        log_to_file(settings)
+    except ConfigError as exc:
+        print(f"sagan-tui: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"sagan-tui: cannot write the panel's log beside the cache {settings.cache_path}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
+        return 2
     if settings.color_system != "auto":
         # Textual reads this once, when it is first imported: set it before that.
         os.environ["TEXTUAL_COLOR_SYSTEM"] = settings.color_system
+    elif os.environ.get("TERM") == "dumb":
+        # A dumb terminal takes no colour: Textual would still send 24-bit codes. NO_COLOR is the
+        # convention Textual honours (it drops every hue), and the fewest codes for what is left.
+        os.environ.setdefault("NO_COLOR", "1")
+        os.environ["TEXTUAL_COLOR_SYSTEM"] = "standard"
     from sagan_tui.ui.app import SaganApp
 
     app = SaganApp(settings)
     try:
-        app.run(mouse=settings.mouse)
+        with exit_on_stop_signals(app):
+            app.run(mouse=settings.mouse)
     finally:
         release_gc()  # if the app stopped before its first frame
         if app.cache is not None:
@@ -74,4 +110,7 @@ def run_panel(settings: Settings | Draft) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = refuse_without_terminal()
+    if refused is not None:
+        return refused
     return run_panel(settings_for(args))

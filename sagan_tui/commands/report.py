@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from argparse import Namespace
 from datetime import datetime
+from pathlib import Path
 
 from sagan_tui.models import as_utc, utcnow
 
@@ -17,6 +19,18 @@ def _fail(message: str) -> int:
 def parse_since(text: str) -> datetime:
     """ISO 8601; a trailing Z and a date alone are accepted; naive means UTC."""
     return as_utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00")))
+
+
+def is_the_cache(output: str, cache: str) -> bool:
+    """Whether writing `output` would overwrite the cache or its -wal/-shm: by a symlink, a hard
+    link or another spelling of its path too."""
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            if os.path.samefile(output, str(Path(cache).expanduser()) + suffix):
+                return True
+        except OSError:  # either is missing: not the same file
+            continue
+    return False
 
 
 def run(args: Namespace) -> int:
@@ -37,10 +51,18 @@ def run(args: Namespace) -> int:
             path = str(load_settings()[0].cache_path)
         except ConfigError as exc:
             return _fail(str(exc))
+    from sagan_tui.store.opening import CacheError
+
+    if args.output and is_the_cache(args.output, path):
+        return _fail(f"--output {args.output} is the cache itself ({path}): give another file")
     try:
         records = load_cache(path)
     except OSError as exc:
         return _fail(f"cannot read {path}: {exc.strerror or exc}")
+    except CacheError as exc:
+        return _fail(str(exc))
+    for err in records.errors:
+        print(f"sagan-tui report: {err}", file=sys.stderr)
     losses, context = context_for(records)
     if since is not None:
         losses = [x for x in losses if x.lost_at >= since]

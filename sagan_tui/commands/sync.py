@@ -10,12 +10,31 @@ import time
 from sagan_tui.commands.common import settings_from_args
 
 
+def _fail(message: str) -> int:
+    print(f"sagan-tui sync: {message}", file=sys.stderr)
+    return 2
+
+
 async def _loop(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.store.opening import CacheError, unusable
 
     settings = settings_from_args(args)
-    cache = Cache(settings.cache_path)
+    try:
+        cache = Cache(settings.cache_path)
+    except CacheError as exc:
+        return _fail(str(exc))
+    try:
+        return await _polls(args, settings, cache)
+    except sqlite3.Error as exc:  # the cache stopped taking writes (full disk, I/O error): say which
+        return _fail(f"{unusable(settings.cache_path, exc)} (what earlier polls wrote is kept)")
+
+
+async def _polls(args: argparse.Namespace, settings, cache) -> int:
+    from sagan_tui.sync.poller import Poller
+
     for notice in cache.notices:
         print(f"sagan-tui: {notice}", file=sys.stderr)
     poller = Poller(settings, cache)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from argparse import Namespace
-from pathlib import Path
 
 from sagan_tui.models import utcnow
 
@@ -26,21 +25,27 @@ def load_input(path: str):
 
 
 def load_cache(path: str):
-    """Losses, sightings and health from a cache file, in the shape parse_record_lines gives."""
+    """Losses, sightings and health from a cache file, in the shape parse_record_lines gives.
+
+    Read-only: a report never changes the cache it reads (CacheUnusable, naming the cause, when
+    the file cannot be read as a cache)."""
     from sagan_tui.store.cache import Cache
     from sagan_tui.triage import Dispatch
-    from sagan_tui.triage.records import ParsedLines
+    from sagan_tui.triage.records import ParsedLines, refusal
 
-    if not Path(path).expanduser().is_file():
-        raise FileNotFoundError(f"no cache file at {path}")
-    cache = Cache(path)
-    for notice in cache.notices:
-        print(f"sagan-tui: {notice}", file=sys.stderr)
+    cache = Cache(path, read_only=True)
     try:
         dispatches = [Dispatch(p.experiment_number, p.runpod_pod_id, p.created_at)
                       for p in cache.sagan_pods() if p.experiment_number is not None]
-        return ParsedLines(losses=cache.losses(), sightings=cache.sightings(), health=cache.health(),
-                           dispatches=dispatches)
+        losses, errors = [], []
+        for loss in cache.losses():  # written by any version, or any tool: judged as a file's are
+            why = refusal(loss)
+            if why:
+                errors.append(f"loss of pod {loss.pod_id}: {why}: left out")
+            else:
+                losses.append(loss)
+        return ParsedLines(losses=losses, sightings=cache.sightings(), health=cache.health(),
+                           dispatches=dispatches, balances=cache.balance_history(), errors=errors)
     finally:
         cache.close()
 
@@ -54,17 +59,21 @@ def context_for(records, accounts=()):
                      *(x.account for x in losses), *(s.account for s in records.sightings)})
     return losses, TriageContext(sightings=records.sightings, health=records.health,
                                  dispatches=records.dispatches or dispatches_from(losses, records.sightings),
-                                 accounts_polled=polled, losses=losses)
+                                 accounts_polled=polled, losses=losses, balances=records.balances)
 
 
 def run(args: Namespace) -> int:
     from sagan_tui.triage import find_waves, render_report, waves_to_json
+
+    from sagan_tui.store.opening import CacheError
 
     source = args.input if args.input else args.cache
     try:
         records = load_input(args.input) if args.input else load_cache(args.cache)
     except OSError as exc:
         return _fail(f"cannot read {source}: {exc.strerror or exc}")
+    except CacheError as exc:
+        return _fail(str(exc))
     for err in records.errors:  # already "line N: what was wrong"
         print(err, file=sys.stderr)
     losses, context = context_for(records)

@@ -2,7 +2,8 @@
 
 Decisions: approve moves the experiment to the request's approvedState (default `approved`);
 reject moves it to `blocked` (the owner's "unblock or revise", so Sagan spends nothing more
-until the owner acts); defer leaves the experiment alone and marks the request `deferred`.
+until the owner acts); defer leaves the experiment alone and marks the request `deferred`: it
+stays the owner's to approve or reject later (deferring it again is refused, 409).
 Promote goes to `shared` when the experiment has a clean result, else `completed`.
 """
 
@@ -106,7 +107,7 @@ def decide(state: SimState, approval_id: str, decision: Any, answers: Any, note:
     if answers is not None and not (isinstance(answers, dict) and all(
             isinstance(k, str) and isinstance(v, str) for k, v in answers.items())):
         raise ActionError(400, "bad_request", "textboxAnswers must map field names to text")
-    if a.status != "pending":
+    if a.status != "pending" and not (a.status == "deferred" and decision != "defer"):
         raise ActionError(409, "not_pending", f"Approval request {approval_id} is {a.status}, not pending")
     n = a.experiment
     if answers:

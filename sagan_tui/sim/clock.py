@@ -20,15 +20,25 @@ class SimClock:
         self.start = time.time()
         # Bumped whenever the mapping changes, so caches of served timestamps know to refresh.
         self.epoch = 0
+        self.held: float | None = None  # scenario time stands still here (tests step it): see hold()
 
     def reset(self) -> None:
         """Scenario time 0 is now."""
         self.jump_to(0.0)
 
     def now_t(self) -> float:
+        if self.held is not None:
+            return self.held
         return (time.time() - self.start) * self.speed
 
+    def hold(self, t: float) -> None:
+        """Scenario time stands at `t` until held elsewhere: served times keep one frame (`at(t)`),
+        so a client stepping its own clock to `at(t)` sees minutes pass between its polls, where a
+        jump would squeeze them into the milliseconds a test takes."""
+        self.held = float(t)
+
     def jump_to(self, t: float) -> None:
+        self.held = None
         self.start = time.time() - t / self.speed
         self.epoch += 1
 

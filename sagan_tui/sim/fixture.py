@@ -14,7 +14,9 @@ from pydantic.alias_generators import to_camel
 
 from sagan_tui.models import ApprovalRequest, Experiment, valid_pod_id
 
-FaultKind = Literal["401", "429", "500", "timeout", "bad-json", "410"]
+# The last three answer as RunPod does (sim/faults.py): GraphQL's 200 + `errors` for a key it
+# does not accept and for its rate limit, and REST v2's 403 on a pod action the key may not do.
+FaultKind = Literal["401", "429", "500", "timeout", "bad-json", "410", "graphql-auth", "graphql-rate-limit", "403"]
 DEFAULT_IMAGE = "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"
 
 
@@ -24,7 +26,8 @@ class FixtureError(ValueError):
 
 class _Strict(BaseModel):
     # Typos in a hand-written fixture ("lostAt") should fail loudly, not be ignored.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # NaN and Infinity parse as JSON numbers: a time or a price that is one would poison the clock.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 class FailureWindow(_Strict):
@@ -43,17 +46,58 @@ class SaganSpec(_Strict):
     failures: list[FailureWindow] = Field(default_factory=list)
 
 
+class BalanceStep(_Strict):
+    """From scenario second `at` on, the account's balance is `balance` (until the next step)."""
+
+    at: float
+    balance: float
+
+
 class AccountSpec(_Strict):
     api_key: str | None = None
-    balance: float = 100.0
+    # A number, or steps in time: `[{"at": 0, "balance": 2.4}, {"at": 30, "balance": 0.0}]`.
+    balance: float | list[BalanceStep] = 100.0
     spend_limit: float | None = None
     failures: list[FailureWindow] = Field(default_factory=list)
+
+    @field_validator("balance", mode="before")
+    @classmethod
+    def _steps_have_times(cls, v: Any) -> Any:
+        # Named here: pydantic's own text for a union lists both branches' complaints.
+        if isinstance(v, list):
+            for i, step in enumerate(v):
+                if not isinstance(step, dict) or "at" not in step:
+                    raise ValueError(f"step {i} has no at (scenario seconds)")
+                if "balance" not in step:
+                    raise ValueError(f"step {i} has no balance (USD)")
+        return v
+
+    @field_validator("balance")
+    @classmethod
+    def _steps_in_order(cls, v: float | list[BalanceStep]) -> float | list[BalanceStep]:
+        if isinstance(v, list):
+            if not v:
+                raise ValueError("a balance given as steps needs at least one step")
+            if any(b.at < a.at for a, b in zip(v, v[1:])):
+                raise ValueError("balance steps must be in order of `at`")
+        return v
+
+    def balance_at(self, t: float) -> float:
+        """The balance in force at scenario second t (before the first step, the first step's)."""
+        if not isinstance(self.balance, list):
+            return self.balance
+        now = self.balance[0].balance
+        for step in self.balance:
+            if step.at > t:
+                break
+            now = step.balance
+        return now
 
 
 class ExperimentSpec(BaseModel):
     """An experiment: any Experiment field (camelCase); times are scenario seconds."""
 
-    model_config = ConfigDict(extra="allow", alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", alias_generator=to_camel, populate_by_name=True, allow_inf_nan=False)
 
     number: int
     title: str | None = None
@@ -72,7 +116,7 @@ class ApprovalSpec(ApprovalRequest):
     at: float = 0.0
 
 
-@with_config(ConfigDict(extra="forbid"))
+@with_config(ConfigDict(extra="forbid", allow_inf_nan=False))
 class EventSpec(TypedDict):
     """An event at scenario time `at`. A TypedDict, not a model: large fixtures hold 100k of them."""
 
@@ -93,7 +137,7 @@ class EventSpec(TypedDict):
 class PodSpec(_Strict):
     """A pod and its timeline: camelCase pod fields, snake_case scenario times (DESIGN.md)."""
 
-    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, allow_inf_nan=False)
 
     id: str
     account: str = "team"
@@ -121,6 +165,19 @@ class PodSpec(_Strict):
     exited_at: float | None = Field(None, alias="exited_at")
     exit_reason: str | None = Field(None, alias="exit_reason")
     stopped_at: float | None = Field(None, alias="stopped_at")
+    cluster: str | None = None  # an Instant Cluster's id: REST v2 lists the pod only with includeClusterPods
+    # GraphQL fields served null although RunPod's schema declares them non-null (e.g. ["name"]):
+    # RunPod then nulls the whole pod entry and names the field in `errors`.
+    null_fields: list[str] = Field(default_factory=list)
+    host: str | None = Field(None, alias="host")  # served as machine.podHostId (else one per pod)
+
+    @field_validator("host", mode="before")
+    @classmethod
+    def _host_is_text(cls, v: Any) -> Any:
+        # A number would be coerced by nothing and read as a different machine: refuse it outright.
+        if v is not None and not isinstance(v, str):
+            raise ValueError(f"host must be a string (the machine's podHostId), got {type(v).__name__}")
+        return v
 
     @field_validator("id")
     @classmethod

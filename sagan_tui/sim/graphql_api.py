@@ -14,39 +14,45 @@ from . import actions
 from .catalog import GPU_TYPES
 from .state import SimState
 
+# A subset of RunPod's published schema (tests/contracts/runpod.schema), each type, field,
+# argument and enum value as RunPod declares it, non-null rules included: a pod that breaks
+# one (a fixture's `null_fields`) is nulled in the list with an error naming the field, as
+# RunPod's server does. tests/contracts checks this against the published schema.
 SDL = """
 enum PodStatus { CREATED RUNNING RESTARTING EXITED PAUSED DEAD TERMINATED }
-enum CloudTypeEnum { ALL SECURE COMMUNITY }
+enum PodType { INTERRUPTABLE RESERVED BID BACKGROUND }
+enum CloudTypeEnum { SECURE COMMUNITY ALL }
 scalar Void
+scalar Port
 
 type PodRuntimePorts { ip: String isIpPublic: Boolean privatePort: Int publicPort: Int type: String }
 type PodRuntimeGpus { id: String gpuUtilPercent: Int memoryUtilPercent: Int }
 type PodRuntime { uptimeInSeconds: Int ports: [PodRuntimePorts] gpus: [PodRuntimeGpus] }
-type Machine { gpuDisplayName: String dataCenterId: String podHostId: String location: String }
+type PodMachineInfo { gpuDisplayName: String dataCenterId: String podHostId: String location: String }
 
 type Pod {
   id: String!
-  name: String
-  desiredStatus: PodStatus
+  name: String!
+  desiredStatus: PodStatus!
   lastStatusChange: String
   uptimeSeconds: Int
-  costPerHr: Float
-  adjustedCostPerHr: Float
-  gpuCount: Int
-  podType: String
-  imageName: String
-  machineId: String
+  costPerHr: Float!
+  adjustedCostPerHr: Float!
+  gpuCount: Int!
+  podType: PodType
+  imageName: String!
+  machineId: String!
   containerDiskInGb: Int
   dockerArgs: String
   dockerId: String
   env: [String]
-  memoryInGb: Float
-  port: Int
+  memoryInGb: Float!
+  port: Port
   ports: String
-  vcpuCount: Float
+  vcpuCount: Float!
   volumeInGb: Float
   volumeMountPath: String
-  machine: Machine
+  machine: PodMachineInfo
   runtime: PodRuntime
 }
 
@@ -58,13 +64,13 @@ type User {
   pods: [Pod]
   clientBalance: Float
   currentSpendPerHr: Float
-  spendLimit: Float
+  spendLimit: Int
   underBalance: Boolean
   networkVolumes: [NetworkVolume]
 }
 
 type LowestPrice { minimumBidPrice: Float uninterruptablePrice: Float }
-input GpuLowestPriceInput { gpuCount: Int }
+input GpuLowestPriceInput { gpuCount: Int! }
 type GpuType {
   id: String displayName: String manufacturer: String memoryInGb: Int cudaCores: Int maxGpuCount: Int
   secureCloud: Boolean communityCloud: Boolean securePrice: Float communityPrice: Float
@@ -76,7 +82,7 @@ input GpuTypeFilter { id: String }
 
 input PodFilter { podId: String! }
 input PodStopInput { podId: String! incrementVersion: Boolean }
-input PodResumeInput { podId: String! gpuCount: Int! }
+input PodResumeInput { podId: String! gpuCount: Int }
 input PodTerminateInput { podId: String! }
 input EnvironmentVariableInput { key: String! value: String! }
 input PodFindAndDeployOnDemandInput {
@@ -89,7 +95,7 @@ input PodFindAndDeployOnDemandInput {
 
 type Query {
   myself: User
-  pod(input: PodFilter!): Pod
+  pod(input: PodFilter): Pod
   gpuTypes(input: GpuTypeFilter): [GpuType]
 }
 
@@ -126,12 +132,13 @@ class Root:
         spend = round(sum(p.cost_now(self.t) for p in pods), 4)
         return {
             "id": f"user-{self.account}", "pubKey": "", "networkVolumes": [],
-            "pods": [self._view(p) for p in pods], "clientBalance": acc.balance, "currentSpendPerHr": spend,
-            "spendLimit": acc.spend_limit, "underBalance": acc.balance <= 0,
+            "pods": [self._view(p) for p in pods], "clientBalance": acc.balance_at(self.t), "currentSpendPerHr": spend,
+            "spendLimit": None if acc.spend_limit is None else round(acc.spend_limit),
+            "underBalance": acc.balance_at(self.t) <= 0,
         }
 
-    def pod(self, _info: Any, input: dict[str, Any]) -> dict[str, Any] | None:  # noqa: A002 - GraphQL's name
-        pod = self.state.pods.get(input["podId"])
+    def pod(self, _info: Any, input: dict[str, Any] | None = None) -> dict[str, Any] | None:  # noqa: A002
+        pod = self.state.pods.get((input or {}).get("podId", ""))
         if pod is None or pod.spec.account != self.account:
             return None
         return self._view(pod)

@@ -148,7 +148,7 @@ class SimPod:
         since = st.get("since")
         running = st["status"] == "RUNNING" and since is not None
         host = stable_hex(8, "host", s.id)
-        return {
+        view = {
             "id": s.id, "name": s.name or s.id, "desiredStatus": st["status"], "lastStatusChange": reason,
             "uptimeSeconds": 0,  # RunPod's top-level uptime is unreliable; the runtime one is not
             "costPerHr": s.cost_per_hr, "adjustedCostPerHr": s.adjusted_cost_per_hr or s.cost_per_hr,
@@ -157,10 +157,12 @@ class SimPod:
             "dockerArgs": s.docker_args, "dockerId": None, "env": [f"{k}={v}" for k, v in s.env.items()],
             "memoryInGb": s.memory_in_gb, "port": None, "ports": "22/tcp,8888/http", "vcpuCount": s.vcpu_count,
             "volumeInGb": s.volume_in_gb, "volumeMountPath": "/workspace",
-            "machine": {"gpuDisplayName": s.gpu, "dataCenterId": s.datacenter, "podHostId": f"{s.id}-{host}",
+            "machine": {"gpuDisplayName": s.gpu, "dataCenterId": s.datacenter, "podHostId": s.host or f"{s.id}-{host}",
                         "location": s.datacenter.split("-")[0]},
             "runtime": self._runtime(t, since, clock) if running else None,
         }
+        view.update((name, None) for name in s.null_fields)
+        return view
 
     def _runtime(self, t: float, since: float, clock: SimClock) -> dict[str, Any]:
         s = self.spec

@@ -77,12 +77,12 @@ def rest_view(pod: SimPod, t: float, state: SimState) -> dict[str, Any] | None:
                        "ip": f"10.{stable_int(0, 255, 'ip', s.id)}.0.{stable_int(2, 250, 'ip2', s.id)}"}],
         }
     proxy = f"{s.id}-{stable_hex(8, 'host', s.id)}"
-    return {
+    view = {
         "id": s.id, "name": s.name or s.id, "image": s.image_name, "args": s.docker_args,
         "disk": s.container_disk_in_gb, "ports": ["22/tcp", "8888/http"], "env": dict(s.env), "registry": None,
         "status": status, "actions": list(ALLOWED.get(status, ("terminate",))),
         "mounts": {"persistent": {"size": s.volume_in_gb, "path": "/workspace"}},
-        "gpu": {"id": s.gpu, "count": s.gpu_count, "vcpuCount": s.vcpu_count, "memory": s.memory_in_gb},
+        "gpu": {"id": s.gpu, "count": s.gpu_count},
         "cloud": "COMMUNITY" if s.pod_type == "INTERRUPTABLE" else "SECURE",
         "dataCenterId": s.datacenter, "cudaVersion": "12.4",
         "ssh": {"proxy": {"host": "ssh.runpod.io", "port": 22, "username": proxy,
@@ -91,6 +91,9 @@ def rest_view(pod: SimPod, t: float, state: SimState) -> dict[str, Any] | None:
         "globalNetworking": {"enabled": False}, "runtime": runtime,
         "createdAt": iso(clock.at(s.created_at)), "startedAt": iso(clock.at(since)) if since is not None else None,
     }
+    if s.cluster is not None:
+        view["cluster"] = {"id": s.cluster, "rank": stable_int(0, 7, "rank", s.id)}
+    return view
 
 
 class RateLimiter:
@@ -134,11 +137,13 @@ def rest_routes(state: SimState, guarded: Guard) -> list[Route]:
     def route(path: str, method: str, handler: Callable[[SimState, str, dict[str, str], Any, float], Response]):
         async def endpoint(request: Request) -> Response:
             def run(body: Any, account: str, t: float) -> Response:
-                allowed, headers = limiter.take(account)
+                # Windows of scenario time, as every fault is: at --speed 100 a panel polling
+                # every 0.5 s asks once per 50 scenario seconds, and a held clock steps them.
+                allowed, headers = limiter.take(account, t)
                 if not allowed:
                     return problem(429, "rate limit exceeded for the minute window", headers)
                 with state.lock:
-                    response = handler(state, account, dict(request.path_params), body, t)
+                    response = handler(state, account, {**request.query_params, **request.path_params}, body, t)
                 response.headers.update(headers)
                 return response
             return await guarded(request, "rest", run)
@@ -153,8 +158,10 @@ def rest_routes(state: SimState, guarded: Guard) -> list[Route]:
     ]
 
 
-def _list_pods(state: SimState, account: str, _params: dict[str, str], _body: Any, t: float) -> Response:
-    views = (rest_view(p, t, state) for p in state.account_pods(account, t))
+def _list_pods(state: SimState, account: str, params: dict[str, str], _body: Any, t: float) -> Response:
+    # Instant Cluster members only when asked for, as RunPod's listPods documents.
+    clusters = params.get("includeClusterPods", "").lower() == "true"
+    views = (rest_view(p, t, state) for p in state.account_pods(account, t) if clusters or p.spec.cluster is None)
     return JSONResponse({"pods": [v for v in views if v is not None]})
 
 

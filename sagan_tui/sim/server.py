@@ -188,7 +188,7 @@ class SimServer:
             windows = self.state.sagan.failures
         else:
             windows = self.state.accounts[who].failures if who else []
-        kind = active_fault(windows, t, api)
+        kind = active_fault(windows, t, api, action=api == "rest" and request.method in ("POST", "DELETE"))
         if kind:
             response = await fault_response(kind, api, self._stopping)
         elif who is None:

@@ -77,6 +77,18 @@ class ApiRetired(SourceError):
     kind = ErrorKind.GONE
 
 
+class Forbidden(SourceError):
+    """A 403: the key is valid but has no access to that pod or action (a revoked key is a 401)."""
+
+    kind = ErrorKind.FORBIDDEN
+
+
+class ReplyTooLarge(SourceError):
+    """A reply past the size bound: abandoned after reading at most the bound, never held whole."""
+
+    kind = ErrorKind.TOO_LARGE
+
+
 class RequestRejected(SourceError):
     """A 4xx with the server's `{"error", "message"}`: the request itself was refused."""
 
@@ -85,8 +97,10 @@ class RequestRejected(SourceError):
 
 def for_status(source: str, status: int, message: str, code: str | None = None,
                retry_after: float | None = None) -> SourceError:
-    if status == 401 or status == 403:
+    if status == 401:
         return AuthError(source, message, status=status, code=code)
+    if status == 403:
+        return Forbidden(source, f"key has no access to {message}", status=status, code=code)
     if status == 429:
         return RateLimited(source, message, status=status, code=code, retry_after=retry_after)
     if status == 410:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sagan_tui.models import RunPodPod, valid_pod_id
+from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES
 
 
 @dataclass
@@ -19,12 +20,15 @@ class AccountSnapshot:
     spend_per_hr: float | None = None
     spend_limit: float | None = None
     under_balance: bool | None = None
+    balance_note: str | None = None  # why the money is missing or old, e.g. "n/a (GraphQL retired)"
+    hosts: dict[str, str] = field(default_factory=dict)  # pod id -> machine.podHostId, from GraphQL under auto
 
 
 class KeyedTransport:
     """What every transport holds: one account, its key, where to reach RunPod, and how long to wait."""
 
-    def __init__(self, account: str, api_key: str, *, base_url: str, timeout: float = 10.0):
+    def __init__(self, account: str, api_key: str, *, base_url: str, timeout: float = 10.0,
+                 max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES):
         if not api_key or not api_key.strip():
             # Never fall back to another key: the runpod SDK would use its process-wide one,
             # which may be the other account's.
@@ -32,13 +36,14 @@ class KeyedTransport:
         self.account = account
         self._key = api_key.strip()
         self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
+        self.timeout = timeout  # the whole request's deadline, not only each read's
+        self.max_reply_bytes = max_reply_bytes
 
 
 class RunPodTransport(Protocol):
     """What sync and actions need of one RunPod account, whatever API carries it."""
 
-    name: str  # "graphql" or "rest-v2"
+    name: str  # "graphql", "rest-v2" or "auto"
     account: str
 
     async def snapshot(self) -> AccountSnapshot:

@@ -9,10 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from sagan_tui.models import RunPodPod, parse_records
-from sagan_tui.sources.errors import (
-    ApiRetired, AuthError, BadReply, RequestRejected, SourceError, SourceTimeout, Unreachable,
-    for_status, parse_retry_after, scrub,
-)
+from sagan_tui.sources.errors import AuthError, BadReply, RequestRejected, SourceError, SourceTimeout, scrub
+from sagan_tui.sources.graphql_errors import PodNotFound
+from sagan_tui.sources.graphql_shim import StrictRequests, local as _local
 from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check_pod_id as _check_id, float_or_none
 
 # The SDK's default pod query lacks what triage needs (data center, runtime uptime, adjusted
@@ -20,76 +19,19 @@ from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check
 POD_FIELDS = """
             id name desiredStatus lastStatusChange uptimeSeconds costPerHr adjustedCostPerHr
             gpuCount podType imageName machineId
-            machine { gpuDisplayName dataCenterId }
+            machine { gpuDisplayName dataCenterId podHostId }
             runtime { uptimeInSeconds }
 """
 ACCOUNT_QUERY = "query saganTuiAccount { myself { clientBalance currentSpendPerHr spendLimit underBalance pods {%s} } }" % POD_FIELDS
 POD_QUERY = 'query saganTuiPod { pod(input: {podId: "%s"}) {%s} }'
+# The money, for the `auto` transport (pods come over REST v2 there), and each pod's machine:
+# REST v2 names none, and a shared machine is the evidence of a host failure.
+BALANCE_QUERY = ("query saganTuiBalance { myself { clientBalance currentSpendPerHr spendLimit underBalance"
+                 " pods { id machine { podHostId } } } }")
 
 _executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="runpod")
-_local = threading.local()
 _sdk_lock = threading.Lock()
 _sdk: Any = None
-
-
-class _StrictRequests:
-    """Stands in for `requests` inside runpod.api.graphql.
-
-    The SDK hard-codes a 30 s timeout and reads every reply as JSON without looking at the
-    status, so a 429, a 5xx, a 410 or a truncated body would surface as a confusing
-    JSONDecodeError. This shim applies our timeout and raises a typed error per status
-    before the SDK parses anything; a 2xx reply goes through untouched.
-    """
-
-    def __init__(self, real: Any):
-        self._real = real
-        self._session = real.Session()
-
-    def post(self, url: str, headers: dict, data: str, timeout: float = 30) -> Any:
-        source = getattr(_local, "source", None)
-        if source is None:
-            # Not one of our calls (another user of the SDK in this process): plain requests.
-            return self._real.post(url, headers=headers, data=data, timeout=timeout)
-        our_timeout = getattr(_local, "timeout", timeout)
-        # The SDK builds the URL from a process-wide environment variable: two accounts polled
-        # at once from two threads could each read the other's. The transport's own base wins.
-        url = f"{_local.base_url}/graphql"
-        try:
-            resp = self._session.post(url, headers=headers, data=data, timeout=our_timeout)
-        except self._real.Timeout:
-            raise SourceTimeout(source, f"GraphQL request timed out after {our_timeout:g} s") from None
-        except self._real.RequestException as exc:
-            raise Unreachable(source, f"GraphQL request failed: {type(exc).__name__}") from None
-        if resp.status_code >= 400:
-            message = f"GraphQL HTTP {resp.status_code}"
-            try:
-                errors = resp.json().get("errors") or []
-                if errors and isinstance(errors[0], dict) and errors[0].get("message"):
-                    # A server may quote the credentials back: mask them before they are in any text.
-                    message += f": {scrub(str(errors[0]['message']), [headers.get('Authorization', '')[7:]])}"
-            except (ValueError, AttributeError, RecursionError):
-                pass
-            if resp.status_code == 410:
-                raise ApiRetired(source, f"this RunPod API has been retired; switch account {source} to rest-v2 ({message})",
-                                 status=410)
-            raise for_status(source, resp.status_code, message,
-                             retry_after=parse_retry_after(resp.headers.get("retry-after")))
-        try:
-            body = resp.json()
-        except (ValueError, RecursionError):
-            raise BadReply(source, f"GraphQL reply is not valid JSON ({len(resp.content)} bytes)") from None
-        # The SDK indexes into the reply without looking (`"errors" in body`, `errors[0]["message"]`):
-        # anything but an object, or errors not shaped as GraphQL's, would escape as a TypeError.
-        if not isinstance(body, dict):
-            raise BadReply(source, f"GraphQL reply is not a JSON object ({type(body).__name__})")
-        errors = body.get("errors", [{"message": ""}])
-        if not (isinstance(errors, list) and errors and isinstance(errors[0], dict)
-                and isinstance(errors[0].get("message"), str)):
-            raise BadReply(source, "GraphQL reply has a malformed errors list")
-        # The SDK calls resp.json() twice more (once to look for errors, once to return it):
-        # decoding a 1,000-pod reply three times was a tenth of a poll cycle's CPU.
-        resp.json = lambda **_: body
-        return resp
 
 
 def _load_sdk() -> Any:
@@ -111,8 +53,8 @@ def _load_sdk() -> Any:
             # request would then be printed over the panel's screen. Undo it.
             root.handlers[:] = handlers
             root.setLevel(level)
-            if not isinstance(gql.requests, _StrictRequests):
-                gql.requests = _StrictRequests(requests)
+            if not isinstance(gql.requests, StrictRequests):
+                gql.requests = StrictRequests(requests)
             _sdk = type("SDK", (), {"run": staticmethod(gql.run_graphql_query), "mutations": mutations,
                                     "error": rp_error})
     return _sdk
@@ -123,14 +65,25 @@ class GraphQLTransport(KeyedTransport):
 
     name = "graphql"
 
+    def __init__(self, *args: Any, **kw: Any):
+        super().__init__(*args, **kw)
+        # Calls whose waiter gave up while their worker thread still runs: while one is stuck,
+        # no other is sent, so a trickling server holds one thread, not one more every poll.
+        self._abandoned = 0
+        self._guard = threading.Lock()
+
     async def aclose(self) -> None:
         return None
 
-    def _call(self, query: str) -> dict[str, Any]:
+    def _call(self, query: str, skipped: list[str] | None = None) -> dict[str, Any]:
         sdk = _load_sdk()
         _local.source, _local.timeout, _local.base_url = self.account, self.timeout, self.base_url
+        _local.max_bytes, _local.skipped = self.max_reply_bytes, []
         try:
-            return sdk.run(query, api_key=self._key)
+            reply = sdk.run(query, api_key=self._key)
+            if skipped is not None:
+                skipped += _local.skipped
+            return reply
         except SourceError as exc:
             exc.message = scrub(exc.message, [self._key])
             raise
@@ -144,31 +97,68 @@ class GraphQLTransport(KeyedTransport):
             _local.source = None
 
     async def _run(self, fn: Callable[[], Any]) -> Any:
+        with self._guard:
+            if self._abandoned:
+                raise SourceTimeout(self.account, "an earlier GraphQL request is still stuck; none sent until it ends")
+        state = {"abandoned": False}
+
+        def work() -> Any:
+            try:
+                return fn()
+            finally:
+                with self._guard:
+                    if state["abandoned"]:
+                        self._abandoned -= 1
+                    state["done"] = True
+
         loop = asyncio.get_running_loop()
         try:
-            # The shim times the request out; this bound catches a stuck thread as well.
-            return await asyncio.wait_for(loop.run_in_executor(_executor, fn), self.timeout + 5)
+            # The shim bounds the request and its reply; this bound catches a stuck thread as well.
+            return await asyncio.wait_for(loop.run_in_executor(_executor, work), self.timeout + 5)
         except asyncio.TimeoutError:
+            with self._guard:
+                if not state.get("done"):
+                    state["abandoned"] = True
+                    self._abandoned += 1
             raise SourceTimeout(self.account, f"no reply within {self.timeout:g} s") from None
 
+    async def _myself(self, query: str, skipped: list[str] | None = None) -> dict[str, Any]:
+        data = _field(await self._run(lambda: self._call(query, skipped)), "data")
+        myself = _field(data, "myself")
+        if isinstance(data, dict) and "myself" in data and myself is None:
+            # What RunPod has answered for a key it does not know: no error, no user.
+            raise AuthError(self.account, "RunPod GraphQL answered myself: null: the key is not accepted")
+        if not isinstance(myself, dict):
+            raise BadReply(self.account, "GraphQL reply has no myself object")
+        return myself
+
     async def snapshot(self) -> AccountSnapshot:
-        data = await self._run(lambda: self._call(ACCOUNT_QUERY))
-        myself = _field(_field(data, "data"), "myself")
-        if not isinstance(myself, dict) or not isinstance(myself.get("pods"), list):
+        nulled: list[str] = []
+        myself = await self._myself(ACCOUNT_QUERY, nulled)
+        if not isinstance(myself.get("pods"), list):
             # Never read a reply without a pod list as "no pods": that would be a fake wave.
             raise BadReply(self.account, "GraphQL reply has no myself.pods list")
-        pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in myself["pods"]], "pods")
-        return AccountSnapshot(
-            account=self.account, pods=pods, skipped=skipped,
-            balance=float_or_none(myself.get("clientBalance")),
-            spend_per_hr=float_or_none(myself.get("currentSpendPerHr")),
-            spend_limit=float_or_none(myself.get("spendLimit")),
-            under_balance=myself.get("underBalance") if isinstance(myself.get("underBalance"), bool) else None,
-        )
+        # An entry RunPod nulled (a field broke its non-null rule) is skipped with RunPod's reason;
+        # the skip makes the poll partial, so no pod is read as gone for want of it.
+        listed = [p for p in myself["pods"] if p is not None]
+        pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods")
+        nulls = len(myself["pods"]) - len(listed)
+        if nulls > len(nulled):
+            nulled.append(f"pods: {nulls - len(nulled)} null entries without a reason")
+        return AccountSnapshot(account=self.account, pods=pods, skipped=nulled + skipped, **_money(myself))
+
+    async def money(self) -> AccountSnapshot:
+        """The balance, spend and under-balance flag, and each pod's machine (no pod records): what
+        `auto` asks GraphQL for."""
+        myself = await self._myself(BALANCE_QUERY)
+        return AccountSnapshot(account=self.account, pods=[], hosts=_hosts(myself.get("pods")), **_money(myself))
 
     async def get_pod(self, pod_id: str) -> RunPodPod | None:
         _check_id(pod_id)
-        data = await self._run(lambda: self._call(POD_QUERY % (pod_id, POD_FIELDS)))
+        try:
+            data = await self._run(lambda: self._call(POD_QUERY % (pod_id, POD_FIELDS)))
+        except PodNotFound:
+            return None
         pod = _field(_field(data, "data"), "pod")
         if pod is None:
             return None
@@ -191,6 +181,24 @@ class GraphQLTransport(KeyedTransport):
         return await self._run(lambda: self._call(_load_sdk().mutations.generate_pod_terminate_mutation(pod_id)))
 
 
+def _money(myself: dict[str, Any]) -> dict[str, Any]:
+    under = myself.get("underBalance")
+    return {"balance": float_or_none(myself.get("clientBalance")),
+            "spend_per_hr": float_or_none(myself.get("currentSpendPerHr")),
+            "spend_limit": float_or_none(myself.get("spendLimit")),
+            "under_balance": under if isinstance(under, bool) else None}
+
+
+def _hosts(pods: Any) -> dict[str, str]:
+    """pod id -> machine.podHostId, for the entries that hold both as text (a hostile reply: none)."""
+    out: dict[str, str] = {}
+    for p in pods if isinstance(pods, list) else ():
+        host = _field(_field(p, "machine"), "podHostId")
+        if isinstance(_field(p, "id"), str) and isinstance(host, str) and host:
+            out[p["id"]] = host
+    return out
+
+
 def _field(obj: Any, name: str) -> Any:
     """obj[name] when obj is an object; None for anything else a hostile reply may hold there."""
     return obj.get(name) if isinstance(obj, dict) else None
@@ -211,5 +219,6 @@ def flatten_pod(raw: Any, account: str) -> Any:
         "gpuCount": raw.get("gpuCount"), "gpu": machine.get("gpuDisplayName"),
         "datacenter": machine.get("dataCenterId"), "podType": raw.get("podType"),
         "imageName": raw.get("imageName"), "machineId": raw.get("machineId"),
+        "host": machine.get("podHostId") if isinstance(machine.get("podHostId"), str) else None,
         "hasRuntime": runtime is not None,
     }

@@ -6,130 +6,33 @@ Routes and shapes follow RunPod's v2 OpenAPI (runpod/docs, api-reference-v2/open
 terminate); errors are RFC 9457 problems `{"title", "status", "detail", "errors"?}`; every
 authenticated reply carries `RateLimit: "minute";r=..;t=.., "hour";..., "day";...` and a 429
 carries `Retry-After` (integer seconds).
-
-Status mapping onto the GraphQL `desiredStatus` vocabulary the rest of the panel speaks:
-
-    REST v2       -> panel        why
-    RUNNING       -> RUNNING
-    PROVISIONING  -> CREATED      allocated, no container yet: not "running", so never a loss
-    STARTING      -> CREATED      the container is not healthy yet; RUNNING comes with runtime
-    EXITED        -> EXITED
-    ERROR         -> DEAD         GraphQL's word for a container that will not come back
-    TERMINATED    -> TERMINATED
-    anything else -> kept as sent (shown, never read as running)
-
-What REST v2 does not give that GraphQL does: the account balance, spend per hour, spend limit
-and under-balance flag (v2 has billing *history* only, so AccountSnapshot's money fields stay
-None); `lastStatusChange` (so a pod RunPod exits but still lists cannot be told from an
-ordinary stop by the poll alone: Sagan's records remain the evidence for those); `podType`,
-`adjustedCostPerHr` and `machineId`. `cost` is the current rate and reads 0.0 once EXITED.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from sagan_tui.models import RunPodPod, parse_records
+from sagan_tui.sources.bounded import bounded_request
 from sagan_tui.sources.errors import (
-    BadReply, RateLimited, RequestRejected, SourceError, SourceTimeout, Unreachable, for_status,
-    parse_retry_after, scrub,
+    BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
 )
-from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check_pod_id as _check_id, float_or_none
+from sagan_tui.sources.rest_shapes import (  # noqa: F401 - STATUS_MAP and parse_rate_limit are read here by tests
+    STATUS_MAP, RateWindow, _spent, flatten_rest_pod, map_status, parse_rate_limit,
+)
+from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check_pod_id as _check_id
 
 PODS = "/v2/pods"
+# Instant Cluster members are left out of GET /v2/pods unless asked for: GPU pods all the same.
+PODS_QUERY = {"includeClusterPods": "true"}
 POD = "/v2/pods/{id}"
 POD_ACTION = "/v2/pods/{id}/action"
 GPU_CATALOG = "/v2/catalog/gpus"
-
-STATUS_MAP = {
-    "RUNNING": "RUNNING",
-    "PROVISIONING": "CREATED",
-    "STARTING": "CREATED",
-    "EXITED": "EXITED",
-    "ERROR": "DEAD",
-    "TERMINATED": "TERMINATED",
-}
-
-
-@dataclass(frozen=True)
-class RateWindow:
-    """One window of the `RateLimit` header: requests left and seconds until it resets."""
-
-    name: str
-    remaining: int | None
-    reset_s: float | None
-
-
-def parse_rate_limit(value: str | None) -> dict[str, RateWindow]:
-    """`"minute";r=0;t=12, "hour";r=2800;t=1812` -> {"minute": RateWindow(...), ...}; junk is skipped."""
-    out: dict[str, RateWindow] = {}
-    for member in (value or "").split(","):
-        parts = [p.strip() for p in member.split(";")]
-        name = parts[0].strip('"') if parts and parts[0] else ""
-        if not name:
-            continue
-        params: dict[str, str] = {}
-        for p in parts[1:]:
-            k, _, v = p.partition("=")
-            params[k.strip()] = v.strip()
-        out[name] = RateWindow(name, _int_or_none(params.get("r")), float_or_none(params.get("t")))
-    return out
-
-
-def _int_or_none(v: str | None) -> int | None:
-    try:
-        return None if v is None else int(v)
-    except ValueError:
-        return None
-
-
-def _spent(windows: dict[str, RateWindow]) -> float | None:
-    """Seconds until every exhausted window has reset, or None when none is exhausted."""
-    waits = [w.reset_s for w in windows.values() if w.remaining == 0 and w.reset_s]
-    return max(waits) if waits else None
-
-
-def map_status(status: Any) -> str:
-    if not isinstance(status, str) or not status:
-        # Mirrors GraphQL: a listed pod must never read as gone or stopped for lack of a field.
-        return "RUNNING"
-    return STATUS_MAP.get(status.upper(), status.upper())
-
-
-def flatten_rest_pod(raw: Any, account: str, gpu_names: dict[str, str] | None = None) -> Any:
-    """A REST v2 Pod into RunPodPod's flat fields.
-
-    Only named fields are copied: the v2 Pod carries `env` (often secrets) and `ssh`, which must
-    never reach the cache through RunPodPod's tolerated extras.
-    """
-    if not isinstance(raw, dict):
-        return raw
-    gpu = raw.get("gpu") if isinstance(raw.get("gpu"), dict) else {}
-    runtime = raw.get("runtime") if isinstance(raw.get("runtime"), dict) else None
-    uptime = (runtime or {}).get("uptime")
-    gpu_id = gpu.get("id")
-    return {
-        "id": raw.get("id"), "account": account, "name": raw.get("name"),
-        "desiredStatus": map_status(raw.get("status")),
-        "lastStatusChange": None,
-        "uptimeSeconds": uptime,
-        "costPerHr": raw.get("cost"), "adjustedCostPerHr": None,
-        "gpuCount": gpu.get("count"),
-        # GraphQL shows the catalog's display name ("A100 80GB PCIe"); v2 gives the type id.
-        "gpu": (gpu_names or {}).get(gpu_id, gpu_id) if isinstance(gpu_id, str) else None,
-        "datacenter": raw.get("dataCenterId"), "podType": None,
-        "imageName": raw.get("image"), "machineId": None,
-        # The create reply shows `runtime: {}` while provisioning: a runtime without uptime is none.
-        "hasRuntime": runtime is not None and uptime is not None,
-    }
-
 
 class RestV2Transport(KeyedTransport):
     """One RunPod account over REST v2. No retries here: the poller's per-source backoff owns that."""
@@ -137,8 +40,8 @@ class RestV2Transport(KeyedTransport):
     name = "rest-v2"
 
     def __init__(self, account: str, api_key: str, *, base_url: str, timeout: float = 10.0,
-                 transport: httpx.AsyncBaseTransport | None = None):
-        super().__init__(account, api_key, base_url=base_url, timeout=timeout)
+                 transport: httpx.AsyncBaseTransport | None = None, **bounds: Any):
+        super().__init__(account, api_key, base_url=base_url, timeout=timeout, **bounds)
         self._client = httpx.AsyncClient(
             base_url=self.base_url, timeout=httpx.Timeout(timeout), transport=transport,
             headers={"Authorization": f"Bearer {self._key}", "Accept": "application/json",
@@ -159,21 +62,18 @@ class RestV2Transport(KeyedTransport):
 
     # --- transport ---------------------------------------------------------------------
 
-    async def _request(self, method: str, path: str, *, body: dict | None = None) -> httpx.Response:
+    async def _request(self, method: str, path: str, *, body: dict | None = None,
+                       params: dict | None = None) -> httpx.Response:
         where = f"{method} {path}"
         wait = self._blocked_until - time.monotonic()
         if wait > 0:
             # The last reply said a window is spent: a request now would only earn another 429.
             raise RateLimited(self.account, f"{where}: rate limit exhausted, not sent; retry in {math.ceil(wait)} s",
                               status=429, retry_after=float(math.ceil(wait)))
-        try:
-            # httpx times each phase; the outer bound also catches a server that trickles bytes.
-            resp = await asyncio.wait_for(self._client.request(method, path, json=body),
-                                          self.timeout + 5)
-        except (httpx.TimeoutException, asyncio.TimeoutError):
-            raise SourceTimeout(self.account, f"{where}: REST request timed out after {self.timeout:g} s") from None
-        except httpx.HTTPError as exc:
-            raise Unreachable(self.account, f"{where}: REST request failed: {type(exc).__name__}") from None
+        # httpx times each read; this bounds the whole request (a trickling server) and its size.
+        resp = await bounded_request(self._client, method, path, source=self.account, where=f"REST {where}",
+                                     json=body, params=params, deadline_s=self.timeout,
+                                     max_bytes=self.max_reply_bytes)
         self._note_rate_limit(resp)
         if resp.status_code >= 400:
             raise self._error(where, resp)
@@ -210,6 +110,9 @@ class RestV2Transport(KeyedTransport):
         message = scrub(message, [self._key])
         if status == 401:
             message = f"RunPod rejected the API key (401): {message}"
+        if status == 403:
+            # for_status words it "key has no access to <this>": the key works, only not for this.
+            message = f"{where} ({message.removeprefix(where + ': ')})"
         retry_after = parse_retry_after(resp.headers.get("retry-after"))
         if status == 429 and retry_after is None:
             retry_after = _spent(self.rate_limit)
@@ -230,7 +133,7 @@ class RestV2Transport(KeyedTransport):
     # --- reads -------------------------------------------------------------------------
 
     async def snapshot(self) -> AccountSnapshot:
-        data = await self._json("GET", PODS)
+        data = await self._json("GET", PODS, params=PODS_QUERY)
         pods_raw = data.get("pods") if isinstance(data, dict) else None
         if not isinstance(pods_raw, list):
             # Never read a reply without a pod list as "no pods": that would be a fake wave.
@@ -238,7 +141,8 @@ class RestV2Transport(KeyedTransport):
         names = await self._catalog_names(pods_raw)
         pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names) for p in pods_raw], "pods")
         # REST v2 has no balance endpoint (billing history only): the money fields stay unknown.
-        return AccountSnapshot(account=self.account, pods=pods, skipped=skipped)
+        return AccountSnapshot(account=self.account, pods=pods, skipped=skipped,
+                               balance_note="n/a (REST v2 has no balance route)")
 
     async def get_pod(self, pod_id: str) -> RunPodPod | None:
         _check_id(pod_id)

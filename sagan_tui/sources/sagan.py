@@ -17,6 +17,7 @@ from sagan_tui.models import (
     ApprovalRequest, Experiment, PodLifecycle, WorkflowEvent, iso, parse_records,
 )
 from sagan_tui.sources import routes
+from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, bounded_request
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, ServerError, SourceError, SourceTimeout, Unreachable, for_status,
     parse_retry_after, scrub,
@@ -46,8 +47,10 @@ class SaganClient:
     """One client per app. GETs retry on timeouts, 5xx and 429; mutations are sent once."""
 
     def __init__(self, base_url: str, token: str | None, *, timeout: float = 10.0, retries: int = 2,
-                 transport: httpx.AsyncBaseTransport | None = None):
+                 transport: httpx.AsyncBaseTransport | None = None, max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES):
         self._token = token or ""
+        self.timeout = timeout  # each try's whole deadline, not only each read's
+        self.max_reply_bytes = max_reply_bytes
         headers = {"Accept": "application/json", "User-Agent": "sagan-tui"}
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
@@ -81,12 +84,8 @@ class SaganClient:
 
     async def _once(self, method: str, route: str, params: dict | None, body: dict | None) -> Any:
         where = f"{method} {route}"
-        try:
-            resp = await self._client.request(method, route, params=params, json=body)
-        except httpx.TimeoutException:
-            raise SourceTimeout(SOURCE, f"{where}: timed out") from None
-        except httpx.HTTPError as exc:
-            raise Unreachable(SOURCE, f"{where}: {self._scrub(type(exc).__name__ + ': ' + str(exc))}") from None
+        resp = await bounded_request(self._client, method, route, source=SOURCE, where=where, params=params,
+                                     json=body, deadline_s=self.timeout, max_bytes=self.max_reply_bytes)
         try:
             data = resp.json()
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError, RecursionError):

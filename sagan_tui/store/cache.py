@@ -6,7 +6,6 @@ import functools
 import json
 import sqlite3
 import threading
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,10 +18,12 @@ from sagan_tui.models import (
     Action, ApprovalRequest, Experiment, Loss, PodLifecycle, PodSighting, RunPodPod, SourceHealth,
     WorkflowEvent, parse_records,
 )
-from sagan_tui.store import schema
+from sagan_tui.store import opening
+from sagan_tui.store.opening import CacheError, CacheUnusable  # noqa: F401 - the store's errors, named here too
 from sagan_tui.store.rows import health_from_row, parse_ts, ts
 
-BUSY_TIMEOUT_MS = 10_000
+
+
 @dataclass(frozen=True)
 class CachedPod:
     """A RunPod pod as the cache remembers it, including when it was first/last seen and gone."""
@@ -64,60 +65,30 @@ def _experiment_of(pod: RunPodPod) -> int | None:
     return None
 
 
-class CacheError(RuntimeError):
-    pass
-
-
 class Cache:
     """One SQLite file in WAL mode; safe to share between threads and between processes.
 
     Writes are short transactions with a busy timeout, so two panels and a `sync` can share
-    a file. A file that is not a sagan-tui cache is moved aside and rebuilt; `notices` says so.
+    a file. Opening is store/opening.py's: a file that is corrupt or not ours is moved aside and
+    rebuilt (`notices` says so); anything else that stops the open is a CacheUnusable naming the
+    cause, the file untouched. `read_only` opens it so nothing can be written (report, waves, doctor).
     Reads go through a second connection: in WAL mode they never wait for a writer, so the
     panel's main thread is not held while a poll's write queues behind another process's.
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, read_only: bool = False):
         self.path = Path(path).expanduser()
+        self.read_only = read_only
         self.notices: list[str] = []
         self._lock = threading.RLock()
         self._read_lock = threading.Lock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if read_only:
+            conn = opening.open_read_only(self.path)
+        else:
+            conn, self.notices = opening.open_writable(self.path)
+        self.db = sqlite_utils.Database(conn)
         try:
-            self.db = self._open()
-        except (sqlite3.DatabaseError, CacheError, schema.SchemaError) as exc:
-            aside = self.path.with_name(f"{self.path.name}.bad-{time.strftime('%Y%m%dT%H%M%S')}")
-            for suffix in ("", "-wal", "-shm"):
-                src = Path(str(self.path) + suffix)
-                if src.exists():
-                    src.rename(Path(str(aside) + suffix))
-            self.notices.append(f"cache {self.path} was not usable ({exc}); moved aside to {aside} and rebuilt")
-            self.db = self._open()
-        self._reader = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
-                                       isolation_level=None)
-        self._reader.execute("pragma query_only = 1")
-
-    def _open(self) -> sqlite_utils.Database:
-        conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
-                               isolation_level=None)
-        try:
-            conn.execute(f"pragma busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("pragma journal_mode = wal")
-            conn.execute("pragma synchronous = normal")
-            db = sqlite_utils.Database(conn)
-            tables = set(db.table_names())
-            if tables and "meta" not in tables:
-                raise CacheError("a foreign SQLite database")
-            if "meta" in tables:
-                row = conn.execute("select value from meta where key = 'app'").fetchone()
-                if not row or row[0] != schema.APP_ID:
-                    raise CacheError("a foreign SQLite database")
-            if conn.execute("pragma quick_check").fetchone()[0] != "ok":
-                raise CacheError("integrity check failed")
-            started = schema.migrate(db)
-            if "meta" in tables and started < schema.SCHEMA_VERSION:
-                self.notices.append(f"cache migrated from schema v{started} to v{schema.SCHEMA_VERSION}")
-            return db
+            self._reader = opening.connect_read_only(self.path) if read_only else opening.reader(self.path)
         except BaseException:
             conn.close()
             raise
@@ -137,7 +108,10 @@ class Cache:
             try:
                 yield conn
             except BaseException:
-                conn.execute("rollback")
+                # SQLite has already rolled back after some errors (a full disk, an I/O error):
+                # a second rollback would raise "no transaction is active" over the real error.
+                if conn.in_transaction:
+                    conn.execute("rollback")
                 raise
             else:
                 conn.execute("commit")
@@ -182,6 +156,16 @@ class Cache:
             " kind=excluded.kind, title=excluded.title, updated_at=excluded.updated_at, data=excluded.data",
             [(a.id, a.experiment_number, a.status, a.kind, a.title, ts(a.updated_at), a.dump_json())
              for a in items])
+
+    def record_approval(self, a: ApprovalRequest) -> None:
+        """One request as the owner's decision left it (a deferred one stays findable: the
+        approvals route lists only pending requests, and a poll only resolves pending rows)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "insert into approvals (id, experiment_number, status, kind, title, updated_at, data) values (?,?,?,?,?,?,?)"
+                " on conflict(id) do update set status=excluded.status, updated_at=excluded.updated_at,"
+                " data=excluded.data",
+                (a.id, a.experiment_number, a.status, a.kind, a.title, ts(a.updated_at), a.dump_json()))
 
     def upsert_sagan_pods(self, conn: sqlite3.Connection, items: Iterable[PodLifecycle]) -> None:
         conn.executemany(
@@ -278,25 +262,30 @@ class Cache:
         stamp = functools.lru_cache(maxsize=4)(ts)  # one poll's rows share their last_seen_at
         conn.executemany(
             "update pods set last_seen_at = ?, running_at = coalesce(?, running_at), uptime_s = ?,"
+            " running_seen_at = case when desired_status = 'RUNNING' then ? else running_seen_at end,"
             " data = json_set(data, '$.uptimeSeconds', ?) where pod_id = ?",
-            [(stamp(seen), ts(running), up, up, pod_id) for pod_id, seen, running, up in rows])
+            [(stamp(seen), ts(running), up, stamp(seen), up, pod_id) for pod_id, seen, running, up in rows])
 
     def upsert_pods(self, conn: sqlite3.Connection, pods: Iterable[CachedPod]) -> None:
         conn.executemany(
             "insert into pods (pod_id, account, experiment, name, desired_status, gpu, gpu_count, datacenter,"
             " cost_per_hr, uptime_s, last_status_change, pod_type, first_seen_at, running_at, last_seen_at,"
-            " gone_at, gone_reason, data) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " gone_at, gone_reason, data, host, running_seen_at) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " on conflict(pod_id) do update set account=excluded.account, experiment=excluded.experiment,"
             " name=excluded.name, desired_status=excluded.desired_status, gpu=excluded.gpu,"
             " gpu_count=excluded.gpu_count, datacenter=excluded.datacenter, cost_per_hr=excluded.cost_per_hr,"
             " uptime_s=excluded.uptime_s, last_status_change=excluded.last_status_change,"
             " pod_type=excluded.pod_type, first_seen_at=coalesce(pods.first_seen_at, excluded.first_seen_at),"
             " running_at=coalesce(excluded.running_at, pods.running_at), last_seen_at=excluded.last_seen_at,"
-            " gone_at=excluded.gone_at, gone_reason=excluded.gone_reason, data=excluded.data",
+            " gone_at=excluded.gone_at, gone_reason=excluded.gone_reason, data=excluded.data,"
+            " host=coalesce(excluded.host, pods.host),"
+            # Survival is judged on when a pod was last seen RUNNING: a later stop keeps it.
+            " running_seen_at=coalesce(excluded.running_seen_at, pods.running_seen_at)",
             [(c.pod.id, c.pod.account, c.experiment, c.pod.name, c.pod.desired_status, c.pod.gpu,
               c.pod.gpu_count, c.pod.datacenter, c.pod.cost_per_hr, c.pod.uptime_seconds,
               c.pod.last_status_change, c.pod.pod_type, ts(c.first_seen_at), ts(c.running_at),
-              ts(c.last_seen_at), ts(c.gone_at), c.gone_reason, c.pod.dump_json())
+              ts(c.last_seen_at), ts(c.gone_at), c.gone_reason, c.pod.dump_json(), c.pod.host,
+              ts(c.last_seen_at) if c.pod.desired_status == "RUNNING" else None)
              for c in pods])
 
     def add_observations(self, conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
@@ -329,11 +318,12 @@ class Cache:
         """What the polls saw of every pod, from the pods table's columns: the same values as its
         CachedPods (upsert_pods writes both), without parsing each pod's record (80 ms at 1,000)."""
         rows = self._tuples("select pod_id, account, experiment, first_seen_at, running_at, last_seen_at,"
-                            " desired_status, gpu, datacenter, cost_per_hr, gone_at from pods"
+                            " desired_status, gpu, datacenter, cost_per_hr, gone_at, host, running_seen_at from pods"
                             " order by account, pod_id")
         return [PodSighting(pod_id=r[0], account=r[1], experiment=r[2], first_seen_at=parse_ts(r[3]),
                             running_at=parse_ts(r[4]), last_seen_at=parse_ts(r[5]), desired_status=r[6],
-                            gpu=r[7], datacenter=r[8], cost_per_hr=r[9], gone=r[10] is not None)
+                            gpu=r[7], datacenter=r[8], cost_per_hr=r[9], gone=r[10] is not None, host=r[11],
+                            running_seen_at=parse_ts(r[12]))
                 for r in rows]
 
     # --- losses ----------------------------------------------------------------------
@@ -341,14 +331,15 @@ class Cache:
     def upsert_losses(self, conn: sqlite3.Connection, losses: Iterable[Loss]) -> None:
         conn.executemany(
             "insert into losses (pod_id, account, experiment, running_at, last_seen_at, lost_at, gpu, datacenter,"
-            " cost_per_hr, source, reason, run_id, dismissed) values (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " cost_per_hr, source, reason, run_id, dismissed, host) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " on conflict(pod_id) do update set account=excluded.account, experiment=excluded.experiment,"
             " running_at=excluded.running_at, last_seen_at=excluded.last_seen_at, lost_at=excluded.lost_at,"
             " gpu=excluded.gpu, datacenter=excluded.datacenter, cost_per_hr=excluded.cost_per_hr,"
             " source=excluded.source, reason=excluded.reason, run_id=excluded.run_id,"
-            " dismissed=max(losses.dismissed, excluded.dismissed)",
+            " dismissed=max(losses.dismissed, excluded.dismissed), host=coalesce(excluded.host, losses.host)",
             [(x.pod_id, x.account, x.experiment, ts(x.running_at), ts(x.last_seen_at), ts(x.lost_at), x.gpu,
-              x.datacenter, x.cost_per_hr, x.source, x.reason, x.run_id, int(x.dismissed)) for x in losses])
+              x.datacenter, x.cost_per_hr, x.source, x.reason, x.run_id, int(x.dismissed), x.host)
+             for x in losses])
 
     def losses(self, since: datetime | None = None, include_dismissed: bool = True,
                pod_ids: Iterable[str] | None = None) -> list[Loss]:
@@ -393,6 +384,32 @@ class Cache:
         conn.execute(f"insert into sync_state ({', '.join(cols)}) values ({', '.join('?' * len(cols))})"
                      f" on conflict(source) do update set {sets}", list(row.values()))
 
+    def record_balance(self, conn: sqlite3.Connection, account: str, at: datetime, balance: float | None,
+                       under_balance: bool | None, spend_per_hr: float | None = None,
+                       spend_limit: float | None = None) -> bool:
+        """A balance_history row when the account's balance or under-balance flag moved since its
+        last row (a poll that read neither adds nothing); whether one was added."""
+        if balance is None and under_balance is None:
+            return False
+        under = None if under_balance is None else int(under_balance)
+        last = conn.execute("select balance, under_balance from balance_history where account = ?"
+                            " order by at desc, id desc limit 1", (account,)).fetchone()
+        if last is not None and tuple(last) == (balance, under):
+            return False
+        conn.execute("insert into balance_history (account, at, balance, under_balance, spend_per_hr, spend_limit)"
+                     " values (?,?,?,?,?,?)", (account, ts(at), balance, under, spend_per_hr, spend_limit))
+        return True
+
+    def balance_history(self) -> dict[str, list[tuple]]:
+        """Per account, (at, balance, under_balance, spend_per_hr, spend_limit) rows, oldest first."""
+        out: dict[str, list[tuple]] = {}
+        for account, at, bal, under, spend, limit in self._tuples(
+                "select account, at, balance, under_balance, spend_per_hr, spend_limit from balance_history"
+                " order by account, at, id"):
+            out.setdefault(account, []).append((parse_ts(at), bal, None if under is None else bool(under),
+                                                spend, limit))
+        return out
+
     def cursor(self, source: str) -> str | None:
         rows = self._rows("select cursor from sync_state where source = ?", (source,))
         return rows[0]["cursor"] if rows else None
@@ -428,7 +445,7 @@ class Cache:
         never sent to RunPod: its pod's disappearance is still a loss.
         """
         rows = self._rows("select target from actions where action in ('stop', 'terminate')"
-                          " and result not in ('error', 'refused')")
+                          " and result not in ('error', 'refused', 'cancelled')")
         return {r["target"] for r in rows}
 
     # --- retention -------------------------------------------------------------------

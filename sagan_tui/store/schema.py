@@ -7,6 +7,8 @@ from typing import Callable
 import sqlite_utils
 
 APP_ID = "sagan-tui"
+# SQLite's header field for the application that owns a file (`pragma application_id`): "SgnT".
+APPLICATION_ID = 0x53676E54
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -59,7 +61,30 @@ def _v1(db: sqlite_utils.Database) -> None:
     }, pk="source", if_not_exists=True)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+def _add_column(db: sqlite_utils.Database, table: str, column: str) -> bool:
+    """Add a text column unless it is there (a file re-migrated from a lowered version); whether added."""
+    if column in db[table].columns_dict:
+        return False
+    db[table].add_column(column, str)
+    return True
+
+
+def _v2(db: sqlite_utils.Database) -> None:
+    """The evidence a verdict weighs: each pod's machine, when it was last seen RUNNING, and
+    each account's balance history (a row whenever its balance or under-balance flag moved)."""
+    _add_column(db, "pods", "host")
+    if _add_column(db, "pods", "running_seen_at"):
+        # What v1 knew: a pod listed RUNNING at its last sighting was running then.
+        db.execute("update pods set running_seen_at = last_seen_at where desired_status = 'RUNNING'")
+    _add_column(db, "losses", "host")
+    db["balance_history"].create({
+        "id": int, "account": str, "at": str, "balance": float, "under_balance": int,
+        "spend_per_hr": float, "spend_limit": float,
+    }, pk="id", if_not_exists=True)
+    db["balance_history"].create_index(["account", "at"], if_not_exists=True)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -75,11 +100,16 @@ def current_version(db: sqlite_utils.Database) -> int:
 
 
 def migrate(db: sqlite_utils.Database) -> int:
-    """Bring `db` to SCHEMA_VERSION; returns the version it started at."""
+    """Bring `db` to SCHEMA_VERSION; returns the version it started at. Writes only when there is
+    something to write: an open that takes the write lock waits behind every other writer."""
     start = current_version(db)
     if start > SCHEMA_VERSION:
         raise SchemaError(f"cache schema v{start} is newer than this sagan-tui (v{SCHEMA_VERSION})")
-    with db.conn:
+    if start == SCHEMA_VERSION and db.execute("pragma application_id").fetchone()[0] == APPLICATION_ID:
+        return start
+    with db.conn:  # one transaction: a migration is whole or not at all
+        db.execute("begin immediate")
+        db.execute(f"pragma application_id = {APPLICATION_ID}")
         db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
         db["meta"].upsert({"key": "app", "value": APP_ID}, pk="key")
         for version in range(start, SCHEMA_VERSION):

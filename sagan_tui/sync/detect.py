@@ -17,6 +17,8 @@ _STATUS, _CHANGE, _EXPERIMENT = (KEY_FIELDS.index(f) for f in ("desired_status",
 
 
 pod_key = attrgetter(*KEY_FIELDS)  # RunPodPod -> its fields but uptime, as a tuple
+# `now - uptime` moves by the poll's latency and the uptime's whole seconds: not a new start.
+RUNNING_AT_JITTER = timedelta(seconds=3)
 
 
 class Seen(NamedTuple):
@@ -84,7 +86,10 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
         p = prev.get(pod.id)
         key = pod_key(pod)
         running_at = _running_at(pod, p, now)
-        if p is None or p.key != key:
+        if p is not None and p.running_at and running_at and abs(running_at - p.running_at) <= RUNNING_AT_JITTER:
+            running_at = p.running_at  # the same start read a poll later (now - uptime): kept, not moved
+        # A start that moved (a restart in place keeps every other field) is a change the panel must redraw.
+        if p is None or p.key != key or (running_at != p.running_at and running_at is not None):
             out.changed.append(pod.id)
             out.upserts.append(CachedPod(pod=pod, first_seen_at=(p.first_seen_at if p else None) or now,
                                          running_at=running_at, last_seen_at=now, gone_at=None, gone_reason=None))
@@ -121,4 +126,5 @@ def _loss(pod: RunPodPod, account: str, running_at: datetime | None, last_seen_a
           now: datetime, reason: str) -> Loss:
     return Loss(pod_id=pod.id, account=account, experiment=pod.experiment, running_at=running_at,
                 last_seen_at=last_seen_at, lost_at=now, gpu=pod.gpu, datacenter=pod.datacenter,
-                cost_per_hr=pod.adjusted_cost_per_hr or pod.cost_per_hr, source="runpod-poll", reason=reason)
+                cost_per_hr=pod.adjusted_cost_per_hr or pod.cost_per_hr, source="runpod-poll", reason=reason,
+                host=pod.host)

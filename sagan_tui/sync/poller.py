@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sqlite3
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -15,6 +16,7 @@ from sagan_tui.config import Settings
 from sagan_tui.models import HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.sources.errors import ErrorKind, SourceError, scrub
 from sagan_tui.sources.runpod_base import RunPodTransport
+from sagan_tui.sources.runpod_select import make_transports
 from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache, parse_ts, ts
 from sagan_tui.sync.detect import Seen, reconcile
@@ -77,21 +79,15 @@ class _Result:
     skipped: list[str] = field(default_factory=list)
 
 
-def make_transports(settings: Settings) -> dict[str, RunPodTransport]:
-    """One transport per enabled account, of the kind its config names."""
-    out: dict[str, RunPodTransport] = {}
-    for name, acc in settings.accounts.items():
-        if not acc.enabled:
-            continue
-        if acc.transport == "rest-v2":
-            from sagan_tui.sources.runpod_rest import RestV2Transport
-            out[name] = RestV2Transport(name, acc.key(), base_url=settings.rest_base_url,
-                                        timeout=settings.request_timeout)
-        else:
-            from sagan_tui.sources.runpod_graphql import GraphQLTransport
-            out[name] = GraphQLTransport(name, acc.key(), base_url=settings.runpod_api_base_url,
-                                         timeout=settings.request_timeout)
-    return out
+async def _together(*coros):
+    """asyncio.gather, but every request ends before the poll does: the first failure is raised
+    once the others are done. gather alone left them running past the poll (overlapping the next
+    one) and, in `sync`, retrying on the closed client at exit: a traceback."""
+    results = await asyncio.gather(*coros, return_exceptions=True)
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results
 
 
 class Poller:
@@ -102,7 +98,8 @@ class Poller:
         self.settings = settings
         self.cache = cache
         token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
-        self.sagan = sagan or SaganClient(settings.sagan_base_url, token, timeout=settings.request_timeout)
+        self.sagan = sagan or SaganClient(settings.sagan_base_url, token, timeout=settings.request_timeout,
+                                          max_reply_bytes=settings.max_reply_bytes)
         self.transports = transports if transports is not None else make_transports(settings)
         self._secrets = settings.secrets()
         self._lock = asyncio.Lock()
@@ -146,6 +143,9 @@ class Poller:
                 coro = self._poll_sagan() if name == SAGAN else self._poll_account(name)
                 jobs[name] = asyncio.create_task(coro)
             results = await asyncio.gather(*jobs.values(), return_exceptions=True) if jobs else []
+            for res in results:
+                if isinstance(res, sqlite3.Error):  # the cache failed (a full disk), not the source:
+                    raise res                       # it is no source's health; the caller says what
             total = _Result()
             for name, res in zip(jobs, results):
                 if isinstance(res, BaseException):
@@ -207,7 +207,7 @@ class Poller:
             exp_since, ev_since, pods_since = (parse_ts(parts.get(k)) for k in ("exp", "ev", "pods"))
         if ev_since is None:
             ev_since = now - timedelta(days=self.settings.events_retention_days)
-        exps, pods, approvals = await asyncio.gather(
+        exps, pods, approvals = await _together(
             self.sagan.experiments(exp_since - CURSOR_OVERLAP if exp_since else None),
             self.sagan.pods(pods_since - CURSOR_OVERLAP if pods_since else None),
             self.sagan.approvals("pending"))
@@ -309,7 +309,7 @@ class Poller:
             if pod.experiment is None:
                 pod.experiment = experiment_of.get(pod.id)
         h = self._ok(name, now, balance=snap.balance, spend_per_hr=snap.spend_per_hr,
-                     spend_limit=snap.spend_limit, under_balance=snap.under_balance)
+                     spend_limit=snap.spend_limit, under_balance=snap.under_balance, balance_note=snap.balance_note)
         with self.cache.transaction() as conn:
             prev = self._live_pods(conn, name)
             for pod_id, seen in prev.items():
@@ -325,6 +325,8 @@ class Poller:
             self.cache.touch_pods(conn, rec.touched)
             self.cache.add_observations(conn, rec.observations)
             self.cache.upsert_losses(conn, losses)
+            self.cache.record_balance(conn, name, now, snap.balance, snap.under_balance, snap.spend_per_hr,
+                                      snap.spend_limit)
             self.cache.set_health(conn, h)
         self._live[name] = rec.live  # only once committed: a rolled-back write leaves the cache as it was
         return _Result(pods_changed=rec.changed, pods_gone=rec.gone,

@@ -1,4 +1,4 @@
-"""Triage, pure: losses, reaping waves, heatmap grid, diagnosis, incident report, dispatch guard.
+"""Triage, pure: losses, reaping waves, verdicts, heatmap grid, diagnosis, incident report, wave response, dispatch guard.
 
 The names below are imported from their modules on first use (PEP 562): the panel's loss area
 imports `triage.heatmap` and `triage.fmt` before its first frame, and records and losses would
@@ -17,7 +17,9 @@ _WHERE = {
     "losses": ("merge_losses", "parse_not_found", "requested_stop"),
     "records": ("parse_loss_lines", "parse_record_lines", "wave_to_json", "waves_to_json"),
     "report": ("render_report",),
+    "response": ("Proposal", "propose"),
     "timeline": ("Timeline",),
+    "verdict": ("Verdict",),  # not `verdict`: that name is the submodule's
     "waves": ("Wave", "active_wave", "find_waves"),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
@@ -40,5 +42,7 @@ if TYPE_CHECKING:
     from sagan_tui.triage.losses import merge_losses, parse_not_found, requested_stop
     from sagan_tui.triage.records import parse_loss_lines, parse_record_lines, wave_to_json, waves_to_json
     from sagan_tui.triage.report import render_report
+    from sagan_tui.triage.response import Proposal, propose
     from sagan_tui.triage.timeline import Timeline
+    from sagan_tui.triage.verdict import Verdict
     from sagan_tui.triage.waves import Wave, active_wave, find_waves

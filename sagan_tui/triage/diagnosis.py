@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 from sagan_tui.basics import HealthState
 from sagan_tui.triage import fmt
 from sagan_tui.triage import gaps as G
+from sagan_tui.triage.evidence import BalanceStep, balance_reading, hosts_of
 
 if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
     from sagan_tui.models import Loss, PodSighting, SourceHealth
@@ -18,7 +19,7 @@ if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # accounts, gaps, survivors, balance, long-running, datacenter, gpu, runpod-reason, repeat, burn
+    kind: str  # accounts, gaps, survivors, balance, long-running, host, datacenter, gpu, runpod-reason, repeat, burn
     statement: str
     evidence: tuple[str, ...] = ()
 
@@ -40,9 +41,12 @@ class TriageContext:
     dispatches: tuple[Dispatch, ...] = ()  # every experiment's pods in dispatch order
     accounts_polled: tuple[str, ...] = ()  # every configured account
     losses: tuple[Loss, ...] = ()  # every known loss, for the experiments' dispatch history
+    balances: Mapping[str, tuple[BalanceStep, ...]] = field(default_factory=dict)  # account -> its history
 
     def __post_init__(self) -> None:
         # Accept lists and plain tuples from callers; store immutable, typed values.
+        object.__setattr__(self, "balances", {a: tuple(BalanceStep(*s) for s in steps)
+                                              for a, steps in dict(self.balances or {}).items()})
         object.__setattr__(self, "sightings", tuple(self.sightings))
         object.__setattr__(self, "dispatches", tuple(Dispatch(*d) for d in self.dispatches))
         object.__setattr__(self, "accounts_polled", tuple(self.accounts_polled))
@@ -62,7 +66,7 @@ def dispatches_from(losses: Iterable[Loss], sightings: Iterable[PodSighting] = (
 def diagnose(wave: Wave, context: TriageContext | None = None) -> list[Finding]:
     """The findings on `wave`, most decisive first."""
     ctx = context or TriageContext()
-    checks = (_accounts, _gaps, _survivors, _balances, _long_running, _datacenters, _gpus,
+    checks = (_accounts, _gaps, _survivors, _balances, _long_running, _hosts, _datacenters, _gpus,
               _runpod_reasons, _repeats, _burn)
     out: list[Finding] = []
     for check in checks:
@@ -106,9 +110,8 @@ def _gaps(wave: Wave, ctx: TriageContext) -> list[Finding]:
     if n == 0:
         return [Finding("gaps", "RUNNING time unknown for every pod: the gap after RUNNING cannot be judged")]
     longs = {x.pod_id for x in wave.long_running()}
-    per_pod = fmt.capped(f"{x.pod_id}: {fmt.duration(g)}" + (" (long-running: left out of the median)"
-                                                             if x.pod_id in longs else "")
-                         for x, g in sorted(pairs, key=lambda t: t[1]))
+    per_pod = fmt.capped(sorted(pairs, key=lambda t: t[1]), show=lambda p: f"{p[0].pod_id}: {fmt.duration(p[1])}" + (
+        " (long-running: left out of the median)" if p[0].pod_id in longs else ""))
     late = _sagan_timed(wave)
     if late:
         per_pod += (f"{len(late)} of {total} timed only by Sagan noticing the loss (no poll saw them go): "
@@ -148,8 +151,8 @@ def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:
     if alive:
         spared = [a for a in wave.accounts if any(s.account == a for s in alive)]
         ids = [f"{s.pod_id} ({s.account}, {fmt.exp(s.experiment)})" for s in alive]
-        ev = [*fmt.capped(f"{s.pod_id}: running since {fmt.hms(s.running_at or s.first_seen_at)}, "
-                          f"seen {fmt.hms(s.last_seen_at)} UTC" for s in alive)]
+        ev = [*fmt.capped(alive, show=lambda s: f"{s.pod_id}: running since {fmt.hms(s.running_at or s.first_seen_at)}, "
+                                                f"seen running {fmt.hms(running_seen(s))} UTC")]
         ev += [f"{a}: no other pod ran across the window (no control there)"
                for a in wave.accounts if a not in spared]
         return [Finding("survivors", f"pods of the same accounts survived the window: {fmt.listed(ids, 3)}: "
@@ -159,7 +162,7 @@ def _survivors(wave: Wave, ctx: TriageContext) -> list[Finding]:
                                      "no control group to tell account-wide from selective")]
     return [Finding("survivors", f"no pod of {names} survived the window: points at an account-wide stop "
                                  "(balance, spend limit, key, or RunPod acting on the account)",
-                    fmt.capped(f"{s.pod_id}: last seen {fmt.hms(s.last_seen_at)} UTC" for s in mates))]
+                    fmt.capped(mates, show=lambda s: f"{s.pod_id}: last seen {fmt.hms(s.last_seen_at)} UTC"))]
 
 
 def survivors(wave: Wave, sightings: Iterable[PodSighting]) -> list[PodSighting]:
@@ -181,31 +184,53 @@ def _earliest_loss(wave: Wave) -> datetime:
 
 
 def _survived(s: PodSighting, floor: datetime, end: datetime) -> bool:
+    """Ran from before the wave's first possible loss until a poll after its last: survival is
+    about the window, so a stop or a loss after that (the owner's, RunPod's) changes nothing."""
     began = s.running_at or s.first_seen_at
-    return (began is not None and began <= floor and s.last_seen_at is not None
-            and s.last_seen_at >= end and s.desired_status in (None, "RUNNING"))
+    seen = running_seen(s)
+    return began is not None and began <= floor and seen is not None and seen >= end
+
+
+def running_seen(s: PodSighting) -> datetime | None:
+    """The last time a poll saw the pod RUNNING (a sighting without that column: its last
+    sighting, if it was RUNNING then)."""
+    if s.running_seen_at is not None:
+        return s.running_seen_at
+    return s.last_seen_at if s.desired_status in (None, "RUNNING") else None
 
 
 def _balances(wave: Wave, ctx: TriageContext) -> list[Finding]:
     out, unknown = [], []
     for acc in wave.accounts:
-        h = ctx.health.get(acc)
-        if h is None or (h.balance is None and h.under_balance is None):
-            unknown.append(acc)
+        r = balance_reading(acc, wave.start, wave.end, ctx.health.get(acc), ctx.balances.get(acc, ()))
+        if r.state == "unknown":
+            unknown.append(r.statement)
             continue
-        bal = "balance unknown" if h.balance is None else f"balance {fmt.usd(h.balance)}"
-        ev = [f"{acc}: {bal}" + (f", spend {fmt.usd(h.spend_per_hr)}/h" if h.spend_per_hr is not None else "")
-              + (f" of limit {fmt.usd(h.spend_limit)}/h" if h.spend_limit is not None else "")]
-        if h.last_success is not None:
-            ev.append(f"as of the poll at {fmt.hms(h.last_success)} UTC")
-        if h.under_balance:
-            out.append(Finding("balance", f"{acc} is under balance: RunPod stops every pod of an account whose "
-                                          "balance runs out", tuple(ev)))
-        else:
-            out.append(Finding("balance", f"{acc} {bal}, not under balance: not a balance stop", tuple(ev)))
-    if unknown and ctx.health:
-        out.append(Finding("balance", f"balance of {', '.join(unknown)} unknown: check it in the RunPod console"))
+        h = ctx.health.get(acc)
+        spend = ([f"{acc}: spend {fmt.usd(h.spend_per_hr)}/h" + (f" of limit {fmt.usd(h.spend_limit)}/h"
+                                                                 if h.spend_limit is not None else "")]
+                 if h is not None and h.spend_per_hr is not None else [])
+        out.append(Finding("balance", r.statement, (*r.evidence, *spend)))
+    if unknown and (ctx.health or ctx.balances):
+        out.append(Finding("balance", f"{'; '.join(unknown)}: check it in the RunPod console"))
     return out
+
+
+def _hosts(wave: Wave, ctx: TriageContext) -> list[Finding]:
+    hosts = hosts_of(x.host for x in wave.losses)
+    total, known = len(wave.losses), sum(hosts.values())
+    if not hosts:
+        return []
+    ev = fmt.capped(f"{h}: {n} pod{'s' * (n != 1)} ({fmt.listed([x.pod_id for x in wave.losses if x.host == h], 3)})"
+                    for h, n in hosts.items())
+    ev += (f"unknown: {total - known} pods",) if known < total else ()
+    if len(hosts) == 1 and known >= 2:
+        (host,) = hosts
+        return [Finding("host", f"{'all' if known == total else f'{known} of {total}'} on one machine {host}: "
+                                "a host failure fits", ev)]
+    if len(hosts) == 1:
+        return [Finding("host", f"machine known for only {known} of {total} pods: too few to place the rest", ev)]
+    return [Finding("host", f"on {len(hosts)} machines: not one host failing", ev)]
 
 
 def _long_running(wave: Wave, ctx: TriageContext) -> list[Finding]:
@@ -215,8 +240,8 @@ def _long_running(wave: Wave, ctx: TriageContext) -> list[Finding]:
     ids = [f"{x.pod_id} ({fmt.exp(x.experiment)})" for x in longs]
     return [Finding("long-running", f"long-running pod{'s' * (len(longs) > 1)} killed in the same window: "
                                     f"{fmt.listed(ids, 3)}: the sweep is not only about new pods",
-                    fmt.capped(f"{x.pod_id}: RUNNING since {fmt.hms(x.running_at)}, lost {fmt.hms(x.lost_at)} UTC "
-                               f"after {fmt.duration(G.gap_of(x) or 0)}" for x in longs))]
+                    fmt.capped(longs, show=lambda x: f"{x.pod_id}: RUNNING since {fmt.hms(x.running_at)}, lost "
+                                                     f"{fmt.hms(x.lost_at)} UTC after {fmt.duration(G.gap_of(x) or 0)}"))]
 
 
 def _concentration(wave: Wave, kind: str, attr: str, what: str, prep: str, one: str, many: str) -> list[Finding]:
@@ -284,7 +309,7 @@ def _repeats(wave: Wave, ctx: TriageContext) -> list[Finding]:
         pods = "" if runs == len(streak) else f" ({len(streak)} pods)"
         out.append(Finding("repeat", f"{fmt.exp(e)} lost {runs} dispatches{pods} {run}: a recovery loop "
                                      "burning money, hold it",
-                           (*fmt.capped(f"{x.pod_id}: lost {fmt.hms(x.lost_at)} UTC ({x.account})" for x in streak),
+                           (*fmt.capped(streak, show=lambda x: f"{x.pod_id}: lost {fmt.hms(x.lost_at)} UTC ({x.account})"),
                             f"burned {fmt.usd(spent)} on them")))
     return out
 
@@ -293,8 +318,9 @@ def _burn(wave: Wave, ctx: TriageContext) -> list[Finding]:
     n = len(wave.losses)
     priced = n - wave.burn_unknown
     tail = f"; {wave.burn_unknown} more with no price or RUNNING time" if wave.burn_unknown else ""
-    ev = fmt.capped(f"{x.pod_id}: {fmt.usd(x.cost_per_hr)}/h x {fmt.duration(g)} = {fmt.usd(x.cost_per_hr * g / 3600)}"
-                    for x in wave.losses if x.cost_per_hr is not None and (g := G.gap_of(x)) is not None)
+    priced_pairs = [(x, g) for x in wave.losses if x.cost_per_hr is not None and (g := G.gap_of(x)) is not None]
+    ev = fmt.capped(priced_pairs, show=lambda p: f"{p[0].pod_id}: {fmt.usd(p[0].cost_per_hr)}/h x "
+                                                 f"{fmt.duration(p[1])} = {fmt.usd(p[0].cost_per_hr * p[1] / 3600)}")
     return [Finding("burn", f"{fmt.usd(wave.burn_usd)} of GPU time burned on {priced} lost pod"
                             f"{'s' * (priced != 1)} (price x time from RUNNING to lost; RunPod bills per second)"
                             f"{tail}", ev)]

@@ -80,7 +80,7 @@ def reaped_loss(pod: RunPodPod, seen_at: datetime | None = None) -> Loss | None:
         return None
     return Loss(pod_id=pod.id, account=pod.account, lost_at=lost_at, gpu=pod.gpu, datacenter=pod.datacenter,
                 cost_per_hr=pod.adjusted_cost_per_hr or pod.cost_per_hr, experiment=getattr(pod, "experiment", None),
-                source="runpod-poll", reason=reason)
+                source="runpod-poll", reason=reason, host=pod.host)
 
 
 def _first(values: Iterable[object]) -> object:
@@ -109,7 +109,7 @@ def combine(records: list[Loss]) -> Loss:
         datacenter=_first(r.datacenter for r in records), cost_per_hr=_first(r.cost_per_hr for r in records),
         source="+".join([s for s in _SOURCES if s in sources] + sorted(sources - set(_SOURCES))),
         reason="; ".join(reasons) or None, run_id=_first(r.run_id for r in records),
-        dismissed=any(r.dismissed for r in records),
+        host=_first(r.host for r in records), dismissed=any(r.dismissed for r in records),
     )
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
 from pydantic import TypeAdapter, ValidationError
@@ -22,12 +24,20 @@ RECORD_TYPES: dict[str, Callable[[Any], Any]] = {
     "health": TypeAdapter(SourceHealth).validate_python}
 
 
+# Times a record may carry: outside them the analysis' own arithmetic (a wave's end plus the
+# guard, a gap in seconds) leaves the range of a date, and no pod ran then anyway.
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(2999, 12, 31, tzinfo=timezone.utc)
+TIME_FIELDS = ("first_seen_at", "running_at", "last_seen_at", "lost_at")
+
+
 @dataclass
 class ParsedLines:
     losses: list[Loss] = field(default_factory=list)
     sightings: list[PodSighting] = field(default_factory=list)
     health: dict[str, SourceHealth] = field(default_factory=dict)
     dispatches: list[Dispatch] = field(default_factory=list)  # Sagan's own history, when at hand
+    balances: dict[str, list[tuple]] = field(default_factory=dict)  # account -> balance history (a cache's)
     errors: list[str] = field(default_factory=list)  # "line N: what was wrong"
 
 
@@ -40,9 +50,47 @@ def _why(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _not_finite(obj: Any, path: str = "") -> str | None:
+    """The first field holding NaN or an infinity (JSON's NaN, Infinity), by its dotted name."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return path or "record"
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+    for key, value in items:
+        found = _not_finite(value, f"{path}.{key}" if path else str(key))
+        if found:
+            return found
+    return None
+
+
+def refusal(record: Any) -> str | None:
+    """Why a record that validated cannot be analysed (times out of range or out of order, a
+    negative price), or None."""
+    for name in TIME_FIELDS:
+        t = getattr(record, name, None)
+        if t is not None and not EARLIEST <= t <= LATEST:
+            return f"{name}: {t.isoformat()} is outside {EARLIEST.year}-{LATEST.year}"
+    running, seen, lost = (getattr(record, n, None) for n in ("running_at", "last_seen_at", "lost_at"))
+    if running is not None and lost is not None and lost < running:
+        return "lost_at is before running_at"
+    if seen is not None and lost is not None and seen > lost:
+        return "last_seen_at is after lost_at"
+    if running is not None and seen is not None and seen < running:
+        return "last_seen_at is before running_at"
+    cost = getattr(record, "cost_per_hr", None)
+    if cost is not None and cost < 0:
+        return "cost_per_hr is negative"
+    return None
+
+
 def parse_record_lines(lines: Iterable[str]) -> ParsedLines:
-    """Each non-blank line one JSON object; a bad line becomes an error naming it, the rest are kept."""
+    """Each non-blank line one JSON object; a bad line becomes an error naming it, the rest are kept.
+
+    Two loss records of one pod are merged into one loss, as the cache merges a pod's records from
+    both sources, and the merge is reported on the later line."""
+    from sagan_tui.triage.losses import combine
+
     out = ParsedLines()
+    first_line: dict[str, int] = {}  # pod_id -> the line its loss was first given on
     for n, line in enumerate(lines, 1):
         text = line.strip()
         if not text:
@@ -55,6 +103,10 @@ def parse_record_lines(lines: Iterable[str]) -> ParsedLines:
         if not isinstance(obj, dict):
             out.errors.append(f"line {n}: expected a JSON object, got {type(obj).__name__}")
             continue
+        bad = _not_finite(obj)
+        if bad:
+            out.errors.append(f"line {n}: {bad}: not a finite number (NaN or Infinity)")
+            continue
         kind = obj.pop("type", "loss")
         validate = RECORD_TYPES.get(kind) if isinstance(kind, str) else None
         if validate is None:
@@ -65,7 +117,17 @@ def parse_record_lines(lines: Iterable[str]) -> ParsedLines:
         except ValidationError as exc:
             out.errors.append(f"line {n}: {_why(exc)}")
             continue
-        if isinstance(record, Loss):
+        why = refusal(record)
+        if why:
+            out.errors.append(f"line {n}: {why}")
+            continue
+        if isinstance(record, Loss) and record.pod_id in first_line:
+            at = next(i for i, x in enumerate(out.losses) if x.pod_id == record.pod_id)
+            out.losses[at] = combine([out.losses[at], record])
+            out.errors.append(f"line {n}: pod {record.pod_id} was also lost on line {first_line[record.pod_id]}:"
+                              " merged into one loss")
+        elif isinstance(record, Loss):
+            first_line[record.pod_id] = n
             out.losses.append(record)
         elif isinstance(record, PodSighting):
             out.sightings.append(record)
@@ -98,6 +160,7 @@ def wave_to_json(wave: Wave) -> dict[str, Any]:
         "accounts": list(wave.accounts), "experiments": list(wave.experiments),
         "datacenters": list(wave.datacenters), "gpu_types": list(wave.gpu_types),
         "gap_median_s": wave.gap_median_s, "burn_usd": round(wave.burn_usd, 4),
+        "verdict": wave.verdict.to_json(),
         "diagnosis": [{"kind": f.kind, "statement": f.statement, "evidence": list(f.evidence)} for f in wave.diagnosis],
     }
 

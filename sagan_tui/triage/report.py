@@ -6,9 +6,11 @@ from datetime import datetime
 from typing import Iterable, Sequence
 
 from sagan_tui.models import Loss
+from sagan_tui.safe_text import one_line
 from sagan_tui.triage import fmt
 from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose, survivors
 from sagan_tui.triage.gaps import burn, gap_of
+from sagan_tui.triage.verdict import Verdict, order_findings, verdict
 from sagan_tui.triage.waves import Wave, active_wave
 
 TABLE_HEAD = ("| run | exp | pod | account | RUNNING at | lost at | gap |", "|---|---|---|---|---|---|---|")
@@ -17,7 +19,7 @@ LONG_RUNNING = "long-running, killed in the same window"
 
 def _cell(text: object) -> str:
     # Record fields are untrusted text: one line, and no pipe may end a table cell early.
-    return " ".join(str(text).split()).replace("|", "\\|")
+    return one_line(text, limit=10_000).replace("|", "\\|")
 
 
 def _line(text: str) -> str:
@@ -70,10 +72,22 @@ def _ticket(wave: Wave) -> list[str]:
     return ["```text", *lines, "```"]
 
 
+def verdict_lines(v: Verdict) -> list[str]:
+    """The verdict as Markdown: its line, then what speaks for it and against it, with evidence."""
+    out = [f"**{v.title}**: {_line(v.next_step)}", ""]
+    for label, findings in (("For", v.for_), ("Against", v.against)):
+        if findings:
+            out += [f"{label}:", "", *_findings(findings), ""]
+    if v.missing:
+        out += ["Missing evidence:", "", *(f"- {_line(m)}" for m in v.missing), ""]
+    return out
+
+
 def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: datetime, active: bool) -> list[str]:
     head = f"## Wave {i}: {fmt.day(wave.start)} {fmt.window(wave.start, wave.end, seconds=True)}, " \
            f"{', '.join(wave.accounts)} ({len(wave.losses)} pods)"
-    out = [head, ""]
+    v = verdict(wave, context) if context is not None else wave.verdict
+    out = [head, "", *verdict_lines(v)]
     if active:
         out += [f"**Active**: last loss {fmt.duration((now - wave.end).total_seconds())} ago. "
                 "Do not re-dispatch into it.", ""]
@@ -81,7 +95,7 @@ def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: dateti
     out += [f"Scope: accounts {_counted(x.account for x in wave.losses)}; experiments {exps}; "
             f"data centers {_counted(x.datacenter for x in wave.losses)}; GPUs {_counted(x.gpu for x in wave.losses)}.",
             "", *loss_table(wave.losses, (x.pod_id for x in wave.long_running())), ""]
-    findings = diagnose(wave, context) if context is not None else list(wave.diagnosis)
+    findings = order_findings(diagnose(wave, context), v) if context is not None else list(wave.diagnosis)
     out += ["**Diagnosis**", "", *_findings(findings, wave.pod_ids), "",
             "**Pod ids for a RunPod support ticket**", "", *_ticket(wave), ""]
     return out
@@ -101,7 +115,8 @@ def _next_steps(waves: Sequence[Wave], context: TriageContext | None) -> list[st
                  + (f" (last polled: {', '.join(known)})." if known else "."))
     lost = {x.pod_id for w in waves for x in w.losses}
     sightings = context.sightings if context else ()
-    control = sorted({s.pod_id for w in waves for s in survivors(w, sightings) if s.pod_id not in lost and not s.gone})
+    control = sorted({s.pod_id for w in waves for s in survivors(w, sightings)
+                      if s.pod_id not in lost and not s.gone and s.desired_status in (None, "RUNNING")})
     if control:
         verb, it = ("is", "it") if len(control) == 1 else ("are", "they")
         steps.append(f"Check that the control pod{'s' * (len(control) > 1)} {fmt.listed(control, 3)} {verb} still "

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose
 from sagan_tui.triage.timeline import Timeline
+from sagan_tui.triage.verdict import Verdict, order_findings
+from sagan_tui.triage.verdict import verdict as judge
 
 if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
     from sagan_tui.models import Loss
@@ -142,8 +144,14 @@ class Wave:
         return self._burn[1]
 
     @cached_property
+    def verdict(self) -> Verdict:
+        """The cause the evidence points to (triage/verdict.py), weighed once per wave and context."""
+        return judge(self, self.context)
+
+    @cached_property
     def diagnosis(self) -> tuple[Finding, ...]:
-        return tuple(diagnose(self, self.context))
+        """The findings, heaviest toward the verdict first."""
+        return order_findings(diagnose(self, self.context), self.verdict)
 
     @property
     def pod_ids(self) -> tuple[str, ...]:

@@ -53,6 +53,7 @@ class ActionsMixin:
         _b("S", "bulk_stop", "Stop marked"),
         _b("A", "audit", "Audit log"),
         _b("e", "export_report", "Export report"),
+        _b("W", "wave_response", "Wave response"),  # verdict's hunk: the dialog lives in ui/screens/wave_response.py
     ]
     MUTATING_ACTIONS: frozenset[str] = frozenset(
         {"hold", "redispatch", "stop_pod", "promote", "bulk_hold", "bulk_stop"})
@@ -89,12 +90,9 @@ class ActionsMixin:
 
     def on_owner_action_done(self, event: OwnerActionDone) -> None:
         result = event.result
-        if result.ok:
-            self.notify(result.message, title="Done", markup=False)
-        elif result.refused:
-            self.notify(result.message, title="Refused", severity="warning", markup=False, timeout=10)
-        else:
-            self.notify(result.message, title="Failed", severity="error", markup=False, timeout=15)
+        # "2 of 3 stopped" as a warning, not "Failed": the title and severity are the result's.
+        self.notify(result.message, title=result.title, severity=result.severity, markup=False,  # type: ignore[arg-type]
+                    timeout={"information": None, "warning": 10, "error": 15}[result.severity])
         if result.ok and event.clear_marks:
             self.clear_marks()
         if result.ok or any(p.ok for p in result.parts):
@@ -138,6 +136,8 @@ class ActionsMixin:
             self.notify("Select an experiment first.", severity="warning", markup=False)
             return
         pending = [a for a in self.cache.approvals() if a.experiment_number == exp.number]
+        # A request the owner deferred stays reachable here: the screen says when it was deferred.
+        pending = pending or [a for a in self.cache.approvals("deferred") if a.experiment_number == exp.number]
         if not pending:
             self.notify(f"#{exp.number} has no pending approval request ({exp.status}).", markup=False)
             return
@@ -170,15 +170,29 @@ class ActionsMixin:
     def action_bulk_hold(self) -> None:
         if self._read_only_refused("bulk hold"):
             return
-        numbers = list(self.marked_experiments())
-        if not numbers:
+        from sagan_tui.actions.bulk import plan_hold
+
+        marked = list(self.marked_experiments())
+        if not marked:
             self.notify("No experiment is marked (space marks one).", severity="warning", markup=False)
             return
-        lines = [self._exp_line(e) if (e := self.cache.experiment(n)) else f"#{n} (not in the cache)"
-                 for n in numbers]
-        self._hold_dialog(numbers, f"Hold {counted(len(numbers), 'experiment')}", lines, bulk=True)
+        known = {n: self.cache.experiment(n) for n in marked}
+        plan = plan_hold(marked, known)
+        warning = plan.warning(*self._hidden_marks("experiments_table", "#"))
+        if not plan.targets:
+            self.notify(f"Nothing to hold. {warning}", severity="warning", markup=False)
+            return
+        lines = [self._exp_line(e) if (e := known.get(n)) else f"#{n} (not in the cache)" for n in plan.targets]
+        self._hold_dialog(list(plan.targets), f"Hold {counted(len(plan.targets), 'experiment')}", lines,
+                          bulk=True, warning=warning)
 
-    def _hold_dialog(self, numbers: list[int], title: str, lines: list[str], bulk: bool = False) -> None:
+    def _hidden_marks(self, table: str, prefix: str = "") -> tuple[list[str], str]:
+        """Marked rows of `table` a filter hides now, and what hides them (the bulk dialog names them)."""
+        t = getattr(self, table, None)
+        return ([prefix + k for k in t.hidden_marked_keys()], t.hidden_by()) if t is not None else ([], "")
+
+    def _hold_dialog(self, numbers: list[int], title: str, lines: list[str], bulk: bool = False,
+                     warning: str = "") -> None:
         from sagan_tui.actions.guard import hold_note
         from sagan_tui.ui.screens.prompt import NoteScreen
 
@@ -195,8 +209,8 @@ class ActionsMixin:
 
         self.push_screen(NoteScreen(
             title, lines, confirm_label="Hold", note_value=prefill,
-            note="Sets the status to blocked: Sagan stops work on it, including auto-recovery re-dispatches."),
-            chosen)
+            note="Sets the status to blocked: Sagan stops work on it, including auto-recovery re-dispatches.",
+            warning=warning), chosen)
 
     def action_redispatch(self) -> None:
         runner = self.action_runner
@@ -214,6 +228,9 @@ class ActionsMixin:
             def typed(text: str | None) -> None:
                 if text is not None:
                     self._run_action(lambda: runner.redispatch(n, note, confirm=text))
+                else:  # a cancel during a wave is audited too
+                    self._run_action(lambda: runner.record_cancelled(
+                        "redispatch", f"#{n}", account=exp.runpod_account, detail=verdict.summary))
 
             self.push_screen(GuardedDispatchScreen(exp, verdict), typed)
             return
@@ -270,21 +287,30 @@ class ActionsMixin:
         if not ids:
             self.notify("No pod is marked (space marks one).", severity="warning", markup=False)
             return
+        from sagan_tui.actions.bulk import plan_stop
+
         known = {p.pod_id: p for p in self.cache.pods()}
-        pods = [known[i] for i in ids if i in known]
-        lines = [self._pod_line(p) for p in pods] + [f"{i} (not in the cache: skipped)" for i in ids if i not in known]
-        targets = [StopTarget.of(p) for p in pods]
+        plan = plan_stop(ids, known)
+        warning = plan.warning(*self._hidden_marks("pods_table"))
+        targets = list(plan.targets)
         if not targets:
-            self.notify("None of the marked pods is in the cache: nothing to stop.", severity="warning",
-                        markup=False)
+            self.notify(f"Nothing to stop. {warning}", severity="warning", markup=False)
             return
+        pods = [known[t.pod_id] for t in targets]
+        lines = [self._pod_line(p) for p in pods]
         runner = self.action_runner
         accounts = sorted({p.account for p in pods})
         self.push_screen(ConfirmScreen(
             f"Stop {counted(len(targets), 'pod')} ({', '.join(accounts)})", lines,
             confirm_label=f"Stop {counted(len(targets), 'pod')}",
-            note="Each pod is re-checked with its own account before its stop is sent."),
+            note="Each pod is re-checked with its own account before its stop is sent.", warning=warning),
             self._on_confirm(lambda: runner.bulk_stop(targets), clear_marks=True))
+
+    def action_wave_response(self) -> None:
+        """The wave's verdict and its response in one dialog (refused out loud in read-only)."""
+        from sagan_tui.ui.screens.wave_response import open_wave_response
+
+        open_wave_response(self)
 
     # --- audit and export ----------------------------------------------------------------
 

@@ -204,8 +204,10 @@ class SaganApp(ActionsMixin, App):
         try:
             loaded = load(settings, None, None, self.clock)
         except Exception as exc:  # noqa: BLE001 - shown, then the panel exits
-            why = one_line(f"{type(exc).__name__}: {exc}")
-            self.post_message(LoadFailed(f"sagan-tui: cannot open the cache: {why}"))
+            # A CacheUnusable names the path and the cause itself, and exits 2 (the file untouched).
+            code = getattr(exc, "exit_code", 1)
+            why = one_line(str(exc) if code == 2 else f"{type(exc).__name__}: {exc}")
+            self.post_message(LoadFailed(f"sagan-tui: cannot open the cache: {why}", exit_code=code))
             return
         self.post_message(loaded)
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from rich.text import Text
 
+from sagan_tui.safe_text import clean
 from sagan_tui.triage import fmt
 from sagan_tui.triage.heatmap import HeatGrid, shade
 
@@ -70,8 +71,8 @@ def layout(labels: Sequence[str], width: int, columns: int | None = None) -> Lay
 
 
 def printable(text: object) -> str:
-    """Untrusted text with control characters (escape sequences, newlines) made visible as `?`."""
-    return "".join(ch if ch.isprintable() else "?" for ch in str(text))
+    """Untrusted text on one line, through the one sanitiser (`sagan_tui.safe_text.clean`)."""
+    return clean(text)
 
 
 def fit(label: str, width: int) -> str:

@@ -11,6 +11,7 @@ from sagan_tui.config import Settings
 from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
+from sagan_tui.triage.verdict import headline as verdict_headline
 from sagan_tui.ui import render
 from sagan_tui.ui.render import Row
 from sagan_tui.ui.safe_text import one_line
@@ -69,6 +70,7 @@ class PanelModel:
         self._pod_looks: dict[str, tuple] = {}  # per account, as its pods' rows were last drawn
         self._pod_until: dict[str, float] = {}  # per pod row shown, when time alone changes it
         self._exp_until: dict[int, float] = {}  # the same, per experiment row (its age)
+        self.deferred: dict[int, datetime | None] = {}  # experiment -> when the owner deferred its request
         # New inbox items are announced against what was known; a cold cache knows nothing,
         # so its first Sagan poll sets the baseline instead of announcing everything.
         self._inbox_baseline = False
@@ -80,9 +82,18 @@ class PanelModel:
         self.health = dict(health or self.cache.health())
         self.experiments = {e.number: e for e in self.cache.experiments()}
         self._inbox_baseline = bool(self.experiments)
+        self._read_deferred()
         self._read_pods()
         self._read_losses()
         self._seen_waves = {self._wave_id(w) for w in self.waves}
+
+    def _read_deferred(self) -> set[int]:
+        """Experiments whose request the owner deferred (their turn says so); the numbers whose
+        deferral changed."""
+        before = self.deferred
+        self.deferred = {a.experiment_number: a.updated_at for a in self.cache.approvals("deferred")
+                         if a.experiment_number is not None}
+        return {n for n in set(before) | set(self.deferred) if before.get(n) != self.deferred.get(n)}
 
     def _read_pods(self, pod_ids: set[str] | None = None) -> None:
         """Every pod, or only `pod_ids` again (a poll's changed, gone and lost pods: reading and
@@ -106,7 +117,8 @@ class PanelModel:
             self.waves = []
             return
         ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
-                            accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses))
+                            accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses),
+                            balances=self.cache.balance_history())
         self.waves = find_waves(self.losses, context=ctx)
 
     @staticmethod
@@ -128,7 +140,8 @@ class PanelModel:
             self._exp_until = {}
         out = {}
         for n in nums:
-            row = out[str(n)] = render.experiment_row(self.experiments[n], self._counts.get(n, 0), now)
+            row = out[str(n)] = render.experiment_row(self.experiments[n], self._counts.get(n, 0), now,
+                                                      self.deferred.get(n))
             self._exp_until[n] = row.until
         return out
 
@@ -277,6 +290,8 @@ class PanelModel:
                 e = self.cache.experiment(n)
                 if e is not None:
                     self.experiments[n] = e
+        if changes.approvals_changed:
+            changed_exps |= self._read_deferred()
         # Only the rows that may read differently are rendered: a poll costs what it changed.
         redo = {*changes.pods_changed, *changes.pods_gone, *(x.pod_id for x in changes.new_losses)}
         if redo:
@@ -322,8 +337,8 @@ def announcements(delta: Delta, health_before: Mapping[str, HealthState],
     if len(delta.new_inbox) > NOTIFY_MAX:
         out.append(Note(f"and {len(delta.new_inbox) - NOTIFY_MAX} more in the inbox (i)", "Your turn"))
     for w in delta.new_waves:
-        head = w.diagnosis[0].statement if w.diagnosis else ""
-        out.append(Note(one_line(f"{len(w.losses)} pods lost {render.hhmm(w.start)}-{render.hhmm(w.end)} UTC"
+        head = verdict_headline(w)
+        out.append(Note(one_line(f"{len(w.losses)} pods lost {render.window(w.start, w.end)}"
                                  f" in {', '.join(w.accounts)}. {head}"), "Reaping wave", "error", 30, True))
     for name, h in health.items():
         if h.state == HealthState.ERROR and health_before.get(name) != HealthState.ERROR:

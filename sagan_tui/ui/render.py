@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from sagan_tui.basics import NO_TURN, HealthState, SourceHealth, as_utc
+from sagan_tui.basics import NO_TURN, STOPPED_STATES, HealthState, SourceHealth, as_utc
 from sagan_tui.runway import DEFAULT_WARN_HOURS, Runway, runway
+from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import clean
 
 if TYPE_CHECKING:  # annotations only: the first frame is drawn before pydantic and sqlite-utils are imported
@@ -70,58 +71,10 @@ def account_colour(name: str) -> str:
     return _PINNED.get(name) or ACCOUNT_COLOURS[zlib.crc32(name.encode()) % len(ACCOUNT_COLOURS)]
 
 
-# --- durations and times -----------------------------------------------------------------
+# --- durations and times: the one formatting module, under the names the panes use --------
 
-def coarse(seconds: float | None) -> str:
-    """`<1m`, `45m`, `3h`, `5d`: minutes in the first hour, then whole hours, then days.
-
-    Every visible row's age is redrawn when its text changes, and each redrawn row is a few
-    hundred bytes to an SSH terminal: an age in hours changes once an hour, not once a minute.
-    """
-    if seconds is None:
-        return "—"
-    m = int(max(seconds, 0) // 60)
-    if m < 1:
-        return "<1m"
-    if m < 60:
-        return f"{m}m"
-    h = m // 60
-    return f"{h}h" if h < 48 else f"{h // 24}d"
-
-
-def coarse_left(seconds: float | None) -> float:
-    """Seconds until `coarse(seconds)` reads differently (never, for no duration)."""
-    if seconds is None:
-        return math.inf
-    s = max(seconds, 0.0)
-    step = 60 if s < 3600 else (3600 if s < 48 * 3600 else 86400)
-    return step - s % step
-
-
-def seen_text(seconds: float | None) -> str:
-    """How long ago a live pod was last listed: `now` within the minute."""
-    return "now" if seconds is not None and seconds < 60 else coarse(seconds)
-
-
-def since(then: datetime | None, now: datetime) -> float | None:
-    t = as_utc(then)
-    return None if t is None else (now - t).total_seconds()
-
-
-def hhmm(dt: datetime | None) -> str:
-    t = as_utc(dt)
-    return "—" if t is None else t.strftime("%H:%M")
-
-
-def hhmmss(dt: datetime | None) -> str:
-    t = as_utc(dt)
-    return "—" if t is None else t.strftime("%H:%M:%S")
-
-
-def money(v: float | None, per_hour: bool = False) -> str:
-    if v is None:
-        return "—"
-    return f"${v:,.2f}" + ("/h" if per_hour else "")
+coarse, coarse_left, seen_text, since, when = fmt.coarse, fmt.coarse_left, fmt.seen_text, fmt.since, fmt.when
+hhmm, hhmmss, money, window = fmt.hm, fmt.hms, fmt.usd, fmt.window
 
 
 # --- experiments -------------------------------------------------------------------------
@@ -140,11 +93,14 @@ SHORT_SAGAN = {"clarify scope": "clarify", "clarify hypothesis and information g
                "draft plan": "plan", "run and verify": "run / verify"}
 
 
-def turn_cell(exp: Experiment) -> Cell:
+def turn_cell(exp: Experiment, deferred_at: datetime | None = None) -> Cell:
+    """Whose turn, short; an owner turn whose request the owner deferred says so and when
+    (`YOU: answer questions · deferred 20:31`): still the owner's, but not forgotten."""
     turn = clean(exp.effective_turn)
     who, _, what = turn.partition(":")
     if exp.owner_turn:
-        return Cell(f"YOU: {SHORT_TURN.get(exp.status, what.strip())}", OWNER, sort=0)
+        later = f" · deferred {fmt.hm(deferred_at)}" if deferred_at is not None else ""
+        return Cell(f"YOU: {SHORT_TURN.get(exp.status, what.strip())}{later}", OWNER, sort=0)
     if who.strip().lower() == "sagan":
         return Cell(f"sagan: {SHORT_SAGAN.get(what.strip(), what.strip())}", DIM, sort=1)
     return Cell("—" if turn == NO_TURN else turn, DIM, sort=2)
@@ -155,12 +111,12 @@ def status_cell(status: str, known: bool) -> Cell:
     return Cell(s, "") if known else Cell(f"{s}?", UNKNOWN)
 
 
-def experiment_row(exp: Experiment, live_pods: int, now: datetime) -> Row:
+def experiment_row(exp: Experiment, live_pods: int, now: datetime, deferred_at: datetime | None = None) -> Row:
     age = since(exp.created_at or exp.updated_at, now)
     cells = (
         Cell(f"#{exp.number}", OWNER if exp.owner_turn else "", sort=exp.number),
         status_cell(exp.status, exp.status_known),
-        turn_cell(exp),
+        turn_cell(exp, deferred_at),
         Cell(str(live_pods) if live_pods else "·", "bold" if live_pods else DIM, sort=live_pods),
         Cell(coarse(age), DIM, sort=-(age or 0)),
         Cell(clean(exp.title)),
@@ -201,6 +157,7 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
     running_at = (cp.running_at if cp else None) or (loss.running_at if loss else None)
     last_seen = (cp.last_seen_at if cp else None) or (loss.last_seen_at if loss else None)
     base = LOST if loss else (DIM if gone_at else "")
+    stopped = not gone_at and pod is not None and pod.desired_status in STOPPED_STATES
     if loss:
         status = Cell("LOST", "bold red")
         note = Cell(clean(loss.reason or loss.source), LOST)
@@ -212,6 +169,8 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
         status = Cell(ds, "green" if ds == "RUNNING" else "yellow")
         # RunPod's lastStatusChange is news only when the pod is not running ("Exited by ...").
         note = Cell(clean(pod.last_status_change or "") if pod and not pod.running else "", DIM)
+        if pod and getattr(pod, "cluster_id", None) and not note.text:  # the first frame's record has none
+            note = Cell(f"cluster {clean(pod.cluster_id)}", DIM)  # an Instant Cluster member (REST v2)
     up_s = since(running_at, gone_at or now) if running_at else None
     seen_s = since(last_seen, now)
     left = coarse_left(up_s) if up_s is not None and not gone_at else math.inf
@@ -233,7 +192,8 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
         status,
         Cell(coarse(up_s), base, sort=up_s or 0),
         seen,
-        Cell(f"{cost:.2f}" if cost is not None else "—", base, sort=cost or 0),
+        # A stopped pod (EXITED) bills no GPU hour: its list price would read as a running cost.
+        Cell("—", DIM, sort=0) if stopped else Cell(f"{cost:.2f}" if cost is not None else "—", base, sort=cost or 0),
         note,
         Cell(short_gpu(gpu), base),
         Cell(clean(dc or "—"), base),
@@ -266,19 +226,18 @@ def event_kind(event_type: str) -> str:
     return "notes"
 
 
-def when(dt: datetime, now: datetime) -> str:
-    """`10:53:54` today, `05-14 10:53` on another day: a timeline spans days."""
-    t = as_utc(dt)
-    return t.strftime("%H:%M:%S") if t.date() == now.date() else t.strftime("%m-%d %H:%M")
+def transition(from_status: str | None, to_status: str | None) -> str:
+    """`queued → running`; `→ approved` when the event does not say where it came from; ''
+    when nothing changed (`blocked → blocked` is no transition) or no status is given."""
+    a, b = clean(from_status or ""), clean(to_status or "")
+    if not b or a == b:
+        return ""
+    return f"{a} → {b}" if a else f"→ {b}"
 
 
 def event_row(ev: WorkflowEvent, now: datetime) -> Row:
     kind = event_kind(ev.event_type)
-    what = ""
-    if ev.from_status or ev.to_status:
-        what = f"{clean(ev.from_status or '?')} → {clean(ev.to_status or '?')}"
-    elif ev.actor_kind:
-        what = clean(ev.actor_kind)
+    what = transition(ev.from_status, ev.to_status) or clean(ev.actor_kind or "")
     style = {"markers": "cyan", "state": "bold", "pods": "yellow"}.get(kind, "")
     ts = as_utc(ev.created_at).timestamp()  # type: ignore[union-attr]
     cells = (
@@ -353,9 +312,15 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         out += [(" ", ""), ("UNDER BALANCE", "bold reverse red")]
     if h.balance is not None:
         out.append((f" {money(h.balance)}", "bold red" if h.under_balance else ""))
+    if h.balance_note and h.state != HealthState.ERROR:
+        # Why the balance is missing or old (auto/rest-v2 transports); narrow lines say less.
+        full = f" balance {h.balance_note}" if h.balance is None else f" ({h.balance_note})"
+        out.append((full if spend else (" bal n/a" if h.balance is None else " (old)"), DIM))
     if spend and h.spend_per_hr is not None:
         out.append((f" -{money(h.spend_per_hr, per_hour=True)}", DIM))
-    out += runway_segments(runway(h, warn_hours), compact=not spend)
+    r = runway(h, warn_hours)
+    if r is not None and not (r.state == "unknown" and (h.balance_note or h.state == HealthState.ERROR)):
+        out += runway_segments(r, compact=not spend)  # an unreadable balance's reason is shown above
     return out
 
 
@@ -413,7 +378,6 @@ def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: fl
     return out
 
 
-STOPPED_STATES = frozenset({"EXITED", "TERMINATED", "DEAD"})
 
 
 def live_pod_counts(pods: Iterable[CachedPod]) -> dict[int, int]:

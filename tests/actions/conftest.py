@@ -72,8 +72,11 @@ def actions_fixture(sagan_failures: list[dict] | None = None) -> dict[str, Any]:
     })
 
 
-def sim_settings(sim, tmp: Path, **flags: Any) -> Settings:
-    env = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp / "no-config.toml")}
+def sim_settings(sim, tmp: Path, transport: str = "graphql", **flags: Any) -> Settings:
+    # These tests read the mutations by their GraphQL text; tests/sync/test_transports.py and
+    # tests/sync/test_runpod_kinds.py cover the same actions over REST v2 and `auto`.
+    env = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp / "no-config.toml"),
+           **{f"RUNPOD_TRANSPORT_{name.upper()}": transport for name in sim.account_keys}}
     flags.setdefault("poll_interval", 60.0)
     settings, _ = load_settings(env, sagan_tui_cache=str(tmp / "cache.sqlite"), bell=False, **flags)
     return settings

@@ -176,7 +176,7 @@ async def test_bulk_hold_holds_every_marked_experiment(rig):
     r = await rig(fixture=actions_fixture())
     result = await r.runner.bulk_hold([502, 504, 502], "bulk")
     assert result.ok and len(result.parts) == 2, result.message
-    assert result.message.startswith("held 2 of 2")
+    assert result.message.startswith("2 of 2 held")
     assert sorted(q.path for q in r.sent("sagan")) == ["/api/experiments/502/status", "/api/experiments/504/status"]
     await r.poll()
     assert [r.cache.experiment(n).status for n in (502, 504)] == ["blocked", "blocked"]
@@ -281,3 +281,14 @@ async def test_unknown_account_and_bad_pod_id_are_refused(rig):
 
 def test_runner_needs_no_textual():
     assert "textual" not in ActionRunner.__module__
+
+
+async def test_a_bulk_stop_where_one_of_three_is_refused_is_titled_2_of_3_stopped_as_a_warning(rig):
+    r = await rig(fixture=actions_fixture())
+    pods = {p.pod_id: p for p in r.cache.pods()}
+    targets = [StopTarget.of(pods[i]) for i in ("teampod502aaaa", "perspod504bbbb")]
+    targets.append(StopTarget("teampod999zzzz", "team"))  # not in the cache: refused, nothing sent
+    result = await r.runner.bulk_stop(targets)
+    assert (result.title, result.severity) == ("2 of 3 stopped", "warning"), result.message
+    assert result.message.startswith("2 of 3 stopped") and "teampod999zzzz" in result.message
+    assert len(r.graphql("podStop")) == 2

@@ -119,6 +119,10 @@ async def test_a_failed_decision_keeps_the_answers_and_shows_the_server_error(ri
         assert screen.query_one("#tb-0", Input).value == "40"
         assert not screen.query_one("#approve", Button).disabled
         r.sim.clock.jump_to(1200)
+        # A Button ignores clicks while it still shows its 0.2 s press effect ("-active"); when
+        # the 500 comes back inside that window the retry click was dropped (a CI flake).
+        approve = screen.query_one("#approve", Button)
+        await wait_for(pilot, lambda: not approve.has_class("-active"), what="approve clickable again")
         await pilot.click("#approve")
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="sent on retry")
     assert [q.status for q in r.sent("sagan")] == [500, 200]
@@ -161,7 +165,7 @@ async def test_guarded_redispatch_needs_the_number_typed(rig):
     app.selected = 192
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_screen(pilot, app, "r", GuardedDispatchScreen)
-        assert app.focused.id == "cancel"
+        assert app.focused.id == "typed"  # typing goes into the input straight away
         confirm = screen.query_one("#confirm", Button)
         assert confirm.disabled
         shown = text(screen.query_one("#guard-facts", Static))
@@ -169,14 +173,11 @@ async def test_guarded_redispatch_needs_the_number_typed(rig):
         for pod in ("v0c7bx292xqvg4", "m1ayhl6nsbxw04", "j0xvy1q82ryo8m"):
             assert pod in shown
         typed = screen.query_one("#typed", Input)
-        typed.focus()
         await pilot.press("1", "9")
         assert confirm.disabled
         await pilot.press("x", "2")  # letters are not accepted
         assert typed.value == "192" and not confirm.disabled
-        await pilot.press("enter")  # moves to the button, does not send
-        assert app.focused is confirm and r.sent() == []
-        await pilot.press("enter")
+        await pilot.press("enter")  # the number typed and Enter: sent
         await wait_for(pilot, lambda: said(app, "#192 re-dispatched"), what="re-dispatch")
     [req] = r.sent("sagan")
     assert req.path == "/api/experiments/192/launch-pod" and "dispatch guard" in req.body["note"]
@@ -223,7 +224,7 @@ async def test_bulk_stop_is_one_dialog_listing_every_target(rig):
         targets = [text(s) for s in screen.query(".target")]
         assert len(targets) == 3 and all(any(p in t for t in targets) for p in app.pod_marks)
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: said(app, "stopping 3 of 3"), what="bulk stop")
+        await wait_for(pilot, lambda: said(app, "3 of 3 stopped"), what="bulk stop")
         assert app.pod_marks == []  # marks cleared once every stop went through
     assert sorted(q.account for q in r.graphql("podStop")) == ["personal", "team", "team"]
 
@@ -238,7 +239,7 @@ async def test_bulk_hold_of_marked_experiments(rig):
         assert len(screen.query(".target")) == 2
         screen.query_one("#note", Input).value = "wave"
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: said(app, "held 2 of 2"), what="bulk hold")
+        await wait_for(pilot, lambda: said(app, "2 of 2 held"), what="bulk hold")
     assert sorted((q.path, q.body["note"]) for q in r.sent("sagan")) == [
         ("/api/experiments/502/status", "wave"), ("/api/experiments/504/status", "wave")]
     await r.poll()

@@ -85,6 +85,24 @@ def test_poll_smoke():
     assert figures[0].detail["cpu_s_per_cycle"] > 0
 
 
+def test_fleet_smoke():
+    import bench_fleet
+
+    figures = bench_fleet.run(small=True)
+    well_formed(figures, {"fleet_poll", "fleet_cpu"})
+    fleet = figures[0].detail["fleet"]
+    assert fleet["pods"] > figures[0].detail["baseline_fleet"]["pods"] > 0 and fleet["cpu_s_per_poll"] > 0
+
+
+def test_a_fleet_fixture_is_one_the_simulator_accepts():
+    import bench_fleet
+
+    from sagan_tui.sim.fixture import load_fixture
+
+    f = load_fixture(bench_fleet.fleet(300))
+    assert len(f.pods) == 300 and len({p.id for p in f.pods}) == 300
+
+
 @pytest.mark.slow
 def test_start_smoke(monkeypatch):
     import bench_start

@@ -59,8 +59,10 @@ def open_poller(env: dict[str, str], cache_path: Path, *, retries: int | None = 
     from sagan_tui.store.cache import Cache
     from sagan_tui.sync.poller import Poller
 
+    fast = flags.pop("poll_interval", None)
     settings, _ = load_settings({**env, **no_config(Path(cache_path).parent)}, sagan_tui_cache=str(cache_path),
                                 **flags)
+    settings = faster(settings, fast)
     cache = Cache(settings.cache_path)
     poller = Poller(settings, cache)
     if retries is not None:
@@ -73,10 +75,16 @@ def open_poller(env: dict[str, str], cache_path: Path, *, retries: int | None = 
 def panel_settings(env: dict[str, str], tmp_path: Path, **flags):
     from sagan_tui.config import load_settings
 
-    flags.setdefault("poll_interval", 60.0)  # tests drive the polls
+    fast = flags.pop("poll_interval", 60.0)  # tests drive the polls
     settings, _ = load_settings({**env, **no_config(tmp_path)}, bell=False,
                                 sagan_tui_cache=str(tmp_path / "panel.sqlite"), **flags)
-    return settings
+    return faster(settings, fast)
+
+
+def faster(settings, poll_interval: float | None):
+    """`settings` polling every `poll_interval` s, even under the 0.5 s a user may set: these
+    tests count requests and backoffs against the simulator at a few hundredths of a second."""
+    return settings if poll_interval is None else settings.model_copy(update={"poll_interval": poll_interval})
 
 
 @pytest.fixture

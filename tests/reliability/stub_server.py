@@ -12,7 +12,7 @@ from typing import Any, Callable
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 EMPTY_MYSELF = {"clientBalance": 10.0, "currentSpendPerHr": 0.0, "spendLimit": None, "underBalance": False,
@@ -43,6 +43,14 @@ class Reply:
         return cls(raw, status, headers)
 
 
+@dataclass
+class Stream:
+    """A reply sent piece by piece as an async iterator yields it (a trickle, or a huge body made lazily)."""
+
+    chunks: Callable[[], Any]  # called per request: an async iterator of bytes
+    status: int = 200
+
+
 Handler = Callable[[Request, bytes], Reply]
 
 
@@ -60,14 +68,17 @@ class StubServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def env(self, token: str = "stub-sagan-token", keys: dict[str, str] | None = None) -> dict[str, str]:
+    def env(self, token: str = "stub-sagan-token", keys: dict[str, str] | None = None,
+            transport: str = "graphql") -> dict[str, str]:
+        """`transport` for every account: graphql unless told, as the tests setting /graphql replies expect."""
         keys = keys or {"team": "rk-team-stub", "personal": "rk-personal-stub"}
         env = {"SAGAN_BASE_URL": self.base_url, "SAGAN_API_TOKEN": token, "RUNPOD_API_BASE_URL": self.base_url}
         env.update({f"RUNPOD_API_KEY_{name.upper()}": key for name, key in keys.items()})
+        env.update({f"RUNPOD_TRANSPORT_{name.upper()}": transport for name in keys})
         return env
 
     def set(self, path: str, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> None:
-        self.replies[path] = body if callable(body) else Reply.of(body, status, headers)
+        self.replies[path] = body if callable(body) or isinstance(body, Stream) else Reply.of(body, status, headers)
 
     def reset(self) -> None:
         self.replies.clear()
@@ -78,6 +89,8 @@ class StubServer:
         self.requests.append((request.method, path, auth[7:] if auth.lower().startswith("bearer ") else None))
         body = await request.body()
         reply = self.replies.get(path)
+        if isinstance(reply, Stream):
+            return StreamingResponse(reply.chunks(), status_code=reply.status, media_type="application/json")
         if callable(reply):
             reply = reply(request, body)
         if reply is None:

@@ -138,3 +138,46 @@ def test_gpu_types_query_of_the_sdk_validates(sim):
 
     got = run_graphql_query(gpus.generate_gpu_query("NVIDIA A100 80GB PCIe"), api_key=sim.account_keys["team"])
     assert got["data"]["gpuTypes"][0]["securePrice"] == 1.49
+
+
+async def test_hosts_and_balance_steps_are_served_over_graphql(sim_factory):
+    """`pods[].host` comes back as machine.podHostId, the balance step in force as clientBalance."""
+    from sagan_tui.sources.runpod_graphql import GraphQLTransport
+
+    sim = sim_factory(fixture={
+        "accounts": {"team": {"api_key": "rk-team-steps", "balance": 50.0},
+                     "personal": {"api_key": "rk-personal-steps",
+                                  "balance": [{"at": 0, "balance": 2.4}, {"at": 30, "balance": 0.0}]}},
+        "pods": [{"id": "hostpod00001", "account": "personal", "running_at": 5, "host": "h-dead"},
+                 {"id": "hostpod00002", "account": "personal", "running_at": 5}]})
+    gql = GraphQLTransport("personal", "rk-personal-steps", base_url=sim.base_url)
+    sim.clock.hold(10)
+    early = await gql.snapshot()
+    sim.clock.hold(31)
+    late = await gql.snapshot()
+    assert (early.balance, early.under_balance) == (2.4, False)
+    assert (late.balance, late.under_balance) == (0.0, True)
+    hosts = {p.id: p.host for p in late.pods}
+    assert hosts["hostpod00001"] == "h-dead"
+    assert hosts["hostpod00002"] and hosts["hostpod00002"] != "h-dead"  # one machine per pod by default
+
+
+async def test_auto_takes_each_pods_machine_from_graphql_beside_rest_v2(sim_factory):
+    """REST v2 names no machine: under `auto` the balance query also reads machine.podHostId."""
+    from sagan_tui.sources.runpod_auto import AutoTransport
+    from sagan_tui.sources.runpod_rest import RestV2Transport
+
+    sim = sim_factory(fixture={
+        "accounts": {"team": {"api_key": "rk-team-auto"}, "personal": {"api_key": "rk-personal-auto"}},
+        "pods": [{"id": "hostpod00001", "account": "team", "running_at": 5, "host": "h-dead"}]})
+    sim.clock.hold(10)
+    rest = RestV2Transport("team", "rk-team-auto", base_url=sim.base_url)
+    auto = AutoTransport("team", "rk-team-auto", base_url=sim.base_url, rest_base_url=sim.base_url)
+    try:
+        assert [p.host for p in (await rest.snapshot()).pods] == [None]
+        snap = await auto.snapshot()
+        assert [(p.id, p.host) for p in snap.pods] == [("hostpod00001", "h-dead")]
+        assert snap.balance == 100.0
+    finally:
+        await rest.aclose()
+        await auto.aclose()

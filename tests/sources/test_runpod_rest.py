@@ -12,13 +12,14 @@ import pytest
 from sagan_tui.models import RunPodPod
 from sagan_tui.sim.rest_api import RateLimiter
 from sagan_tui.sources.errors import (
-    ApiRetired, AuthError, BadReply, RateLimited, RequestRejected, ServerError, SourceTimeout, Unreachable,
+    ApiRetired, AuthError, BadReply, Forbidden, RateLimited, RequestRejected, ServerError, SourceTimeout, Unreachable,
 )
 from sagan_tui.sources.runpod_rest import (
     RateWindow, RestV2Transport, flatten_rest_pod, map_status, parse_rate_limit,
 )
 
 KEY = "rk-team-secret-0123456789"
+LIST = "/v2/pods?includeClusterPods=true"  # cluster members are GPU pods too: always asked for
 
 # The Pod example of RunPod's v2 OpenAPI (listPods), with a secret in env as real pods have.
 V2_POD = {
@@ -147,7 +148,7 @@ async def rest(canned):
 
 
 async def test_snapshot_reads_pods_names_gpus_and_sends_bearer(canned, rest):
-    canned.json("GET", "/v2/pods", {"pods": [V2_POD, {**V2_POD, "id": "BAD/ID"}]},
+    canned.json("GET", LIST, {"pods": [V2_POD, {**V2_POD, "id": "BAD/ID"}]},
                 RateLimit='"minute";r=57;t=41, "hour";r=2990;t=1800')
     canned.json("GET", "/v2/catalog/gpus", {"gpus": [{"id": "NVIDIA GeForce RTX 4090", "name": "RTX 4090"}]})
     snap = await rest.snapshot()
@@ -162,7 +163,7 @@ async def test_snapshot_reads_pods_names_gpus_and_sends_bearer(canned, rest):
 
 
 async def test_catalog_failure_keeps_the_type_id(canned, rest):
-    canned.json("GET", "/v2/pods", {"pods": [V2_POD]})
+    canned.json("GET", LIST, {"pods": [V2_POD]})
     canned.problem("GET", "/v2/catalog/gpus", 500, "Internal Server Error", "boom")
     snap = await rest.snapshot()
     assert snap.pods[0].gpu == "NVIDIA GeForce RTX 4090"
@@ -170,24 +171,24 @@ async def test_catalog_failure_keeps_the_type_id(canned, rest):
 
 @pytest.mark.parametrize("body", [{}, {"pods": None}, {"pods": {"id": "x"}}, [], "pods"])
 async def test_a_reply_without_a_pod_list_is_never_no_pods(canned, rest, body):
-    canned.json("GET", "/v2/pods", body)
+    canned.json("GET", LIST, body)
     with pytest.raises(BadReply):
         await rest.snapshot()
 
 
 async def test_truncated_json_is_bad_reply(canned, rest):
-    canned.routes[("GET", "/v2/pods")] = (200, {"content-type": "application/json"}, b'{"pods": [{"id": "')
+    canned.routes[("GET", LIST)] = (200, {"content-type": "application/json"}, b'{"pods": [{"id": "')
     with pytest.raises(BadReply) as err:
         await rest.snapshot()
     assert err.value.kind.value == "bad-json"
 
 
 @pytest.mark.parametrize("status, exc, kind", [
-    (401, AuthError, "401"), (403, AuthError, "401"), (500, ServerError, "5xx"), (503, ServerError, "5xx"),
+    (401, AuthError, "401"), (403, Forbidden, "403-no-access"), (500, ServerError, "5xx"), (503, ServerError, "5xx"),
     (410, ApiRetired, "410-gone"), (422, RequestRejected, "4xx"),
 ])
 async def test_problem_statuses_map_to_health_kinds(canned, rest, status, exc, kind):
-    canned.problem("GET", "/v2/pods", status, "Oops", f"detail for {status}, key {KEY}")
+    canned.problem("GET", LIST, status, "Oops", f"detail for {status}, key {KEY}")
     with pytest.raises(exc) as err:
         await rest.snapshot()
     assert err.value.kind.value == kind and err.value.status == status
@@ -196,7 +197,7 @@ async def test_problem_statuses_map_to_health_kinds(canned, rest, status, exc, k
 
 
 async def test_429_carries_retry_after_and_holds_further_requests(canned, rest):
-    canned.problem("GET", "/v2/pods", 429, "Too Many Requests", "rate limit exceeded for the minute window",
+    canned.problem("GET", LIST, 429, "Too Many Requests", "rate limit exceeded for the minute window",
                    **{"Retry-After": "12", "RateLimit": '"minute";r=0;t=12, "hour";r=100;t=900'})
     with pytest.raises(RateLimited) as err:
         await rest.snapshot()
@@ -209,7 +210,7 @@ async def test_429_carries_retry_after_and_holds_further_requests(canned, rest):
 
 
 async def test_429_without_retry_after_uses_the_spent_window(canned, rest):
-    canned.problem("GET", "/v2/pods", 429, "Too Many Requests", "slow down",
+    canned.problem("GET", LIST, 429, "Too Many Requests", "slow down",
                    RateLimit='"minute";r=0;t=7, "hour";r=5;t=900')
     with pytest.raises(RateLimited) as err:
         await rest.snapshot()
@@ -217,7 +218,7 @@ async def test_429_without_retry_after_uses_the_spent_window(canned, rest):
 
 
 async def test_timeout(canned):
-    canned.routes[("GET", "/v2/pods")] = 3.0
+    canned.routes[("GET", LIST)] = 3.0
     t = RestV2Transport("team", KEY, base_url=canned.url, timeout=0.3)
     try:
         started = time.monotonic()

@@ -54,15 +54,6 @@ def test_older_schema_migrates(tmp_path):
     assert any("migrated" in n for n in c2.notices)
 
 
-def test_newer_schema_is_refused_not_destroyed(tmp_path):
-    path = tmp_path / "c.sqlite"
-    c = Cache(path)
-    c.db.execute("update meta set value = '999' where key = 'schema_version'")
-    c.close()
-    c2 = Cache(path)  # moved aside rather than silently downgraded
-    assert any("newer" in n for n in c2.notices)
-
-
 def test_upserts_and_list_keeps_view_fields(tmp_path):
     c = Cache(tmp_path / "c.sqlite")
     with c.transaction() as conn:
@@ -145,3 +136,26 @@ def test_three_writers_one_file_no_lock_errors(tmp_path):
     c = Cache(path)
     assert c.counts()["events"] == 3 * 150 * 20
     assert c.counts()["actions"] == 3 * 150
+
+
+def test_a_v1_cache_migrates_forward_keeping_its_pods_and_losses(tmp_path):
+    """v2 adds each pod's machine, when it was last seen RUNNING, and the balance history."""
+    import sqlite_utils
+
+    path = tmp_path / "v1.sqlite"
+    db = sqlite_utils.Database(path)
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    db["meta"].insert_all([{"key": "app", "value": schema.APP_ID}, {"key": "schema_version", "value": "1"}])
+    schema.MIGRATIONS[0](db)
+    db["pods"].insert({"pod_id": "oldpod000001", "account": "team", "desired_status": "RUNNING",
+                       "last_seen_at": "2026-05-14T10:50:00.000000Z", "data": "{}"})
+    db["losses"].insert({"pod_id": "oldlost00001", "account": "team", "lost_at": "2026-05-14T10:54:54.000000Z",
+                         "source": "runpod-poll", "dismissed": 0})
+    db.conn.close()
+    c = Cache(path)
+    assert schema.current_version(c.db) == schema.SCHEMA_VERSION == 2
+    assert "cache migrated from schema v1 to v2" in c.notices
+    [s] = c.sightings()
+    assert s.pod_id == "oldpod000001" and s.host is None and s.running_seen_at == s.last_seen_at
+    assert [x.pod_id for x in c.losses()] == ["oldlost00001"] and c.balance_history() == {}
+    c.close()

@@ -249,9 +249,11 @@ async def test_doctor_names_the_transport_and_the_way_out(sim_factory, tmp_path)
     ok, detail = lines["runpod team"]
     assert ok is False and detail.startswith("graphql: 410-gone") and "switch account team to rest-v2" in detail
     ok, detail = lines["runpod team (rest-v2, not in use)"]
-    assert ok is True and "answers (2 pods)" in detail and "RUNPOD_TRANSPORT_TEAM=rest-v2" in detail
+    assert ok is True and "answers (2 pods)" in detail and "RUNPOD_TRANSPORT_TEAM=auto" in detail
     ok, detail = lines["runpod personal"]
-    assert ok is True and detail.startswith("rest-v2: 1 pods") and "no balance endpoint" in detail
+    assert ok is True and detail.startswith("rest-v2: 1 pods") and "REST v2 has no balance route" in detail
+    assert lines["runpod personal transport"] == (True, "rest-v2: pods and actions over REST v2, no balance "
+                                                        "(REST v2 has no balance route)")
     ok, detail = lines["runpod personal (graphql, not in use)"]
     assert ok is True and "switch" not in detail
     assert not any("rk-team-x" in d or "rk-personal-x" in d for _, d in lines.values())
@@ -294,7 +296,8 @@ def test_transport_per_account_from_env_and_the_rest_base(tmp_path):
            "RUNPOD_API_KEY_PERSONAL": "rk-b", "RUNPOD_TRANSPORT_TEAM": "rest-v2"}
     settings, _ = load_settings(env)
     made = make_transports(settings)
-    assert isinstance(made["team"], RestV2Transport) and made["personal"].name == "graphql"
+    # `auto` unless the config names another: REST v2 for pods and actions, GraphQL for the balance.
+    assert isinstance(made["team"], RestV2Transport) and made["personal"].name == "auto"
     # REST v2 is served beside GraphQL on api.runpod.io, under /v2 (rest.runpod.io was v1).
     assert made["team"].base_url == "https://api.runpod.io"
     settings, _ = load_settings({**env, "RUNPOD_REST_BASE_URL": "http://127.0.0.1:9/"})

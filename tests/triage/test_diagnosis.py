@@ -33,7 +33,7 @@ def test_r5_full_context():
 def test_under_balance_is_named():
     broke = {"personal": SourceHealth(source="personal", balance=0.0, under_balance=True)}
     stmts = [x.statement for x in diagnose(Wave.of(R5), TriageContext(health=broke))]
-    assert "personal is under balance: RunPod stops every pod of an account whose balance runs out" in stmts
+    assert "personal under balance ($0.00) as last read: RunPod stops every pod of an account whose balance runs out" in stmts
     assert any(s.startswith("balance of team unknown") for s in stmts)
 
 

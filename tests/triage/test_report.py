@@ -74,3 +74,13 @@ def test_no_secret_looking_strings():
     for pattern in (r"\brk-\w+", r"\bsk-\w+", r"(?i)bearer\s+\S", r"(?i)api_key\s*[=:]", r"\brpa_\w+",
                     r"[A-Za-z0-9_\-]{32,}"):
         assert not re.search(pattern, text), pattern
+
+
+def test_each_wave_section_opens_with_its_verdict_then_for_and_against():
+    ctx = TriageContext(sightings=[CONTROL], health=HEALTH, accounts_polled=("team", "personal"))
+    text = render_report(find_waves(R4 + R5, context=ctx), ctx, at("10:56:00"))
+    for section in text.split("\n## Wave ")[1:]:
+        body = section.split("\n")[2:]  # after the heading and its blank line
+        assert body[0].startswith("**PLATFORM REAPER, ") and "hold re-dispatch, ticket to RunPod" in body[0]
+        assert body[2] == "For:" and body.index("For:") < next(i for i, x in enumerate(body) if x.startswith("Scope:"))
+    assert "**PLATFORM REAPER, high**: hold re-dispatch, ticket to RunPod with 5 pod ids" in text

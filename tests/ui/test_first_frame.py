@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # record models a quarter of a second: the first frame reads plain rows and unvalidated settings).
 DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.models", "sagan_tui.config_model", "sagan_tui.sync.poller",
             "sagan_tui.ui.model", "sagan_tui.actions.runner", "sagan_tui.ui.screens.detail", "sagan_tui.ui.palette",
-            "sagan_tui.ui.widgets.loss_area", "sagan_tui.triage")
+            "sagan_tui.ui.widgets.loss_area",
+            # triage's modules, not the package: render formats through triage.fmt (pure, no imports)
+            "sagan_tui.triage.waves", "sagan_tui.triage.diagnosis", "sagan_tui.triage.losses")
 
 PROBE = """
 import asyncio, json, sys

@@ -33,7 +33,7 @@ async def test_filter_typed_then_a_bad_regex_leaves_the_table_untouched(tmp_path
         await pilot.press("slash", *"pers", "enter")
         assert not app.screen.query(FilterBar)
         assert sorted(table.shown_keys()) == ["192", "333", "367"]
-        assert "/pers" in str(table.border_subtitle)
+        assert "/pers" in str(table.border_title)
 
         await filter_with(pilot, app, "re:([")
         bar = app.screen.query_one(FilterBar)  # stays open, saying why
@@ -78,7 +78,7 @@ async def test_sort_cycles_columns_keeping_the_inbox_on_top(tmp_path):
         assert table.cursor_key == "361"
         await pilot.press("O")  # reversed
         assert table.shown_keys()[4:] == sorted(keys[4:], key=int, reverse=True)
-        assert "sort #" in str(table.border_subtitle)
+        assert "sort #" in str(table.border_title)
 
 
 async def test_inbox_only_and_incident_layout(tmp_path):

@@ -54,7 +54,21 @@ def test_sightings_read_from_the_columns_are_the_pods_the_cache_holds(tmp_path):
     want = [PodSighting(pod_id=c.pod_id, account=c.account, experiment=c.experiment, first_seen_at=c.first_seen_at,
                         running_at=c.running_at, last_seen_at=c.last_seen_at, desired_status=c.pod.desired_status,
                         gpu=c.pod.gpu, datacenter=c.pod.datacenter, cost_per_hr=c.pod.cost_per_hr,
-                        gone=c.gone_at is not None) for c in cache.pods()]
+                        gone=c.gone_at is not None, host=c.pod.host,
+                        running_seen_at=c.last_seen_at if c.pod.desired_status == "RUNNING" else None)
+            for c in cache.pods()]
     assert want and cache.sightings() == want
     assert any(s.gone for s in want) and any(s.experiment is not None for s in want)
     cache.close()
+
+
+def test_a_new_wave_is_announced_with_its_verdict_not_its_first_finding():
+    from sagan_tui.triage import TriageContext, Wave
+    from sagan_tui.ui.model import Delta, announcements
+
+    from ..triage.conftest import CONTROL, HEALTH, R5
+
+    wave = Wave.of(R5, TriageContext(sightings=[CONTROL], health=HEALTH, accounts_polled=("team", "personal")))
+    [note] = announcements(Delta(new_waves=(wave,)), {}, {})
+    assert note.title == "Reaping wave" and note.ring
+    assert note.message.endswith("PLATFORM REAPER, high: hold re-dispatch, ticket to RunPod with 5 pod ids")

@@ -157,3 +157,35 @@ def test_coarse_durations():
         assert render.coarse(s + left - 0.01) == render.coarse(s) != render.coarse(s + left), s
     assert render.coarse_left(None) == float("inf")
 
+
+
+@pytest.mark.parametrize(("from_status", "to_status", "what"), [
+    ("queued", "running", "queued → running"),
+    (None, "approved", "→ approved"),   # no "?" for a from-status the event does not give
+    ("blocked", "blocked", "agent"),    # no transition text when nothing changed: the actor instead
+    (None, None, "agent"),
+])
+def test_an_event_row_shows_only_a_real_transition(from_status, to_status, what):
+    ev = WorkflowEvent(id="e1", experiment_number=5, event_type="approval_decided", from_status=from_status,
+                       to_status=to_status, actor_kind="agent", created_at=NOW)
+    assert render.event_row(ev, NOW).cells[3].text == what
+
+
+def test_an_exited_pod_shows_no_hourly_price():
+    def row(status):
+        pod = RunPodPod(id="exitedpod00001", account="team", desired_status=status, cost_per_hr=2.99)
+        return render.pod_row(CachedPod(pod, NOW, NOW, NOW, None, None), None, NOW)
+
+    assert row("RUNNING").cells[6].text == "2.99"
+    exited = row("EXITED").cells[6]
+    assert exited.text == "—" and exited.style == render.DIM
+
+
+def test_the_detail_view_gives_times_with_their_date():
+    from sagan_tui.ui.screens.detail import fields_text
+
+    exp = Experiment(id="a", number=5, title="t", status="running", created_at=NOW - timedelta(days=2),
+                     updated_at=NOW)
+    shown = fields_text(exp).plain
+    day_before = (NOW - timedelta(days=2)).strftime("%Y-%m-%d")
+    assert f"created at {day_before} " in shown and f"updated at {NOW:%Y-%m-%d %H:%M:%S} UTC" in shown

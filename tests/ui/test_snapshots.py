@@ -15,3 +15,29 @@ def test_incident_layout(snap_compare, tmp_path):
 
 def test_main_layout_at_80x24_read_only(snap_compare, tmp_path):
     assert snap_compare(frozen_app(tmp_path, read_only=True), terminal_size=(80, 24))
+
+
+def test_a_table_border_shows_its_filter_sort_and_marks(snap_compare, tmp_path):
+    async def mark_filter_sort(pilot) -> None:
+        table = pilot.app.pods_table
+        table.focus()
+        await pilot.pause()
+        table.move_cursor(row=0)
+        await pilot.press("space", "space", "space")  # three marks, one of them a personal pod's below
+        table.set_filter("team")  # hides at least one marked row: "(1 hidden)"
+        await pilot.press("o", "O")  # sort by the first column, descending
+        await pilot.pause()
+
+    assert snap_compare(frozen_app(tmp_path), terminal_size=(200, 50), run_before=mark_filter_sort)
+
+
+def test_incident_layout_at_80x24_leads_the_wave_panel_with_the_verdict(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), press=["I"], terminal_size=(80, 24))
+
+
+def test_wave_response_dialog(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), press=["W"], terminal_size=(200, 50))
+
+
+def test_wave_response_dialog_at_80x24(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), press=["W"], terminal_size=(80, 24))

@@ -19,8 +19,8 @@ def text(renderable, width: int = 70) -> str:
 
 def test_active_wave_is_shouted_with_its_scope_burn_and_diagnosis():
     out = text(render_wave_panel(waves(), NOW, 15.0))
-    first = out.splitlines()[0]
-    assert "WAVE ACTIVE — hold re-dispatch" in first
+    assert out.startswith("PLATFORM REAPER, ")  # the verdict comes first, then the banner
+    assert out.index("ticket to RunPod with 5 pod") < out.index("WAVE ACTIVE — hold re-dispatch")
     assert "guard until 11:09:55 UTC" in out  # last loss 10:54:55 + 15 min
     assert "wave 2/2" in out and "10:54:54-10:54:55 UTC" in out
     assert "5 pods in personal, team" in out or "5 pods in team, personal" in out
@@ -49,7 +49,8 @@ def test_after_the_guard_the_latest_wave_is_shown_calmly():
     assert not active and wave.start == at("10:54:54")
     out = text(render_wave_panel(waves(), later, 15.0))
     assert "WAVE ACTIVE" not in out
-    assert out.splitlines()[0].startswith("No active wave. Last one ended 21 min ago")
+    assert out.startswith("PLATFORM REAPER, ")
+    assert "\nNo active wave. Last one ended 21 min ago" in out
 
 
 def test_guard_minutes_decide_what_is_active():
@@ -69,7 +70,7 @@ def test_untrusted_text_in_a_wave_is_literal():
     out = text(render_wave_panel(find_waves(nasty), NOW, 15.0), width=200)
     assert "3 pods in [@click=app.quit]x[/]" in out
     assert "[b]dc[/b]" in out and "pod0[/]" in out
-    assert "\x1b" not in out and "?[31mgpu" in out
+    assert "\x1b" not in out and "[31m" not in out and "gpu" in out  # the whole escape dropped
 
 
 def test_narrow_panel_wraps_inside_its_columns():

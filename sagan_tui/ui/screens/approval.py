@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from sagan_tui.actions.results import ActionResult
 from sagan_tui.models import ApprovalRequest
+from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import literal, one_line
 from sagan_tui.ui.screens.markdown_body import MarkdownBody
 from sagan_tui.ui.widgets.key_bar import KeyBar
@@ -28,6 +29,12 @@ class DecisionDone(Message):
     """A decision came back from Sagan (or failed); posted by the screen's worker to itself."""
 
     result: ActionResult
+
+
+def deferred_text(a: ApprovalRequest) -> str:
+    """The banner of a request the owner deferred: when, and that it is still theirs to decide."""
+    when = fmt.stamp(a.updated_at) if a.updated_at else "an unknown time"
+    return f"You deferred this request at {when}. It is still your turn: approve or reject it when ready."
 
 
 class ApprovalScreen(ModalScreen["ActionResult | None"]):
@@ -47,6 +54,7 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     ApprovalScreen #approval-title { text-style: bold; padding: 0 1; }
     ApprovalScreen #approval-meta { color: $text-muted; padding: 0 1; }
     ApprovalScreen #readonly-banner { background: $warning 30%; padding: 0 1; }
+    ApprovalScreen #deferred-banner { background: $primary 30%; padding: 0 1; }
     ApprovalScreen #approval-body { height: 1fr; min-height: 5; border: round $primary 40%; }
     ApprovalScreen #approval-body:focus { border: round $accent; }
     ApprovalScreen #answers { height: auto; max-height: 40%; padding: 0 1; }
@@ -100,6 +108,8 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
             if self.read_only:
                 yield Static(literal(f"{self.read_only_reason}: the request is shown, decisions are disabled"),
                              id="readonly-banner")
+            if a.status == "deferred":
+                yield Static(literal(deferred_text(a)), id="deferred-banner")
             yield MarkdownBody(a.body_md or "*(the request has no body)*", id="approval-body")
             # Not focusable itself: Tab goes from the body straight to the first answer.
             with VerticalScroll(id="answers", can_focus=False):
@@ -140,7 +150,12 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
 
     def _buttons(self, enabled: bool) -> None:
         for decision in DECISION_KEYS:
-            self.query_one(f"#{decision}", Button).disabled = not enabled or self.read_only
+            self.query_one(f"#{decision}", Button).disabled = not enabled or self.read_only or (
+                decision == "defer" and self.approval.status == "deferred")
+
+    def on_mount(self) -> None:
+        self._buttons(True)  # a deferred request cannot be deferred again
+
 
     # --- deciding ----------------------------------------------------------------------
 
@@ -180,6 +195,9 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
             return
         if self.sending:
             self.notify("a decision is already being sent", severity="warning", markup=False)
+            return
+        if decision == "defer" and self.approval.status == "deferred":
+            self._status("already deferred: approve or reject it, or close (esc) to leave it deferred", error=True)
             return
         empty = self.empty_fields()
         if decision == "approve" and empty:

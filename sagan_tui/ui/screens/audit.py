@@ -12,19 +12,21 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from sagan_tui.models import Action
+from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import literal, one_line
 
 if TYPE_CHECKING:
     from sagan_tui.store.cache import Cache
 
 COLUMNS = ("#", "when (UTC)", "action", "target", "account", "result", "error")
-RESULT_STYLE = {"ok": "green", "error": "bold red", "refused": "yellow", "pending": "cyan"}
+RESULT_STYLE = {"ok": "green", "error": "bold red", "refused": "yellow", "cancelled": "yellow", "pending": "cyan"}
 REFRESH_S = 2.0
 
 
 def audit_row(a: Action) -> tuple[Text, ...]:
     """One audit line as table cells, every one literal: targets and errors come from servers."""
-    return (literal(str(a.id)), literal(a.at.strftime("%Y-%m-%d %H:%M:%S")), literal(a.action), literal(one_line(a.target, 60)),
+    return (literal(str(a.id)), literal(f"{fmt.day(a.at)} {fmt.hms(a.at)}"), literal(a.action),
+            literal(one_line(a.target, 60)),
             literal(a.account or "—"), literal(a.result, RESULT_STYLE.get(a.result)),
             literal(one_line(a.error or "", 120)))
 

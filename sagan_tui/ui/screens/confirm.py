@@ -24,6 +24,7 @@ Dialog > #dialog {
 Dialog #dialog-title { text-style: bold; width: 100%; padding: 0 0 1 0; }
 Dialog #targets { height: auto; max-height: 10; border-left: wide $warning 50%; padding: 0 1; }
 Dialog .dialog-note { color: $text-muted; padding: 1 0 0 0; }
+Dialog #dialog-warning { color: $warning; text-style: bold; height: auto; padding: 1 0 0 0; }
 Dialog Input { background: $boost; }
 /* Docked: however long the targets and facts, the buttons stay on screen (80x24 too). */
 Dialog .dialog-buttons { dock: bottom; height: 2; align-horizontal: right; padding: 1 0 0 0; }
@@ -32,8 +33,9 @@ Dialog .dialog-buttons Button { margin: 0 0 0 2; }
 
 
 class Dialog(ModalScreen[R], Generic[R]):
-    """Base of the owner's dialogs: a title with the count, the targets one per line, then
-    whatever the subclass adds, then [Cancel] [confirm]. Opens on Cancel; Escape cancels.
+    """Base of the owner's dialogs: a title with the count, the targets one per line, what is
+    skipped or hidden (`warning`), then whatever the subclass adds, then [Cancel] [confirm].
+    Opens on Cancel; Escape cancels.
     """
 
     DEFAULT_CSS = DIALOG_CSS
@@ -41,8 +43,9 @@ class Dialog(ModalScreen[R], Generic[R]):
     AUTO_FOCUS = "#cancel"
 
     def __init__(self, title: str, targets: Sequence[str], *, confirm_label: str, note: str = "",
-                 confirm_variant: str = "error"):
+                 confirm_variant: str = "error", warning: str = ""):
         super().__init__()
+        self.warning = warning  # what a bulk action skips, and marked targets a filter hides
         self.dialog_title = title
         self.targets = list(targets)
         self.confirm_label = confirm_label
@@ -55,6 +58,8 @@ class Dialog(ModalScreen[R], Generic[R]):
             with VerticalScroll(id="targets"):
                 for line in self.targets:
                     yield Static(literal(line), classes="target")
+            if self.warning:
+                yield Static(literal(self.warning, multiline=True), id="dialog-warning")
             yield from self.compose_body()
             if self.note:
                 yield Static(literal(self.note, multiline=True), classes="dialog-note")

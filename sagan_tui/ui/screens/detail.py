@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from sagan_tui.models import Experiment
+from sagan_tui.triage import fmt
 from sagan_tui.ui import render
 from sagan_tui.ui.messages import ExperimentViewed, PlanRendered
 from sagan_tui.ui.safe_text import clean, literal, one_line
@@ -58,7 +59,7 @@ def fields_text(exp: Experiment, approvals: int = 0) -> Text:
         if value in (None, "", False):
             continue
         text.append(f"{name.replace('_', ' ')} ", "dim")
-        text.append(clean(render.hhmmss(value) if name.endswith("_at") else value))
+        text.append(clean(fmt.stamp(value) if name.endswith("_at") else value))  # with its date: days apart
         text.append("   ")
     if exp.tags:
         text.append("\ntags ", "dim")

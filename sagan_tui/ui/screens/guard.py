@@ -40,7 +40,9 @@ def guard_lines(verdict: GuardVerdict) -> list[str]:
 class GuardedDispatchScreen(Dialog["str | None"]):
     """Returns what the owner typed (the core checks it again), or None on cancel.
 
-    Confirm stays disabled until the typed text is the experiment's number.
+    Opens with the focus in the input: typing the number and Enter confirms. Enter on anything
+    else says what was expected and stays open; Escape or [Cancel] cancels. The [Re-dispatch]
+    button stays disabled until the typed text is the experiment's number.
     """
 
     DEFAULT_CSS = Dialog.DEFAULT_CSS + """
@@ -48,7 +50,9 @@ class GuardedDispatchScreen(Dialog["str | None"]):
     GuardedDispatchScreen #typed-row { height: 1; margin: 1 0 0 0; }
     GuardedDispatchScreen #typed-label { width: auto; color: $warning; padding: 0 1 0 0; }
     GuardedDispatchScreen #typed { width: 12; }
+    GuardedDispatchScreen #typed-error { height: auto; color: $error; text-style: bold; }
     """
+    AUTO_FOCUS = "#typed"
 
     def __init__(self, experiment: Experiment, verdict: GuardVerdict):
         super().__init__(
@@ -61,9 +65,11 @@ class GuardedDispatchScreen(Dialog["str | None"]):
     def compose_body(self) -> ComposeResult:
         yield Static(literal("\n".join(guard_lines(self.verdict)), multiline=True), id="guard-facts")
         with Horizontal(id="typed-row"):
-            yield Label(f"Type {self.experiment.number} to re-dispatch anyway:", id="typed-label")
+            yield Label(f"Type {self.experiment.number} and Enter to re-dispatch anyway (Escape cancels):",
+                        id="typed-label")
             yield Input(placeholder="number", id="typed", max_length=12, restrict=r"[0-9]*",
                         compact=True)
+        yield Static("", id="typed-error")
 
     def on_mount(self) -> None:
         self.query_one("#confirm", Button).disabled = True
@@ -74,11 +80,17 @@ class GuardedDispatchScreen(Dialog["str | None"]):
     @on(Input.Changed, "#typed")
     def _typed(self, event: Input.Changed) -> None:
         self.query_one("#confirm", Button).disabled = event.value.strip() != str(self.experiment.number)
+        self.query_one("#typed-error", Static).update("")
 
     @on(Input.Submitted, "#typed")
     def _submitted(self, event: Input.Submitted) -> None:
-        # Typing the number is the deliberate act; Enter then only moves to the enabled button.
+        # Typing the number is the deliberate act: Enter on it confirms. Anything else is
+        # refused out loud, and the dialog stays open for a retry or an explicit cancel.
         event.stop()
-        confirm = self.query_one("#confirm", Button)
-        if not confirm.disabled:
-            confirm.focus()
+        typed = event.value.strip()
+        if typed == str(self.experiment.number):
+            self.dismiss(typed)
+            return
+        said = f"you typed {typed}" if typed else "nothing typed"
+        self.query_one("#typed-error", Static).update(literal(
+            f"{said}: type {self.experiment.number} to re-dispatch, or Escape to cancel. Nothing sent."))

@@ -25,8 +25,9 @@ class NoteScreen(Dialog["str | None"]):
     """
 
     def __init__(self, title: str, targets: Sequence[str], *, confirm_label: str, note_value: str = "",
-                 note: str = "", placeholder: str = "why (Sagan records this note)"):
-        super().__init__(title, targets, confirm_label=confirm_label, note=note, confirm_variant="warning")
+                 note: str = "", placeholder: str = "why (Sagan records this note)", warning: str = ""):
+        super().__init__(title, targets, confirm_label=confirm_label, note=note, confirm_variant="warning",
+                         warning=warning)
         self.note_value = note_value
         self.placeholder = placeholder
 

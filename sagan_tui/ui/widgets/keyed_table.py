@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
-from rich.cells import cell_len, set_cell_size
-from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.message import Message
-from textual.widgets import DataTable
-from textual._types import SegmentLines
 from textual.widgets.data_table import ColumnKey, RowDoesNotExist, RowKey
 
 from sagan_tui.ui.render import Cell, Column, Row, compile_filter
+from sagan_tui.ui.widgets.datatable_private import FastDataTable
 
 MARK = "●"
 BULK_REMOVE = 200
@@ -85,13 +80,7 @@ def _safe(v: Any) -> tuple:
 cell_view = CellView
 
 
-@functools.lru_cache(maxsize=256)
-def _style(spec: str) -> Style:
-    # What Rich's console.get_style gives a cell's style string ("bold yellow", "dim red").
-    return Style.parse(spec) if spec else Style.null()
-
-
-class KeyedTable(DataTable):
+class KeyedTable(FastDataTable):
     """Rows live in `self.records` by key; the widget shows those that pass the scope and filter.
 
     Every change is applied as a diff (add, update_cell, remove) and the cursor stays on the
@@ -148,38 +137,13 @@ class KeyedTable(DataTable):
         cached = getattr(self, "_columns_in_order", None)
         return cached if cached is not None and len(cached) == len(self.columns) else super().ordered_columns
 
-    def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, *,
-                    update_width: bool = False) -> None:
-        """DataTable.update_cell, repainting the changed row only, and nothing when the drawn
-        text and style are unchanged (a `seen`/`up` cell whose sort value moved with "now").
+    def plain_cell(self, value: Any) -> tuple[str, str] | None:
+        """Every CellView is drawn the fast way (see datatable_private.FastDataTable)."""
+        return (value.cell.text, value.cell.style) if isinstance(value, CellView) else None
 
-        The stock method bumps the table-wide generation and refreshes the whole widget, so
-        every visible line is rendered and sent again (20-50 KB per poll at 200x50).
-        """
-        rk = RowKey(row_key) if isinstance(row_key, str) else row_key
-        ck = ColumnKey(column_key) if isinstance(column_key, str) else column_key
-        if update_width or rk not in self._row_locations or ck not in self._column_locations:
-            super().update_cell(row_key, column_key, value, update_width=update_width)
-            return
-        if self._store_cell(rk, ck, value):
-            self.refresh_row(self._row_locations.get(rk))
-
-    def _store_cell(self, rk: RowKey, ck: ColumnKey, value: Any) -> bool:
-        """Hold `value` in the cell; True if what is drawn changed (the caller repaints it)."""
-        cells = self._data[rk]
-        a, b = getattr(cells.get(ck), "cell", None), getattr(value, "cell", None)
-        cells[ck] = value
-        if a is not None and b is not None and (a.text, a.style) == (b.text, b.style):
-            return False
-        # The new generation makes the cached renders stale; row heights and order did not
-        # change, so carry them over rather than have DataTable recompute them for every row.
-        offsets, count = self._y_offsets, self._update_count
-        ordered = self._ordered_row_cache.get((self.row_count, count))
-        self._update_count = count + 1
-        self._offset_cache[self._update_count] = offsets
-        if ordered is not None:
-            self._ordered_row_cache[(self.row_count, self._update_count)] = ordered
-        return True
+    def same_drawing(self, old: Any, new: Any) -> bool:
+        a, b = getattr(old, "cell", None), getattr(new, "cell", None)
+        return a is not None and b is not None and (a.text, a.style) == (b.text, b.style)
 
     def _update_row(self, key: str, old: Row, row: Row) -> None:
         """Store a row's changed cells; repaint the one cell that changed, or else the row.
@@ -190,58 +154,14 @@ class KeyedTable(DataTable):
         """
         rk = RowKey(key)
         drawn = [spec.key for spec, a, b in zip(self.specs, old.cells, row.cells)
-                 if a != b and self._store_cell(rk, ColumnKey(spec.key), cell_view(b))]
+                 if a != b and self.store_cell(rk, ColumnKey(spec.key), cell_view(b))]
         if not drawn:
             return
-        at = self._row_locations.get(rk)
+        at = self.row_location(rk)
         if len(drawn) == 1:
-            self.refresh_coordinate(Coordinate(at, self._column_locations.get(ColumnKey(drawn[0]))))
+            self.refresh_coordinate(Coordinate(at, self.column_location(ColumnKey(drawn[0]))))
         else:
             self.refresh_row(at)
-
-    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
-                     cursor: bool = False, hover: bool = False) -> SegmentLines:
-        """DataTable._render_cell for our one-line cells, as segments built directly.
-
-        The stock method sends every cell through Rich (Styled, Padding, Text wrapping): about
-        0.3 ms a cell, 4 ms a pod row, 150 ms a screenful when paging. A cell here is plain text,
-        one style, one line at a fixed width; the segments are the same, styles and all
-        (tests/ui/test_keyed_table_render.py holds them equal). Anything else goes the stock way.
-        """
-        pad = self.cell_padding
-        row_key = self._row_locations.get_key(row_index) if row_index >= 0 else None
-        value = self._data.get(row_key, {}).get(self._column_locations.get_key(column_index)) \
-            if row_key is not None and column_index >= 0 else None
-        if not isinstance(value, CellView) or width <= 2 * pad or self.rows[row_key].height != 1 \
-                or "\t" in value.cell.text:  # clean() leaves no tab; Rich would expand one
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        key = (row_key, self._column_locations.get_key(column_index), base_style, cursor, hover,
-               self._show_hover_cursor, self._update_count, self._pseudo_class_state)
-        lines = self._cell_render_cache.get(key)
-        if lines is None:
-            fixed = row_index < self.fixed_rows or column_index < self.fixed_columns
-            component, post = self._get_styles_to_render_cell(
-                False, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
-                self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
-            # The row/column meta is one Style per cell: added last, to styles Rich has cached
-            # (they repeat across cells), it is one new Style a segment rather than three.
-            meta = Style.from_meta({"row": row_index, "column": column_index})
-            pre = base_style + component
-            blank = pre + post + meta
-            inner = width - 2 * pad
-            text = value.cell.text
-            if cell_len(text) > inner:  # Rich's "ellipsis" overflow, as Text.truncate does it
-                text = set_cell_size(text, inner - 1) + "…"
-            line = [Segment(" " * pad, blank)] if pad else []
-            if text:
-                line.append(Segment(text, pre + _style(value.cell.style) + post + meta))
-            if inner > cell_len(text):
-                line.append(Segment(" " * (inner - cell_len(text)), blank))
-            if pad:
-                line.append(Segment(" " * pad, blank))
-            lines = [line]
-            self._cell_render_cache[key] = lines
-        return lines
 
     # --- data ------------------------------------------------------------------------------
 
@@ -355,22 +275,25 @@ class KeyedTable(DataTable):
         self.sort(_MARK_COL, key=key)
 
     def refresh_titles(self) -> None:
-        bits = [self.pane_title]
-        if self.scope_label:
-            bits.append(self.scope_label)
+        """The border title says everything that decides what the owner sees and acts on:
+        `Pods · 6/7 · /team · sort up ↓ · 2 marked (1 hidden)`. The panes draw only a top
+        border, so nothing goes to the subtitle, which would never be seen."""
+        self._set_titles(" · ".join(self.state_bits()), "")
+
+    def state_bits(self) -> list[str]:
+        """The pane title, scope, shown/total, filter, sort, marks and note, in that order."""
+        bits = [self.pane_title, self.scope_label]
         shown, total = len(self._shown), len(self.records)
         bits.append(f"{shown}" if shown == total else f"{shown}/{total}")
-        title = " · ".join(b for b in bits if b)
-        sub = []
         if self.filter_text:
-            sub.append(f"/{self.filter_text}")
+            bits.append(f"/{self.filter_text}")
         if self.sort_index is not None:
-            sub.append(f"sort {self.specs[self.sort_index].label} {'↓' if self.sort_reverse else '↑'}")
+            bits.append(f"sort {self.specs[self.sort_index].label} {'↓' if self.sort_reverse else '↑'}")
         if self.marks:
-            sub.append(f"{len(self.marks)} marked")
-        if self.note:
-            sub.append(self.note)
-        self._set_titles(title, " · ".join(sub))
+            hidden = len(self.hidden_marked_keys())
+            bits.append(f"{len(self.marks)} marked" + (f" ({hidden} hidden)" if hidden else ""))
+        bits.append(self.note)
+        return [b for b in bits if b]
 
     def _set_titles(self, title: str, subtitle: str) -> None:
         # Textual's setters repaint the whole widget even for the same text, and every diff
@@ -399,12 +322,33 @@ class KeyedTable(DataTable):
         self.refresh_titles()
         self.post_message(self.MarksChanged(self))
 
-    def clear_marks(self) -> None:
-        marked, self.marks = list(self.marks), {}
+    def marked_keys(self, visible_only: bool = False) -> list[str]:
+        """Marked row keys in the order marked; `visible_only` leaves out rows the scope or
+        the `/` filter hides."""
+        return [k for k in self.marks if k in self._shown] if visible_only else list(self.marks)
+
+    def hidden_marked_keys(self) -> list[str]:
+        """Marked rows the owner cannot see now (hidden by the scope or the filter): a bulk
+        dialog must name them, since it would act on them."""
+        return [k for k in self.marks if k not in self._shown]
+
+    def hidden_by(self) -> str:
+        """What hides rows now, in the owner's words: `the filter /personal`, or ''."""
+        why = [f"the filter /{self.filter_text}"] if self.filter_text else []
+        if self.scope_label and self.scope is not None:
+            why.append(f"the scope {self.scope_label}")
+        return " and ".join(why)
+
+    def clear_marks(self, keys: Iterable[str] | None = None) -> None:
+        """Unmark `keys` (every mark when None): after the bulk action that used them."""
+        marked = list(self.marks) if keys is None else [k for k in keys if k in self.marks]
         for k in marked:
+            del self.marks[k]
             if k in self._shown:
                 self.update_cell(k, _MARK_COL, self._head(k))
         self.refresh_titles()
+        if marked:
+            self.post_message(self.MarksChanged(self))
 
     def action_cycle_sort(self) -> None:
         """Next column (then back to the pane's own order)."""

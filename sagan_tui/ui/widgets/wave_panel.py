@@ -1,4 +1,4 @@
-"""WavePanel: the active (else the latest) reaping wave's scope, cost and diagnosis, beside the heatmap.
+"""WavePanel: the active (else the latest) reaping wave's verdict, scope, cost and diagnosis, beside the heatmap.
 
 API for the app shell:
     panel = WavePanel(id="waves")                      # name/id/classes as any Widget
@@ -23,6 +23,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from sagan_tui.triage import fmt
+from sagan_tui.triage.diagnosis import Finding
 from sagan_tui.triage.waves import Wave, active_wave
 from sagan_tui.ui.heatmap_render import DIM, printable
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel
 BANNER_ACTIVE = "bold color(231) on color(160)"
 BANNER_OVER = "bold color(220)"
 KEY_W = 9
+VERDICT_STYLE = {"platform-reaper": "bold color(231) on color(124)", "account-stop": "bold color(16) on color(214)",
+                 "host-failure": "bold color(231) on color(25)", "unclear": "bold color(16) on color(250)"}
 
 
 def shown_wave(waves: Sequence[Wave], now: datetime, guard_minutes: float) -> tuple[Wave | None, bool]:
@@ -77,16 +80,30 @@ def _no_wave(now: datetime, last_loss: Loss | None) -> list:
     return [head]
 
 
-def _findings(wave: Wave) -> Table:
+def _findings(findings, mark: str = "•", mark_style: str = "bold", evidence: bool = True) -> Table:
     # A grid rather than prefixed lines: wrapped statements and evidence keep their indent.
     table = Table.grid(padding=(0, 1), expand=True)
     table.add_column(width=1, no_wrap=True)
     table.add_column(ratio=1, overflow="fold")
-    for finding in wave.diagnosis:
-        table.add_row(Text("•", style="bold"), Text(printable(finding.statement)))
-        for line in finding.evidence:
+    for finding in findings:
+        table.add_row(Text(mark, style=mark_style), Text(printable(finding.statement)))
+        for line in finding.evidence if evidence else ():
             table.add_row("", Padding(Text(printable(line), style=DIM), (0, 0, 0, 2)))
     return table
+
+
+def _verdict(wave: Wave) -> list:
+    """The verdict's line, then what speaks for (+) and against (-) it; evidence stays in the diagnosis."""
+    v = wave.verdict
+    line = Text(v.title, style=VERDICT_STYLE.get(v.cause, "bold"))
+    line.append(f": {printable(v.next_step)}", style="bold")
+    parts: list = [line]
+    if v.for_:
+        parts.append(_findings(v.for_, "+", "bold color(114)", evidence=False))
+    against = [*v.against, *(Finding("missing", f"missing: {m}") for m in v.missing)]
+    if against:
+        parts.append(_findings(against, "-", "bold color(209)", evidence=False))
+    return parts
 
 
 def render_wave_panel(waves: Sequence[Wave], now: datetime, guard_minutes: float = 15.0,
@@ -95,13 +112,14 @@ def render_wave_panel(waves: Sequence[Wave], now: datetime, guard_minutes: float
     wave, active = shown_wave(waves, now, guard_minutes)
     if wave is None:
         return Group(*_no_wave(now, last_loss))
-    parts: list = []
+    parts: list = [_verdict(wave)[0]]
     if active:
         until = wave.end + timedelta(minutes=guard_minutes)
         parts.append(Text(" WAVE ACTIVE — hold re-dispatch ", style=BANNER_ACTIVE))
         parts.append(Text(f"last loss {_ago(wave.end, now)}; guard until {fmt.hms(until)} UTC", style="color(210)"))
     else:
         parts.append(Text(f"No active wave. Last one ended {_ago(wave.end, now)}", style=BANNER_OVER))
+    parts += _verdict(wave)[1:]
     n = len(wave.losses)
     index = sorted(waves, key=lambda w: w.end).index(wave) + 1
     burned = fmt.usd(wave.burn_usd) + (f" (+{wave.burn_unknown} unpriced)" if wave.burn_unknown else "")
@@ -116,7 +134,7 @@ def render_wave_panel(waves: Sequence[Wave], now: datetime, guard_minutes: float
     ]))
     if wave.diagnosis:
         parts.append(Text("Diagnosis", style="bold underline"))
-        parts.append(_findings(wave))
+        parts.append(_findings(wave.diagnosis))
     return Group(*parts)
 
 

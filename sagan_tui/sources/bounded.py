@@ -1,0 +1,50 @@
+"""Every httpx request's overall deadline and reply size bound (Sagan, RunPod REST v2).
+
+httpx's timeout is per read: a server that trickles a valid reply one byte every 2 s never
+trips it, and a reply is read whole into memory however large it is. Here the whole request
+(connect, headers, body) has one deadline, and the body is streamed and counted, abandoned
+past the bound: memory stays near the bound, not the size the server chose to send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+
+from sagan_tui.sources.errors import ReplyTooLarge, SourceTimeout, Unreachable
+
+DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
+# Headers the body already went through: the bytes handed on are decoded and complete.
+_SPENT_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
+
+
+def too_large(source: str, where: str, max_bytes: int) -> ReplyTooLarge:
+    return ReplyTooLarge(source, f"{where}: reply too large (over {max_bytes / 2**20:g} MB); not read further")
+
+
+async def bounded_request(client: httpx.AsyncClient, method: str, url: str, *, source: str, where: str,
+                          deadline_s: float, max_bytes: int, **kw: Any) -> httpx.Response:
+    """The reply, read whole within `deadline_s` and `max_bytes`, or a typed SourceError."""
+
+    async def read() -> httpx.Response:
+        async with client.stream(method, url, **kw) as resp:
+            declared = resp.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > max_bytes:
+                raise too_large(source, where, max_bytes)
+            body, size = [], 0
+            async for chunk in resp.aiter_bytes():  # decoded bytes: a gzip bomb is counted as it inflates
+                size += len(chunk)
+                if size > max_bytes:
+                    raise too_large(source, where, max_bytes)
+                body.append(chunk)
+            headers = [(k, v) for k, v in resp.headers.multi_items() if k.lower() not in _SPENT_HEADERS]
+            return httpx.Response(resp.status_code, headers=headers, content=b"".join(body), request=resp.request)
+
+    try:
+        return await asyncio.wait_for(read(), deadline_s)
+    except (httpx.TimeoutException, asyncio.TimeoutError):
+        raise SourceTimeout(source, f"{where}: timed out, no complete reply within {deadline_s:g} s") from None
+    except httpx.HTTPError as exc:
+        raise Unreachable(source, f"{where}: request failed: {type(exc).__name__}") from None

@@ -1,0 +1,92 @@
+"""The `auto` transport: pods and actions over REST v2, the balance from GraphQL `myself` while it answers.
+
+REST v2 has no balance route, and the balance is what tells a balance stop from a platform
+reaper. GraphQL is asked for the money alone, beside the REST poll: if it fails, the pods
+still count (the account's poll is REST's), and the balance shows why it is missing or old.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import replace
+from typing import Any
+
+from sagan_tui.models import utcnow
+from sagan_tui.sources.errors import ApiRetired, RateLimited, SourceError
+from sagan_tui.sources.runpod_base import AccountSnapshot
+from sagan_tui.sources.runpod_graphql import GraphQLTransport
+from sagan_tui.sources.runpod_rest import RestV2Transport
+
+RETIRED_NOTE = "n/a (GraphQL retired)"
+RETIRED_RECHECK_S = 3600.0  # a retired API is asked again hourly, not every poll
+RATE_LIMIT_PAUSE_S = 60.0  # when GraphQL's rate limit names no wait
+
+
+class AutoTransport:
+    """One account over both APIs: REST v2 for what it can do, GraphQL for the money only."""
+
+    name = "auto"
+
+    def __init__(self, account: str, api_key: str, *, base_url: str, rest_base_url: str,
+                 timeout: float = 10.0, **bounds: Any):
+        self.account = account
+        self.rest = RestV2Transport(account, api_key, base_url=rest_base_url, timeout=timeout, **bounds)
+        self.graphql = GraphQLTransport(account, api_key, base_url=base_url, timeout=timeout, **bounds)
+        self._money: AccountSnapshot | None = None  # the last balance GraphQL gave
+        self._money_at = ""
+        self._quiet_until = 0.0  # monotonic: GraphQL is not asked before then
+        self._quiet_note = ""
+
+    async def snapshot(self) -> AccountSnapshot:
+        pods, (money, note) = await asyncio.gather(self.rest.snapshot(), self._read_money())
+        for pod in pods.pods:  # REST v2 names no machine: GraphQL's, while it answers (a kept one stays true)
+            pod.host = pod.host or (money.hosts.get(pod.id) if money is not None else None)
+        if money is None:
+            return replace(pods, balance=None, spend_per_hr=None, spend_limit=None, under_balance=None,
+                           balance_note=note)
+        return replace(pods, balance=money.balance, spend_per_hr=money.spend_per_hr, spend_limit=money.spend_limit,
+                       under_balance=money.under_balance, balance_note=note)
+
+    async def _read_money(self) -> tuple[AccountSnapshot | None, str | None]:
+        """The money and why it is missing or old; never raises (the pods decide the poll)."""
+        if time.monotonic() < self._quiet_until:
+            return self._kept(self._quiet_note)
+        try:
+            money = await self.graphql.money()
+        except ApiRetired:
+            self._quiet_until, self._quiet_note = time.monotonic() + RETIRED_RECHECK_S, "retired"
+            self._money = None  # a balance from before the retirement would only grow older
+            return None, RETIRED_NOTE
+        except RateLimited as exc:
+            self._quiet_until = time.monotonic() + (exc.retry_after or RATE_LIMIT_PAUSE_S)
+            self._quiet_note = "rate-limited"
+            return self._kept("rate-limited")
+        except SourceError as exc:
+            return self._kept(exc.kind.value)
+        self._money, self._money_at = money, utcnow().strftime("%H:%M")
+        return money, None
+
+    def _kept(self, why: str) -> tuple[AccountSnapshot | None, str]:
+        if why == "retired":
+            return None, RETIRED_NOTE
+        if self._money is None:
+            return None, f"n/a (GraphQL {why})"
+        # An older balance is still evidence (a stop for want of money): shown with its age.
+        return self._money, f"as of {self._money_at} UTC (GraphQL {why})"
+
+    async def get_pod(self, pod_id: str):  # noqa: ANN201 - RunPodPod | None, as RestV2Transport
+        return await self.rest.get_pod(pod_id)
+
+    async def stop(self, pod_id: str) -> dict[str, Any]:
+        return await self.rest.stop(pod_id)
+
+    async def resume(self, pod_id: str, gpu_count: int = 1) -> dict[str, Any]:
+        return await self.rest.resume(pod_id, gpu_count)
+
+    async def terminate(self, pod_id: str) -> dict[str, Any]:
+        return await self.rest.terminate(pod_id)
+
+    async def aclose(self) -> None:
+        await self.rest.aclose()
+        await self.graphql.aclose()

@@ -1,0 +1,38 @@
+"""Which RunPod API serves each account: the transport its config names, built, and what it serves."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sagan_tui.sources.runpod_base import RunPodTransport
+
+if TYPE_CHECKING:
+    from sagan_tui.config_model import Settings
+
+# What each transport reads from which API (doctor and the README say the same).
+SERVES = {
+    "auto": "pods and actions over REST v2, balance from GraphQL",
+    "rest-v2": "pods and actions over REST v2, no balance (REST v2 has no balance route)",
+    "graphql": "pods, actions and balance over GraphQL",
+}
+
+
+def make_transport(settings: "Settings", name: str, kind: str) -> RunPodTransport:
+    """The transport `kind` for account `name`, with the settings' timeout and reply bound."""
+    acc = settings.accounts[name]
+    common = {"timeout": settings.request_timeout, "max_reply_bytes": settings.max_reply_bytes}
+    if kind == "rest-v2":
+        from sagan_tui.sources.runpod_rest import RestV2Transport
+        return RestV2Transport(name, acc.key(), base_url=settings.rest_base_url, **common)
+    if kind == "graphql":
+        from sagan_tui.sources.runpod_graphql import GraphQLTransport
+        return GraphQLTransport(name, acc.key(), base_url=settings.runpod_api_base_url, **common)
+    from sagan_tui.sources.runpod_auto import AutoTransport
+    return AutoTransport(name, acc.key(), base_url=settings.runpod_api_base_url,
+                         rest_base_url=settings.rest_base_url, **common)
+
+
+def make_transports(settings: "Settings") -> dict[str, RunPodTransport]:
+    """One transport per enabled account, of the kind its config names (`auto` unless told)."""
+    return {name: make_transport(settings, name, acc.transport)
+            for name, acc in settings.accounts.items() if acc.enabled}

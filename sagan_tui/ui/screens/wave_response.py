@@ -1,0 +1,118 @@
+"""The wave response: one dialog proposing what the wave's verdict calls for (hold, dismiss nothing, ticket).
+
+The proposal (which experiments, which lines, what is ticked) is triage/response.py's; this
+module shows it, collects the owner's ticks and note, and sends what was ticked through the
+ActionRunner (audited, in-flight guarded) and the report export, then says per line what happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.widgets import Checkbox, Input, Label, Static
+
+from sagan_tui.ui.safe_text import clean, literal, one_line
+from sagan_tui.ui.screens.confirm import Dialog
+
+if TYPE_CHECKING:
+    from sagan_tui.triage.response import Proposal
+
+
+class WaveResponseScreen(Dialog["dict | None"]):
+    """Returns {"hold": bool, "ticket": bool, "note": str} on Send, None on Cancel. Opens on Cancel."""
+
+    DEFAULT_CSS = Dialog.DEFAULT_CSS + """
+    WaveResponseScreen #targets { max-height: 4; margin: 0 0 1 0; }
+    WaveResponseScreen Checkbox { border: none; padding: 0; height: 1; margin: 0; }
+    WaveResponseScreen .line-targets { color: $text-muted; padding: 0 0 0 4; }
+    WaveResponseScreen #note-row { height: 1; margin: 0 0 0 4; }
+    WaveResponseScreen #note-label { width: auto; padding: 0 1 0 0; }
+    """
+
+    def __init__(self, proposal: Proposal):
+        v = proposal.verdict
+        targets = [f"+ {f.statement}" for f in v.for_[:3]] + [f"- {f.statement}" for f in v.against[:2]]
+        targets += [f"- missing: {m}" for m in v.missing[:2]]
+        left = [f"left out: {x}" for x in proposal.left_out]
+        super().__init__(f"Wave response. {v.headline}", targets + left, confirm_label="Send",
+                         confirm_variant="warning",
+                         note="A hold sets status blocked: Sagan's recovery stops re-dispatching.")
+        self.proposal = proposal
+
+    def compose_body(self) -> ComposeResult:
+        for line in self.proposal.lines:
+            yield Checkbox(Content(clean(line.label)), value=line.checked, disabled=not line.enabled,
+                           id=f"line-{line.key}", compact=True)
+            if line.detail:
+                yield Static(literal(line.detail), classes="line-targets")
+            if line.key == "hold" and line.enabled:
+                with Horizontal(id="note-row"):
+                    yield Label("Note:", id="note-label")
+                    yield Input(value=self.proposal.note, id="note", max_length=2000, compact=True)
+
+    def result(self) -> dict:
+        def ticked(key: str) -> bool:
+            found = self.query(f"#line-{key}")
+            return bool(found) and found.first(Checkbox).value and not found.first(Checkbox).disabled
+
+        note = self.query("#note")
+        return {"hold": ticked("hold"), "ticket": ticked("ticket"),
+                "note": note.first(Input).value.strip() if note else ""}
+
+
+def open_wave_response(app: Any) -> None:
+    """`W`: the response to the wave the panel shows (the active one, else the latest)."""
+    if app.settings.read_only:
+        app.notify("read-only: wave response refused (the panel was started with --read-only; "
+                   "`e` still exports the report)", title="Refused", severity="warning", markup=False)
+        return
+    from sagan_tui.triage.response import propose
+    from sagan_tui.ui.widgets.wave_panel import shown_wave
+
+    model = app.model
+    wave, _active = shown_wave(model.waves, model.clock(), app.settings.guard_minutes)
+    if wave is None:
+        app.notify("No reaping wave to respond to.", markup=False)
+        return
+    proposal = propose(wave, model.experiments)
+
+    def chosen(answer: dict | None) -> None:
+        if answer and (answer["hold"] or answer["ticket"]):
+            app.run_worker(_send(app, proposal, answer), group="owner-actions", exit_on_error=False)
+        elif answer is not None:
+            app.notify("Nothing ticked: nothing sent.", markup=False)
+
+    app.push_screen(WaveResponseScreen(proposal), chosen)
+
+
+async def _send(app: Any, proposal: Proposal, answer: dict) -> None:
+    """Each ticked line in turn; one notification saying what happened to each."""
+    from sagan_tui.actions.guard import export_report
+    from sagan_tui.basics import utcnow
+    from sagan_tui.config import data_dir
+    from sagan_tui.ui.clipboard import copy
+
+    said: list[str] = []
+    ok = True
+    if answer["hold"]:
+        result = await app.action_runner.bulk_hold(proposal.holds, answer["note"] or proposal.note)
+        ok &= result.ok
+        said.append(f"hold: {result.message}")
+    said.append(f"dismiss: nothing dismissed ({len(proposal.line('ticket').targets)} lost pods kept as evidence)")
+    if answer["ticket"]:
+        try:
+            path, text = await asyncio.to_thread(export_report, app.cache, utcnow(), data_dir())
+            not_copied = copy(app, text)
+            said.append(f"ticket: written to {path}; " + ("copied to the clipboard (OSC 52)" if not_copied is None
+                                                          else f"not copied: {not_copied}"))
+        except OSError as exc:
+            ok = False
+            said.append(f"ticket: not written: {one_line(exc)}")
+    app.notify("\n".join(one_line(s, 400) for s in said), title="Wave response" if ok else "Wave response: not all done",
+               severity="information" if ok else "error", markup=False, timeout=20)
+    if answer["hold"]:
+        app.request_refresh()

@@ -1,0 +1,148 @@
+"""The one place that reaches into Textual's DataTable private members, for KeyedTable's fast paths; checked against the installed Textual."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, RowKey
+
+# What FastDataTable reads or writes of DataTable's private state, and the private methods it
+# calls or overrides with their parameters. `mismatches()` checks each against the installed
+# Textual (tests/ui/test_datatable_private.py): an upgrade that renames one fails there, by name,
+# instead of as a wrong frame. Pinned by pyproject.toml's textual range.
+PRIVATE_ATTRS = ("_data", "_row_locations", "_column_locations", "_update_count", "_offset_cache",
+                 "_ordered_row_cache", "_cell_render_cache", "_show_hover_cursor", "_pseudo_class_state",
+                 "_y_offsets")
+PRIVATE_METHODS = {
+    "_render_cell": ("self", "row_index", "column_index", "base_style", "width", "cursor", "hover"),
+    "_get_styles_to_render_cell": ("self", "is_header_cell", "is_row_label_cell", "is_fixed_style_cell",
+                                   "hover", "cursor", "show_cursor", "show_hover_cursor",
+                                   "has_css_foreground_priority", "has_css_background_priority"),
+}
+
+
+def mismatches() -> list[str]:
+    """What the installed Textual's DataTable lacks or has changed of the above ([] when all match)."""
+    out = []
+    table = DataTable()
+    for name in PRIVATE_ATTRS:
+        if not hasattr(table, name):
+            out.append(f"DataTable has no attribute {name}")
+    for name, params in PRIVATE_METHODS.items():
+        method = getattr(DataTable, name, None)
+        if not callable(method):
+            out.append(f"DataTable has no method {name}")
+        elif tuple(inspect.signature(method).parameters) != params:
+            out.append(f"DataTable.{name}{inspect.signature(method)} is not ({', '.join(params)})")
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _style(spec: str) -> Style:
+    # What Rich's console.get_style gives a cell's style string ("bold yellow", "dim red").
+    return Style.parse(spec) if spec else Style.null()
+
+
+class FastDataTable(DataTable):
+    """A DataTable whose one-line, fixed-width plain cells update and draw without Textual's
+    general path. A subclass says which cells qualify with `plain_cell(value)`."""
+
+    def plain_cell(self, value: Any) -> tuple[str, str] | None:
+        """(text, Rich style string) of a cell drawn the fast way, or None for the stock way."""
+        return None
+
+    def row_location(self, row_key: RowKey) -> int | None:
+        return self._row_locations.get(row_key)
+
+    def column_location(self, column_key: ColumnKey) -> int | None:
+        return self._column_locations.get(column_key)
+
+    def cell_value(self, row_key: RowKey, column_key: ColumnKey) -> Any:
+        return self._data[row_key].get(column_key)
+
+    def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, *,
+                    update_width: bool = False) -> None:
+        """DataTable.update_cell, repainting the changed row only, and nothing when `same_drawing`
+        says the drawn text and style are unchanged (a `seen` cell whose sort value moved with "now").
+
+        The stock method bumps the table-wide generation and refreshes the whole widget, so
+        every visible line is rendered and sent again (20-50 KB per poll at 200x50).
+        """
+        rk = RowKey(row_key) if isinstance(row_key, str) else row_key
+        ck = ColumnKey(column_key) if isinstance(column_key, str) else column_key
+        if update_width or rk not in self._row_locations or ck not in self._column_locations:
+            super().update_cell(row_key, column_key, value, update_width=update_width)
+            return
+        if self.store_cell(rk, ck, value):
+            self.refresh_row(self._row_locations.get(rk))
+
+    def same_drawing(self, old: Any, new: Any) -> bool:
+        """True when `new` draws exactly as `old` (then storing it repaints nothing)."""
+        return False
+
+    def store_cell(self, rk: RowKey, ck: ColumnKey, value: Any) -> bool:
+        """Hold `value` in the cell; True if what is drawn changed (the caller repaints it)."""
+        cells = self._data[rk]
+        old = cells.get(ck)
+        cells[ck] = value
+        if self.same_drawing(old, value):
+            return False
+        # The new generation makes the cached renders stale; row heights and order did not
+        # change, so carry them over rather than have DataTable recompute them for every row.
+        offsets, count = self._y_offsets, self._update_count
+        ordered = self._ordered_row_cache.get((self.row_count, count))
+        self._update_count = count + 1
+        self._offset_cache[self._update_count] = offsets
+        if ordered is not None:
+            self._ordered_row_cache[(self.row_count, self._update_count)] = ordered
+        return True
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
+                     cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
+        """DataTable._render_cell for one-line plain cells, as segments built directly.
+
+        The stock method sends every cell through Rich (Styled, Padding, Text wrapping): about
+        0.3 ms a cell, 4 ms a pod row, 150 ms a screenful when paging. A plain cell is text,
+        one style, one line at a fixed width; the segments are the same, styles and all
+        (tests/ui/test_keyed_table_render.py holds them equal). Anything else goes the stock way.
+        """
+        pad = self.cell_padding
+        row_key = self._row_locations.get_key(row_index) if row_index >= 0 else None
+        column_key = self._column_locations.get_key(column_index) if column_index >= 0 else None
+        value = self._data.get(row_key, {}).get(column_key) if row_key is not None else None
+        plain = self.plain_cell(value) if value is not None else None
+        if plain is None or width <= 2 * pad or self.rows[row_key].height != 1 or "\t" in plain[0]:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor, self._update_count,
+               self._pseudo_class_state)
+        lines = self._cell_render_cache.get(key)
+        if lines is None:
+            fixed = row_index < self.fixed_rows or column_index < self.fixed_columns
+            component, post = self._get_styles_to_render_cell(
+                False, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
+                self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+            # The row/column meta is one Style per cell: added last, to styles Rich has cached
+            # (they repeat across cells), it is one new Style a segment rather than three.
+            meta = Style.from_meta({"row": row_index, "column": column_index})
+            pre = base_style + component
+            blank = pre + post + meta
+            inner = width - 2 * pad
+            text, style = plain
+            if cell_len(text) > inner:  # Rich's "ellipsis" overflow, as Text.truncate does it
+                text = set_cell_size(text, inner - 1) + "…"
+            line = [Segment(" " * pad, blank)] if pad else []
+            if text:
+                line.append(Segment(text, pre + _style(style) + post + meta))
+            if inner > cell_len(text):
+                line.append(Segment(" " * (inner - cell_len(text)), blank))
+            if pad:
+                line.append(Segment(" " * pad, blank))
+            lines = [line]
+            self._cell_render_cache[key] = lines
+        return lines

@@ -1,0 +1,164 @@
+"""The panel on a real pty: SIGTERM, SIGHUP and SIGINT end it as `q` does, terminal restored; no terminal, no panel."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import termios
+import time
+
+import pytest
+
+from bench.ptyrun import PtyProcess
+
+EXE = [sys.executable, "-m", "sagan_tui"]
+# What Textual writes when the panel quits on `q`: leave the alternate screen, show the cursor,
+# mouse tracking off (each mode it turned on).
+RESTORED = {b"\x1b[?1049l", b"\x1b[?25h", b"\x1b[?1000l", b"\x1b[?1003l", b"\x1b[?1006l"}
+
+
+def _env(tmp_path) -> dict:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("SAGAN", "RUNPOD"))}
+    # No keys and a Sagan that refuses at once: the panel runs and polls, nothing leaves loopback.
+    return {**base, "SAGAN_TUI_CONFIG": str(tmp_path / "none.toml"), "SAGAN_BASE_URL": "http://127.0.0.1:9",
+            "SAGAN_TUI_CACHE": str(tmp_path / "cache.sqlite")}
+
+
+def exited(p: PtyProcess) -> None:
+    """Read the panel's output until it exits (and what it wrote last)."""
+    deadline = time.monotonic() + 120  # a bound on a hang, not a timing assertion
+    while p.proc.poll() is None and time.monotonic() < deadline:
+        p.pump(0.05)
+    p.pump(0.1)
+    assert p.proc.poll() is not None, "the panel did not exit"
+
+
+def _modes(fd: int) -> tuple[bool, bool]:
+    lflag = termios.tcgetattr(fd)[3]
+    return bool(lflag & termios.ICANON), bool(lflag & termios.ECHO)
+
+
+@pytest.mark.parametrize("how", ["q", "SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_stop_signal_ends_the_panel_as_q_does_and_restores_the_terminal(tmp_path, how):
+    p = PtyProcess([*EXE], _env(tmp_path), size=(120, 30)).start()
+    try:
+        p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=120)
+        assert _modes(p.master) == (False, False)  # the panel holds the terminal raw
+        drawn = len(p.output)
+        if how == "q":
+            p.send("q")
+        else:
+            os.kill(p.pid, getattr(signal, how))
+        exited(p)
+        expected = 0 if how == "q" else 128 + getattr(signal, how)
+        assert p.proc.returncode == expected
+        assert _modes(p.master) == (True, True)  # canonical mode and echo are back
+        written = set(re.findall(rb"\x1b\[\?[0-9;]+[hl]", bytes(p.output[drawn:])))
+        assert RESTORED <= written, sorted(written)
+        assert b"Traceback" not in bytes(p.output)
+    finally:
+        p.stop(None)
+
+
+@pytest.mark.parametrize("argv", [[], ["--demo", "--scenario", "calm"]])
+def test_without_a_terminal_the_panel_exits_2_pointing_at_the_headless_commands(tmp_path, argv):
+    r = subprocess.run([*EXE, *argv], env=_env(tmp_path), stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=120)
+    assert r.returncode == 2
+    assert r.stdout == b""  # nothing drawn: not one escape code
+    err = r.stderr.decode()
+    assert "needs a terminal" in err and all(f"sagan-tui {c}" in err for c in ("sync", "report", "waves"))
+    assert not (tmp_path / "cache.sqlite").exists()
+
+
+def test_a_terminal_on_input_only_is_not_enough(tmp_path):
+    master, slave = os.openpty()
+    try:
+        r = subprocess.run(EXE, env=_env(tmp_path), stdin=slave, capture_output=True, timeout=120)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert r.returncode == 2 and b"standard output is not one" in r.stderr and r.stdout == b""
+
+
+def test_a_dumb_terminal_gets_no_hues(tmp_path):
+    """TERM=dumb: no 24-bit nor 256-colour codes, and of the 16 only the greys NO_COLOR leaves."""
+    env = {k: v for k, v in _env(tmp_path).items() if k not in ("NO_COLOR", "COLORTERM", "TEXTUAL_COLOR_SYSTEM")}
+    p = PtyProcess([*EXE], env, size=(120, 30), term="dumb").start()
+    try:
+        p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=120)
+        p.pump(0.5)
+        out = bytes(p.output)
+    finally:
+        p.stop("q")
+    assert not re.search(rb"\x1b\[[0-9;]*[34]8;[25];", out)
+    colours = {int(c) for sgr in re.findall(rb"\x1b\[([0-9;]*)m", out) for c in sgr.split(b";") if c}
+    hues = {*range(31, 37), *range(41, 47), *range(91, 97), *range(101, 107)}  # red..cyan, plain and bright
+    assert not colours & hues, sorted(colours)
+
+
+def _newer(path):
+    from sagan_tui.store.cache import Cache
+
+    Cache(path).close()
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        db.execute("update meta set value = '999' where key = 'schema_version'")
+
+
+@pytest.mark.parametrize("case, said", [
+    ("directory", "is a directory"),
+    ("newer", "schema v999 is newer than this sagan-tui"),
+    ("long", "sagan_tui_cache: a part of the path is longer than 255 bytes"),
+])
+def test_a_cache_the_panel_cannot_use_ends_it_with_exit_2_saying_why_the_file_untouched(tmp_path, case, said):
+    path = tmp_path / "cache.sqlite"
+    if case == "directory":
+        path.mkdir()
+        (path / "mine.txt").write_text("kept")
+    elif case == "newer":
+        _newer(path)
+    else:
+        path = tmp_path / ("c" * 300) / "cache.sqlite"
+    before = sorted((p.name, p.stat().st_size) for p in tmp_path.rglob("*")) if case != "long" else []
+    p = PtyProcess([*EXE, "--cache", str(path)], _env(tmp_path), size=(120, 30)).start()
+    try:
+        exited(p)
+        assert p.proc.returncode == 2
+        text = bytes(p.output).decode("utf-8", "replace").replace("\r\n", " ").replace("\n", " ")
+        assert said in re.sub(r"\s+", " ", text), text[-600:]
+        assert b"Traceback" not in bytes(p.output)
+        assert _modes(p.master) == (True, True)
+    finally:
+        p.stop(None)
+    if case != "long":
+        after = sorted((q.name, q.stat().st_size) for q in tmp_path.rglob("*") if q.name != "panel.log")
+        assert after == [b for b in before if b[0] != "panel.log"]
+        assert not any(".bad-" in q.name for q in tmp_path.rglob("*"))
+
+
+def test_a_retention_below_a_day_stops_the_panel_before_it_prunes_anything(tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    from sagan_tui.models import WorkflowEvent
+    from sagan_tui.store.cache import Cache
+
+    path = tmp_path / "cache.sqlite"
+    c = Cache(path)
+    old = datetime.now(timezone.utc) - timedelta(days=3)
+    with c.transaction() as conn:
+        c.upsert_events(conn, [WorkflowEvent(id=f"e{i}", event_type="note", created_at=old) for i in range(5)])
+    c.close()
+    env = {**_env(tmp_path), "SAGAN_TUI_EVENTS_RETENTION_DAYS": "-1"}
+    p = PtyProcess([*EXE, "--cache", str(path)], env, size=(120, 30)).start()
+    try:
+        exited(p)
+        assert p.proc.returncode == 2
+        assert b"events_retention_days" in bytes(p.output)
+    finally:
+        p.stop(None)
+    c = Cache(path, read_only=True)
+    assert c.counts()["events"] == 5
+    c.close()

@@ -1,0 +1,116 @@
+"""The wave response (`W`) through the real app and the simulator: holds arrive audited, the ticket is
+written; read-only refuses; Cancel changes nothing. Also the demo's verdicts, poll by poll."""
+
+from __future__ import annotations
+
+import pytest
+
+from sagan_tui.ui.model import PanelModel
+from sagan_tui.ui.screens.wave_response import WaveResponseScreen
+
+from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes
+from .conftest import wait_for
+
+HELD = {400, 401, 402, 403}  # the reaper's experiments, all running on team
+
+
+@pytest.fixture
+async def reaped(sim_factory, tmp_path, monkeypatch):
+    """The three-causes world polled to t=630: the reaper's wave is the active one."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    sim = sim_factory(fixture=three_causes())
+    rig = SteppedPolls(sim, settings_for(sim, tmp_path), monkeypatch)
+    await rig.poll_at(range(0, 631, 10))
+    yield sim, rig, tmp_path
+    await rig.close()
+
+
+def _app(rig, **flags):
+    from sagan_tui.sync.poller import Poller
+    from sagan_tui.ui.app import SaganApp
+
+    settings = rig.settings.model_copy(update=flags) if flags else rig.settings
+    return SaganApp(settings, rig.cache, Poller(settings, rig.cache), clock=rig.now, poll=False)
+
+
+def _notes(app, words: str) -> list[str]:
+    return [n.message for n in app._notifications if words in n.message]
+
+
+def _status_posts(sim, mark: int) -> list:
+    return [r for r in sim.requests[mark:] if r.api == "sagan" and r.method == "POST" and r.path.endswith("/status")]
+
+
+async def test_w_then_send_holds_the_waves_experiments_and_writes_the_ticket(reaped):
+    sim, rig, tmp = reaped
+    app = _app(rig)
+    mark = len(sim.requests)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("W")
+        await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+        screen = app.screen
+        assert app.focused is not None and app.focused.id == "cancel"  # opens on Cancel
+        assert screen.proposal.verdict.cause == "platform-reaper"
+        assert set(screen.proposal.holds) == HELD
+        assert screen.query_one("#line-hold").value and screen.query_one("#line-ticket").value
+        assert screen.query_one("#line-dismiss").disabled
+        note = screen.query_one("#note").value
+        assert note.startswith("Held by the owner: PLATFORM REAPER") and all(p in note for p in REAPED)
+        await pilot.press("tab", "enter")  # to Send, and send: W, tab, enter
+        await wait_for(pilot, lambda: _notes(app, "ticket: written to"), what="the response's report")
+        [report] = _notes(app, "ticket: written to")
+    assert "hold: 4 of 4 held" in report and "dismiss: nothing dismissed" in report
+    posts = _status_posts(sim, mark)
+    assert sorted(int(r.path.split("/")[3]) for r in posts) == sorted(HELD)
+    assert all(r.body["status"] == "blocked" and "PLATFORM REAPER" in r.body["note"] for r in posts)
+    audit = [a for a in rig.cache.actions() if a.action == "hold"]
+    assert sorted(a.target for a in audit) == sorted(f"#{n}" for n in HELD) and all(a.result == "ok" for a in audit)
+    [ticket] = list((tmp / "data").rglob("incident-*.md"))
+    text = ticket.read_text()
+    assert all(p in text for p in REAPED) and "**PLATFORM REAPER, " in text
+
+
+async def test_cancel_sends_nothing_and_audits_nothing(reaped):
+    sim, rig, tmp = reaped
+    app = _app(rig)
+    mark, audited = len(sim.requests), len(rig.cache.actions())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("W")
+        await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+        await pilot.press("enter")  # on Cancel
+        await wait_for(pilot, lambda: not isinstance(app.screen, WaveResponseScreen), what="dialog closed")
+        await pilot.pause()
+    assert _status_posts(sim, mark) == [] and len(rig.cache.actions()) == audited
+    assert not (tmp / "data").exists() or not list((tmp / "data").rglob("incident-*.md"))
+
+
+async def test_read_only_refuses_the_wave_response_with_the_reason(reaped):
+    sim, rig, _ = reaped
+    app = _app(rig, read_only=True)
+    mark = len(sim.requests)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("W")
+        await wait_for(pilot, lambda: _notes(app, "read-only: wave response refused"), what="refusal")
+        assert not isinstance(app.screen, WaveResponseScreen)
+    assert _status_posts(sim, mark) == []
+
+
+async def test_the_demos_waves_read_platform_reaper_within_a_poll_and_the_second_high(sim_factory, tmp_path,
+                                                                                    monkeypatch):
+    """reaping-wave: r4 (team) loses its third pod at t=112; r5 (both accounts) at t=574-575."""
+    sim = sim_factory(scenario="reaping-wave")
+    rig = SteppedPolls(sim, settings_for(sim, tmp_path), monkeypatch)
+    model = PanelModel(rig.settings, rig.cache, clock=rig.now)
+    model.load(rig.poller.health)
+    seen: dict[float, list] = {}
+    try:
+        for t in range(0, 601, 5):
+            model.apply(await rig.poll_at([t]))
+            seen[t] = [(w.start, len(w.losses), w.verdict.cause, w.verdict.confidence) for w in model.waves]
+    finally:
+        await rig.close()
+    third_loss_poll = 115  # the first poll after t=112
+    first = [v for v in seen[third_loss_poll] if v[1] >= 3]
+    assert first and first[0][2] == "platform-reaper", seen[third_loss_poll]
+    r5 = [v for v in seen[600] if v[1] == 5]
+    assert r5 and r5[0][2:] == ("platform-reaper", "high"), seen[600]
