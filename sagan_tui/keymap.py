@@ -40,6 +40,7 @@ KEYS: tuple[Key, ...] = (
     Key("panel.bulk_stop", "S", "stop every marked pod (asks first)"),
     Key("panel.audit", "A", "the audit log of owner actions"),
     Key("panel.export_report", "e", "write the incident report (markdown) to the data dir"),
+    Key("panel.wave_response", "W", "the wave's verdict and its response (hold, ticket) in one dialog"),
     Key("panel.inbox", "i", "experiments pane: only what waits on you / everything"),
     Key("panel.incident", "I,f2", "incident layout: heatmap and waves on top, affected pods"),
     Key("panel.pause", "P", "pause / resume polling"),

@@ -131,9 +131,6 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
                 yield Button("Close (esc)", id="close", compact=True)
         yield KeyBar()
 
-    def on_mount(self) -> None:
-        self.app.clear_notifications()  # a toast shown before would lie over the buttons
-
     # --- reading -----------------------------------------------------------------------
 
     def answers(self) -> dict[str, str]:
@@ -154,8 +151,8 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
                 decision == "defer" and self.approval.status == "deferred")
 
     def on_mount(self) -> None:
+        self.app.clear_notifications()  # a toast shown before would lie over the buttons
         self._buttons(True)  # a deferred request cannot be deferred again
-
 
     # --- deciding ----------------------------------------------------------------------
 
