@@ -34,7 +34,11 @@ def fixture(pods: int, experiments: int) -> dict:
     # Untracked by Sagan: stopping one changes its RunPod row and nothing else (no events, no status).
     fleet += [{"id": pid, "account": "personal", "tracked": False, "name": "scratch", "created_at": -7200,
                "running_at": -7150} for pid in CHANGERS]
-    return {"name": "quiet-fleet", "experiments": exps, "pods": fleet}
+    # Balances that outlast the fleet's spend: a "Runway short" warning (a toast, then its removal)
+    # is a change, and this figure is of a panel where nothing changes.
+    accounts = {"team": {"api_key": "rk-team-demo", "balance": 1e7},
+                "personal": {"api_key": "rk-personal-demo", "balance": 1e7}}
+    return {"name": "quiet-fleet", "accounts": accounts, "experiments": exps, "pods": fleet}
 
 
 class PollWatch:

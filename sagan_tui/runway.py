@@ -74,17 +74,6 @@ def runway(h: SourceHealth, warn_hours: float = DEFAULT_WARN_HOURS) -> Runway | 
     return Runway(h.source, OK, hours, f"{left(hours)} left", left(hours).replace(" ", ""))
 
 
-@dataclass(frozen=True)
-class RunwayNotice:
-    """A warning to show and ring (the shape of the panel's notes)."""
-
-    message: str
-    title: str = "Runway short"
-    severity: str = "warning"
-    timeout: float = 30.0
-    ring: bool = True
-
-
 HISTORY_POINTS = 240  # balance samples kept per account: 20 min of 5 s polls, or hours of slower ones
 
 
@@ -97,10 +86,11 @@ class RunwayWatch:
         self.history: dict[str, deque[tuple[datetime, float]]] = {}
 
     def check(self, health: Mapping[str, SourceHealth] | Iterable[SourceHealth],
-              warn_hours: float = DEFAULT_WARN_HOURS) -> list[RunwayNotice]:
-        """The notices for accounts that just crossed under; an unreadable balance neither fires nor re-arms."""
+              warn_hours: float = DEFAULT_WARN_HOURS) -> list[str]:
+        """The notices (one line each) for accounts that just crossed under; an unreadable balance
+        neither fires nor re-arms. The panel shows them as "Runway short" and rings."""
         hs = health.values() if isinstance(health, Mapping) else health
-        out: list[RunwayNotice] = []
+        out: list[str] = []
         for h in hs:
             if h.balance is not None and h.last_success is not None:
                 seen = self.history.setdefault(h.source, deque(maxlen=HISTORY_POINTS))
@@ -111,7 +101,7 @@ class RunwayWatch:
                 continue
             if r.under and r.account not in self.under:
                 self.under.add(r.account)
-                out.append(RunwayNotice(notice_text(h, r, warn_hours)))
+                out.append(notice_text(h, r, warn_hours))
             elif not r.under:
                 self.under.discard(r.account)
         return out

@@ -378,11 +378,12 @@ class SaganApp(ActionsMixin, App):
                 screen.refresh_from_model()  # type: ignore[attr-defined]
 
     def _announce(self, delta: "Delta", before: dict) -> None:
-        from sagan_tui.ui.model import announcements
+        from sagan_tui.ui.model import Note, announcements
         from sagan_tui.ui.notify import ring
 
         notes = [*announcements(delta, before, self.model.health),
-                 *self.runway_watch.check(self.model.health, self.settings.runway_warn_hours)]
+                 *(Note(m, "Runway short", "warning", 30.0, ring=True)
+                   for m in self.runway_watch.check(self.model.health, self.settings.runway_warn_hours))]
         for note in notes:
             self.notify(note.message, title=note.title, severity=note.severity, timeout=note.timeout,
                         markup=False)
