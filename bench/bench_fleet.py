@@ -100,10 +100,10 @@ async def fetch_only(poller, since) -> None:
 
 
 def measure(pods: int, count: int, interval: float) -> dict:
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-fleet-"))
-    fixture = home / "fleet.json"
-    fixture.write_text(json.dumps(fleet(pods)))
     with ExitStack() as stack:
+        home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sagan-bench-fleet-")))
+        fixture = home / "fleet.json"
+        fixture.write_text(json.dumps(fleet(pods)))
         sims = [stack.enter_context(SimProcess("--fixture", str(fixture))) for _ in range(3)]
         urls = {"team": sims[1].env["RUNPOD_API_BASE_URL"], "personal": sims[2].env["RUNPOD_API_BASE_URL"]}
         r = asyncio.run(polls(sims[0].env, urls, home / "cache.sqlite", count, interval))

@@ -14,7 +14,8 @@ Status mapping onto the GraphQL `desiredStatus` vocabulary the rest of the panel
 What REST v2 does not give that GraphQL does: the account balance, spend per hour, spend limit
 and under-balance flag (v2 has billing *history* only, so AccountSnapshot's money fields stay
 None); `lastStatusChange` (so a pod RunPod exits but still lists cannot be told from an
-ordinary stop by the poll alone: Sagan's records remain the evidence for those); `podType`,
+ordinary stop by the poll alone: under `auto` GraphQL supplies it while it answers, and
+Sagan's records remain the evidence after that); `podType`,
 `adjustedCostPerHr` and `machineId`. `cost` is the current rate and reads 0.0 once EXITED.
 """
 

@@ -1,8 +1,9 @@
 """The `auto` transport: pods and actions over REST v2, the balance from GraphQL `myself` while it answers.
 
 REST v2 has no balance route, and the balance is what tells a balance stop from a platform
-reaper. GraphQL is asked for the money alone, beside the REST poll: if it fails, the pods
-still count (the account's poll is REST's), and the balance shows why it is missing or old.
+reaper. GraphQL is asked for the money (and each pod's machine and last status change, which
+REST v2 lacks too) beside the REST poll: if it fails, the pods still count (the account's poll
+is REST's), and the balance shows why it is missing or old.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ RATE_LIMIT_PAUSE_S = 60.0  # when GraphQL's rate limit names no wait
 
 
 class AutoTransport:
-    """One account over both APIs: REST v2 for what it can do, GraphQL for the money only."""
+    """One account over both APIs: REST v2 for pods and actions, GraphQL for the money and evidence."""
 
     name = "auto"
 
@@ -42,6 +43,9 @@ class AutoTransport:
         pods, (money, note) = await asyncio.gather(self.rest.snapshot(), self._read_money())
         for pod in pods.pods:  # REST v2 names no machine: GraphQL's, while it answers (a kept one stays true)
             pod.host = pod.host or (money.hosts.get(pod.id) if money is not None else None)
+            # Nor why a pod exited: GraphQL's words tell a pod RunPod reaped (still listed) from a stop.
+            pod.last_status_change = pod.last_status_change or (
+                money.status_changes.get(pod.id) if money is not None else None)
         if money is None:
             return replace(pods, balance=None, spend_per_hr=None, spend_limit=None, under_balance=None,
                            balance_note=note)

@@ -22,6 +22,8 @@ class AccountSnapshot:
     under_balance: bool | None = None
     balance_note: str | None = None  # why the money is missing or old, e.g. "n/a (GraphQL retired)"
     hosts: dict[str, str] = field(default_factory=dict)  # pod id -> machine.podHostId, from GraphQL under auto
+    # pod id -> lastStatusChange ("Exited by Runpod: ..."), from GraphQL under auto: REST v2 has none
+    status_changes: dict[str, str] = field(default_factory=dict)
 
 
 class KeyedTransport:

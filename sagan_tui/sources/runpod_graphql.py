@@ -24,10 +24,11 @@ POD_FIELDS = """
 """
 ACCOUNT_QUERY = "query saganTuiAccount { myself { clientBalance currentSpendPerHr spendLimit underBalance pods {%s} } }" % POD_FIELDS
 POD_QUERY = 'query saganTuiPod { pod(input: {podId: "%s"}) {%s} }'
-# The money, for the `auto` transport (pods come over REST v2 there), and each pod's machine:
-# REST v2 names none, and a shared machine is the evidence of a host failure.
+# The money, for the `auto` transport (pods come over REST v2 there), and each pod's machine and
+# last status change: REST v2 names neither, and a shared machine is the evidence of a host
+# failure, "Exited by Runpod" that of a pod reaped while still listed.
 BALANCE_QUERY = ("query saganTuiBalance { myself { clientBalance currentSpendPerHr spendLimit underBalance"
-                 " pods { id machine { podHostId } } } }")
+                 " pods { id lastStatusChange machine { podHostId } } } }")
 
 _executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="runpod")
 _sdk_lock = threading.Lock()
@@ -151,7 +152,9 @@ class GraphQLTransport(KeyedTransport):
         """The balance, spend and under-balance flag, and each pod's machine (no pod records): what
         `auto` asks GraphQL for."""
         myself = await self._myself(BALANCE_QUERY)
-        return AccountSnapshot(account=self.account, pods=[], hosts=_hosts(myself.get("pods")), **_money(myself))
+        pods = myself.get("pods")
+        return AccountSnapshot(account=self.account, pods=[], hosts=_texts(pods, ("machine", "podHostId")),
+                               status_changes=_texts(pods, ("lastStatusChange",)), **_money(myself))
 
     async def get_pod(self, pod_id: str) -> RunPodPod | None:
         _check_id(pod_id)
@@ -189,13 +192,16 @@ def _money(myself: dict[str, Any]) -> dict[str, Any]:
             "under_balance": under if isinstance(under, bool) else None}
 
 
-def _hosts(pods: Any) -> dict[str, str]:
-    """pod id -> machine.podHostId, for the entries that hold both as text (a hostile reply: none)."""
+def _texts(pods: Any, path: tuple[str, ...]) -> dict[str, str]:
+    """pod id -> the text at `path` in each entry (("machine", "podHostId")), for the entries that
+    hold both as text (a hostile reply: none)."""
     out: dict[str, str] = {}
     for p in pods if isinstance(pods, list) else ():
-        host = _field(_field(p, "machine"), "podHostId")
-        if isinstance(_field(p, "id"), str) and isinstance(host, str) and host:
-            out[p["id"]] = host
+        value = p
+        for name in path:
+            value = _field(value, name)
+        if isinstance(_field(p, "id"), str) and isinstance(value, str) and value:
+            out[p["id"]] = value
     return out
 
 

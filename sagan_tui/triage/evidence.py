@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 
 from sagan_tui.triage import fmt
 
@@ -113,3 +113,13 @@ def hosts_of(values: Iterable[str | None]) -> dict[str, int]:
         if isinstance(v, str) and v:
             counts[v] = counts.get(v, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def evidence_moved(before: Mapping[str, SourceHealth], after: Mapping[str, SourceHealth]) -> bool:
+    """Whether a poll changed what a verdict reads from the accounts' health (a balance, the
+    under-balance flag, the spend or its limit, the transport): the waves are then weighed again
+    even when no loss came, so a balance that runs out after a wave changes its verdict."""
+    def money(h: SourceHealth | None) -> tuple:
+        return (None,) * 5 if h is None else (h.balance, h.under_balance, h.spend_per_hr, h.spend_limit, h.transport)
+
+    return any(money(before.get(a)) != money(after.get(a)) for a in {*before, *after} if a != "sagan")

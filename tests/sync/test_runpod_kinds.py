@@ -217,3 +217,13 @@ async def test_doctor_says_which_api_serves_what_for_each_account(sim_factory, t
     assert lines["runpod personal transport"] == (True, "graphql: pods, actions and balance over GraphQL")
     assert lines["runpod personal"] == (True, "graphql: 1 pods, balance $35.00")
     assert "runpod team (graphql, not in use)" not in lines  # auto already asks both
+
+
+async def test_under_auto_a_pod_runpod_exits_while_listed_is_a_loss_while_graphql_answers(sim_factory, tmp_path):
+    # REST v2 says only EXITED; GraphQL's lastStatusChange says RunPod did it: a loss, not a stop.
+    reaped = [{**PODS[0], "exited_at": 20, "exit_reason": "Exited by Runpod"}, *PODS[1:]]
+    sim = sim_factory(fixture=fixture(pods=reaped))
+    poller, cache = _poller(sim, tmp_path)
+    await _polls(poller, sim, [10, 30])
+    (loss,) = cache.losses()
+    assert loss.pod_id == "teampodaaa001" and "Exited by Runpod" in (loss.reason or "")

@@ -151,3 +151,14 @@ def test_a_balance_read_long_after_the_wave_says_nothing_about_it():
     v = verdict(Wave.of(R5), TriageContext(sightings=[CONTROL], health=later, accounts_polled=BOTH))
     assert v.cause == "platform-reaper" and not v.broke
     assert any("too far from the wave to judge it" in m for m in v.missing)
+
+
+def test_evidence_moved_when_a_balance_or_its_flag_changes_not_when_only_a_poll_time_does():
+    from dataclasses import replace
+
+    from sagan_tui.triage.evidence import evidence_moved
+
+    later = {a: replace(h, last_success=at("10:58:00")) for a, h in HEALTH.items()}
+    assert not evidence_moved(HEALTH, later)
+    broke = {**later, "personal": replace(later["personal"], balance=0.0, under_balance=True)}
+    assert evidence_moved(later, broke) and evidence_moved({}, HEALTH)

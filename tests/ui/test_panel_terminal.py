@@ -7,6 +7,7 @@ import subprocess
 import sys
 import termios
 import time
+from pathlib import Path
 
 import pytest
 
@@ -162,3 +163,28 @@ def test_a_retention_below_a_day_stops_the_panel_before_it_prunes_anything(tmp_p
     c = Cache(path, read_only=True)
     assert c.counts()["events"] == 5
     c.close()
+
+
+def test_a_read_only_cache_directory_ends_the_panel_with_exit_2_naming_it(tmp_path):
+    """As a user who cannot write there (root ignores modes: the panel then runs as nobody)."""
+    import tempfile
+
+    shared = Path(tempfile.mkdtemp(prefix="sagan-tui-ro-"))
+    try:
+        shared.chmod(0o755)
+        ro = shared / "ro"
+        ro.mkdir()
+        ro.chmod(0o555)
+        as_other = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+        env = {**_env(shared), "HOME": str(shared)}
+        p = PtyProcess([*as_other, *EXE, "--cache", str(ro / "cache.sqlite")], env, size=(120, 30)).start()
+        try:
+            exited(p)
+            assert p.proc.returncode == 2
+            text = re.sub(r"\s+", " ", bytes(p.output).decode("utf-8", "replace"))
+            assert f"beside the cache {ro / 'cache.sqlite'}" in text and "Traceback" not in text, text[-600:]
+        finally:
+            p.stop(None)
+        assert list(ro.iterdir()) == []
+    finally:
+        subprocess.run(["rm", "-rf", str(shared)], check=False)
