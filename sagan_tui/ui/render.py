@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -288,6 +289,10 @@ def approval_row(a: ApprovalRequest) -> Row:
 Segment = tuple[str, str]
 
 
+# The Linux console's font has no ✓ or ✗: there a source's health is a word, not a missing glyph.
+OK_MARK, FAIL_MARK = ("ok", "x") if os.environ.get("TERM") == "linux" else ("✓", "✗")
+
+
 def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend: bool = True,
                     warn_hours: float = DEFAULT_WARN_HOURS) -> list[Segment]:
     """One source's health: ok, stale since T, or its error kind; an account's money beside it
@@ -299,7 +304,7 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         out.append(("off", DIM))
     elif h.state == HealthState.ERROR:
         kind = h.error_kind.value if h.error_kind else "error"
-        out.append((f"✗{kind}", "bold white on red"))
+        out.append((f"{FAIL_MARK}{kind}", "bold white on red"))
         if h.last_success:
             out.append((f" since {hhmm(h.last_success)}", "red"))
     elif h.state == HealthState.UNKNOWN and h.last_success is None:
@@ -307,7 +312,7 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
     elif h.stale(now, poll_interval):
         out.append((f"stale since {hhmm(h.last_success)}", f"bold {STALE}"))
     else:
-        out.append(("✓", OK))
+        out.append((OK_MARK, OK))
     if h.under_balance:
         out += [(" ", ""), ("UNDER BALANCE", "bold reverse red")]
     if h.balance is not None:

@@ -44,3 +44,18 @@ async def test_under_no_color_the_cursor_row_and_the_focused_pane_are_marked_wit
         assert table.has_focus
         assert table.get_component_rich_style("datatable--cursor").reverse
         assert table.styles.border_title_style.reverse
+
+
+def test_on_the_linux_console_a_sources_health_is_a_word_not_a_missing_glyph():
+    import subprocess
+    import sys
+
+    code = ("from datetime import datetime, timezone; from sagan_tui.basics import SourceHealth, HealthState, ErrorKind;"
+            "from sagan_tui.ui.render import source_segments; now = datetime.now(timezone.utc);"
+            "ok = SourceHealth('team', state=HealthState.OK, last_success=now);"
+            "bad = SourceHealth('personal', state=HealthState.ERROR, error_kind=ErrorKind.AUTH);"
+            "print(''.join(t for t, _ in source_segments(ok, now, 5))); print(''.join(t for t, _ in source_segments(bad, now, 5)))")
+    out = subprocess.run([sys.executable, "-c", code], env={"TERM": "linux"}, capture_output=True, text=True, check=True)
+    ok_line, bad_line = out.stdout.splitlines()
+    assert ok_line.startswith("team ok") and bad_line.startswith("personal x401")
+    assert "✓" not in out.stdout and "✗" not in out.stdout
