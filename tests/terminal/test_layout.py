@@ -4,34 +4,34 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.ui.layout import TOP_STEPS, top_row_step
+from sagan_tui.ui.layout import body_rows
 
 from ..ui import frozen
 
 
-@pytest.mark.parametrize("rows,body,step", [
-    (0, 46, 8), (5, 46, 8), (6, 46, 12), (14, 46, 20), (19, 46, None), (400, 46, None), (5, 14, None),
+@pytest.mark.parametrize("exps,pods,body,narrow,rows", [
+    (11, 7, 46, False, "16 1fr"),  # 14 lines wanted: the next step of 4
+    (2, 0, 46, False, "8 1fr"),  # never under 8
+    (19, 3, 46, False, None),  # 22 lines: no less than half, the stylesheet's halves stay
+    (400, 400, 46, False, None),
+    (11, 7, 37, True, "2fr 12 1fr"),  # narrow: the experiments need their share, the pods give theirs
+    (4, 3, 37, True, "8 8 1fr"),
+    (30, 30, 37, True, None),
 ])
-def test_the_top_row_takes_the_step_its_rows_need_and_never_more_than_half(rows, body, step):
-    assert top_row_step(rows, body) == step
-
-
-def test_each_step_has_its_rule_in_the_stylesheet():
-    from sagan_tui.resources import stylesheet
-
-    css = stylesheet("app.tcss").read_text()
-    for s in TOP_STEPS:
-        assert f"Screen.-top-{s} #body {{ grid-rows: {s} 1fr; }}" in css
+def test_the_tables_take_the_steps_their_rows_need_and_never_more_than_their_share(exps, pods, body, narrow, rows):
+    assert body_rows(exps, pods, body, narrow) == rows
 
 
 async def test_a_few_experiments_give_their_rows_to_the_timeline_and_the_loss_area(tmp_path):
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:
         await pilot.pause()
-        screen = app.main_screen
-        assert screen.has_class("-top-16")  # 11 experiments, 7 pods: 14 lines, the next step 16
-        assert app.experiments_table.outer_size.height == 16 and app.timeline.outer_size.height > 16
+        assert app.experiments_table.outer_size.height == 16  # 11 experiments, 7 pods: 14 lines, the step 16
+        assert app.timeline.outer_size.height > 16
         assert app.timeline.size.width > app.experiments_table.size.width  # six tenths of the width below
+        await pilot.press("I")  # the incident layout keeps its own rows
+        await pilot.pause()
+        assert getattr(app.query_one("#body"), "_fitted_rows") is None
 
 
 async def test_under_no_color_the_cursor_row_and_the_focused_pane_are_marked_without_colour(tmp_path, monkeypatch):

@@ -52,3 +52,9 @@ def test_approval_dialog_opens_on_its_first_textbox_with_no_toast_over_it(snap_c
         await _until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query_one("#approval-body").rendered)
 
     assert snap_compare(frozen_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_main_layout_with_runway_and_the_top_row_fitted(snap_compare, tmp_path, size):
+    """200x50 and 80x24 are tests/ui/test_snapshots.py's; 120x40 is the wide layout at its smallest."""
+    assert snap_compare(frozen_app(tmp_path), terminal_size=size)

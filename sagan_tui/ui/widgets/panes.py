@@ -9,19 +9,19 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from sagan_tui.ui import render
-from sagan_tui.ui.layout import fit_top_row
+from sagan_tui.ui.layout import fit_body
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
 
 class _TopRowTable(KeyedTable):
-    """The experiments and pods tables: their rows decide the top row's height (ui/layout.py)."""
+    """The experiments and pods tables: their rows decide their heights (ui/layout.py)."""
 
     def _apply(self, keys=None) -> None:
         super()._apply(keys)
-        fit_top_row(self)
+        fit_body(self)
 
     def on_resize(self) -> None:
-        fit_top_row(self)
+        fit_body(self)
 
 
 class ExperimentsTable(_TopRowTable):
