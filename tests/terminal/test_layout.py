@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from textual.widgets.data_table import ColumnKey
+
 from sagan_tui.ui.layout import body_rows
 
 from ..ui import frozen
@@ -59,3 +61,20 @@ def test_on_the_linux_console_a_sources_health_is_a_word_not_a_missing_glyph():
     ok_line, bad_line = out.stdout.splitlines()
     assert ok_line.startswith("team ok") and bad_line.startswith("personal x401")
     assert "✓" not in out.stdout and "✗" not in out.stdout
+
+
+def test_the_timelines_text_columns_take_the_free_width_and_never_less_than_their_defaults():
+    from sagan_tui.ui.widgets.panes import text_widths
+
+    assert text_widths(119) == {"what": 24, "note": 60}  # half a 200-column screen: the defaults
+    assert text_widths(198) == {"what": 40, "note": 109}  # zoomed: the notes read whole
+    assert text_widths(60) == {"what": 24, "note": 60}  # narrow: the pane scrolls sideways
+
+
+async def test_a_zoomed_timeline_shows_its_notes_whole(tmp_path):
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        app.timeline.focus()
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.timeline.columns[ColumnKey("note")].width > 60

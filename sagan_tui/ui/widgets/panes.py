@@ -7,6 +7,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widgets.data_table import ColumnKey
 
 from sagan_tui.ui import render
 from sagan_tui.ui.layout import fit_body
@@ -53,6 +54,16 @@ class PodsTable(_TopRowTable):
         self.post_message(self.DismissRequested(key))
 
 
+def text_widths(pane_width: int, padding: int = 1) -> dict[str, int]:
+    """The timeline's `what` and `note` widths for a pane this wide: never under their defaults,
+    `what` up to 40 with a third of what is free, `note` the rest (the pane scrolls past that)."""
+    specs = {c.key: c.width or len(c.label) for c in render.TIMELINE_COLUMNS}
+    fixed = 1 + sum(w for k, w in specs.items() if k not in ("what", "note"))  # 1: the mark column
+    free = pane_width - fixed - 2 * padding * (len(specs) + 1)
+    what = max(specs["what"], min(40, free // 3))
+    return {"what": what, "note": max(specs["note"], free - what)}
+
+
 class TimelineTable(KeyedTable):
     """Events newest first; for the selected experiment or every one; follow mode keeps the top in view."""
 
@@ -70,6 +81,20 @@ class TimelineTable(KeyedTable):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(render.TIMELINE_COLUMNS, title="Timeline", **kwargs)
+
+    def on_resize(self) -> None:
+        """The text columns (what, note) take the pane's free width (zoomed, the whole screen's)."""
+        widths = text_widths(self.scrollable_content_region.width, self.cell_padding)
+        changed = False
+        for key, width in widths.items():
+            column = self.columns.get(ColumnKey(key))
+            if column is not None and column.width != width:
+                column.width = width
+                changed = True
+        if changed:
+            self._clear_caches()
+            self._require_update_dimensions = True
+            self.refresh()
 
     def action_toggle_scope(self) -> None:
         self.everything = not self.everything
