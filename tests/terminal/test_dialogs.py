@@ -77,3 +77,19 @@ async def test_opening_a_dialog_clears_the_toasts_and_its_key_bar_shows_its_own_
         bar = screen.query_one(KeyBar)
         await wait_for(pilot, lambda: "alt+a Approve" in bar.plain, what="the dialog's keys")
         assert "h Hold" not in bar.plain and "esc Close" in bar.plain
+
+
+async def test_under_a_dialog_without_a_bar_of_its_own_the_key_bar_lists_the_dialogs_keys(tmp_path):
+    from sagan_tui.ui.screens.prompt import NoteScreen
+
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        bar = app.main_screen.query_one(KeyBar)
+        await wait_for(pilot, lambda: "h Hold" in bar.plain, what="the panel's keys")
+        app.experiments_table.select_key("367")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await wait_for(pilot, lambda: "esc Cancel" in bar.plain, what="the dialog's keys")
+        assert "h Hold" not in bar.plain
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "h Hold" in bar.plain, what="the panel's keys again")
