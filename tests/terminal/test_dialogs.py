@@ -93,3 +93,21 @@ async def test_under_a_dialog_without_a_bar_of_its_own_the_key_bar_lists_the_dia
         assert "h Hold" not in bar.plain
         await pilot.press("escape")
         await wait_for(pilot, lambda: "h Hold" in bar.plain, what="the panel's keys again")
+
+
+async def test_over_any_dialog_toasts_show_at_the_top_away_from_its_buttons(tmp_path):
+    from textual.widgets._toast import ToastRack
+
+    from sagan_tui.ui.screens.prompt import NoteScreen
+
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:  # run_test leaves toasts out
+        app.experiments_table.select_key("367")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        app.notify("3 pods lost", title="Reaping wave", timeout=30)
+        await pilot.pause()
+        rack = app.screen.get_child_by_type(ToastRack)
+        await wait_for(pilot, lambda: rack.children, what="the toast")
+        toast_bottom = rack.region.y + rack.region.height
+        assert rack.styles.dock == "top" and toast_bottom <= app.screen.query_one("#cancel").region.y

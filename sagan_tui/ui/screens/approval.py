@@ -45,7 +45,7 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     is filled. Opens with the first textbox focused (the note when there is none; the body when
     read-only), so an answer typed at once lands; after a refused Approve the focus goes to the
     first empty textbox. No single letter decides: the decision keys are alt+a, alt+r, alt+d.
-    The toasts shown when it opens are cleared, and new ones go to the top: never over its buttons.
+    The toasts shown when it opens are cleared; new ones go to the top (styles/app.tcss), off its buttons.
     """
 
     DEFAULT_CSS = """
@@ -67,7 +67,6 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     ApprovalScreen #decision-status.error { color: $error; }
     ApprovalScreen .decision-buttons { height: 2; align-horizontal: right; padding: 1 1 0 1; }
     ApprovalScreen .decision-buttons Button { margin: 0 0 0 2; }
-    ApprovalScreen ToastRack { dock: top; align: right top; }
     """
     BINDINGS = [
         Binding("escape", "close", "Close", id="approval.close"),
