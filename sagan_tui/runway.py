@@ -126,3 +126,21 @@ def sparkline(values: Sequence[float], width: int) -> str:
     if hi - lo < 1e-9:
         return BARS[3] * len(shown)
     return "".join(BARS[min(len(BARS) - 1, int((v - lo) / (hi - lo) * len(BARS)))] for v in shown)
+
+
+def resample(points: Sequence[tuple[datetime, float]], start: datetime, end: datetime, n: int) -> list[float]:
+    """A balance known at moments (each holds until the next) read at `n` even steps over [start, end]:
+    the history the cache keeps only when the balance moved, as a line over time."""
+    pts = sorted(p for p in points if p[1] is not None)
+    if not pts or n <= 0 or end <= start:
+        return [b for _t, b in pts][-n:] if n > 0 else []
+    out, i, held = [], 0, None
+    step = (end - start) / n
+    for k in range(1, n + 1):
+        t = start + step * k
+        while i < len(pts) and pts[i][0] <= t:
+            held = pts[i][1]
+            i += 1
+        if held is not None:
+            out.append(held)
+    return out

@@ -1,20 +1,24 @@
-"""`B`: every RunPod account's balance, spend, runway, health and the balance seen since the panel started."""
+"""`B`: every RunPod account's balance, spend, runway, health, and its balance history from the cache as a sparkline."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Mapping, Sequence
 
 from rich.table import Table
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
 from sagan_tui.basics import HealthState, SourceHealth
-from sagan_tui.runway import runway, sparkline
+from sagan_tui.runway import resample, runway, sparkline
+from sagan_tui.triage.fmt import when
 from sagan_tui.ui.render import RUNWAY_STYLE, hhmm, money
 from sagan_tui.ui.safe_text import clean
 from sagan_tui.ui.widgets.key_bar import KeyBar
@@ -39,7 +43,18 @@ def health_text(h: SourceHealth, now: datetime, poll_interval: float) -> tuple[s
 
 Cell = tuple[str, str]  # text, style
 COLUMNS = (("account", "left"), ("health", "left"), ("balance", "right"), ("spend", "right"), ("runway", "left"),
-           ("limit", "right"), ("balance since start", "left"))
+           ("limit", "right"), ("balance history", "left"))
+
+
+def trend_text(points: Sequence[tuple[datetime, float]], now: datetime) -> str:
+    """`▇▇▅▃▁ $412.50 → $35.00 since 05-14 10:38`: the balance over time, first and last, and since when."""
+    pts = sorted(p for p in points if p[1] is not None)
+    if not pts:
+        return "none yet"
+    if len(pts) == 1:
+        return f"{money(pts[0][1])} since {when(pts[0][0], now)}"
+    line = sparkline(resample(pts, pts[0][0], max(now, pts[-1][0]), SPARK_WIDTH), SPARK_WIDTH)
+    return f"{line} {money(pts[0][1])} → {money(pts[-1][1])} since {when(pts[0][0], now)}"
 
 
 def account_rows(health: Mapping[str, SourceHealth], history: Mapping[str, Sequence[tuple[datetime, float]]],
@@ -50,9 +65,7 @@ def account_rows(health: Mapping[str, SourceHealth], history: Mapping[str, Seque
         if name == "sagan":
             continue
         r = runway(h, warn_hours)
-        seen = [b for _t, b in history.get(name, ())]
-        trend = (f"{sparkline(seen, SPARK_WIDTH)} {money(seen[0])} → {money(seen[-1])}" if len(seen) > 1
-                 else "one reading" if seen else "none yet")
+        trend = trend_text(history.get(name, ()), now)
         rows.append(((clean(name), "bold"), health_text(h, now, poll_interval),
                      (money(h.balance), "bold red" if h.under_balance else ""),
                      (money(h.spend_per_hr, per_hour=True) if h.spend_per_hr is not None else "—", ""),
@@ -74,6 +87,16 @@ def accounts_table(rows: list[tuple[Cell, ...]]) -> Table:
     return table
 
 
+HISTORY_EVERY_S = 30.0
+
+
+@dataclass
+class HistoryRead(Message):
+    """The balance history, read from the cache by the screen's worker."""
+
+    history: dict[str, list[tuple[datetime, float]]]
+
+
 class AccountsScreen(Screen[None]):
     """A full screen like help (a modal's blend over the panes costs seconds at 200x50); follows the polls."""
 
@@ -86,21 +109,40 @@ class AccountsScreen(Screen[None]):
             box.border_subtitle = "RunPod stops every pod of an account at $0 · esc closes"
             yield Static(id="accounts-table")
             yield Static(Text("Runway is balance / current spend per hour; under runway_warn_hours it reads LOW "
-                              "and rings once (notify setting). The history is what this panel's polls saw.",
+                              "and rings once (notify setting). The history is the cache's: a point each time a balance moved.",
                               "dim"), id="accounts-note")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.rows: list = []
+        self.history: dict[str, list[tuple[datetime, float]]] = {}
         self.show()
+        self._read_history()
         self.set_interval(1.0, self.show)  # a poll may have landed: repainted only when a cell changed
+        self.set_interval(HISTORY_EVERY_S, self._read_history)
+
+    @work(thread=True, exclusive=True, group="accounts-history", exit_on_error=False)
+    def _read_history(self) -> None:
+        """The cache's balance history (rows written when a balance moved), read off the UI thread."""
+        cache = getattr(self.app, "cache", None)
+        if cache is not None:
+            found = cache.balance_history()
+            self.post_message(HistoryRead({a: [(r[0], r[1]) for r in rows] for a, rows in found.items()}))
+
+    @on(HistoryRead)
+    def _history_read(self, message: HistoryRead) -> None:
+        self.history = message.history
+        self.show()
 
     def show(self) -> None:
         app = self.app
         model = getattr(app, "model", None)
         if model is None:
             return
-        rows = account_rows(model.health, app.runway_watch.history, model.clock(),  # type: ignore[attr-defined]
+        # The cache's history, else what this panel's polls saw (a cache from before balance history).
+        seen = {a: list(v) for a, v in app.runway_watch.history.items()}  # type: ignore[attr-defined]
+        history = {a: self.history.get(a) or seen.get(a, []) for a in {*self.history, *seen}}
+        rows = account_rows(model.health, history, model.clock(),
                             app.settings.poll_interval, app.settings.runway_warn_hours)  # type: ignore[attr-defined]
         if rows != self.rows:
             self.rows = rows
