@@ -55,6 +55,7 @@ KEYS: tuple[Key, ...] = (
     Key("table.sort_reverse", "O", "reverse the sort"),
     Key("table.filter", "slash", "filter the rows by text"),
     Key("pods.dismiss", "x", "dismiss a lost pod from the list"),
+    Key("pods.show_dismissed", "X", "show the dismissed pods too / hide them again"),
     Key("timeline.scope", "g", "events of all experiments / of the selected one"),
     Key("timeline.follow", "f", "keep the newest event in view"),
     Key("timeline.type", "t", "show the next kind of event"),

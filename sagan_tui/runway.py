@@ -78,11 +78,13 @@ HISTORY_POINTS = 240  # balance samples kept per account: 20 min of 5 s polls, o
 
 
 class RunwayWatch:
-    """Warns once when an account's runway falls under the threshold, again only after it rose back over;
+    """Warns once when an account's runway falls under the threshold (from over it: one already under
+    at the first reading is shown by the status line, not announced), again only after it rose back over;
     keeps each account's balance as seen by the polls since the panel started, for the account view."""
 
     def __init__(self) -> None:
         self.under: set[str] = set()
+        self.seen: set[str] = set()  # accounts read once: the first reading arms, it does not fire
         self.history: dict[str, deque[tuple[datetime, float]]] = {}
 
     def check(self, health: Mapping[str, SourceHealth] | Iterable[SourceHealth],
@@ -99,9 +101,12 @@ class RunwayWatch:
             r = runway(h, warn_hours)
             if r is None or r.state == UNKNOWN or warn_hours <= 0:
                 continue
+            first = r.account not in self.seen
+            self.seen.add(r.account)
             if r.under and r.account not in self.under:
                 self.under.add(r.account)
-                out.append(notice_text(h, r, warn_hours))
+                if not first:  # an account already low at start is in the status line, not news
+                    out.append(notice_text(h, r, warn_hours))
             elif not r.under:
                 self.under.discard(r.account)
         return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Mapping
 
-from sagan_tui.ui.safe_text import one_line
+from sagan_tui.safe_text import one_line
 
 MODES = ("bell", "osc9", "osc777", "osc99", "off")
 ESC, BEL, ST = "\x1b", "\x07", "\x1b\\"

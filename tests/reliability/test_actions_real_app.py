@@ -24,7 +24,21 @@ WORLD = {
 
 
 def said(app, words: str) -> list[str]:
-    return [n.message for n in app._notifications if words in n.message]
+    """Every notification so far with `words` (kept here: a toast leaves `_notifications` when it
+    times out, and under load the second result may come after the first's toast is gone)."""
+    return [m for m in getattr(app, "said_log", [n.message for n in app._notifications]) if words in m]
+
+
+def logging_notifications(app):
+    app.said_log = []
+    notify = app.notify
+
+    def logged(message, *args, **kwargs):
+        app.said_log.append(message)
+        return notify(message, *args, **kwargs)
+
+    app.notify = logged
+    return app
 
 
 async def confirm(pilot, app, key: str) -> None:
@@ -37,6 +51,7 @@ async def confirm(pilot, app, key: str) -> None:
 async def test_a_double_confirmation_launches_once_and_both_are_audited(sim_factory, panel, figures):
     sim = sim_factory(fixture=WORLD, latency=2.0)  # the first launch is still on its way at the second press
     app, cache = panel(sim.env())
+    logging_notifications(app)
     async with app.run_test(size=(200, 50)) as pilot:
         await poll_now(pilot, app)
         app.experiments_table.focus()

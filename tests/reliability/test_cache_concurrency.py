@@ -68,7 +68,7 @@ async def test_a_long_write_by_another_process_never_freezes_the_panel(calm_sim,
             hog.kill()  # our own child, by its handle
             hog.wait()
         await poll_now(pilot, app)
-        assert app.model.health["sagan"].state.value == "ok"
+        assert app.view.health["sagan"].state.value == "ok"
         assert not [n for n in app._notifications if "database is locked" in n.message]
     # Waiting on the other writer would block for most of a hold (it was 4.5 s before reads had
     # their own connection); what is left is the cost of drawing the audit screen.

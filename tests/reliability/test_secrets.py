@@ -220,7 +220,7 @@ async def test_no_secret_reaches_the_panel_its_exports_logs_or_cache(sim_factory
         seen.append(screen_text(app))
         await pilot.press("escape")
         seen += [n.message for n in app._notifications]
-        messages = [h.message or "" for h in app.model.health.values()]
+        messages = [h.message or "" for h in app.view.health.values()]
         assert any("***" in m for m in messages), messages  # the servers' words are shown, masked
         seen += messages
         blob = b"".join(Path(str(settings2.cache_path) + s).read_bytes()

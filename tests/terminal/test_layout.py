@@ -53,7 +53,7 @@ def test_on_the_linux_console_a_sources_health_is_a_word_not_a_missing_glyph():
     import sys
 
     code = ("from datetime import datetime, timezone; from sagan_tui.basics import SourceHealth, HealthState, ErrorKind;"
-            "from sagan_tui.ui.render import source_segments; now = datetime.now(timezone.utc);"
+            "from sagan_tui.render import source_segments; now = datetime.now(timezone.utc);"
             "ok = SourceHealth('team', state=HealthState.OK, last_success=now);"
             "bad = SourceHealth('personal', state=HealthState.ERROR, error_kind=ErrorKind.AUTH);"
             "print(''.join(t for t, _ in source_segments(ok, now, 5))); print(''.join(t for t, _ in source_segments(bad, now, 5)))")

@@ -8,7 +8,7 @@ import pytest
 
 from sagan_tui.basics import ErrorKind, HealthState, SourceHealth
 from sagan_tui.runway import RunwayWatch, left, runway
-from sagan_tui.ui.render import status_segments
+from sagan_tui.render import status_segments
 
 from ..ui.conftest import SIZE, poll_now, polled
 
@@ -78,9 +78,18 @@ def test_the_notice_fires_once_per_crossing_and_again_after_a_rise_over_the_thre
                        "RunPod stops every pod of the account at $0"]
 
 
+def test_an_account_already_under_at_the_first_reading_is_not_announced_only_a_later_fall():
+    watch = RunwayWatch()
+    assert watch.check({"personal": acct(5.0, 1.0)}) == []  # the status line says LOW already
+    assert watch.check({"personal": acct(50.0, 1.0)}) == []
+    assert len(watch.check({"personal": acct(5.0, 1.0)})) == 1
+
+
 def test_the_notice_tracks_each_account_apart():
     watch = RunwayWatch()
-    both = {"team": acct(5.0, 1.0, "team"), "personal": acct(50.0, 1.0)}
+    both = {"team": acct(50.0, 1.0, "team"), "personal": acct(50.0, 1.0)}
+    assert watch.check(both) == []
+    both["team"] = acct(5.0, 1.0, "team")
     assert [m.split(":")[0] for m in watch.check(both)] == ["team"]
     both["personal"] = acct(5.0, 1.0)
     assert [m.split(":")[0] for m in watch.check(both)] == ["personal"]

@@ -45,6 +45,7 @@ def test_account_view_with_its_sparkline(snap_compare, tmp_path, size):
 def test_approval_dialog_opens_on_its_first_textbox_with_no_toast_over_it(snap_compare, tmp_path, size):
     async def run_before(pilot) -> None:
         app = pilot.app
+        await _until(pilot, lambda: app.loaded)
         app.notify("3 pods lost 10:53-10:55 UTC in team, personal.", title="Reaping wave", severity="error",
                    timeout=30)
         app.experiments_table.select_key("367")

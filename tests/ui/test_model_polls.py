@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from sagan_tui.store.cache import Cache
 from sagan_tui.sync.poller import Poller
-from sagan_tui.ui.model import PanelModel
+from sagan_tui.session.model import PanelModel
 
 from .conftest import sim_settings
 
@@ -64,7 +64,7 @@ def test_sightings_read_from_the_columns_are_the_pods_the_cache_holds(tmp_path):
 
 def test_a_new_wave_is_announced_with_its_verdict_not_its_first_finding():
     from sagan_tui.triage import TriageContext, Wave
-    from sagan_tui.ui.model import Delta, announcements
+    from sagan_tui.session.model import Delta, announcements
 
     from ..triage.conftest import CONTROL, HEALTH, R5
 

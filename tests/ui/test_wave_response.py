@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.ui.model import PanelModel
+from sagan_tui.session.model import PanelModel
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes

@@ -19,7 +19,7 @@ from textual.widgets import Static
 from sagan_tui.basics import HealthState, SourceHealth
 from sagan_tui.runway import resample, runway, sparkline
 from sagan_tui.triage.fmt import when
-from sagan_tui.ui.render import RUNWAY_STYLE, hhmm, money
+from sagan_tui.render import RUNWAY_STYLE, hhmm, money
 from sagan_tui.ui.safe_text import clean
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
@@ -121,12 +121,12 @@ class AccountsScreen(Screen[None]):
         self.set_interval(1.0, self.show)  # a poll may have landed: repainted only when a cell changed
         self.set_interval(HISTORY_EVERY_S, self._read_history)
 
-    @work(thread=True, exclusive=True, group="accounts-history", exit_on_error=False)
-    def _read_history(self) -> None:
-        """The cache's balance history (rows written when a balance moved), read off the UI thread."""
-        cache = getattr(self.app, "cache", None)
-        if cache is not None:
-            found = cache.balance_history()
+    @work(exclusive=True, group="accounts-history", exit_on_error=False)
+    async def _read_history(self) -> None:
+        """The cache's balance history (rows written when a balance moved), read by the session."""
+        session = getattr(self.app, "session", None)
+        if session is not None and getattr(session, "cache", None) is not None:
+            found = await session.balance_history()
             self.post_message(HistoryRead({a: [(r[0], r[1]) for r in rows] for a, rows in found.items()}))
 
     @on(HistoryRead)
@@ -136,13 +136,13 @@ class AccountsScreen(Screen[None]):
 
     def show(self) -> None:
         app = self.app
-        model = getattr(app, "model", None)
-        if model is None:
+        view = getattr(app, "view", None)
+        if view is None or not view.health:
             return
         # The cache's history, else what this panel's polls saw (a cache from before balance history).
         seen = {a: list(v) for a, v in app.runway_watch.history.items()}  # type: ignore[attr-defined]
         history = {a: self.history.get(a) or seen.get(a, []) for a in {*self.history, *seen}}
-        rows = account_rows(model.health, history, model.clock(),
+        rows = account_rows(view.health, history, app.clock(),  # type: ignore[attr-defined]
                             app.settings.poll_interval, app.settings.runway_warn_hours)  # type: ignore[attr-defined]
         if rows != self.rows:
             self.rows = rows

@@ -9,7 +9,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets.data_table import ColumnKey
 
-from sagan_tui.ui import render
+from sagan_tui import render
 from sagan_tui.ui.layout import fit_body
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
@@ -33,17 +33,25 @@ class ExperimentsTable(_TopRowTable):
 class PodsTable(_TopRowTable):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "dismiss_loss", "Dismiss lost", id="pods.dismiss"),
+        Binding("X", "toggle_dismissed", "Show dismissed", show=False, id="pods.show_dismissed"),
     ]
 
     class DismissRequested(Message):
-        """The owner dismissed a lost or gone pod's row (local: nothing is sent to a server)."""
+        """The owner dismissed a lost or gone pod's row from this pane (local: nothing is sent to a
+        server, and a loss stays in the losses, waves and report)."""
 
         def __init__(self, pod_id: str) -> None:
             super().__init__()
             self.pod_id = pod_id
 
+    class ShowDismissedToggled(Message):
+        """The owner asked to show the dismissed rows again (or to hide them)."""
+
     def __init__(self, **kwargs) -> None:
         super().__init__(render.POD_COLUMNS, title="Pods", **kwargs)
+
+    def action_toggle_dismissed(self) -> None:
+        self.post_message(self.ShowDismissedToggled())
 
     def action_dismiss_loss(self) -> None:
         key = self.cursor_key
@@ -115,9 +123,12 @@ class TimelineTable(KeyedTable):
         self.post_message(self.Changed())
 
     def watch_follow(self) -> None:
-        self.refresh_titles()
+        self.describe(self._described)  # the title says whether it follows
+
+    _described: int | None = None
 
     def describe(self, experiment: int | None) -> None:
+        self._described = experiment
         where = "all" if self.everything or experiment is None else f"#{experiment}"
         bits = [where]
         if self.kind != "all":

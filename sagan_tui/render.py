@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from sagan_tui.basics import NO_TURN, STOPPED_STATES, HealthState, SourceHealth, as_utc
 from sagan_tui.runway import DEFAULT_WARN_HOURS, Runway, runway
 from sagan_tui.triage import fmt
-from sagan_tui.ui.safe_text import clean
+from sagan_tui.safe_text import clean
 
 if TYPE_CHECKING:  # annotations only: the first frame is drawn before pydantic and sqlite-utils are imported
     from sagan_tui.models import ApprovalRequest, Experiment, Loss, WorkflowEvent
@@ -346,7 +346,8 @@ SLOW_POLL_S = 10.0
 def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_interval: float,
                     paused: bool, read_only: bool, polling_for: float | None = None,
                     slow_poll_s: float = SLOW_POLL_S, clock: str | None = None,
-                    width: int | None = None, warn_hours: float = DEFAULT_WARN_HOURS) -> list[Segment]:
+                    width: int | None = None, wave: str | None = None,
+                    warn_hours: float = DEFAULT_WARN_HOURS) -> list[Segment]:
     """The header: every source, the poll interval or the paused state, read-only, the clock.
 
     `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
@@ -354,8 +355,11 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     of what an idle panel sent over SSH. A poll past `slow_poll_s` is named, so a stuck one shows.
     Given a `width` the line does not fit, the spend rates and the clock's "UTC" are left out
     (at 80 columns the clock's "UTC" alone went to a second line); health and balances stay.
+
+    `wave` is the active wave's few words ("WAVE 5 lost · guard until 10:09"): the header says
+    so whatever pane is in view.
     """
-    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, warn_hours)
+    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours)
     out = _status(*args, compact=False)
     if width is not None and sum(len(t) for t, _ in out) > width:
         out = _status(*args, compact=True)
@@ -363,7 +367,7 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
 
 
 def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: float, paused: bool, read_only: bool,
-            polling_for: float | None, slow_poll_s: float, clock: str | None, warn_hours: float, *,
+            polling_for: float | None, slow_poll_s: float, clock: str | None, wave: str | None, warn_hours: float, *,
             compact: bool) -> list[Segment]:
     out: list[Segment] = []
     for h in health.values():
@@ -377,12 +381,12 @@ def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: fl
         out.append((f"poll {poll_interval:g}s", ""))
         if polling_for is not None and polling_for >= slow_poll_s:
             out.append((f" · polling for {int(polling_for)}s", f"bold {STALE}"))
+    if wave:
+        out += [(" ", ""), ("WAVE" if compact else wave, "bold reverse red")]
     if read_only:
         out += [(" ", ""), ("READ-ONLY", "bold reverse blue")]
     out.append((f"  {clock if clock is not None else now.strftime('%H:%M')}{'' if compact else ' UTC'}", DIM))
     return out
-
-
 
 
 def live_pod_counts(pods: Iterable[CachedPod]) -> dict[int, int]:
