@@ -246,9 +246,7 @@ class SaganApp(App):
                 table.refresh_titles()
         if tick:  # relative times: the rows' ages and the wave panel's "ago" and "until"
             self.session.tick()
-            lv = self.view.loss_view
-            if lv is not None:
-                self.loss_area.show(lv.losses, lv.waves, now, s.guard_minutes)
+            self.loss_area.tick(now)
 
     def _wave_words(self, now: datetime) -> str | None:
         """The header's words for the active wave (None when none is active)."""

@@ -39,6 +39,17 @@ class LossArea(Horizontal):
         self.query_one(LossHeatmap).set_losses(losses, waves, now, guard_minutes=guard)
         last = max(losses, key=lambda x: x.lost_at, default=None)
         self.query_one(WavePanel).set_waves(waves, now, guard, last)
+        self._shown = (losses, waves, guard)
         n = len(losses)
         self.border_title = f"Losses · {n}" + (f" · {len(waves)} wave{'s' if len(waves) != 1 else ''}"
                                                 if waves else "")
+
+    def tick(self, now: datetime) -> None:
+        """The status tick: the wave panel's "ago" and "guard until" read the clock again; the
+        heatmap (minutes per column) waits for the next change of the losses."""
+        shown = getattr(self, "_shown", None)
+        if shown is None:
+            return
+        losses, waves, guard = shown
+        last = max(losses, key=lambda x: x.lost_at, default=None)
+        self.query_one(WavePanel).set_waves(waves, now, guard, last)
