@@ -420,6 +420,10 @@ class PanelSession:
         """Hide a lost (or gone) pod's row from the pods pane; what was done, in words."""
         return self._call(self._changing, self.model.dismiss if self.model else None, pod_id)
 
+    def balance_history(self) -> "asyncio.Future[dict]":
+        """The cache's balance history per account, for the account view's sparkline (terminal's hunk)."""
+        return self._call(self._in_db, self.cache.balance_history)
+
     def toggle_dismissed(self) -> "asyncio.Future[str]":
         return self._call(self._changing, self.model.toggle_dismissed if self.model else None)
 

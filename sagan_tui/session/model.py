@@ -302,7 +302,8 @@ class PanelModel:
         slow = max(render.SLOW_POLL_S, self.settings.request_timeout)
         return render.status_segments(self.health, self.clock(), poll_interval=self.settings.poll_interval,
                                       paused=paused, read_only=self.settings.read_only,
-                                      polling_for=polling_for, slow_poll_s=slow, clock=clock_text, width=width)
+                                      polling_for=polling_for, slow_poll_s=slow, clock=clock_text, width=width,
+                                      warn_hours=self.settings.runway_warn_hours)
 
     # --- after a poll ------------------------------------------------------------------
 

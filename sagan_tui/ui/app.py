@@ -12,6 +12,8 @@ from textual.binding import Binding
 
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
+from sagan_tui.runway import RunwayWatch
+from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.main_screen import MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 from sagan_tui.render import hhmm, status_segments
@@ -44,6 +46,7 @@ PANEL_BINDINGS = [
     Binding("plus", "interval(1)", "Slower polls", show=False, id="panel.slower"),
     Binding("minus", "interval(-1)", "Faster polls", show=False, id="panel.faster"),
     Binding("z", "zoom", "Zoom pane", show=False, id="panel.zoom"),
+    Binding("B", "accounts", "Accounts", id="panel.accounts"),
     Binding("q", "quit", "Quit", id="panel.quit"),
 ]
 
@@ -72,6 +75,7 @@ class SaganApp(App):
         self._poll = poll
         self.session: PanelSession = None  # type: ignore[assignment]
         self.view = PanelView()
+        self.runway_watch = RunwayWatch()  # the short-runway notice, once per crossing (runway.py)
         self.loaded = False
         self.paused = False
         self._first_health: dict = {}
@@ -122,6 +126,7 @@ class SaganApp(App):
         """The MainScreen's panes are in place: paint them from the session opened before the loop,
         or (the `sagan-tui` start) from the first frame's thin read, then start the session."""
         t0 = time.perf_counter()
+        apply_keymap(self)  # the [keymap] table (ui/keys.py), before any key is read
         self.main_screen.narrow(self.size.width)
         if self._opened is not None:
             self._loaded(Loaded(self._opened))
@@ -191,10 +196,18 @@ class SaganApp(App):
             refresh = getattr(screen, "refresh_from_model", None)
             if refresh is not None and (u.full or u.experiments or u.pods or u.timelines):
                 refresh()
-        for note in u.notes:
+        notes = list(u.notes)
+        if u.health is not None:  # the runway notice, once per crossing (runway.py; pure, cheap)
+            from sagan_tui.session.model import Note
+
+            notes += [Note(m, "Runway short", "warning", 30.0, ring=True)
+                      for m in self.runway_watch.check(u.health, self.settings.runway_warn_hours)]
+        for note in notes:
             self.notify(note.message, title=note.title, severity=note.severity, timeout=note.timeout, markup=False)
-        if self.settings.bell and any(n.ring for n in u.notes):
-            self.bell()
+        if notes:
+            from sagan_tui.ui.notify import ring
+
+            ring(self, notes)  # bell or desktop notification, per the notify setting (ui/notify.py)
         if u.health is not None or u.in_flight is not None:
             self._tick_status(tick=False)
 
@@ -270,10 +283,14 @@ class SaganApp(App):
     # --- global keys -----------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from sagan_tui.ui.palette import entries
-        from sagan_tui.ui.screens.help import HelpScreen, help_text
+        from sagan_tui.ui.screens.help import HelpScreen, panel_help
 
-        self.push_screen(HelpScreen(help_text(entries(self), self.get_key_display, self.settings.read_only)))
+        self.push_screen(HelpScreen(panel_help(self)))
+
+    def action_accounts(self) -> None:
+        from sagan_tui.ui.screens.accounts import AccountsScreen
+
+        self.push_screen(AccountsScreen())
 
     def action_inbox(self) -> None:
         self._to_main()

@@ -31,7 +31,7 @@ class OwnerActionDone(Message):
 
 
 def _b(key: str, action: str, description: str, **kw: Any) -> Binding:
-    return Binding(key, action, description, id=f"sagan.{action}", **kw)
+    return Binding(key, action, description, id=f"panel.{action}", **kw)
 
 
 def exp_line(exp: "Experiment") -> str:
