@@ -34,7 +34,11 @@ def fixture(pods: int, experiments: int) -> dict:
     # Untracked by Sagan: stopping one changes its RunPod row and nothing else (no events, no status).
     fleet += [{"id": pid, "account": "personal", "tracked": False, "name": "scratch", "created_at": -7200,
                "running_at": -7150} for pid in CHANGERS]
-    return {"name": "quiet-fleet", "experiments": exps, "pods": fleet}
+    # Balances that outlast the fleet's spend: a "Runway short" warning (a toast, then its removal)
+    # is a change, and this figure is of a panel where nothing changes.
+    accounts = {"team": {"api_key": "rk-team-demo", "balance": 1e7},
+                "personal": {"api_key": "rk-personal-demo", "balance": 1e7}}
+    return {"name": "quiet-fleet", "accounts": accounts, "experiments": exps, "pods": fleet}
 
 
 class PollWatch:
@@ -57,7 +61,8 @@ def pump_until(p: PtyProcess, cond, timeout: float) -> None:
         p.pump(0.05)
 
 
-def measure_panel(idle_s: float, polls: int, pods: int, interval: float | None = None) -> dict:
+def measure_panel(idle_s: float, polls: int, pods: int, interval: float | None = None, runner=PtyProcess) -> dict:
+    """`runner`: PtyProcess (a local pty) or sshrun.SshPtyProcess (the same over an SSH session)."""
     from sagan_tui.sim import SimServer
     from sagan_tui.sim.actions import stop_pod
 
@@ -68,7 +73,7 @@ def measure_panel(idle_s: float, polls: int, pods: int, interval: float | None =
         argv = panel_argv("--cache", str(home / "cache.sqlite"), "--no-bell")
         if interval:
             argv += ["--poll-interval", str(interval)]
-        with PtyProcess(argv, env, size=SIZE, cwd=str(ROOT)) as p:
+        with runner(argv, env, size=SIZE, cwd=str(ROOT)) as p:
             p.wait_for(lambda text: CHANGERS[0] in text, 120)
             starts: list[float] = []
 

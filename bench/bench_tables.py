@@ -42,7 +42,7 @@ def cached_pods(n: int, seed: int = 0) -> list:
 
 
 def rows_of(pods: list) -> dict:
-    from sagan_tui.ui import render
+    from sagan_tui import render
 
     return {cp.pod_id: render.pod_row(cp, None, NOW) for cp in pods}
 
@@ -57,7 +57,7 @@ def exited(cp):
 async def measure(n: int, updates: int) -> dict:
     from textual.app import App, ComposeResult
 
-    from sagan_tui.ui import render
+    from sagan_tui import render
     from sagan_tui.ui.widgets.panes import PodsTable
 
     pods = cached_pods(n)

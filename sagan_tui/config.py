@@ -29,6 +29,7 @@ SETTING_NAMES = (
     "sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache",
     "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "bell", "color_system", "mouse",
     "events_retention_days", "observations_retention_days", "accounts",
+    "notify", "runway_warn_hours", "keymap",
 )
 # DESIGN.md's names; every other setting is SAGAN_TUI_<NAME> (e.g. SAGAN_TUI_POLL_INTERVAL).
 DIRECT_ENV = {"sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from sagan_tui.config import BOUNDS, account_specs, check_cache_path, check_text as _text, default_cache_path, disabled_reason
 
@@ -112,7 +112,7 @@ class Settings(BaseModel):
     max_reply_mb: float = _bounded(64.0, "max_reply_mb", "A reply larger than this many MB is abandoned unread.")
     read_only: bool = Field(False, description="Refuse every mutating action.")
     guard_minutes: float = _bounded(15.0, "guard_minutes", "A wave is active this long after its last loss.")
-    bell: bool = Field(True, description="Ring the terminal bell on a new owner-turn item or wave.")
+    bell: bool = Field(True, description="Deprecated (use notify): false is notify = \"off\" unless notify is set.")
     color_system: Literal["auto", "256", "truecolor", "standard"] = Field("auto", description="Colours when TERM says too little.")
     mouse: bool = Field(True, description="Ask the terminal for mouse events.")
     events_retention_days: float = _bounded(30.0, "events_retention_days",
@@ -120,6 +120,26 @@ class Settings(BaseModel):
     observations_retention_days: float = _bounded(14.0, "observations_retention_days",
                                                   "Pod observations older than this are pruned.")
     accounts: dict[str, AccountConfig] = Field(default_factory=dict, description="RunPod accounts by name.")
+    # --- the owner's terminal (ui/notify.py, keymap.py, runway.py) ---
+    notify: Literal["bell", "osc9", "osc777", "osc99", "off"] = Field(
+        "bell", description="How a new owner-turn item, a new wave or a short runway reaches the terminal.")
+    runway_warn_hours: float = Field(12.0, ge=0, le=24 * 365, allow_inf_nan=False,
+                                     description="Warn when an account's balance lasts less (0: never).")
+    keymap: dict[str, str] = Field(default_factory=dict, description="Binding id -> keys, e.g. panel.quit = \"ctrl+q\".")
+
+    @field_validator("keymap", mode="before")
+    @classmethod
+    def _keymap(cls, v: Any) -> Any:
+        from sagan_tui.keymap import check_keymap
+
+        return check_keymap(v)  # a KeymapError names the entry; nothing is half-applied
+
+    @model_validator(mode="after")
+    def _bell_is_notify_off(self) -> "Settings":
+        # The older `bell = false` (and --no-bell) still silences the panel when notify is not set.
+        if not self.bell and "notify" not in self.model_fields_set:
+            self.notify = "off"
+        return self
 
     @field_validator("sagan_base_url", "runpod_api_base_url", "runpod_rest_base_url", mode="before")
     @classmethod

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "sagan_tui"
-CORE = ["sources", "store", "sync", "triage", "actions"]
+CORE = ["sources", "store", "sync", "triage", "actions", "session"]
 
 
 def _modules(layer: str) -> list[str]:

@@ -18,14 +18,14 @@ def dispatch_history(cache: Cache) -> list[Dispatch]:
     for p in cache.sagan_pods():
         if p.experiment_number is not None:
             seen[p.runpod_pod_id] = Dispatch(p.experiment_number, p.runpod_pod_id, p.created_at)
-    for d in dispatches_from(cache.losses(include_dismissed=False), cache.sightings()):
+    for d in dispatches_from(cache.losses(), cache.sightings()):
         seen.setdefault(d.pod_id, d)
     return sorted(seen.values(), key=lambda d: (d.created_at is None, d.created_at or 0, d.pod_id))
 
 
 def triage_context(cache: Cache) -> TriageContext:
     """What the diagnosis may look at: sightings, balances, dispatches, undismissed losses."""
-    losses = cache.losses(include_dismissed=False)
+    losses = cache.losses()
     sightings = cache.sightings()
     health = cache.health()
     polled = sorted({*(h for h in health if h != "sagan"), *(x.account for x in losses),
@@ -36,12 +36,12 @@ def triage_context(cache: Cache) -> TriageContext:
 
 def dispatch_verdict(cache: Cache, number: int, now: datetime, guard_minutes: float) -> GuardVerdict:
     """Whether re-dispatching `number` now needs its number typed, and the wave and burn to show."""
-    return check_dispatch(number, cache.losses(include_dismissed=False), dispatch_history(cache), now,
+    return check_dispatch(number, cache.losses(), dispatch_history(cache), now,
                           guard_minutes)
 
 
 def current_wave(cache: Cache, now: datetime, guard_minutes: float) -> Wave | None:
-    return active_wave(find_waves(cache.losses(include_dismissed=False)), now, guard_minutes)
+    return active_wave(find_waves(cache.losses()), now, guard_minutes)
 
 
 def hold_note(cache: Cache, now: datetime, guard_minutes: float) -> str:

@@ -35,19 +35,23 @@ class ActionRunner:
     """
 
     def __init__(self, settings: Settings, cache: Cache, sagan: SaganClient,
-                 transports: Mapping[str, RunPodTransport], *, clock: Callable[[], datetime] = utcnow):
+                 transports: Mapping[str, RunPodTransport], *, clock: Callable[[], datetime] = utcnow,
+                 offload: Callable[..., Awaitable[Any]] | None = None):
         self.settings = settings
         self.cache = cache
         self.sagan = sagan
         self.transports = transports
         self.clock = clock
+        self.offload = offload or asyncio.to_thread  # where the cache is written (the session's writer)
         self._in_flight: set[tuple[str, str]] = set()
         self._secrets = settings.secrets()
 
     @classmethod
-    def for_poller(cls, settings: Settings, cache: Cache, poller: Any) -> "ActionRunner":
-        """Share the poller's clients: one connection pool, one key per account."""
-        return cls(settings, cache, poller.sagan, poller.transports)
+    def for_poller(cls, settings: Settings, cache: Cache, poller: Any, *,
+                   clock: Callable[[], datetime] = utcnow) -> "ActionRunner":
+        """Share the poller's clients (one connection pool, one key per account) and its writer."""
+        return cls(settings, cache, poller.sagan, poller.transports, clock=clock,
+                   offload=getattr(poller, "offload", None))
 
     def in_flight(self, verb: str, target: str) -> bool:
         return (verb, target) in self._in_flight
@@ -70,7 +74,7 @@ class ActionRunner:
             return await self._record(result, detail)
         self._in_flight.add(key)
         try:
-            audit_id = await asyncio.to_thread(self.cache.audit, Action(
+            audit_id = await self.offload(self.cache.audit, Action(
                 at=self.clock(), action=verb, target=target, account=account, detail=detail))
             try:
                 message = await send()
@@ -85,14 +89,21 @@ class ActionRunner:
             except Exception as exc:  # a bug or a bad id must still end as a visible failure
                 said = self._clean(f"{type(exc).__name__}: {exc}")
                 result = done(False, f"{verb} {target} failed: {said}", server_error=said)
-            await asyncio.to_thread(self.cache.finish_action, audit_id, result.result,
+            await self.offload(self.cache.finish_action, audit_id, result.result,
                                     None if result.ok else result.message)
             return ActionResult(**{**result.__dict__, "audit_id": audit_id})
         finally:
             self._in_flight.discard(key)
 
+    async def refuse_read_only(self, what: str) -> ActionResult:
+        """A mutating key pressed in read-only: said out loud and audited, nothing looked up or sent."""
+        verb = what.replace(" ", "-")
+        result = ActionResult(ok=False, refused=True, verb=verb, target="-",
+                              message=f"read-only: {what} refused (the panel was started with --read-only)")
+        return await self._record(result, None)
+
     async def _record(self, result: ActionResult, detail: str | None) -> ActionResult:
-        audit_id = await asyncio.to_thread(self.cache.audit, Action(
+        audit_id = await self.offload(self.cache.audit, Action(
             at=self.clock(), action=result.verb, target=result.target, account=result.account,
             result=result.result, error=result.message, detail=detail))
         return ActionResult(**{**result.__dict__, "audit_id": audit_id})
@@ -171,7 +182,7 @@ class ActionRunner:
             if exp.status != "approved":
                 raise Refusal(f"#{number} is {exp.status}, not approved: Sagan dispatches only approved experiments")
             from sagan_tui.actions.guard import dispatch_verdict
-            verdict = await asyncio.to_thread(dispatch_verdict, self.cache, int(number), self.clock(),
+            verdict = await self.offload(dispatch_verdict, self.cache, int(number), self.clock(),
                                               self.settings.guard_minutes)
             if verdict.needs_typed_confirmation and (confirm or "").strip() != str(number):
                 raise Refusal(f"dispatch guard: {verdict.summary}; type {number} to confirm")
@@ -224,7 +235,7 @@ class ActionRunner:
 
     async def _recheck(self, transport: RunPodTransport, pod_id: str, account: str, expected: str) -> str | None:
         """What changed since the owner looked, or None when the pod is still as they saw it."""
-        cached = next((p for p in await asyncio.to_thread(self.cache.pods) if p.pod_id == pod_id), None)
+        cached = next((p for p in await self.offload(self.cache.pods) if p.pod_id == pod_id), None)
         if cached is None:
             return f"the cache has no record of pod {pod_id}"
         if cached.account != account:

@@ -11,6 +11,8 @@ from pathlib import Path
 from sagan_tui.commands.panel import refuse_without_terminal, run_panel, settings_for
 from sagan_tui.config import TRANSPORT_ENV_PREFIX
 
+TERMINAL_ENV = ("SAGAN_TUI_NOTIFY", "SAGAN_TUI_RUNWAY_WARN_HOURS", "SAGAN_TUI_COLOR_SYSTEM")
+
 
 def run(args: argparse.Namespace) -> int:
     refused = refuse_without_terminal()
@@ -24,6 +26,8 @@ def run(args: argparse.Namespace) -> int:
             env = {**sim.env(), "SAGAN_TUI_CONFIG": str(Path(tmp) / "no-config.toml")}
             # The transport choice is no secret: RUNPOD_TRANSPORT_TEAM=rest-v2 shows that mode in the demo.
             env.update({k: v for k, v in os.environ.items() if k.startswith(TRANSPORT_ENV_PREFIX)})
+            # The terminal's own settings (no secret among them) still apply, to try them on the demo.
+            env.update({k: v for k, v in os.environ.items() if k in TERMINAL_ENV})
             settings = settings_for(args, env, sagan_tui_cache=str(Path(tmp) / "cache.sqlite"))
             print(f"sagan-tui: demo: scenario {sim.scenario} on {sim.base_url}", file=sys.stderr)
             return run_panel(settings)

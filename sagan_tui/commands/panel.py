@@ -73,8 +73,8 @@ def refuse_without_terminal() -> int | None:
 
 
 def run_panel(settings: Settings | Draft) -> int:
-    """Run the app until quit (or a stop signal, which ends it as `q` does); it opens the cache
-    and the poller after its first frame, and whatever it opened is closed here."""
+    """Run the app until quit (or a stop signal, which ends it as `q` does); its session opens the
+    cache and the poller after the first frame and closes them when the app ends."""
     from sagan_tui.stop_signals import exit_on_stop_signals
 
     try:
@@ -104,8 +104,6 @@ def run_panel(settings: Settings | Draft) -> int:
             app.run(mouse=settings.mouse)
     finally:
         release_gc()  # if the app stopped before its first frame
-        if app.cache is not None:
-            app.cache.close()
     return app.return_code or 0
 
 

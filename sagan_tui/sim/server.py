@@ -77,6 +77,7 @@ class SimServer:
         source = build_scenario(self.scenario, seed) if fixture is None else fixture
         self.state = SimState(load_fixture(source), self.clock, seed)
         self.host, self.port, self.latency = host, port, latency
+        self.api_latency: dict[str, float] = {}  # per API ("sagan", "graphql", "rest"), over `latency`
         self.requests: list[RecordedRequest] = []
         self._stopping = threading.Event()
         self._server: uvicorn.Server | None = None
@@ -183,8 +184,9 @@ class SimServer:
         rec = RecordedRequest(api, request.method, request.url.path, dict(request.query_params), who, body,
                               self.clock.at(t), t)
         self._record(rec)
-        if self.latency:
-            await pause(self.latency, self._stopping)
+        delay = self.api_latency.get(api, self.latency)
+        if delay:
+            await pause(delay, self._stopping)
         if api == "sagan":
             windows = self.state.sagan.failures
         else:

@@ -363,6 +363,29 @@ class Cache:
         with self.transaction() as conn:
             conn.execute("update losses set dismissed = 1 where pod_id = ?", (pod_id,))
 
+    # --- other writers -----------------------------------------------------------------
+
+    def data_version(self) -> int:
+        """Moves when another connection (a `sync`, a second panel) commits, never on our own
+        writes: asked on the writer connection, which is the only one of ours that writes."""
+        with self._lock:
+            return int(self.db.conn.execute("pragma data_version").fetchone()[0])
+
+    def experiment_stamps(self) -> dict[int, tuple]:
+        """number -> what an experiment row shows, from columns only (no record parsed)."""
+        return {r[0]: r[1:] for r in self._tuples(
+            "select number, status, turn, title, updated_at, runpod_account from experiments")}
+
+    def pod_stamps(self) -> dict[str, tuple]:
+        """pod_id -> what a pod row shows beyond "seen" (which moves on every poll of its account)."""
+        return {r[0]: r[1:] for r in self._tuples(
+            "select pod_id, account, experiment, desired_status, running_at, gone_at, gone_reason, name, gpu,"
+            " datacenter, cost_per_hr, last_status_change from pods")}
+
+    def event_position(self) -> int:
+        """How far the events table goes (its newest rowid): the timeline's own position in the cache."""
+        return int(self._tuples("select coalesce(max(rowid), 0) from events")[0][0])
+
     # --- health ----------------------------------------------------------------------
 
     def set_health(self, conn: sqlite3.Connection, h: SourceHealth, cursor: str | None = None) -> None:

@@ -1,4 +1,4 @@
-"""One poll cycle over Sagan and every account, concurrently, into the cache; with per-source backoff."""
+"""Polls of Sagan and every account into the cache: each source on its own, with its own backoff."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Awaitable, Callable, Mapping
 
 from sagan_tui.config import Settings
 from sagan_tui.models import HealthState, Loss, SourceHealth, utcnow
@@ -68,6 +68,20 @@ class ChangeSet:
         return " ".join(parts)
 
 
+def merged(parts: "list[ChangeSet]", at: datetime, duration_s: float,
+           health: Mapping[str, SourceHealth]) -> ChangeSet:
+    """Several sources' ChangeSets as one (a `sync` cycle)."""
+    return ChangeSet(
+        at=at, duration_s=duration_s, health=MappingProxyType(dict(health)),
+        experiments=tuple(n for p in parts for n in p.experiments),
+        events_added=sum(p.events_added for p in parts),
+        approvals_changed=any(p.approvals_changed for p in parts),
+        pods_changed=tuple(i for p in parts for i in p.pods_changed),
+        pods_gone=tuple(i for p in parts for i in p.pods_gone),
+        new_losses=tuple(x for p in parts for x in p.new_losses),
+        skipped=tuple(r for p in parts for r in p.skipped), polled=tuple(n for p in parts for n in p.polled))
+
+
 @dataclass
 class _Result:
     experiments: list[int] = field(default_factory=list)
@@ -91,10 +105,11 @@ async def _together(*coros):
 
 
 class Poller:
-    """Polls never overlap (one lock); a failing source waits out its own backoff alone."""
+    """A source's polls never overlap (one lock each); a failing source waits out its own backoff alone."""
 
     def __init__(self, settings: Settings, cache: Cache, *, sagan: SaganClient | None = None,
-                 transports: dict[str, RunPodTransport] | None = None):
+                 transports: dict[str, RunPodTransport] | None = None,
+                 offload: Callable[..., Awaitable[Any]] | None = None):
         self.settings = settings
         self.cache = cache
         token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
@@ -102,7 +117,9 @@ class Poller:
                                           max_reply_bytes=settings.max_reply_bytes)
         self.transports = transports if transports is not None else make_transports(settings)
         self._secrets = settings.secrets()
-        self._lock = asyncio.Lock()
+        self._locks: dict[str, asyncio.Lock] = {}
+        # Where the cache is written (a thread); the panel's session gives its one writer thread.
+        self.offload = offload or asyncio.to_thread
         self._live: dict[str, dict[str, Seen]] = {}  # per account: its live pods as last written
         self._merged = False  # whether every Sagan pod row in the cache has been merged into losses
         self._health: dict[str, SourceHealth] = {}
@@ -128,44 +145,49 @@ class Poller:
 
     @property
     def busy(self) -> bool:
-        return self._lock.locked()
+        return any(lock.locked() for lock in self._locks.values())
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The sources a poll asks (disabled accounts are not asked)."""
+        return tuple(n for n, h in self._health.items() if h.state != HealthState.DISABLED)
+
+    def due_in(self, name: str, interval: float, now: datetime | None = None) -> float:
+        """Seconds until `name` should be asked again: its interval, or longer while it backs off."""
+        h = self._health[name]
+        if h.next_attempt is None:
+            return interval
+        return max(interval, (h.next_attempt - (now or utcnow())).total_seconds())
 
     async def poll_once(self, *, force: bool = False) -> ChangeSet:
-        """One cycle. `force` ignores backoff (the owner pressed refresh)."""
-        async with self._lock:
+        """One cycle over every source at once (`sync`); `force` ignores backoff (refresh)."""
+        started, t0 = utcnow(), time.perf_counter()
+        names = [n for n in self.sources
+                 if force or not (self._health[n].next_attempt and self._health[n].next_attempt > started)]
+        parts = await asyncio.gather(*(self.poll_source(n) for n in names))
+        return merged(parts, started, time.perf_counter() - t0, self.health)
+
+    async def poll_source(self, name: str) -> ChangeSet:
+        """Ask one source now and write what it said; a source never overlaps itself, and one
+        source's slow reply delays no other (the panel runs each on its own schedule)."""
+        lock = self._locks.setdefault(name, asyncio.Lock())
+        async with lock:
             started, t0 = utcnow(), time.perf_counter()
-            jobs: dict[str, asyncio.Task] = {}
-            for name, h in self._health.items():
-                if h.state == HealthState.DISABLED:
-                    continue
-                if not force and h.next_attempt and h.next_attempt > started:
-                    continue
-                coro = self._poll_sagan() if name == SAGAN else self._poll_account(name)
-                jobs[name] = asyncio.create_task(coro)
-            results = await asyncio.gather(*jobs.values(), return_exceptions=True) if jobs else []
-            for res in results:
-                if isinstance(res, sqlite3.Error):  # the cache failed (a full disk), not the source:
-                    raise res                       # it is no source's health; the caller says what
-            total = _Result()
-            for name, res in zip(jobs, results):
-                if isinstance(res, BaseException):
-                    await self._failed(name, res)
-                    continue
-                total.experiments += res.experiments
-                total.events_added += res.events_added
-                total.approvals_changed |= res.approvals_changed
-                total.pods_changed += res.pods_changed
-                total.pods_gone += res.pods_gone
-                total.losses += res.losses
-                total.skipped += res.skipped
-            for reason in total.skipped:
+            try:
+                res = await (self._poll_sagan() if name == SAGAN else self._poll_account(name))
+            except sqlite3.Error:  # the cache failed (a full disk), not the source:
+                raise               # it is no source's health; the caller says what
+            except Exception as exc:  # noqa: BLE001 - a source's failure is its health, never the loop's end
+                await self._failed(name, exc)
+                res = _Result()
+            for reason in res.skipped:
                 log.warning("skipped record: %s", reason)
             return ChangeSet(
                 at=started, duration_s=time.perf_counter() - t0, health=MappingProxyType(dict(self._health)),
-                experiments=tuple(total.experiments), events_added=total.events_added,
-                approvals_changed=total.approvals_changed, pods_changed=tuple(total.pods_changed),
-                pods_gone=tuple(total.pods_gone), new_losses=tuple(total.losses),
-                skipped=tuple(total.skipped), polled=tuple(jobs))
+                experiments=tuple(res.experiments), events_added=res.events_added,
+                approvals_changed=res.approvals_changed, pods_changed=tuple(res.pods_changed),
+                pods_gone=tuple(res.pods_gone), new_losses=tuple(res.losses),
+                skipped=tuple(res.skipped), polled=(name,))
 
     async def _failed(self, name: str, exc: BaseException) -> None:
         now = utcnow()
@@ -184,7 +206,7 @@ class Poller:
                     last_attempt=now, consecutive_failures=n,
                     next_attempt=now + timedelta(seconds=delay) if n > 1 or retry_after else None)
         self._health[name] = h
-        await asyncio.to_thread(self._write_health, h)
+        await self.offload(self._write_health, h)
 
     def _write_health(self, h: SourceHealth) -> None:
         with self.cache.transaction() as conn:
@@ -231,7 +253,7 @@ class Poller:
             ("exp", max((e.updated_at for e in exps.items if e.updated_at), default=exp_since)),
             ("ev", max((e.created_at for e in events), default=ev_since)),
             ("pods", max((p.updated_at for p in pods.items if p.updated_at), default=pods_since))) if v)
-        result = await asyncio.to_thread(self._write_sagan, now, exps.items, events, approvals.items,
+        result = await self.offload(self._write_sagan, now, exps.items, events, approvals.items,
                                          pods.items, new_cursor, bool(approvals.skipped))
         result.skipped += skipped
         return result
@@ -300,7 +322,7 @@ class Poller:
     async def _poll_account(self, name: str) -> _Result:
         snap = await self.transports[name].snapshot()
         now = utcnow()
-        return await asyncio.to_thread(self._write_account, name, snap, now)
+        return await self.offload(self._write_account, name, snap, now)
 
     def _write_account(self, name, snap, now) -> _Result:
         experiment_of = self.cache.sagan_pod_experiments(name)

@@ -1,7 +1,15 @@
-"""The first frame: the top of the experiments and pods panes and the sources' health, from a thin read.
+"""The start-up path of `sagan-tui`, in one place: the first frame from a thin read, then the rest.
 
-Drawn before pydantic is imported (a quarter of a second of the start): the rows are read into
-the plain records below, which the renderers read as they read Experiment and CachedPod.
+What it buys: the owner sees the panes within a few hundred milliseconds instead of after the
+one to two seconds that pydantic, sqlite-utils, httpx, the cache's migrations and the full model
+read take (bench/ `start`). The shortcuts, all of them: the command line holds the garbage
+collector through the imports (startup.py); `Draft` settings are gathered but validated only
+after the first frame (config.py); the top rows of two panes and the health are peeked with a
+second, read-only SQL reader (store/quick.py) into the plain records below (which the renderers
+read as they read Experiment and CachedPod); the three other panes are empty frames
+(`PendingPane`) until `after_first_frame` mounts them and starts the session, which opens the
+cache and reads everything in its own thread. This module runs on the UI thread before the
+session exists; nothing after it reads SQLite there.
 """
 
 from __future__ import annotations
@@ -10,13 +18,16 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from sagan_tui.basics import OWNER_TURN_STATUSES, ExperimentFacts, PodFacts, SourceHealth
 from sagan_tui.store.quick import peek
 from sagan_tui.store.rows import health_from_row, parse_ts
-from sagan_tui.ui import render
-from sagan_tui.ui.render import Row
+from sagan_tui import render
+from sagan_tui.render import Row
+
+if TYPE_CHECKING:
+    from sagan_tui.ui.app import SaganApp
 
 # Rows read for the first frame when the caller does not say: more than most terminals show.
 FIRST_ROWS = 60
@@ -116,3 +127,25 @@ def first_frame(path: Path, now: datetime, poll_interval: float, sources: Iterab
         {p.pod.id: render.pod_row(p, None, now, stale=stale.get(p.pod.account, False))  # type: ignore[arg-type]
          for p in pods},
         health)
+
+
+def paint_first(app: "SaganApp") -> dict[str, SourceHealth]:
+    """Paint the first rows into the experiments and pods panes; the health the cache recorded."""
+    s = app.settings
+    # No pane shows more rows than the terminal has lines.
+    first = first_frame(s.cache_path, app.clock(), s.poll_interval, ["sagan", *s.accounts],
+                        limit=max(app.size.height, 24))
+    if first is None:
+        return {}
+    for table, rows in ((app.experiments_table, first.experiments), (app.pods_table, first.pods)):
+        table.scope_label = "loading"  # the count in the title is of the first rows only
+        table.set_rows(rows)
+    return first.health
+
+
+async def after_first_frame(app: "SaganApp") -> None:
+    """Once the first frame is out: the collector back on, the other panes in their frames."""
+    from sagan_tui.startup import release_gc
+
+    release_gc()  # held by the command line through the imports and the first frame
+    await app.main_screen.mount_later_panes()

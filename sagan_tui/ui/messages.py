@@ -1,4 +1,4 @@
-"""Typed messages that workers post to the main thread; their payloads are immutable."""
+"""Typed messages posted to the main thread (by the session's thread and by workers); payloads are immutable."""
 
 from __future__ import annotations
 
@@ -10,22 +10,29 @@ from textual.message import Message
 if TYPE_CHECKING:
     from rich.text import Text
 
+    from sagan_tui.session.updates import PanelUpdate, SessionFailed, SessionReady
     from sagan_tui.sources.sagan import ExperimentView
-    from sagan_tui.sync.poller import ChangeSet
 
 
 @dataclass
-class PollFinished(Message):
-    """One poll cycle ended; `changes` says what to re-read from the cache."""
+class Loaded(Message):
+    """The session opened the cache and read the model: the whole panel, to paint by key."""
 
-    changes: "ChangeSet"
+    ready: "SessionReady"
 
 
 @dataclass
-class PollCrashed(Message):
-    """The poll itself raised (a bug of ours, not a source's failure: those are in the health)."""
+class LoadFailed(Message):
+    """The settings did not validate, or the cache could not be opened: the panel cannot run."""
 
-    error: str
+    failed: "SessionFailed"
+
+
+@dataclass
+class Updated(Message):
+    """Rows, losses, health or notes that changed (after a poll, another writer's commit, a tick)."""
+
+    update: "PanelUpdate"
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Owner-action rigs: a simulator on loopback, a real cache and poller, the ActionRunner and a small PanelHost app."""
+"""Owner-action rigs: a simulator on loopback, a real cache and poller, the ActionRunner and a small host app."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ from sagan_tui.actions.runner import ActionRunner
 from sagan_tui.config import Settings, load_settings
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.sync.poller import Poller
-from sagan_tui.ui.actions_mixin import ActionsMixin
+from sagan_tui.session import PanelSession, PanelUpdate
+from sagan_tui.ui.messages import Updated
+from sagan_tui.ui.owner_actions import OwnerActionsScreen
+from sagan_tui.ui.view import PanelView
 
 BODY = """# Plan for #503: sparse probes
 
@@ -139,52 +142,81 @@ async def rig(sim_factory, tmp_path) -> Callable[..., Any]:
         r.cache.close()
 
 
-class HostApp(ActionsMixin, App):
-    """A minimal PanelHost over a real cache and poller: the selection and marks are set by the test."""
-
-    BINDINGS = ActionsMixin.ACTION_BINDINGS
-
-    def __init__(self, settings: Settings, cache: Cache, poller: Poller):
-        super().__init__()
-        self.settings, self.cache, self.poller = settings, cache, poller
-        self.selected: int | None = None
-        self.pod_id: str | None = None
-        self.exp_marks: list[int] = []
-        self.pod_marks: list[str] = []
-        self.refreshes = 0
-        self.notes: list[tuple[str, str]] = []  # (severity, message) of every notification
+class HostScreen(OwnerActionsScreen):
+    """The owner-action keys on a bare screen: the selection and marks are the test's."""
 
     def compose(self) -> ComposeResult:
         yield Static("host", id="host")
         yield Footer()
+
+    def selected_experiment(self):
+        n = self.app.selected
+        return self.app.view.experiments.get(n) if n is not None else None
+
+    def selected_pod(self) -> CachedPod | None:
+        return self.app.view.pods.get(self.app.pod_id) if self.app.pod_id else None
+
+    def marked_experiments(self) -> list[int]:
+        return list(self.app.exp_marks)
+
+    def marked_pods(self) -> list[str]:
+        return list(self.app.pod_marks)
+
+    def clear_marks(self) -> None:
+        self.app.exp_marks.clear()
+        self.app.pod_marks.clear()
+
+
+class CountingSession(PanelSession):
+    refreshes = 0
+
+    def _refresh(self) -> None:
+        self.refreshes += 1
+        super()._refresh()
+
+
+class HostApp(App):
+    """A minimal host of the owner-action keys over a real session (cache, poller, runner)."""
+
+    def __init__(self, settings: Settings, cache: Cache, poller: Poller):
+        super().__init__()
+        self.settings = settings
+        self.view = PanelView()
+        # The rig's poller has run on the test's loop: the session makes its own clients for its loop.
+        del poller
+        self.session = CountingSession(settings, self._publish, cache=cache, poll=False)
+        self.view.apply(self.session.open_now().first)
+        self.selected: int | None = None
+        self.pod_id: str | None = None
+        self.exp_marks: list[int] = []
+        self.pod_marks: list[str] = []
+        self.notes: list[tuple[str, str]] = []  # (severity, message) of every notification
+
+    @property
+    def refreshes(self) -> int:
+        return self.session.refreshes
+
+    def get_default_screen(self) -> HostScreen:
+        return HostScreen()
+
+    def on_mount(self) -> None:
+        self.session.start()
+
+    def on_unmount(self) -> None:
+        self.session.close()
+
+    def _publish(self, update) -> None:
+        if isinstance(update, PanelUpdate):
+            self.post_message(Updated(update))
+
+    def on_updated(self, message: Updated) -> None:
+        self.view.apply(message.update)
 
     def notify(self, message: str, *, title: str = "", severity: str = "information", timeout=None,
                markup: bool = True) -> None:
         assert markup is False, f"notification with markup: {message!r}"
         self.notes.append((severity, message))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
-
-    def selected_experiment(self):
-        return self.cache.experiment(self.selected) if self.selected is not None else None
-
-    def selected_pod(self) -> CachedPod | None:
-        return next((p for p in self.cache.pods() if p.pod_id == self.pod_id), None)
-
-    def marked_experiments(self) -> list[int]:
-        return list(self.exp_marks)
-
-    def marked_pods(self) -> list[str]:
-        return list(self.pod_marks)
-
-    def clear_marks(self) -> None:
-        self.exp_marks.clear()
-        self.pod_marks.clear()
-
-    def current_losses(self):
-        return self.cache.losses(include_dismissed=False)
-
-    def request_refresh(self) -> None:
-        self.refreshes += 1
 
 
 async def wait_for(pilot, cond: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:

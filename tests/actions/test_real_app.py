@@ -19,7 +19,7 @@ def panel(rig):
         from sagan_tui.ui.app import SaganApp
 
         r = await rig(fixture=actions_fixture(), **flags)
-        return r, SaganApp(r.settings, r.cache, r.poller)
+        return r, SaganApp(r.settings, r.cache)  # the session makes its own clients for its loop
 
     return make
 
@@ -39,7 +39,7 @@ async def test_hold_from_the_experiments_pane_shows_after_the_refresh(panel):
         await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="hold dialog")
         assert app.focused.id == "cancel"
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: app.model.experiments[502].status == "blocked", what="blocked after refresh")
+        await wait_for(pilot, lambda: app.view.experiments[502].status == "blocked", what="blocked after refresh")
     assert [(q.path, q.body["status"]) for q in r.sent("sagan")] == [("/api/experiments/502/status", "blocked")]
     assert r.cache.actions()[0].result == "ok"
 
@@ -53,13 +53,13 @@ async def test_bulk_stop_of_pods_marked_in_the_pods_pane(panel):
         for key in ("teampod502aaaa", "perspod504bbbb"):
             assert pods.select_key(key)
             await pilot.press("space")
-        assert sorted(app.marked_pods()) == ["perspod504bbbb", "teampod502aaaa"]
+        assert sorted(app.main_screen.marked_pods()) == ["perspod504bbbb", "teampod502aaaa"]
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="bulk stop dialog")
         assert len(app.screen.query(".target")) == 2
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: app.marked_pods() == [], what="marks cleared")
-        await wait_for(pilot, lambda: app.model.pods["perspod504bbbb"].pod.desired_status == "EXITED",
+        await wait_for(pilot, lambda: app.main_screen.marked_pods() == [], what="marks cleared")
+        await wait_for(pilot, lambda: app.view.pods["perspod504bbbb"].pod.desired_status == "EXITED",
                        what="stop seen by the refresh")
     assert sorted(q.account for q in r.graphql("podStop")) == ["personal", "team"]
 
@@ -182,7 +182,7 @@ async def test_a_bulk_stop_names_the_marked_pods_a_filter_hides_and_the_border_c
         assert "1 marked row is hidden by the filter /team and included: perspod504bbbb" in warning
         assert len(app.screen.query(".target")) == 2
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: app.marked_pods() == [], what="marks cleared after the bulk stop")
+        await wait_for(pilot, lambda: app.main_screen.marked_pods() == [], what="marks cleared after the bulk stop")
         assert "marked" not in str(pods.border_title)
     assert sorted(q.account for q in r.graphql("podStop")) == ["personal", "team"]
 
@@ -195,9 +195,12 @@ async def test_a_bulk_stop_skips_an_exited_pod_and_says_why(panel):
     assert stopped.ok, stopped.message
     await r.poll()  # the simulator now lists it EXITED
     r.since_now()
+    from sagan_tui.ui.app import SaganApp
+
+    app = SaganApp(r.settings, r.cache)  # the panel reads the cache as it opens: after the stop
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
-        await wait_for(pilot, lambda: app.model.pods["perspod504bbbb"].pod.desired_status == "EXITED",
+        await wait_for(pilot, lambda: app.view.pods["perspod504bbbb"].pod.desired_status == "EXITED",
                        what="EXITED in the panel")
         await _mark(pilot, app.pods_table, ("teampod502aaaa", "perspod504bbbb"))
         await pilot.press("S")
@@ -219,7 +222,7 @@ async def test_bulk_hold_leaves_out_an_experiment_already_blocked_saying_so(pane
     r.since_now()
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
-        await wait_for(pilot, lambda: app.model.experiments[504].status == "blocked", what="#504 blocked")
+        await wait_for(pilot, lambda: app.view.experiments[504].status == "blocked", what="#504 blocked")
         await _mark(pilot, app.experiments_table, ("502", "504"))
         await pilot.press("H")
         await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="bulk hold dialog")
@@ -228,7 +231,7 @@ async def test_bulk_hold_leaves_out_an_experiment_already_blocked_saying_so(pane
         warning = str(app.screen.query_one("#dialog-warning", Static).content)
         assert "Skipped, not sent: #504: already blocked (held)" in warning
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: app.model.experiments[502].status == "blocked", what="#502 held")
+        await wait_for(pilot, lambda: app.view.experiments[502].status == "blocked", what="#502 held")
     assert [q.path for q in r.sent("sagan")] == ["/api/experiments/502/status"]
 
 
@@ -255,5 +258,5 @@ async def test_a_deferred_request_stays_reachable_and_the_inbox_says_it_was_defe
         assert app.screen.query_one("#defer").disabled and not app.screen.query_one("#reject").disabled
         await pilot.press("alt+r")  # deferring was not the end: it can still be decided
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="rejected and closed")
-        await wait_for(pilot, lambda: app.model.experiments[503].status == "blocked", what="rejected -> blocked")
+        await wait_for(pilot, lambda: app.view.experiments[503].status == "blocked", what="rejected -> blocked")
     assert [q.body["decision"] for q in r.sent("sagan")] == ["defer", "reject"]

@@ -126,6 +126,18 @@ def test_output_smoke():
 
 
 @pytest.mark.slow
+def test_ssh_output_smoke():
+    pytest.importorskip("asyncssh")
+    import bench_ssh
+
+    figures = bench_ssh.run(small=True)
+    well_formed(figures, {"ssh_output_idle", "ssh_output_per_poll", "ssh_reaping_wave_bps"},
+                silent_ok=frozenset({"ssh_output_idle"}))
+    demo = figures[2].detail
+    assert demo["bytes"] > 0 and demo["bytes_per_10_scenario_s"]  # the demo drew, counted per 10 s
+
+
+@pytest.mark.slow
 def test_memory_smoke():
     import bench_memory
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from sagan_tui.ui.screens.confirm import ConfirmScreen
 
+from tests.notes import notes
+
 from .conftest import poll_now, wait_for
 
 WORLD = {
@@ -24,7 +26,7 @@ WORLD = {
 
 
 def said(app, words: str) -> list[str]:
-    return [n.message for n in app._notifications if words in n.message]
+    return [n.message for n in notes(app) if words in n.message]
 
 
 async def confirm(pilot, app, key: str) -> None:
@@ -74,7 +76,7 @@ async def test_a_failed_hold_changes_nothing_and_says_why(sim_factory, panel):
         await wait_for(pilot, lambda: said(app, "hold #502 failed"), what="failure")
         [message] = said(app, "hold #502 failed")
         assert "HTTP 500" in message
-        assert [n.severity for n in app._notifications if "hold #502" in n.message] == ["error"]
+        assert [n.severity for n in notes(app) if "hold #502" in n.message] == ["error"]
         after = {k: [str(c) for c in app.experiments_table.get_row(k)] for k in app.experiments_table.shown_keys()}
         assert after == before  # nothing on screen pretends it happened
     [a] = [a for a in cache.actions() if a.action == "hold"]

@@ -68,10 +68,10 @@ async def test_the_panel_prunes_old_history_at_start(calm_sim, panel):
 
 async def test_memory_stays_flat_over_many_polls(sim_factory, tmp_path, figures):
     """The poller and the panel model over many polls of a busy, fast-moving world (reaping-wave at speed 20)."""
-    from sagan_tui.ui.model import PanelModel
+    from sagan_tui.session.model import PanelModel
 
     sim = sim_factory(scenario="reaping-wave", speed=20)
-    poller, cache = open_poller(sim.env(), tmp_path / "soak.sqlite", poll_interval=0.05)
+    poller, cache = open_poller(sim.env(), tmp_path / "soak.sqlite", poll_interval=0.5)
     model = PanelModel(poller.settings, cache)
     model.load(poller.health)
     samples = []

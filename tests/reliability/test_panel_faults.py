@@ -66,7 +66,7 @@ class Ticker:
 
 
 def pod_keys(app, account: str) -> set[str]:
-    return {k for k, p in app.model.pods.items() if p.account == account and p.gone_at is None}
+    return {k for k, p in app.view.pods.items() if p.account == account and p.gone_at is None}
 
 
 async def test_the_header_tells_each_failure_the_rows_stay_and_the_loop_never_blocks(sim_factory, panel, figures):
@@ -75,7 +75,7 @@ async def test_the_header_tells_each_failure_the_rows_stay_and_the_loop_never_bl
     # GraphQL: a REST v2 429 holds that account's requests for its Retry-After by design, which
     # would carry one phase's error into the next one's header.
     env = {**sim.env(), **{f"RUNPOD_TRANSPORT_{name.upper()}": "graphql" for name in sim.account_keys}}
-    app, cache = panel(env, request_timeout=1.0, poll_interval=0.2)
+    app, cache = panel(env, request_timeout=1.0, poll_interval=0.5)
     stalls: list[tuple[str, float, float]] = []
     async with app.run_test(size=(200, 50)) as pilot:
         sim.clock.jump_to(10)
@@ -96,18 +96,20 @@ async def test_the_header_tells_each_failure_the_rows_stay_and_the_loop_never_bl
             for other in {"sagan", "team", "personal"} - {source}:
                 # No error for the others; they may read "stale" when a slow source held the poll
                 # for longer than three intervals, which is true of the data on screen.
-                assert f"{other} ✗" not in status and app.model.health[other].state == HealthState.OK, status
-            assert app.model.health[source].state == HealthState.ERROR
+                assert f"{other} ✗" not in status and app.view.health[other].state == HealthState.OK, status
+            assert app.view.health[source].state == HealthState.ERROR
             # Nothing painted from the cache is dropped, and a failed poll loses no pod.
             assert (app.experiments_table.row_count, app.pods_table.row_count) == rows
             assert {a: pod_keys(app, a) for a in pods} == pods
             assert not app.current_losses()
             if source != "sagan":
-                await wait_for(pilot, lambda: app.model._stale(source, app.model.clock()), what="stale")
-                app._tick_rows()
-                await pilot.pause()
-                seen = [str(app.pods_table.get_row(k)[6]) for k in pods[source]]
-                assert all(s.endswith("!") for s in seen), seen  # "last seen" marked stale
+                await wait_for(pilot, lambda: app.view.health[source].stale(app.clock(), app.settings.poll_interval),
+                               what="stale")
+                app.session.tick()  # the status tick: rows whose text time alone changed
+
+                def seen() -> list[str]:
+                    return [str(app.pods_table.get_row(k)[6]) for k in pods[source]]
+                await wait_for(pilot, lambda: all(s.endswith("!") for s in seen()), what=f"stale marks {seen()}")
             assert app.is_running
         assert "rk-" not in screen_text(app)
 

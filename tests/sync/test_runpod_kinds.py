@@ -175,7 +175,7 @@ async def test_a_cluster_pod_is_listed_only_with_the_flag_and_the_panel_sees_it(
 
 async def test_the_pods_table_shows_a_live_cluster_pods_cluster_id(sim_factory, tmp_path):
     from sagan_tui.models import utcnow
-    from sagan_tui.ui.render import pod_row
+    from sagan_tui.render import pod_row
 
     cluster_pod = {"id": "clusterpod0004", "account": "team", "experiment": 1, "created_at": 0, "running_at": 1,
                    "cluster": "cluster_abc123"}

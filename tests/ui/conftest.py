@@ -50,9 +50,9 @@ async def wait_for(pilot, cond: Callable[[], bool], timeout: float = 15.0, what:
 
 
 async def polled(pilot, app, n: int = 1) -> None:
-    """Wait until `n` more polls ended (the first one starts by itself on mount)."""
-    target = app.polls + n
-    await wait_for(pilot, lambda: app.polls >= target and not app.polling, what=f"poll #{target}")
+    """Wait until `n` poll rounds have ended since the start (the first starts by itself: the
+    session's thread may finish it before the test's first line runs)."""
+    await wait_for(pilot, lambda: app.polls >= n and not app.polling, what=f"poll #{n}")
 
 
 async def poll_now(pilot, app) -> None:

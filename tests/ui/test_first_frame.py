@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -14,10 +15,9 @@ from sagan_tui import startup
 from sagan_tui.config import gather
 from sagan_tui.store.cache import Cache
 from sagan_tui.store.quick import peek
-from sagan_tui.ui import app as app_module
+from sagan_tui.session.core import PanelSession
 from sagan_tui.ui.app import SaganApp
-from sagan_tui.ui.loading import load
-from sagan_tui.ui.messages import PollFinished
+from sagan_tui.ui.messages import Updated
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
 from . import frozen
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Each costs 0.1-2 s to import and none is needed to draw the cached rows (pydantic and the
 # record models a quarter of a second: the first frame reads plain rows and unvalidated settings).
 DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.models", "sagan_tui.config_model", "sagan_tui.sync.poller",
-            "sagan_tui.ui.model", "sagan_tui.actions.runner", "sagan_tui.ui.screens.detail", "sagan_tui.ui.palette",
+            "sagan_tui.session.model", "sagan_tui.actions.runner", "sagan_tui.ui.screens.detail", "sagan_tui.ui.palette",
             "sagan_tui.ui.widgets.loss_area",
             # triage's modules, not the package: render formats through triage.fmt (pure, no imports)
             "sagan_tui.triage.waves", "sagan_tui.triage.diagnosis", "sagan_tui.triage.losses")
@@ -37,18 +37,16 @@ import asyncio, json, sys
 sys.path.insert(0, {root!r})
 from sagan_tui import startup
 from sagan_tui.config import gather
-from sagan_tui.ui import app as app_module
 from sagan_tui.ui.app import SaganApp
-from sagan_tui.ui.loading import load
 
 seen = {{}}
 
 class Probe(SaganApp):
-    def _load(self):
-        # Runs once the first frame is out, before the load imports anything.
+    def _start_session(self):
+        # Runs once the first frame is out, before the session's load imports anything.
         seen["rows"] = [self.experiments_table.row_count, self.pods_table.row_count]
         seen["pods"] = self.pods_table.shown_keys()
-        return super()._load()
+        return super()._start_session()
 
     def _paint_first(self):
         super()._paint_first()
@@ -90,7 +88,7 @@ def test_first_frame_shows_cached_rows_without_the_loads_imports(tmp_path):
     assert seen["rows"][0] == 11 and seen["rows"][1] == len(live) > 0
     assert seen["pods"] == live  # the pane's own order: live pods by account, then id
     assert seen["loaded_rows"][0] == 11 and seen["loaded_rows"][1] >= len(live)
-    assert {"sagan_tui.ui.model", "pydantic"} <= set(seen["later"])  # the probe would pass vacuously otherwise
+    assert {"sagan_tui.session.model", "pydantic"} <= set(seen["later"])  # the probe would pass vacuously otherwise
     assert seen["pending"] == ["PendingPane"] * 3
     assert seen["panes"] == ["TimelineTable", "LossArea", "ApprovalsTable"]  # in their place in the grid
 
@@ -109,7 +107,7 @@ async def test_cached_rows_are_on_screen_before_the_first_poll_ends(sim_factory,
     shown_at_poll_end: list[int] = []
 
     def hook(message):
-        if isinstance(message, PollFinished) and not shown_at_poll_end:
+        if isinstance(message, Updated) and message.update.polls is not None and not shown_at_poll_end:
             shown_at_poll_end.append(app.experiments_table.row_count)
 
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
@@ -120,7 +118,6 @@ async def test_cached_rows_are_on_screen_before_the_first_poll_ends(sim_factory,
         assert "sagan" in app.query_one(StatusBar).plain
         await polled(pilot, app)
         assert shown_at_poll_end == [counts["experiments"]]
-    app.cache.close()
 
 
 async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp_path, monkeypatch):
@@ -130,11 +127,13 @@ async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp
     cache.close()
     gate = threading.Event()
 
+    opened = PanelSession._open
+
     def held_load(*args):  # the load waits until the owner has moved in the first frame
         assert gate.wait(30)
-        return load(*args)
+        return opened(*args)
 
-    monkeypatch.setattr(app_module, "load", held_load)
+    monkeypatch.setattr(PanelSession, "_open", held_load)
     app = SaganApp(s, clock=lambda: frozen.NOW, poll=False)
     async with app.run_test(size=SIZE) as pilot:
         table = app.experiments_table
@@ -150,8 +149,11 @@ async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp
         assert table.cursor_key == key and table.cursor_row == 3
         assert table.row_count == 11
         assert "loading" not in str(table.border_title)
-        assert app.query_one(StatusBar).plain == first_status  # no poll: the load changed nothing
-    app.cache.close()
+        # No poll: the load changed no health; it adds the active wave the cache holds (the first
+        # frame computes no waves).
+        loaded_status = app.query_one(StatusBar).plain
+        assert "WAVE 5 lost" not in first_status and "WAVE 5 lost" in loaded_status, loaded_status
+        assert re.sub(r" WAVE 5 lost · guard until \d\d:\d\d", "", loaded_status) == first_status
 
 
 async def test_a_corrupt_cache_is_moved_aside_and_the_panel_runs(tmp_path):
@@ -162,7 +164,6 @@ async def test_a_corrupt_cache_is_moved_aside_and_the_panel_runs(tmp_path):
         await wait_for(pilot, lambda: app.loaded, what="the load")
         assert app.experiments_table.row_count == 0
         assert any(s.cache_path.name + ".bad-" in p.name for p in tmp_path.iterdir())
-    app.cache.close()
 
 
 def test_peek_reads_only_a_cache_of_ours(tmp_path):
@@ -192,7 +193,7 @@ def test_peek_orders_and_counts_as_the_panes_do(tmp_path):
     pods = cache.pods()
     cache.close()
     from sagan_tui.models import OWNER_TURN_STATUSES
-    from sagan_tui.ui import render
+    from sagan_tui import render
 
     seen = peek(s.cache_path, OWNER_TURN_STATUSES, render.STOPPED_STATES, 5)
     assert seen is not None
@@ -214,7 +215,7 @@ async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path):
         await wait_for(pilot, lambda: app.return_code is not None, what="the exit")
         assert app.experiments_table.row_count == 11  # the first frame was drawn from the cache
         [message] = [str(m) for m in app._exit_renderables]  # what is printed once the screen is gone
-    assert app.return_code == 2 and not app.loaded and app.cache is None
+    assert app.return_code == 2 and not app.loaded and app.session.cache is None
     assert "request_timeout" in message and "never-shown" not in message
 
 
@@ -227,9 +228,9 @@ async def test_the_collector_held_through_the_start_runs_again_after_the_first_f
     cache.close()
     gate = threading.Event()
     app = SaganApp(s, clock=lambda: frozen.NOW, poll=False)
-    app_load = app_module.load
+    app_load = PanelSession._open
     try:
-        app_module.load = lambda *a: (gate.wait(30), app_load(*a))[1]
+        PanelSession._open = lambda *a: (gate.wait(30), app_load(*a))[1]
         startup.hold_gc()
         assert not gc.isenabled()
         async with app.run_test(size=SIZE) as pilot:
@@ -239,10 +240,9 @@ async def test_the_collector_held_through_the_start_runs_again_after_the_first_f
             await wait_for(pilot, lambda: app.loaded, what="the load")
     finally:
         gate.set()
-        app_module.load = app_load
+        PanelSession._open = app_load
         startup.release_gc()
         gc.enable()
-    app.cache.close()
 
 
 def test_a_collector_someone_else_stopped_stays_stopped():

@@ -1,36 +1,40 @@
-"""The poll message flow on the frozen panel: what a PollFinished re-reads, announces and keeps."""
+"""The update flow on the frozen panel: what another writer's commit re-reads, announces and keeps.
+
+Each test writes through a second connection to the cache, as `sagan-tui sync` or a second panel
+would, and has the session look at once instead of at its next look (issue 18.1)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
-from types import MappingProxyType
 
 from sagan_tui.models import Experiment, WorkflowEvent
-from sagan_tui.sync.poller import ChangeSet
-from sagan_tui.ui.messages import PollFinished
+from sagan_tui.store.cache import Cache
 
 from .frozen import NOW, frozen_app
+from tests.notes import notes
 
 SIZE = (160, 40)
 
 
-def changes(app, **kw) -> ChangeSet:
-    return ChangeSet(at=NOW, duration_s=0.01, health=MappingProxyType(dict(app.poller.health)),
-                     polled=("sagan", "team", "personal"), **kw)
+async def deliver(pilot, app) -> None:
+    """The session reads what the other writer committed; its update is applied."""
+    await app.session.look_now()
+    await pilot.pause()
 
 
-async def deliver(pilot, app, cs: ChangeSet) -> None:
-    before = app.polls
-    app.post_message(PollFinished(cs))
-    while app.polls == before:
-        await pilot.pause(0.02)
+def other_writer(app, write) -> None:
+    other = Cache(app.session.cache.path)
+    try:
+        with other.transaction() as conn:
+            write(other, conn)
+    finally:
+        other.close()
 
 
 def add_event(app, id: str, seconds: int, exp: int = 365, kind: str = "epm:progress") -> None:
     ev = WorkflowEvent(id=id, experiment_number=exp, event_type=kind, note=f"n{id}",
                        created_at=NOW + timedelta(seconds=seconds))
-    with app.cache.transaction() as conn:
-        app.cache.upsert_events(conn, [ev])
+    other_writer(app, lambda cache, conn: cache.upsert_events(conn, [ev]))
 
 
 async def test_timeline_follow_scope_and_type(tmp_path):
@@ -39,14 +43,14 @@ async def test_timeline_follow_scope_and_type(tmp_path):
         tl = app.timeline
         assert tl.follow and tl.everything and tl.row_count == 9
         add_event(app, "new1", 1)
-        await deliver(pilot, app, changes(app, events_added=1))
+        await deliver(pilot, app)
         assert tl.shown_keys()[0] == "new1" and tl.cursor_key == "new1"  # follow: the newest, on top
 
         tl.focus()
         await pilot.press("f", "down")  # follow off: the cursor keeps its row
         kept = tl.cursor_key
         add_event(app, "new2", 2)
-        await deliver(pilot, app, changes(app, events_added=1))
+        await deliver(pilot, app)
         assert tl.shown_keys()[0] == "new2" and tl.cursor_key == kept
 
         await pilot.press("t")  # state changes only
@@ -69,15 +73,14 @@ async def test_new_owner_turn_item_is_announced_with_the_bell(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         exp = Experiment(id="e380", number=380, title="[/]fresh [b]plan", status="plan_pending",
                          created_at=NOW, updated_at=NOW)
-        with app.cache.transaction() as conn:
-            app.cache.upsert_experiments(conn, [exp])
-        await deliver(pilot, app, changes(app, experiments=(380,)))
+        other_writer(app, lambda cache, conn: cache.upsert_experiments(conn, [exp]))
+        await deliver(pilot, app)
         assert app.experiments_table.shown_keys()[0] == "380"  # newest of the inbox, on top
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in notes(app)]
         assert any("#380 [/]fresh [b]plan" in m for m in said), said
         assert rings == [1]
         # the same item again is not news
-        await deliver(pilot, app, changes(app, experiments=(380,)))
+        await deliver(pilot, app)
         assert rings == [1]
 
 
@@ -88,7 +91,7 @@ async def test_a_poll_while_the_detail_is_open_updates_both(tmp_path):
         await pilot.press("enter")
         detail = app.screen
         add_event(app, "new3", 3, exp=365)
-        await deliver(pilot, app, changes(app, events_added=1))
+        await deliver(pilot, app)
         assert "new3" in detail.query_one("#detail-timeline").shown_keys()
         await pilot.press("I")  # the incident layout from the detail: back to the panes, incident on
         assert app.screen is app.main_screen and app.main_screen.has_class("-incident")

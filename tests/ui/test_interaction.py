@@ -7,9 +7,12 @@ from textual.widgets import Input
 
 from sagan_tui.ui.palette import BindingCommands, entries
 from sagan_tui.ui.widgets.filter_bar import FilterBar
+from sagan_tui.keymap import KEYS
 from sagan_tui.ui.screens.help import HelpScreen
 
+from .conftest import wait_for
 from .frozen import LOST, frozen_app
+from tests.notes import notes
 
 SIZE = (200, 50)
 INBOX = ["369", "367", "358", "192"]  # owner-turn rows, newest first
@@ -53,15 +56,15 @@ async def test_marks_are_kept_by_key_and_reported(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         table = app.experiments_table
         await pilot.press("space", "space")  # marks #369, then #367 (the cursor moves down)
-        assert app.marked_experiments() == [369, 367]
+        assert app.main_screen.marked_experiments() == [369, 367]
         assert str(table.get_row("369")[0]) == "●"
         await pilot.press("o")  # sorting moves rows; marks stay with their keys
-        assert app.marked_experiments() == [369, 367]
+        assert app.main_screen.marked_experiments() == [369, 367]
         app.pods_table.focus()
         await pilot.press("space")
-        assert len(app.marked_pods()) == 1
-        app.clear_marks()
-        assert app.marked_experiments() == [] and app.marked_pods() == []
+        assert len(app.main_screen.marked_pods()) == 1
+        app.main_screen.clear_marks()
+        assert app.main_screen.marked_experiments() == [] and app.main_screen.marked_pods() == []
         assert str(table.get_row("369")[0]) == " "
 
 
@@ -96,7 +99,8 @@ async def test_inbox_only_and_incident_layout(tmp_path):
         assert not app.screen.has_class("-incident") and app.pods_table.row_count == 7
 
 
-async def test_dismissing_a_lost_pod_hides_it_for_good(tmp_path):
+async def test_dismissing_a_lost_pod_hides_its_row_and_keeps_the_loss(tmp_path):
+    """`x` takes the row off the pods pane only: the loss stays evidence (issue 17.1); `X` shows it again."""
     app = frozen_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         pods = app.pods_table
@@ -106,9 +110,14 @@ async def test_dismissing_a_lost_pod_hides_it_for_good(tmp_path):
         assert "f6n3kd9sa1qz4w" in pods.shown_keys()
         pods.select_key("v0c7bx292xqvg4")
         await pilot.press("x")
-        assert "v0c7bx292xqvg4" not in pods.shown_keys()
-        assert all(x.pod_id != "v0c7bx292xqvg4" for x in app.current_losses())
-        assert [x.dismissed for x in app.cache.losses() if x.pod_id == "v0c7bx292xqvg4"] == [True]
+        await wait_for(pilot, lambda: "v0c7bx292xqvg4" not in pods.shown_keys(), what="the row hidden")
+        await wait_for(pilot, lambda: any("dismissed lost pod v0c7bx292xqvg4" in n.message
+                                          for n in notes(app)), what="x saying what it did")
+        assert any(x.pod_id == "v0c7bx292xqvg4" for x in app.current_losses())
+        assert app.loss_area.border_title.startswith(f"Losses · {len(LOST)}")
+        await pilot.press("X")
+        await wait_for(pilot, lambda: "v0c7bx292xqvg4" in pods.shown_keys(), what="the dismissed row shown again")
+    assert [x.dismissed for x in app.session.cache.losses() if x.pod_id == "v0c7bx292xqvg4"] == [True]
 
 
 async def test_help_lists_every_binding(tmp_path):
@@ -116,32 +125,31 @@ async def test_help_lists_every_binding(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        text = app.screen.text.plain
-        for label in ("Approval", "Stop pod", "Incident", "Pause/resume", "Refresh", "Filter", "Mark",
-                      "Dismiss lost", "All/selected", "Follow", "Type", "Sort", "Inbox only", "Rows by"):
-            assert label in text, label
+        lines = app.screen.text.plain.splitlines()
+        for k in KEYS:  # one line per key: its key(s), then what it does
+            assert any(line.split() and line.endswith(k.what) for line in lines), k.id
+        assert any(line.strip() == "I f2  incident layout: heatmap and waves on top, affected pods" for line in lines)
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 
 
-async def test_read_only_hides_mutating_actions_from_keys_palette_and_help(tmp_path):
+async def test_read_only_refuses_every_mutating_key_out_loud(tmp_path):
+    """Issue 17.4: each mutating key says "read-only: <action> refused", and the audit log records it."""
     app = frozen_app(tmp_path, read_only=True)
+    refused = {"h": "hold", "r": "re-dispatch", "p": "promote", "H": "bulk hold", "S": "bulk stop", "s": "stop pod"}
     async with app.run_test(size=SIZE) as pilot:
-        mutating = set(getattr(app, "MUTATING_ACTIONS", ()))
-        assert mutating
-        for action in mutating:
-            assert app.check_action(action, ()) is False
-        assert app.check_action("help", ()) is not False
-        offered = {e.binding.action for e in entries(app) if e.enabled}
-        assert not offered & mutating and "review_approval" in offered
-        provider = BindingCommands(app.screen)
-        names = [hit.text async for hit in provider.discover()]
-        assert names and not any(a.replace("_", " ") in n.lower() for n in names for a in mutating)
-        assert any("Incident" in n for n in names)
-        await pilot.press("question_mark")
-        assert "off: read-only" in app.screen.text.plain
-        await pilot.press("escape", "s")  # the stop key does nothing at all in read-only
-        assert not app.screen.is_modal
+        for key, what in refused.items():
+            if key == "s":
+                app.pods_table.focus()
+            await pilot.press(key)
+            await wait_for(pilot, lambda: any(f"read-only: {what} refused" in n.message for n in notes(app)),
+                           what=f"{key} refused")
+            assert not app.screen.is_modal  # no dialog opened first
+        audit = await app.session.audit_log()
+        assert sorted(a.action for a in audit if a.result == "refused") == sorted(
+            w.replace(" ", "-") for w in refused.values())
+        await pilot.press("a")  # the approval opens, its decisions off, saying why
+        assert "review_approval" in {e.binding.action for e in entries(app) if e.enabled}
 
 
 async def test_palette_runs_a_pane_command_on_the_focused_pane(tmp_path):

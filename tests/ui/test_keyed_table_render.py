@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import DataTable
 
-from sagan_tui.ui.render import Cell, Column, Row
+from sagan_tui.render import Cell, Column, Row
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
 COLUMNS = (Column("pod", "pod", 14), Column("up", "up", 6), Column("note", "how", 12), Column("gpu", "GPU", 4))

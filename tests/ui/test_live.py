@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 
 from sagan_tui.models import HealthState
-from sagan_tui.ui.messages import PollFinished
+from sagan_tui.ui.messages import Updated
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
@@ -29,7 +29,7 @@ async def test_first_paint_comes_from_the_cache_before_any_reply(sim_factory, pa
     rows_when_first_poll_posted: list[tuple[int, int]] = []
 
     def hook(message):
-        if isinstance(message, PollFinished) and not rows_when_first_poll_posted:
+        if isinstance(message, Updated) and message.update.polls is not None and not rows_when_first_poll_posted:
             rows_when_first_poll_posted.append((app.experiments_table.row_count, app.pods_table.row_count))
 
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
@@ -51,8 +51,9 @@ async def test_panes_fill_from_the_calm_scenario(calm_sim, panel):
     messages = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await polled(pilot, app)
-        finished = [m for m in messages if isinstance(m, PollFinished)]
-        assert len(finished) == 1 and set(finished[0].changes.polled) == {"sagan", "team", "personal"}
+        finished = [m for m in messages if isinstance(m, Updated) and m.update.polls is not None]
+        # Each source polled on its own, once; the round of the three counted as one poll.
+        assert len(finished) == 3 and [m.update.polls for m in finished] == [0, 0, 1]
         assert app.experiments_table.row_count == len(calm_sim.state.experiments)
         live = sum(len(calm_sim.state.account_pods(a, calm_sim.clock.now_t())) for a in ("team", "personal"))
         assert app.pods_table.row_count == live > 0
@@ -61,7 +62,7 @@ async def test_panes_fill_from_the_calm_scenario(calm_sim, panel):
         assert "sagan ✓" in status and "team ✓" in status and "personal ✓" in status
         # The owner's inbox sits on top of the experiments.
         keys = app.experiments_table.shown_keys()
-        inbox = [k for k in keys if app.model.experiments[int(k)].owner_turn]
+        inbox = [k for k in keys if app.view.experiments[int(k)].owner_turn]
         assert inbox and keys[: len(inbox)] == inbox
 
 
@@ -77,7 +78,8 @@ async def test_a_vanished_pod_shows_as_lost_and_reaches_the_heatmap(sim_factory,
             assert cells(app.pods_table, pod)["status"] == "RUNNING"
         sim.clock.jump_to(130)  # all three vanished at t=98..112
         await poll_now(pilot, app)
-        new = {x.pod_id for m in messages if isinstance(m, PollFinished) for x in m.changes.new_losses}
+        new = {x.pod_id for m in messages if isinstance(m, Updated) and m.update.losses
+               for x in m.update.losses.losses}
         assert set(r4) <= new
         for pod in r4:
             row = cells(app.pods_table, pod)
@@ -95,13 +97,13 @@ async def test_a_failing_source_shows_in_the_header_and_the_rest_stays_live(sim_
     app = panel(sim)
     async with app.run_test(size=SIZE) as pilot:
         await polled(pilot, app)
-        personal_pods = [k for k, p in app.model.pods.items() if p.account == "personal"]
+        personal_pods = [k for k, p in app.view.pods.items() if p.account == "personal"]
         assert personal_pods
         sim.clock.jump_to(70)  # the personal key answers 401 from t=60
         await poll_now(pilot, app)
         status = app.query_one(StatusBar).plain
         assert "personal ✗401" in status and "sagan ✓" in status and "team ✓" in status, status
-        assert app.model.health["team"].state == HealthState.OK
+        assert app.view.health["team"].state == HealthState.OK
         # Personal's pods are not lost because its poll failed; Sagan's panes still update.
         for pod in personal_pods:
             assert cells(app.pods_table, pod)["status"] == "RUNNING"
@@ -133,4 +135,4 @@ async def test_the_cursor_stays_on_its_row_key_across_refreshes(sim_factory, pan
         await poll_now(pilot, app)
         assert table.shown_keys()[0] == "1"
         assert (table.cursor_key, table.cursor_row) == ("3", 4)
-        assert app.selected_experiment().number == 3
+        assert app.main_screen.selected_experiment().number == 3

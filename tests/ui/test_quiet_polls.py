@@ -7,9 +7,9 @@ from datetime import timedelta
 from sagan_tui.models import Experiment
 from sagan_tui.sim.actions import stop_pod
 from sagan_tui.store.cache import Cache
-from sagan_tui.ui import render
-from sagan_tui.ui.model import PanelModel
-from sagan_tui.ui.messages import PollFinished
+from sagan_tui import render
+from sagan_tui.session.model import PanelModel
+from sagan_tui.ui.messages import Updated
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
 from .conftest import SIZE, poll_now, polled
@@ -78,10 +78,10 @@ async def test_polls_that_change_nothing_leave_the_status_line_alone(sim_factory
 async def test_a_poll_that_changes_one_pod_redraws_that_row_only(sim_factory, panel, monkeypatch):
     sim = sim_factory(fixture=quiet_fleet())
     app = panel(sim)
-    finished: list[PollFinished] = []
+    finished: list[Updated] = []
 
     def hook(message):
-        if isinstance(message, PollFinished):
+        if isinstance(message, Updated) and message.update.polls is not None:
             finished.append(message)
 
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
@@ -94,8 +94,9 @@ async def test_a_poll_that_changes_one_pod_redraws_that_row_only(sim_factory, pa
         rendered = rendered_pods(monkeypatch)
         rows_redrawn = count_calls(table, "refresh_row")
         whole = count_calls(table, "set_rows")
+        mark = len(finished)
         await poll_now(pilot, app)
-        assert finished[-1].changes.pods_changed == (SCRATCH[0],)
+        assert {k for m in finished[mark:] for k in m.update.pods} == {SCRATCH[0]}
         # Only that pod was rendered again, and only its line of the table was asked to repaint.
         assert rendered == [SCRATCH[0]]
         assert whole == []

@@ -6,8 +6,8 @@ import pytest
 
 from sagan_tui.models import ErrorKind, Experiment, HealthState, Loss, RunPodPod, SourceHealth, WorkflowEvent
 from sagan_tui.store.cache import CachedPod
-from sagan_tui.ui import render
-from sagan_tui.ui.render import compile_filter
+from sagan_tui import render
+from sagan_tui.render import compile_filter
 
 from .frozen import NOW
 

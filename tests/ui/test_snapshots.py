@@ -19,6 +19,7 @@ def test_main_layout_at_80x24_read_only(snap_compare, tmp_path):
 
 def test_a_table_border_shows_its_filter_sort_and_marks(snap_compare, tmp_path):
     async def mark_filter_sort(pilot) -> None:
+        await pilot.pause()  # the MainScreen's panes mounted
         table = pilot.app.pods_table
         table.focus()
         await pilot.pause()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from sagan_tui.ui.render import Cell, Column, Row
+from sagan_tui.render import Cell, Column, Row
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
 COLUMNS = (Column("name", "name", 10), Column("account", "account", 9))

@@ -19,6 +19,7 @@ from sagan_tui.models import ApprovalRequest
 from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import literal, one_line
 from sagan_tui.ui.screens.markdown_body import MarkdownBody
+from sagan_tui.ui.widgets.key_bar import KeyBar
 
 Submit = Callable[[str, Mapping[str, str], str], Awaitable[ActionResult]]
 DECISION_KEYS = {"approve": "alt+a", "reject": "alt+r", "defer": "alt+d"}
@@ -41,8 +42,10 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
 
     Rule for empty textboxes: Approve needs every textbox answered (Sagan's agent waits on
     the answers; write "n/a" where a field does not apply). Reject and Defer send whatever
-    is filled. Opens with the body focused, so arrow keys and PageUp/PageDown scroll it and
-    no single key decides; the decision keys are alt+a, alt+r, alt+d.
+    is filled. Opens with the first textbox focused (the note when there is none; the body when
+    read-only), so an answer typed at once lands; after a refused Approve the focus goes to the
+    first empty textbox. No single letter decides: the decision keys are alt+a, alt+r, alt+d.
+    The toasts shown when it opens are cleared; new ones go to the top (styles/app.tcss), off its buttons.
     """
 
     DEFAULT_CSS = """
@@ -59,6 +62,7 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     ApprovalScreen .answer Label { width: auto; max-width: 45%; color: $accent; padding: 0 1 0 0; }
     ApprovalScreen .answer Input { width: 1fr; background: $boost; }
     ApprovalScreen .answer Input.-invalid { background: $error 35%; }
+    ApprovalScreen .answer Input:focus { background: $accent 35%; }
     ApprovalScreen #decision-status { height: auto; padding: 0 1; display: none; }
     ApprovalScreen #decision-status.error { color: $error; }
     ApprovalScreen .decision-buttons { height: 2; align-horizontal: right; padding: 1 1 0 1; }
@@ -70,8 +74,14 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
         Binding(DECISION_KEYS["approve"], "decide('approve')", "Approve", id="approval.approve", priority=True),
         Binding(DECISION_KEYS["reject"], "decide('reject')", "Reject", id="approval.reject", priority=True),
         Binding(DECISION_KEYS["defer"], "decide('defer')", "Defer", id="approval.defer", priority=True),
+        # priority: the App moves the focus before it hands on the next key. Without it a tab typed
+        # in one burst with the answers (a fast typist, a paste over SSH) was queued behind them and
+        # the next answer landed in the field before.
+        Binding("tab", "next_field(1)", "Next field", show=False, id="approval.next_field", priority=True),
+        Binding("shift+tab", "next_field(-1)", "Previous field", show=False, id="approval.previous_field",
+                priority=True),
     ]
-    AUTO_FOCUS = "#approval-body"
+    AUTO_FOCUS = "#approval-body"  # read-only; see __init__
 
     def __init__(self, approval: ApprovalRequest, submit: Submit | None, *, read_only_reason: str = ""):
         super().__init__()
@@ -80,6 +90,8 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
         self.read_only_reason = read_only_reason or ("" if submit else "read-only")
         self.fields = approval.textbox_fields
         self.sending = False
+        if submit is not None:  # where an answer typed at once belongs
+            self.AUTO_FOCUS = "#tb-0" if self.fields else "#note"
 
     @property
     def read_only(self) -> bool:
@@ -116,6 +128,7 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
                     yield Button(label, id=decision, variant=variant, disabled=self.read_only,  # type: ignore[arg-type]
                                  compact=True)
                 yield Button("Close (esc)", id="close", compact=True)
+        yield KeyBar()
 
     # --- reading -----------------------------------------------------------------------
 
@@ -137,8 +150,8 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
                 decision == "defer" and self.approval.status == "deferred")
 
     def on_mount(self) -> None:
+        self.app.clear_notifications()  # a toast shown before would lie over the buttons
         self._buttons(True)  # a deferred request cannot be deferred again
-
 
     # --- deciding ----------------------------------------------------------------------
 
@@ -153,7 +166,26 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     def action_close(self) -> None:
         self.dismiss(None)
 
+    def action_next_field(self, step: int) -> None:
+        self.focus_next() if step > 0 else self.focus_previous()
+
     def action_decide(self, decision: str) -> None:
+        """Decide once every answer typed before the key is in its field.
+
+        The decision keys are priority bindings, run by the App as soon as it reads them, while
+        the keys typed just before (in the same burst over SSH) may still wait in an Input's
+        queue: a message sent through each Input in turn arrives after them."""
+        inputs = list(self.query(Input))
+
+        def through(i: int) -> None:
+            if i < len(inputs):
+                inputs[i].call_later(through, i + 1)
+            elif self.is_attached:
+                self._decide(decision)
+
+        through(0)
+
+    def _decide(self, decision: str) -> None:
         if self.read_only:
             self.notify(f"{self.read_only_reason}: {decision} refused", severity="warning", markup=False)
             return
@@ -168,7 +200,8 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
             for i, name in enumerate(self.fields):
                 self.query_one(f"#tb-{i}", Input).set_class(name in empty, "-invalid")
             first = self.fields.index(empty[0])
-            self.query_one(f"#tb-{first}", Input).focus()
+            # At once, not after a refresh (Widget.focus): the keys typed next go to the empty field.
+            self.set_focus(self.query_one(f"#tb-{first}", Input))
             self._status(f"Approve needs every textbox answered (write n/a where one does not apply); "
                          f"empty: {', '.join(empty)}", error=True)
             return

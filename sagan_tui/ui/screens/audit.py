@@ -43,7 +43,7 @@ class AuditScreen(ModalScreen[None]):
     """
     BINDINGS = [
         Binding("escape", "close", "Close", id="audit.close"),
-        Binding("q", "close", "Close", show=False, id="audit.close-q"),
+        Binding("q", "close", "Close", show=False, id="audit.close_q"),
     ]
 
     def __init__(self, cache: "Cache", limit: int = 500):

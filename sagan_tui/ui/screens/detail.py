@@ -12,13 +12,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Static
 
 from sagan_tui.models import Experiment
 from sagan_tui.triage import fmt
-from sagan_tui.ui import render
+from sagan_tui import render
 from sagan_tui.ui.messages import ExperimentViewed, PlanRendered
+from sagan_tui.ui.owner_actions import OwnerActionsScreen
 from sagan_tui.ui.safe_text import clean, literal, one_line
 from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
@@ -26,7 +26,7 @@ from sagan_tui.ui.widgets.panes import TimelineTable
 
 if TYPE_CHECKING:
     from sagan_tui.sources.sagan import ExperimentView
-    from sagan_tui.ui.model import PanelModel
+    from sagan_tui.ui.view import PanelView
 
 FIELDS = ("kind", "runpod_account", "priority", "compute_size", "assignee_kind", "has_clean_result",
           "auto_approve_plan", "legacy_gh_number", "created_at", "updated_at")
@@ -73,18 +73,20 @@ def fields_text(exp: Experiment, approvals: int = 0) -> Text:
     return text
 
 
-class DetailScreen(Screen[None]):
+class DetailScreen(OwnerActionsScreen):
+    """The owner's action keys act on this experiment (OwnerActionsScreen)."""
+
     BINDINGS = [
         Binding("escape", "close", "Back", id="detail.close"),
         Binding("m", "toggle_raw", "Plan raw/markdown", id="detail.raw"),
         Binding("u", "fetch", "Reload plan", id="detail.reload"),
     ]
 
-    def __init__(self, number: int, model: "PanelModel",
+    def __init__(self, number: int, model: "PanelView",
                  fetch: Callable[[int], Awaitable["ExperimentView"]]) -> None:
         super().__init__()
         self.number = number
-        self.model = model
+        self.model = model  # the UI's view of the session's records and rows
         self._fetch_view = fetch
         self.experiment: Experiment | None = model.experiments.get(number)
         self.plan = (self.experiment.plan_md if self.experiment else None) or ""
@@ -105,6 +107,7 @@ class DetailScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#detail-timeline", TimelineTable).set_reactive(TimelineTable.everything, False)
         self.query_one("#detail-left").border_title = f"#{self.number}"
+        self._ask_timeline()
         self.refresh_from_model()
         self._show_plan(self.plan or "loading the plan from Sagan…")
         self.action_fetch()
@@ -115,14 +118,28 @@ class DetailScreen(Screen[None]):
         if exp is not None:
             self.experiment = exp
             self.query_one("#detail-fields", Static).update(fields_text(exp))
-        self.query_one("#detail-pods", KeyedTable).set_rows(self.model.pod_rows(self.number))
+        self.query_one("#detail-pods", KeyedTable).set_rows(self.model.pod_rows_of(self.number))
         tl = self.query_one("#detail-timeline", TimelineTable)
         shown = None if tl.everything else self.number
-        tl.set_rows(self.model.timeline_rows(shown, tl.kind))
+        rows = self.model.timelines.get("detail")
+        if rows is not None and (rows.experiment, rows.kind) == (shown, tl.kind):
+            tl.set_rows(rows.rows)
         tl.describe(shown)
+
+    def _ask_timeline(self) -> None:
+        """The session sends this timeline's rows now and whenever events change (read in its thread)."""
+        tl = self.query_one("#detail-timeline", TimelineTable)
+        self.session.watch_timeline("detail", None if tl.everything else self.number, tl.kind)
+
+    def selected_experiment(self) -> Experiment | None:
+        return self.experiment
+
+    def on_unmount(self) -> None:
+        self.session.forget_timeline("detail")
 
     @on(TimelineTable.Changed)
     def _timeline_changed(self) -> None:
+        self._ask_timeline()
         self.refresh_from_model()
 
     def _show_plan(self, plan: str) -> None:

@@ -1,6 +1,8 @@
-"""`?`: every binding of the panel, its pane, and whether read-only mode turned it off."""
+"""`?`: one line per key (the keymap's keys, not the defaults): what it does, under where it applies."""
 
 from __future__ import annotations
+
+from typing import Callable, Mapping
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -9,39 +11,52 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from sagan_tui.keymap import KEYS, WHERE, keys_of, scope
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
-from sagan_tui.ui.palette import Entry
+EXTRA = (("ctrl+p", "command palette: every action by name"), ("tab shift+tab", "next / previous pane"),
+         ("enter", "experiment detail (experiments pane)"), ("↑ ↓ pgup pgdn", "move in a table or scroll"))
+KEY_WIDTH = 14
 
-EXTRA = (("ctrl+p", "command palette: every action by name"), ("tab / shift+tab", "next / previous pane"),
-         ("enter", "experiment detail (experiments pane)"), ("escape", "close a screen or dialog"))
 
-
-def help_text(items: list[Entry], key_display, read_only: bool) -> Text:
+def help_text(key_display: Callable[[str], str], keymap: Mapping[str, str], enabled: Mapping[str, bool],
+              read_only: bool) -> Text:
+    """Every binding id (keymap.KEYS), grouped by where it applies; `enabled` by id, absent means on."""
     text = Text(end="")
     where = None
-    for e in items:
-        if e.where != where:
-            where = e.where
-            text.append(f"\n{where}\n", "bold underline")
-        key = key_display(e.binding)
-        style = "" if e.enabled else "dim strike"
-        text.append(f"  {key:>14}  ", "bold cyan" if e.enabled else "dim")
-        text.append(e.label, style)
-        if not e.enabled:
+    for k in KEYS:
+        if scope(k.id) != where:
+            where = scope(k.id)
+            text.append(f"\n{WHERE[where]}\n", "bold underline")
+        keys = " ".join(key_display(x) for x in keys_of(k.id, keymap).split(","))
+        on = enabled.get(k.id, True)
+        text.append(f"  {keys:>{KEY_WIDTH}}  ", "bold cyan" if on else "dim")
+        text.append(k.what, "" if on else "dim strike")
+        if not on:
             text.append("  (off: read-only)" if read_only else "  (unavailable)", "dim")
         text.append("\n")
-    text.append("\nalways\n", "bold underline")
+    text.append("\nanywhere\n", "bold underline")
     for key, what in EXTRA:
-        text.append(f"  {key:>14}  ", "bold cyan")
+        text.append(f"  {key:>{KEY_WIDTH}}  ", "bold cyan")
         text.append(f"{what}\n")
+    text.append("\nKeys are remapped in the config file's [keymap] table by these ids (README: Keys).\n", "dim")
     return text
+
+
+def panel_help(app) -> Text:
+    """The help of `app` as it is now: its keymap, and which bindings read-only turned off."""
+    from sagan_tui.ui.palette import entries
+
+    enabled = {e.binding.id: e.enabled for e in entries(app) if e.binding.id}
+    return help_text(lambda key: app.get_key_display(Binding(key, "")), app._keymap, enabled,
+                     app.settings.read_only)
 
 
 class HelpScreen(Screen[None]):
     """A full screen, not a modal: blending a modal over the panes costs seconds at 200x50."""
 
     BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="help.close")]
+    OWN_KEYS_ONLY = True  # the key bar shows this screen's keys, not the panel's under it
 
     def __init__(self, text: Text) -> None:
         super().__init__()
@@ -50,9 +65,12 @@ class HelpScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box") as box:
             box.border_title = "Keys"
-            box.border_subtitle = "esc / ? closes"
+            box.border_subtitle = "↑↓ pgup pgdn home end scroll · esc closes"
             yield Static(self.text)
         yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#help-box").focus()  # the arrows and PageDown scroll it from the start
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -73,12 +73,12 @@ def open_wave_response(app: Any) -> None:
     from sagan_tui.triage.response import propose
     from sagan_tui.ui.widgets.wave_panel import shown_wave
 
-    model = app.model
-    wave, _active = shown_wave(model.waves, model.clock(), app.settings.guard_minutes)
+    view = app.view  # the session's last update: no cache read on the UI thread
+    wave, _active = shown_wave(list(view.waves), app.clock(), app.settings.guard_minutes)
     if wave is None:
         app.notify("No reaping wave to respond to.", markup=False)
         return
-    proposal = propose(wave, model.experiments)
+    proposal = propose(wave, view.experiments)
 
     def chosen(answer: dict | None) -> None:
         if answer and (answer["hold"] or answer["ticket"]):
@@ -91,21 +91,19 @@ def open_wave_response(app: Any) -> None:
 
 async def _send(app: Any, proposal: Proposal, answer: dict) -> None:
     """Each ticked line in turn; one notification saying what happened to each."""
-    from sagan_tui.actions.guard import export_report
-    from sagan_tui.basics import utcnow
     from sagan_tui.config import data_dir
     from sagan_tui.ui.clipboard import copy
 
     said: list[str] = []
     ok = True
     if answer["hold"]:
-        result = await app.action_runner.bulk_hold(proposal.holds, answer["note"] or proposal.note)
+        result = await app.session.hold(list(proposal.holds), answer["note"] or proposal.note)
         ok &= result.ok
         said.append(f"hold: {result.message}")
     said.append(f"dismiss: nothing dismissed ({len(proposal.line('ticket').targets)} lost pods kept as evidence)")
     if answer["ticket"]:
         try:
-            path, text = await asyncio.to_thread(export_report, app.cache, utcnow(), data_dir())
+            path, text = await app.session.export_report(data_dir())
             not_copied = copy(app, text)
             said.append(f"ticket: written to {path}; " + ("copied to the clipboard (OSC 52)" if not_copied is None
                                                           else f"not copied: {not_copied}"))

@@ -1,4 +1,4 @@
-"""The key line at the bottom: the active bindings as one line of text, rebuilt only when they change."""
+"""The key line at the bottom: the active screen's bindings (their keymap keys) as one line, rebuilt only when they change."""
 
 from __future__ import annotations
 
@@ -18,12 +18,34 @@ class KeyBar(Static):
         self._last: tuple = ()
 
     def on_mount(self) -> None:
-        self._screen = self.screen  # gone from the DOM by the time we unmount
-        self._screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
-        self.bindings_changed(self._screen)
+        self._own = self.screen  # gone from the DOM by the time we unmount
+        self._screen = self._own  # whose keys are shown: ours, or a dialog's over us that has no bar
+        self._own.bindings_updated_signal.subscribe(self, self.bindings_changed)
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
+        self.bindings_changed(self._own)
 
     def on_unmount(self) -> None:
-        self._screen.bindings_updated_signal.unsubscribe(self)
+        self._own.bindings_updated_signal.unsubscribe(self)
+        self.app.screen_change_signal.unsubscribe(self)
+        if self._screen is not self._own:
+            self._screen.bindings_updated_signal.unsubscribe(self)
+
+    def _screen_changed(self, screen: Screen) -> None:
+        """A dialog without a key bar of its own (confirm, guard, note) came up over ours: show its
+        keys, not ours, which do nothing under it; back to ours when it goes."""
+        if not self.is_attached:
+            return
+        ours = screen is self._own
+        theirs = not ours and screen.is_modal and not screen.query(KeyBar) and self._own in self.app.screen_stack
+        source = screen if theirs else self._own
+        if source is self._screen:
+            return
+        if self._screen is not self._own:
+            self._screen.bindings_updated_signal.unsubscribe(self)
+        self._screen = source
+        if source is not self._own:
+            source.bindings_updated_signal.subscribe(self, self.bindings_changed)
+        self.bindings_changed(source)
 
     def bindings_changed(self, screen: Screen) -> None:
         if self.is_attached and screen is self._screen:
@@ -34,8 +56,10 @@ class KeyBar(Static):
             return
         seen: set[str] = set()
         items: list[tuple[str, str]] = []
-        for _node, binding, enabled, _tooltip in self._screen.active_bindings.values():
-            if not binding.show or not enabled or binding.action in seen:
+        # A screen over the panel (help) may ask for its own keys only: the panel's are not what it is for.
+        own_only = getattr(self._screen, "OWN_KEYS_ONLY", False)
+        for node, binding, enabled, _tooltip in self._screen.active_bindings.values():
+            if not binding.show or not enabled or binding.action in seen or (own_only and node is self.app):
                 continue
             seen.add(binding.action)
             items.append((self.app.get_key_display(binding), binding.description))

@@ -10,7 +10,7 @@ from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets.data_table import ColumnKey, RowDoesNotExist, RowKey
 
-from sagan_tui.ui.render import Cell, Column, Row, compile_filter
+from sagan_tui.render import Cell, Column, Row, compile_filter
 from sagan_tui.ui.widgets.datatable_private import FastDataTable
 
 MARK = "●"

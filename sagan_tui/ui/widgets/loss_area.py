@@ -1,8 +1,9 @@
-"""The loss area: the heatmap and the wave panel side by side, fed from the panel's model after each poll."""
+"""The loss area: the heatmap and the wave panel side by side, fed the session's losses and waves."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, Sequence
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -11,7 +12,8 @@ from sagan_tui.ui.widgets.heatmap import LossHeatmap
 from sagan_tui.ui.widgets.wave_panel import WavePanel
 
 if TYPE_CHECKING:
-    from sagan_tui.ui.model import PanelModel
+    from sagan_tui.models import Loss
+    from sagan_tui.triage import Wave
 
 
 class LossArea(Horizontal):
@@ -30,11 +32,24 @@ class LossArea(Horizontal):
         for box in self.query(VerticalScroll):
             box.can_focus = False  # the heatmap takes the focus, not its scroller
 
-    def show(self, model: "PanelModel") -> None:
-        now, guard = model.clock(), model.settings.guard_minutes
-        self.query_one(LossHeatmap).set_losses(model.losses, model.waves, now, guard_minutes=guard)
-        last = max(model.losses, key=lambda x: x.lost_at, default=None)
-        self.query_one(WavePanel).set_waves(model.waves, now, guard, last)
-        n = len(model.losses)
-        self.border_title = f"Losses · {n}" + (f" · {len(model.waves)} wave{'s' if len(model.waves) != 1 else ''}"
-                                                if model.waves else "")
+    def show(self, losses: Sequence["Loss"], waves: Sequence["Wave"], now: datetime, guard: float) -> None:
+        """Every loss (dismissed ones too: they are evidence) and the waves; called again on the
+        status tick so that "ago", "just now" and "guard until" read true."""
+        losses, waves = list(losses), list(waves)
+        self.query_one(LossHeatmap).set_losses(losses, waves, now, guard_minutes=guard)
+        last = max(losses, key=lambda x: x.lost_at, default=None)
+        self.query_one(WavePanel).set_waves(waves, now, guard, last)
+        self._shown = (losses, waves, guard)
+        n = len(losses)
+        self.border_title = f"Losses · {n}" + (f" · {len(waves)} wave{'s' if len(waves) != 1 else ''}"
+                                                if waves else "")
+
+    def tick(self, now: datetime) -> None:
+        """The status tick: the wave panel's "ago" and "guard until" read the clock again; the
+        heatmap (minutes per column) waits for the next change of the losses."""
+        shown = getattr(self, "_shown", None)
+        if shown is None:
+            return
+        losses, waves, guard = shown
+        last = max(losses, key=lambda x: x.lost_at, default=None)
+        self.query_one(WavePanel).set_waves(waves, now, guard, last)

@@ -7,30 +7,51 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widgets.data_table import ColumnKey
 
-from sagan_tui.ui import render
+from sagan_tui import render
+from sagan_tui.ui.layout import fit_body
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
 
-class ExperimentsTable(KeyedTable):
+class _TopRowTable(KeyedTable):
+    """The experiments and pods tables: their rows decide their heights (ui/layout.py)."""
+
+    def _apply(self, keys=None) -> None:
+        super()._apply(keys)
+        fit_body(self)
+
+    def on_resize(self) -> None:
+        fit_body(self)
+
+
+class ExperimentsTable(_TopRowTable):
     def __init__(self, **kwargs) -> None:
         super().__init__(render.EXPERIMENT_COLUMNS, title="Experiments", **kwargs)
 
 
-class PodsTable(KeyedTable):
+class PodsTable(_TopRowTable):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "dismiss_loss", "Dismiss lost", id="pods.dismiss"),
+        Binding("X", "toggle_dismissed", "Show dismissed", show=False, id="pods.show_dismissed"),
     ]
 
     class DismissRequested(Message):
-        """The owner dismissed a lost or gone pod's row (local: nothing is sent to a server)."""
+        """The owner dismissed a lost or gone pod's row from this pane (local: nothing is sent to a
+        server, and a loss stays in the losses, waves and report)."""
 
         def __init__(self, pod_id: str) -> None:
             super().__init__()
             self.pod_id = pod_id
 
+    class ShowDismissedToggled(Message):
+        """The owner asked to show the dismissed rows again (or to hide them)."""
+
     def __init__(self, **kwargs) -> None:
         super().__init__(render.POD_COLUMNS, title="Pods", **kwargs)
+
+    def action_toggle_dismissed(self) -> None:
+        self.post_message(self.ShowDismissedToggled())
 
     def action_dismiss_loss(self) -> None:
         key = self.cursor_key
@@ -39,6 +60,16 @@ class PodsTable(KeyedTable):
             self.notify("only a lost or gone pod's row can be dismissed", severity="warning", markup=False)
             return
         self.post_message(self.DismissRequested(key))
+
+
+def text_widths(pane_width: int, padding: int = 1) -> dict[str, int]:
+    """The timeline's `what` and `note` widths for a pane this wide: never under their defaults,
+    `what` up to 40 with a third of what is free, `note` the rest (the pane scrolls past that)."""
+    specs = {c.key: c.width or len(c.label) for c in render.TIMELINE_COLUMNS}
+    fixed = 1 + sum(w for k, w in specs.items() if k not in ("what", "note"))  # 1: the mark column
+    free = pane_width - fixed - 2 * padding * (len(specs) + 1)
+    what = max(specs["what"], min(40, free // 3))
+    return {"what": what, "note": max(specs["note"], free - what)}
 
 
 class TimelineTable(KeyedTable):
@@ -59,6 +90,20 @@ class TimelineTable(KeyedTable):
     def __init__(self, **kwargs) -> None:
         super().__init__(render.TIMELINE_COLUMNS, title="Timeline", **kwargs)
 
+    def on_resize(self) -> None:
+        """The text columns (what, note) take the pane's free width (zoomed, the whole screen's)."""
+        widths = text_widths(self.scrollable_content_region.width, self.cell_padding)
+        changed = False
+        for key, width in widths.items():
+            column = self.columns.get(ColumnKey(key))
+            if column is not None and column.width != width:
+                column.width = width
+                changed = True
+        if changed:
+            self._clear_caches()
+            self._require_update_dimensions = True
+            self.refresh()
+
     def action_toggle_scope(self) -> None:
         self.everything = not self.everything
 
@@ -78,9 +123,12 @@ class TimelineTable(KeyedTable):
         self.post_message(self.Changed())
 
     def watch_follow(self) -> None:
-        self.refresh_titles()
+        self.describe(self._described)  # the title says whether it follows
+
+    _described: int | None = None
 
     def describe(self, experiment: int | None) -> None:
+        self._described = experiment
         where = "all" if self.everything or experiment is None else f"#{experiment}"
         bits = [where]
         if self.kind != "all":

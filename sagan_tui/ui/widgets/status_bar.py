@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from sagan_tui.ui.render import Segment
+from sagan_tui.render import Segment
 
 
 class StatusBar(Static):

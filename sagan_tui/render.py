@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -10,8 +11,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from sagan_tui.basics import NO_TURN, STOPPED_STATES, HealthState, SourceHealth, as_utc
+from sagan_tui.runway import DEFAULT_WARN_HOURS, Runway, runway
 from sagan_tui.triage import fmt
-from sagan_tui.ui.safe_text import clean
+from sagan_tui.safe_text import clean
 
 if TYPE_CHECKING:  # annotations only: the first frame is drawn before pydantic and sqlite-utils are imported
     from sagan_tui.models import ApprovalRequest, Experiment, Loss, WorkflowEvent
@@ -287,9 +289,14 @@ def approval_row(a: ApprovalRequest) -> Row:
 Segment = tuple[str, str]
 
 
-def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend: bool = True) -> list[Segment]:
+# The Linux console's font has no ✓ or ✗: there a source's health is a word, not a missing glyph.
+OK_MARK, FAIL_MARK = ("ok", "x") if os.environ.get("TERM") == "linux" else ("✓", "✗")
+
+
+def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend: bool = True,
+                    warn_hours: float = DEFAULT_WARN_HOURS) -> list[Segment]:
     """One source's health: ok, stale since T, or its error kind; an account's money beside it
-    (its spend rate too unless `spend` is false)."""
+    (its spend rate too unless `spend` is false) and its runway (runway.py)."""
     name = clean(h.source)
     colour = "bold" if h.source == "sagan" else f"bold {account_colour(h.source)}"
     out: list[Segment] = [(name, colour), (" ", "")]
@@ -297,7 +304,7 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         out.append(("off", DIM))
     elif h.state == HealthState.ERROR:
         kind = h.error_kind.value if h.error_kind else "error"
-        out.append((f"✗{kind}", "bold white on red"))
+        out.append((f"{FAIL_MARK}{kind}", "bold white on red"))
         if h.last_success:
             out.append((f" since {hhmm(h.last_success)}", "red"))
     elif h.state == HealthState.UNKNOWN and h.last_success is None:
@@ -305,7 +312,7 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
     elif h.stale(now, poll_interval):
         out.append((f"stale since {hhmm(h.last_success)}", f"bold {STALE}"))
     else:
-        out.append(("✓", OK))
+        out.append((OK_MARK, OK))
     if h.under_balance:
         out += [(" ", ""), ("UNDER BALANCE", "bold reverse red")]
     if h.balance is not None:
@@ -316,7 +323,20 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         out.append((full if spend else (" bal n/a" if h.balance is None else " (old)"), DIM))
     if spend and h.spend_per_hr is not None:
         out.append((f" -{money(h.spend_per_hr, per_hour=True)}", DIM))
+    r = runway(h, warn_hours)
+    if r is not None and not (r.state == "unknown" and (h.balance_note or h.state == HealthState.ERROR)):
+        out += runway_segments(r, compact=not spend)  # an unreadable balance's reason is shown above
     return out
+
+
+RUNWAY_STYLE = {"ok": OK, "low": "bold reverse red", "out": "bold reverse red", "idle": DIM, "unknown": STALE}
+
+
+def runway_segments(r: Runway | None, compact: bool = False) -> list[Segment]:
+    """` 23 h left`, ` LOW 5 h left` (the words say it where colour does not show)."""
+    if r is None:
+        return []
+    return [(" ", ""), (r.short if compact else r.text, RUNWAY_STYLE[r.state])]
 
 
 # A poll running longer than this is shown as such; a shorter one is not shown at all.
@@ -326,7 +346,8 @@ SLOW_POLL_S = 10.0
 def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_interval: float,
                     paused: bool, read_only: bool, polling_for: float | None = None,
                     slow_poll_s: float = SLOW_POLL_S, clock: str | None = None,
-                    width: int | None = None) -> list[Segment]:
+                    width: int | None = None, wave: str | None = None,
+                    warn_hours: float = DEFAULT_WARN_HOURS) -> list[Segment]:
     """The header: every source, the poll interval or the paused state, read-only, the clock.
 
     `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
@@ -334,8 +355,11 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     of what an idle panel sent over SSH. A poll past `slow_poll_s` is named, so a stuck one shows.
     Given a `width` the line does not fit, the spend rates and the clock's "UTC" are left out
     (at 80 columns the clock's "UTC" alone went to a second line); health and balances stay.
+
+    `wave` is the active wave's few words ("WAVE 5 lost · guard until 10:09"): the header says
+    so whatever pane is in view.
     """
-    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock)
+    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours)
     out = _status(*args, compact=False)
     if width is not None and sum(len(t) for t, _ in out) > width:
         out = _status(*args, compact=True)
@@ -343,12 +367,13 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
 
 
 def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: float, paused: bool, read_only: bool,
-            polling_for: float | None, slow_poll_s: float, clock: str | None, *, compact: bool) -> list[Segment]:
+            polling_for: float | None, slow_poll_s: float, clock: str | None, wave: str | None, warn_hours: float, *,
+            compact: bool) -> list[Segment]:
     out: list[Segment] = []
     for h in health.values():
         if out:
             out.append(("  ", ""))
-        out += source_segments(h, now, poll_interval, spend=not compact)
+        out += source_segments(h, now, poll_interval, spend=not compact, warn_hours=warn_hours)
     out.append(("  │ ", DIM))
     if paused:
         out.append(("PAUSED", "bold reverse yellow"))
@@ -356,12 +381,12 @@ def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: fl
         out.append((f"poll {poll_interval:g}s", ""))
         if polling_for is not None and polling_for >= slow_poll_s:
             out.append((f" · polling for {int(polling_for)}s", f"bold {STALE}"))
+    if wave:
+        out += [(" ", ""), ("WAVE" if compact else wave, "bold reverse red")]
     if read_only:
         out += [(" ", ""), ("READ-ONLY", "bold reverse blue")]
     out.append((f"  {clock if clock is not None else now.strftime('%H:%M')}{'' if compact else ' UTC'}", DIM))
     return out
-
-
 
 
 def live_pod_counts(pods: Iterable[CachedPod]) -> dict[int, int]:

@@ -1,4 +1,5 @@
-"""What the panel shows, read from the cache: rows by key and what changed after a poll (no Textual)."""
+"""What the panel shows, read from the cache in the session's thread: rows by key, and what changed
+after a poll of ours or a commit of another writer (no Textual)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from sagan_tui.config import Settings
 from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
+from sagan_tui.triage.evidence import evidence_moved
 from sagan_tui.triage.verdict import headline as verdict_headline
-from sagan_tui.ui import render
-from sagan_tui.ui.render import Row
-from sagan_tui.ui.safe_text import one_line
+from sagan_tui import render
+from sagan_tui.render import Row
+from sagan_tui.safe_text import one_line
 
 # Above this many changed experiments one full read is cheaper than many point reads.
 POINT_READS_MAX = 200
@@ -49,6 +51,9 @@ class Delta:
     losses: bool = False
     new_inbox: tuple[Experiment, ...] = ()
     new_waves: tuple[Wave, ...] = ()
+    # The records behind the changed rows, for the UI's selection and dialogs (never mutated).
+    experiment_records: Mapping[int, Experiment] = field(default_factory=dict)
+    pod_records: Mapping[str, CachedPod | None] = field(default_factory=dict)  # None: no longer held
 
 
 class PanelModel:
@@ -63,8 +68,15 @@ class PanelModel:
         self.losses: list[Loss] = []
         self.health: dict[str, SourceHealth] = {}
         self.waves: list[Wave] = []
+        self.approvals: tuple = ()  # the pending requests, as last read
         self.hidden_gone: set[str] = set()  # gone (not lost) pods dismissed this session
-        self.dismissed: set[str] = set()  # losses dismissed (kept in the cache)
+        self.dismissed: set[str] = set()  # losses dismissed: hidden from the pods pane, kept everywhere else
+        self.show_dismissed = False  # the pods pane's toggle: dismissed rows shown again
+        # What the cache held when last read in full, to tell what another writer changed.
+        self._data_version: int | None = None
+        self._exp_stamps: dict[int, tuple] = {}
+        self._pod_stamps: dict[str, tuple] = {}
+        self.event_position = 0
         self._counts: dict[int, int] = {}
         self._seen_waves: set[tuple] = set()
         self._pod_looks: dict[str, tuple] = {}  # per account, as its pods' rows were last drawn
@@ -86,6 +98,13 @@ class PanelModel:
         self._read_pods()
         self._read_losses()
         self._seen_waves = {self._wave_id(w) for w in self.waves}
+        self._stamp()
+
+    def _stamp(self) -> None:
+        self._data_version = self.cache.data_version()
+        self._exp_stamps = self.cache.experiment_stamps()
+        self._pod_stamps = self.cache.pod_stamps()
+        self.event_position = self.cache.event_position()
 
     def _read_deferred(self) -> set[int]:
         """Experiments whose request the owner deferred (their turn says so); the numbers whose
@@ -109,10 +128,10 @@ class PanelModel:
                     self.pods.pop(pid, None)  # a loss no poll of ours saw: no pod row
         self._counts = render.live_pod_counts(self.pods.values())
 
-    def _read_losses(self) -> None:
-        every = self.cache.losses()
-        self.losses = [x for x in every if not x.dismissed]
-        self.dismissed = {x.pod_id for x in every if x.dismissed}
+    def _read_losses(self, read: list[Loss] | None = None) -> None:
+        # A dismissed loss is still evidence: it stays in the waves, the heatmap and the report.
+        self.losses = self.cache.losses() if read is None else read
+        self.dismissed = {x.pod_id for x in self.losses if x.dismissed}
         if len(self.losses) < 2:  # no wave without losses: spare reading every pod again
             self.waves = []
             return
@@ -199,6 +218,8 @@ class PanelModel:
 
     def _pod_row(self, pid: str, lost: Mapping[str, Loss], now: datetime) -> Row | None:
         cp, loss = self.pods.get(pid), lost.get(pid)
+        if loss is not None and pid in self.dismissed and not self.show_dismissed:
+            return None  # dismissed: off the pods pane only
         if cp is None:
             return None if loss is None else render.pod_row(None, loss, now)
         if cp.gone_at is not None and loss is None:
@@ -241,24 +262,32 @@ class PanelModel:
         return cp
 
     def approval_rows(self) -> dict[str, Row]:
-        return {a.id: render.approval_row(a) for a in self.cache.approvals("pending")}
+        self.approvals = tuple(self.cache.approvals("pending"))
+        return {a.id: render.approval_row(a) for a in self.approvals}
 
     def timeline_rows(self, experiment: int | None, kind: str = "all") -> dict[str, Row]:
+        return self.timeline(experiment, kind)[0]
+
+    def timeline(self, experiment: int | None, kind: str = "all") -> tuple[dict[str, Row], dict[str, int | None]]:
+        """The timeline's rows, newest first, and the experiment each row is about (by row key)."""
         # A type filter reads deeper: the newest few hundred may all be of another type.
         limit = TIMELINE_LIMIT if kind == "all" else TIMELINE_LIMIT * 10
         events = self.cache.events(experiment=experiment, limit=limit)
         now = self.clock()
-        out = {e.id: render.event_row(e, now) for e in events
-               if kind == "all" or render.event_kind(e.event_type) == kind}
+        rows, subjects = {}, {}
+        for e in events:
+            if kind == "all" or render.event_kind(e.event_type) == kind:
+                rows[e.id], subjects[e.id] = render.event_row(e, now), e.experiment_number
         if kind in ("all", "pods"):
             for x in self.losses:
                 if experiment is None or x.experiment == experiment:
-                    out[f"loss:{x.pod_id}"] = render.loss_event_row(x, now)
-        return out
+                    key = f"loss:{x.pod_id}"
+                    rows[key], subjects[key] = render.loss_event_row(x, now), x.experiment
+        return rows, subjects
 
     def affected_pods(self) -> set[str]:
         """The incident layout's pods: every undismissed loss, and live pods of the wave's experiments."""
-        keys = {x.pod_id for x in self.losses}
+        keys = {x.pod_id for x in self.losses if x.pod_id not in self.dismissed or self.show_dismissed}
         wave = self.active_wave() or (self.waves[-1] if self.waves else None)
         if wave:
             exps = set(wave.experiments)
@@ -273,13 +302,14 @@ class PanelModel:
         slow = max(render.SLOW_POLL_S, self.settings.request_timeout)
         return render.status_segments(self.health, self.clock(), poll_interval=self.settings.poll_interval,
                                       paused=paused, read_only=self.settings.read_only,
-                                      polling_for=polling_for, slow_poll_s=slow, clock=clock_text, width=width)
+                                      polling_for=polling_for, slow_poll_s=slow, clock=clock_text, width=width,
+                                      warn_hours=self.settings.runway_warn_hours)
 
     # --- after a poll ------------------------------------------------------------------
 
-    def apply(self, changes) -> Delta:
+    def apply(self, changes, *, losses_moved: bool = False) -> Delta:
         """Re-read only what `changes` (a sync ChangeSet) says moved; return the rows that differ."""
-        self.health = dict(changes.health)
+        health_before, self.health = self.health, dict(changes.health)
         inbox_before = self.inbox()
         changed_exps: set[int] = set(changes.experiments)
         if len(changed_exps) > POINT_READS_MAX:
@@ -298,14 +328,16 @@ class PanelModel:
             self._read_pods(redo)
             changed_exps |= {n for n in set(old_counts) | set(self._counts)
                              if old_counts.get(n) != self._counts.get(n)}
-        waves_before = {self._wave_id(w) for w in self.waves}
-        losses_moved = bool(changes.new_losses or changes.pods_gone)
-        if losses_moved:
+        if losses_moved:  # read already (another writer's): the pods of every loss may read differently
+            redo |= {x.pod_id for x in self.losses}
+        # A balance that ran out after a wave is new evidence about it: weigh the waves again.
+        elif changes.new_losses or changes.pods_gone or (self.waves and evidence_moved(health_before, self.health)):
+            losses_moved = True
             redo |= {x.pod_id for x in self.losses}
             self._read_losses()
             redo |= {x.pod_id for x in self.losses}
         pods, hidden = self.pod_rows_for(redo | self._moved_looks(self.clock()))
-        new_waves = tuple(w for w in self.waves if self._wave_id(w) not in waves_before | self._seen_waves)
+        new_waves = tuple(w for w in self.waves if self._wave_id(w) not in self._seen_waves)
         self._seen_waves |= {self._wave_id(w) for w in self.waves}
         new_inbox = tuple(self.experiments[n] for n in sorted(self.inbox() - inbox_before))
         if not self._inbox_baseline:
@@ -317,16 +349,64 @@ class PanelModel:
             pods=pods, pods_removed=tuple(hidden),
             approvals=self.approval_rows() if changes.approvals_changed else None,
             timeline=bool(changes.events_added or losses_moved),
-            losses=losses_moved, new_inbox=new_inbox, new_waves=new_waves)
+            losses=losses_moved, new_inbox=new_inbox, new_waves=new_waves,
+            experiment_records={n: self.experiments[n] for n in changed_exps if n in self.experiments},
+            pod_records={pid: self.pods.get(pid) for pid in redo})
 
-    def dismiss(self, pod_id: str) -> None:
-        """Hide a lost pod for good (the cache remembers) or a gone one for this session."""
-        if any(x.pod_id == pod_id for x in self.losses):
+    def dismiss(self, pod_id: str) -> tuple[str, Delta]:
+        """Hide a lost pod's row (the cache remembers; the loss stays evidence) or a gone one's
+        for this session; what was done, in words, and the rows to apply."""
+        if pod_id in {x.pod_id for x in self.losses}:
             self.cache.dismiss_loss(pod_id)
             self._read_losses()
+            said = (f"dismissed lost pod {pod_id} from the pods pane; it still counts in losses, waves "
+                    "and the report (X shows dismissed rows)")
         else:
             self.hidden_gone.add(pod_id)
+            said = f"hid gone pod {pod_id} from the pods pane for this session"
+        return said, self._pods_delta({pod_id})
 
+    def toggle_dismissed(self) -> tuple[str, Delta]:
+        self.show_dismissed = not self.show_dismissed
+        said = ("dismissed pods shown (X hides them again)" if self.show_dismissed
+                else "dismissed pods hidden (X shows them)")
+        return said, self._pods_delta(set(self.dismissed))
+
+    def _pods_delta(self, keys: set[str]) -> Delta:
+        rows, hidden = self.pod_rows_for(keys)
+        return Delta(pods=rows, pods_removed=tuple(hidden), losses=True,
+                     pod_records={k: self.pods.get(k) for k in keys})
+
+    # --- another writer ----------------------------------------------------------------
+
+    def foreign(self) -> Delta | None:
+        """What another process committed since the last look (None when nothing was): re-read
+        only the rows whose columns differ, the losses, the approvals and the events past our position."""
+        version = self.cache.data_version()
+        if version == self._data_version:
+            return None
+        self._data_version = version
+        exp_stamps, pod_stamps = self.cache.experiment_stamps(), self.cache.pod_stamps()
+        exps = {n for n, st in exp_stamps.items() if self._exp_stamps.get(n) != st}
+        pods = {p for p in set(pod_stamps) | set(self._pod_stamps) if self._pod_stamps.get(p) != pod_stamps.get(p)}
+        self._exp_stamps, self._pod_stamps = exp_stamps, pod_stamps
+        position = self.cache.event_position()
+        events = position != self.event_position
+        self.event_position = position
+        losses_before = self.losses
+        self._read_losses_quietly()
+        losses_moved = self.losses != losses_before
+        from sagan_tui.sync.poller import ChangeSet  # the same path as a poll of ours
+
+        changes = ChangeSet(at=self.clock(), duration_s=0.0, health=self.health, experiments=tuple(exps),
+                            events_added=int(events), approvals_changed=True, pods_changed=tuple(pods))
+        return self.apply(changes, losses_moved=losses_moved)
+
+    def _read_losses_quietly(self) -> None:
+        """The losses as another writer left them; waves recomputed only when they differ."""
+        fresh = self.cache.losses()
+        if fresh != self.losses:
+            self._read_losses(fresh)
 
 def announcements(delta: Delta, health_before: Mapping[str, HealthState],
                   health: Mapping[str, SourceHealth]) -> list[Note]:

@@ -1,0 +1,470 @@
+"""PanelSession: the panel's core in its own thread: cache, per-source polls, model, actions, clock.
+
+The UI thread never touches SQLite or a source: it calls the methods below (each returns an
+awaitable it can wait on from a Textual worker) and applies the immutable updates `publish`
+hands it. Inside, one asyncio loop runs every source on its own schedule and backoff, and one
+writer thread (`sagan-db`) does every cache read and write: poll writes, the audit log, pruning,
+dismissals, and the model's reads, so they never interleave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
+
+from sagan_tui.basics import utcnow
+from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady, TimelineRows
+
+if TYPE_CHECKING:
+    from sagan_tui.actions.results import ActionResult, StopTarget
+    from sagan_tui.actions.runner import ActionRunner
+    from sagan_tui.config import Draft, Settings
+    from sagan_tui.models import Action, ApprovalRequest
+    from sagan_tui.session.model import Delta, PanelModel
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.sync.poller import ChangeSet, Poller
+    from sagan_tui.triage import GuardVerdict
+
+log = logging.getLogger(__name__)
+# Another writer's commits are looked for this often (and after each poll of ours).
+WATCH_S = 1.0
+# Retention is counted in days: pruning at start and hourly keeps a panel left open for weeks bounded.
+PRUNE_EVERY_S = 3600.0
+# A write queued behind another process's long transaction is retried this long (each try
+# waits the cache's busy timeout) before it is reported as failed.
+LOCKED_RETRY_S = 120.0
+
+
+def _one_line(text: object) -> str:
+    from sagan_tui.safe_text import one_line
+
+    return one_line(str(text), limit=2000)
+
+
+class PanelSession:
+    """Owns what the panel's panes are built from; the App only wires keys and applies updates."""
+
+    def __init__(self, settings: "Settings | Draft", publish: Callable[[object], None], *,
+                 cache: "Cache | None" = None, poller: "Poller | None" = None,
+                 clock: Callable[[], datetime] = utcnow, poll: bool = True) -> None:
+        self.settings: Settings = settings  # type: ignore[assignment]  # validated in the thread
+        self.clock = clock
+        self.cache, self.poller = cache, poller
+        self._owns_cache = cache is None
+        self.model: PanelModel | None = None
+        self.runner: ActionRunner | None = None
+        self._publish = publish
+        self._poll = poll
+        self.paused = False
+        self._loop = asyncio.new_event_loop()
+        self._db = ThreadPoolExecutor(1, thread_name_prefix="sagan-db")
+        self._thread: threading.Thread | None = None
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task] = []
+        self._timelines: dict[str, tuple[int | None, str]] = {"main": (None, "all")}
+        self._in_flight: dict[str, float] = {}
+        self._due: dict[str, float] = {}
+        self._kicks: dict[str, asyncio.Event] = {}
+        self._forced: set[str] = set()
+        self._round: set[str] = set()
+        self._generation = 0
+        self.polls = 0
+
+    # --- life ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="sagan-session", daemon=True)
+        self._thread.start()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop polling, close the clients (and the cache, if the session opened it); from the UI thread."""
+        if self._thread is None:
+            return
+        if not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(self._main())
+        except BaseException as exc:  # a bug of ours: the panel must end saying so, not hang
+            log.exception("the session stopped")
+            if self.model is None:
+                self._publish(SessionFailed(f"sagan-tui: the panel's session failed: {type(exc).__name__}: {exc}"))
+        finally:
+            self._loop.close()
+            self._db.shutdown(wait=True)
+
+    def open_now(self) -> SessionReady:
+        """Open and read everything on the caller's thread, before the app's loop runs (tests and
+        embedding hand the app a cache: the panel is whole from its first frame on)."""
+        return self._open(self.settings)
+
+    async def _main(self) -> None:
+        from sagan_tui.config import ConfigError, Draft
+
+        if self.model is not None:  # opened already, by open_now
+            return await self._serving()
+        try:
+            settings = self.settings.validate() if isinstance(self.settings, Draft) else self.settings
+        except ConfigError as exc:  # its text names the setting, never a secret
+            self._publish(SessionFailed(f"sagan-tui: {_one_line(exc)}", exit_code=2))
+            return
+        try:
+            ready = await self._in_db(self._open, settings)
+        except Exception as exc:  # noqa: BLE001 - shown, then the panel exits
+            # A CacheUnusable names the path and the cause itself, and exits 2 (the file untouched).
+            code = getattr(exc, "exit_code", 1)
+            why = _one_line(str(exc) if code == 2 else f"{type(exc).__name__}: {exc}")
+            self._publish(SessionFailed(f"sagan-tui: cannot open the cache: {why}", exit_code=code))
+            return
+        self._publish(ready)
+        await self._serving()
+
+    async def _serving(self) -> None:
+        try:
+            await self._serve()
+        finally:
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            if self.poller is not None:
+                await self.poller.aclose()
+            if self._owns_cache and self.cache is not None:
+                await self._in_db(self.cache.close)
+
+    def _open(self, settings: "Settings") -> SessionReady:
+        """In the writer thread: the cache (migrated or moved aside as needed), the poller, the
+        runner, and the model read whole. Slow (imports, pydantic, thousands of rows)."""
+        from sagan_tui.actions.runner import ActionRunner
+        from sagan_tui.session.model import PanelModel
+        from sagan_tui.store.cache import Cache
+        from sagan_tui.sync.poller import Poller
+
+        self.settings = settings
+        self.cache = self.cache or Cache(settings.cache_path)
+        self.poller = self.poller or Poller(settings, self.cache)
+        self.poller.offload = self._offload  # its writes go through the one writer thread too
+        self.runner = ActionRunner.for_poller(settings, self.cache, self.poller, clock=self.clock)
+        self.model = PanelModel(settings, self.cache, self.clock)
+        self.model.load(self.poller.health)
+        return SessionReady(settings, tuple(self.cache.notices), self._full())
+
+    async def _serve(self) -> None:
+        sources = self.poller.sources
+        self._round = set(sources)
+        now = time.monotonic()
+        for name in sources:
+            self._kicks[name] = asyncio.Event()
+            self._due[name] = now if self._poll else float("inf")
+            self._tasks.append(asyncio.create_task(self._source(name), name=f"poll-{name}"))
+        self._tasks.append(asyncio.create_task(self._every(WATCH_S, self._watch), name="watch"))
+        self._tasks.append(asyncio.create_task(self._every(PRUNE_EVERY_S, self._prune, at_once=True),
+                                               name="prune"))
+        await self._stop.wait()
+
+    # --- threads -----------------------------------------------------------------------
+
+    def _offload(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
+        return self._loop.run_in_executor(self._db, functools.partial(fn, *args))
+
+    async def _in_db(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await self._offload(fn, *args)
+
+    def _call(self, coro_fn: Callable[..., Awaitable[Any]], *args: Any) -> "asyncio.Future[Any]":
+        """Run `coro_fn(*args)` on the session's loop; awaitable from the caller's loop."""
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro_fn(*args), self._loop))
+
+    def _soon(self, fn: Callable[..., Any], *args: Any) -> None:
+        if not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(fn, *args)
+
+    # --- polls, each source on its own --------------------------------------------------
+
+    async def _source(self, name: str) -> None:
+        while True:
+            await self._until_due(name)
+            await self._poll_one(name)
+
+    async def _until_due(self, name: str) -> None:
+        kick = self._kicks[name]
+        while True:
+            if name in self._forced:
+                self._forced.discard(name)
+                return
+            wait = None if self.paused else self._due[name] - time.monotonic()
+            if wait is not None and wait <= 0:
+                return
+            kick.clear()
+            try:
+                await asyncio.wait_for(kick.wait(), None if wait == float("inf") else wait)
+            except asyncio.TimeoutError:
+                pass
+
+    async def _poll_one(self, name: str) -> None:
+        generation = self._generation
+        self._in_flight[name] = time.monotonic()
+        self._publish(PanelUpdate(in_flight=dict(self._in_flight)))
+        try:
+            changes = await self.poller.poll_source(name)
+        except Exception as exc:  # noqa: BLE001 - a bug of ours; a source's failure is in its health
+            log.exception("poll of %s crashed", name)
+            changes, crash = None, _one_line(f"{type(exc).__name__}: {exc}")
+        else:
+            crash = None
+        finally:
+            self._in_flight.pop(name, None)
+        self._due[name] = time.monotonic() + self.poller.due_in(name, self.settings.poll_interval)
+        update = await self._in_db(self._applied, changes, crash)
+        if generation == self._generation:
+            self._round.discard(name)
+            if not self._round:
+                self.polls += 1
+                self._round = set(self.poller.sources)
+        self._publish(PanelUpdate(**{**update.__dict__, "in_flight": dict(self._in_flight), "polls": self.polls}))
+        foreign = await self._in_db(self._foreign)
+        if foreign is not None:
+            self._publish(foreign)
+
+    def _applied(self, changes: "ChangeSet | None", crash: str | None) -> PanelUpdate:
+        from sagan_tui.session.model import Note, announcements
+
+        if changes is None:
+            return PanelUpdate(notes=(Note(f"poll failed: {crash}", severity="error"),))
+        before = {n: h.state for n, h in self.model.health.items()}
+        delta = self.model.apply(changes)
+        return self._update(delta, tuple(announcements(delta, before, self.model.health)))
+
+    def refresh(self) -> None:
+        """Poll every source now, backoff or not (the owner pressed refresh, or an action landed)."""
+        self._soon(self._refresh)
+
+    def _refresh(self) -> None:
+        self._generation += 1
+        self._round = set(self.poller.sources) if self.poller else set()
+        for name, kick in self._kicks.items():
+            self._forced.add(name)
+            kick.set()
+
+    def pause(self, paused: bool) -> None:
+        self._soon(self._pause, paused)
+
+    def _pause(self, paused: bool) -> None:
+        self.paused = paused
+        for kick in self._kicks.values():
+            kick.set()
+
+    def set_interval(self, seconds: float) -> None:
+        """The next poll of each source waits the new interval."""
+        self._soon(self._set_interval, seconds)
+
+    def _set_interval(self, seconds: float) -> None:
+        self.settings.poll_interval = seconds
+        now = time.monotonic()
+        for name, kick in self._kicks.items():
+            if self._poll:
+                self._due[name] = now + seconds
+            kick.set()
+
+    # --- what changed beside our polls --------------------------------------------------
+
+    async def _every(self, seconds: float, job: Callable[[], Awaitable[None]], at_once: bool = False) -> None:
+        if not at_once:
+            await asyncio.sleep(seconds)
+        while True:
+            try:
+                await job()
+            except Exception:  # noqa: BLE001 - logged; the next round tries again
+                log.exception("session job %s failed", getattr(job, "__name__", job))
+            await asyncio.sleep(seconds)
+
+    async def _watch(self) -> None:
+        update = await self._in_db(self._foreign)
+        if update is not None:
+            self._publish(update)
+
+    def look_now(self) -> "asyncio.Future[None]":
+        """Read other writers' commits now instead of at the next look; done once its update is posted."""
+        return self._call(self._watch)
+
+    def _foreign(self) -> PanelUpdate | None:
+        """Another process's commits (a `sync`, a second panel), read as a poll of ours would be."""
+        from sagan_tui.session.model import announcements
+
+        before = {n: h.state for n, h in self.model.health.items()}
+        delta = self.model.foreign()
+        if delta is None:
+            return None
+        return self._update(delta, tuple(n for n in announcements(delta, before, self.model.health)
+                                         if n.title != "Source failing"))
+
+    async def _prune(self) -> None:
+        s = self.settings
+        # The session's clock, not the wall's: a panel replaying a past incident keeps that incident.
+        await self._in_db(self._retrying, self.cache.prune, self.clock(), s.events_retention_days,
+                          s.observations_retention_days)
+
+    @staticmethod
+    def _retrying(fn: Callable[..., Any], *args: Any) -> Any:
+        """`fn(*args)`, tried again while another process holds the write lock (each try waits
+        the busy timeout), up to LOCKED_RETRY_S."""
+        deadline = time.monotonic() + LOCKED_RETRY_S
+        while True:
+            try:
+                return fn(*args)
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise
+
+    # --- updates ------------------------------------------------------------------------
+
+    def _loss_view(self) -> LossView:
+        m = self.model
+        return LossView(tuple(m.losses), tuple(m.waves), frozenset(m.dismissed), frozenset(m.affected_pods()))
+
+    def _timeline(self, tag: str) -> TimelineRows:
+        experiment, kind = self._timelines[tag]
+        rows, subjects = self.model.timeline(experiment, kind)
+        return TimelineRows(tag, experiment, kind, rows, subjects)
+
+    def _full(self) -> PanelUpdate:
+        m = self.model
+        return PanelUpdate(
+            full=True, experiments=m.experiment_rows(), pods=m.pod_rows(), approvals=m.approval_rows(),
+            approval_records=m.approvals, experiment_records=dict(m.experiments), pod_records=dict(m.pods),
+            timelines=tuple(self._timeline(t) for t in self._timelines), losses=self._loss_view(),
+            health=dict(m.health), in_flight=dict(self._in_flight), polls=self.polls)
+
+    def _update(self, delta: "Delta", notes: tuple = ()) -> PanelUpdate:
+        m = self.model
+        return PanelUpdate(
+            experiments=delta.experiments, pods=delta.pods, pods_removed=delta.pods_removed,
+            approvals=delta.approvals, approval_records=m.approvals if delta.approvals is not None else None,
+            experiment_records=delta.experiment_records, pod_records=delta.pod_records,
+            timelines=tuple(self._timeline(t) for t in self._timelines) if delta.timeline or delta.losses else (),
+            losses=self._loss_view() if delta.losses else None, health=dict(m.health), notes=notes)
+
+    def watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
+        """Send `tag`'s timeline rows for this scope now, and again whenever events or losses change."""
+        self._soon(self._watch_timeline, tag, experiment, kind)
+
+    def _watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
+        self._timelines[tag] = (experiment, kind)
+        if self.model is not None:
+            self._offload(lambda: self._publish(PanelUpdate(timelines=(self._timeline(tag),))))
+
+    def forget_timeline(self, tag: str) -> None:
+        self._soon(lambda: self._timelines.pop(tag, None))
+
+    def tick(self) -> None:
+        """Re-render the rows whose text time alone changed (ages, "seen", a gone pod's hour)."""
+        self._soon(self._offload, self._tick)
+
+    def _tick(self) -> None:
+        if self.model is None:
+            return
+        pods, hidden = self.model.due_pod_rows()
+        exps = self.model.due_experiment_rows()
+        if pods or hidden or exps:
+            self._publish(PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden)))
+
+    # --- the owner's actions: each returns an awaitable of its typed result --------------
+
+    def refuse(self, what: str) -> "asyncio.Future[ActionResult]":
+        """A mutating key in read-only: refused out loud, and the audit log says so."""
+        return self._call(self._acting, lambda: self.runner.refuse_read_only(what))
+
+    def decide(self, approval: "ApprovalRequest", decision: str, answers: dict[str, str],
+               note: str) -> "asyncio.Future[ActionResult]":
+        return self._call(self._acting, lambda: self.runner.decide(approval, decision, answers, note))
+
+    def hold(self, numbers: Sequence[int], note: str) -> "asyncio.Future[ActionResult]":
+        numbers = list(numbers)
+        run = (lambda: self.runner.hold(numbers[0], note)) if len(numbers) == 1 else (
+            lambda: self.runner.bulk_hold(numbers, note))
+        return self._call(self._acting, run)
+
+    def redispatch(self, number: int, note: str, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
+        return self._call(self._acting, lambda: self.runner.redispatch(number, note, confirm=confirm))
+
+    def promote(self, number: int) -> "asyncio.Future[ActionResult]":
+        return self._call(self._acting, lambda: self.runner.promote(number))
+
+    def stop(self, targets: Sequence["StopTarget"]) -> "asyncio.Future[ActionResult]":
+        targets = list(targets)
+        t = targets[0] if len(targets) == 1 else None
+        run = (lambda: self.runner.stop_pod(t.pod_id, t.account, t.expected_status, t.experiment)) if t else (
+            lambda: self.runner.bulk_stop(targets))
+        return self._call(self._acting, run)
+
+    def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
+                         detail: str | None = None) -> "asyncio.Future[ActionResult]":
+        """An action the owner backed out of in its dialog, audited (nothing is sent)."""
+        return self._call(lambda: self.runner.record_cancelled(verb, target, account=account, detail=detail))
+
+    async def _acting(self, run: Callable[[], Awaitable["ActionResult"]]) -> "ActionResult":
+        result = await run()
+        if result.ok or any(p.ok for p in result.parts):
+            self._refresh()  # its effect shows on the next poll
+        return result
+
+    def dismiss(self, pod_id: str) -> "asyncio.Future[str]":
+        """Hide a lost (or gone) pod's row from the pods pane; what was done, in words."""
+        return self._call(self._changing, self.model.dismiss if self.model else None, pod_id)
+
+    def balance_history(self) -> "asyncio.Future[dict]":
+        """The cache's balance history per account, for the account view's sparkline (terminal's hunk)."""
+        return self._call(self._in_db, self.cache.balance_history)
+
+    def toggle_dismissed(self) -> "asyncio.Future[str]":
+        return self._call(self._changing, self.model.toggle_dismissed if self.model else None)
+
+    async def _changing(self, fn: Callable[..., Any] | None, *args: Any) -> str:
+        if fn is None:
+            return "the cache is still being opened"
+        said, delta = await self._in_db(self._retrying, fn, *args)
+        self._publish(PanelUpdate(**{**self._update(delta).__dict__, "said": said}))
+        return said
+
+    # --- what the dialogs show, read in the writer thread -------------------------------
+
+    def hold_note(self) -> "asyncio.Future[str]":
+        """The note a hold is prefilled with: the active wave's one line, when there is one."""
+        def note() -> str:
+            from sagan_tui.triage import wave_summary
+
+            wave = self.model.active_wave()
+            return f"Held by the owner: {wave_summary(wave)}." if wave is not None else ""
+
+        return self._call(self._in_db, note)
+
+    def dispatch_verdict(self, number: int) -> "asyncio.Future[GuardVerdict]":
+        from sagan_tui.actions.guard import dispatch_verdict
+
+        return self._call(self._in_db, dispatch_verdict, self.cache, number, self.clock(),
+                          self.settings.guard_minutes)
+
+    def approvals_of(self, number: int, status: str = "pending") -> "asyncio.Future[list[ApprovalRequest]]":
+        """One experiment's requests in `status` (a deferred one stays reachable from `a`)."""
+        return self._call(self._in_db, lambda: [a for a in self.cache.approvals(status)
+                                                if a.experiment_number == number])
+
+    def audit_log(self, limit: int = 500) -> "asyncio.Future[list[Action]]":
+        return self._call(self._in_db, self.cache.actions, limit)
+
+    def export_report(self, directory: Any) -> "asyncio.Future[tuple[Any, str]]":
+        from sagan_tui.actions.guard import export_report
+
+        return self._call(self._in_db, export_report, self.cache, self.clock(), directory)
+
+    def view(self, number: int) -> "asyncio.Future[Any]":
+        """One experiment as Sagan serves it now (the detail's plan and fields)."""
+        return self._call(lambda: self.poller.sagan.view(number))

@@ -1,0 +1,29 @@
+"""The user keymap applied to the App, and the keys a binding id answers to, for help and the key bar."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sagan_tui.keymap import KeymapError, check_keymap
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+
+def configured_keymap(settings: object) -> dict[str, str]:
+    """The keymap of validated Settings, or of a Draft when it is valid: else none at all (the load
+    that follows stops the panel with the error, exit 2), never part of it."""
+    keymap = getattr(settings, "keymap", None)
+    if keymap is None:  # a config.Draft: its values as gathered
+        try:
+            return check_keymap(getattr(settings, "values", {}).get("keymap"))
+        except KeymapError:
+            return {}
+    return dict(keymap)
+
+
+def apply_keymap(app: "App") -> None:
+    """Textual's keymap support (App.set_keymap) does the remapping on every binding with that id."""
+    keymap = configured_keymap(app.settings)  # type: ignore[attr-defined]
+    if keymap or app._keymap:
+        app.set_keymap(keymap)

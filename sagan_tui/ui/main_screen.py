@@ -1,0 +1,241 @@
+"""MainScreen: the panes and their keys; applies the session's updates to them by key."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Grid
+from textual.widgets import DataTable
+
+from sagan_tui.ui.owner_actions import OwnerActionsScreen
+from sagan_tui.ui.widgets.key_bar import KeyBar
+from sagan_tui.ui.widgets.keyed_table import KeyedTable
+from sagan_tui.ui.widgets.panes import ApprovalsTable, ExperimentsTable, PodsTable, TimelineTable
+from sagan_tui.ui.widgets.pending import PendingPane
+from sagan_tui.ui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from sagan_tui.models import Experiment
+    from sagan_tui.session.updates import PanelUpdate
+    from sagan_tui.store.cache import CachedPod
+    from sagan_tui.ui.widgets.loss_area import LossArea
+
+NARROW_BELOW = 140  # columns: under this the panes stack
+
+
+def later_panes() -> list:
+    from sagan_tui.ui.widgets.loss_area import LossArea  # the heatmap's triage imports with it
+
+    return [TimelineTable(id="timeline"), LossArea(id="loss-area"), ApprovalsTable(id="approvals")]
+
+
+class MainScreen(OwnerActionsScreen):
+    """The experiments, pods, timeline, loss area and approvals; the inbox and incident layouts."""
+
+    def __init__(self, pending: bool) -> None:
+        super().__init__()
+        self.pending = pending  # the `sagan-tui` start: three panes mount right after the first frame
+        self._timeline_for: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Grid(id="body"):
+            yield ExperimentsTable(id="experiments")
+            yield PodsTable(id="pods")
+            if self.pending:
+                yield PendingPane("Timeline", id="timeline")
+                yield PendingPane("Losses", id="loss-area")
+                yield PendingPane("Approvals", id="approvals")
+            else:
+                yield from later_panes()
+        yield KeyBar()
+
+    async def mount_later_panes(self) -> None:
+        """The panes the first frame showed as empty frames, in their place (the grid's last three)."""
+        body = self.query_one("#body")
+        pending = list(body.query_children(PendingPane))
+        if pending:
+            with self.app.batch_update():
+                await body.remove_children(pending)
+                await body.mount_all(later_panes())
+
+    @property
+    def experiments_table(self) -> ExperimentsTable:
+        return self.query_one("#experiments", ExperimentsTable)
+
+    @property
+    def pods_table(self) -> PodsTable:
+        return self.query_one("#pods", PodsTable)
+
+    @property
+    def timeline(self) -> TimelineTable:
+        return self.query_one("#timeline", TimelineTable)
+
+    @property
+    def loss_area(self) -> LossArea:
+        from sagan_tui.ui.widgets.loss_area import LossArea
+
+        return self.query_one("#loss-area", LossArea)
+
+    def on_mount(self) -> None:
+        self.experiments_table.focus()
+        self.app.panes_mounted()  # type: ignore[attr-defined]
+
+    def narrow(self, width: int) -> None:
+        self.set_class(width < NARROW_BELOW, "-narrow")
+
+    # --- updates -----------------------------------------------------------------------
+
+    def apply(self, u: PanelUpdate, now, guard_minutes: float) -> None:
+        """Rows by key; the timeline and the loss area when they changed."""
+        if u.full:
+            self.experiments_table.scope_label = ""
+            self.pods_table.scope_label = ""
+            self.experiments_table.set_rows(u.experiments)
+            self.pods_table.set_rows(u.pods)
+        else:
+            if u.experiments:
+                self.experiments_table.update_rows(u.experiments)
+            if u.pods or u.pods_removed:
+                self.pods_table.update_rows(u.pods, u.pods_removed)
+        if u.approvals is not None:
+            self.query_one(ApprovalsTable).set_rows(u.approvals)
+        for tl in u.timelines:
+            if tl.tag == "main":
+                self._show_timeline(tl)
+        if u.losses is not None:
+            self.loss_area.show(u.losses.losses, u.losses.waves, now, guard_minutes)
+            if self.has_class("-incident"):
+                self.pods_table.set_scope(self._affected_scope(), "affected")
+
+    def _show_timeline(self, tl) -> None:
+        table = self.timeline
+        if (None if table.everything else self._selected_number(), table.kind) != (tl.experiment, tl.kind):
+            return  # an answer to a scope the owner has since left
+        table.set_rows(tl.rows)
+        table.describe(tl.experiment)
+        if table.follow and table.row_count:
+            table.move_cursor(row=0)
+
+    def ask_timeline(self) -> None:
+        tl = self.timeline
+        exp = None if tl.everything else self._selected_number()
+        self._timeline_for = exp
+        tl.describe(exp)
+        self.app.session.watch_timeline("main", exp, tl.kind)  # type: ignore[attr-defined]
+
+    def _affected_scope(self):
+        keys = self.app.view.loss_view.affected if self.app.view.loss_view else frozenset()  # type: ignore[attr-defined]
+        return lambda k, _row: k in keys
+
+    # --- selection, by the row's key ---------------------------------------------------
+
+    def _selected_number(self) -> int | None:
+        key = self.experiments_table.cursor_key
+        return int(key) if key is not None else None
+
+    def selected_experiment(self) -> Experiment | None:
+        """That of the focused row (pod, approval, event); else the experiments cursor's."""
+        number = self._selected_number()
+        focused = self.focused
+        if isinstance(focused, KeyedTable) and focused is not self.experiments_table:
+            key = focused.cursor_key
+            pane = "main" if focused is self.query_one("#timeline") else focused.id or ""
+            number = self.view.experiment_of(pane, key) if key else None
+        return self.view.experiments.get(number) if number is not None else None
+
+    def selected_pod(self) -> CachedPod | None:
+        if self.focused is not self.pods_table:
+            return None
+        key = self.pods_table.cursor_key
+        return self.view.pods.get(key) if key else None
+
+    def marked_experiments(self) -> list[int]:
+        return [int(k) for k in self.experiments_table.marks]
+
+    def marked_pods(self) -> list[str]:
+        return list(self.pods_table.marks)
+
+    def clear_marks(self) -> None:
+        self.experiments_table.clear_marks()
+        self.pods_table.clear_marks()
+
+    def hidden_marks(self, pane: str) -> tuple[list[str], str]:
+        table = self.experiments_table if pane == "experiments" else self.pods_table
+        return table.hidden_marked_keys(), table.hidden_by()
+
+    # --- events from the panes -------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#experiments")
+    def _experiment_highlighted(self) -> None:
+        if self.app.loaded and not self.timeline.everything and self._selected_number() != self._timeline_for:  # type: ignore[attr-defined]
+            self.ask_timeline()
+
+    @on(DataTable.RowSelected, "#experiments")
+    def _experiment_selected(self, event: DataTable.RowSelected) -> None:
+        if not self.app.loaded:  # type: ignore[attr-defined]
+            return
+        from sagan_tui.ui.screens.detail import DetailScreen
+
+        self.app.push_screen(DetailScreen(int(event.row_key.value), self.app.view, self.session.view))  # type: ignore[attr-defined]
+
+    @on(DataTable.RowSelected, "#approvals")
+    def _approval_selected(self, event: DataTable.RowSelected) -> None:
+        found = [a for a in self.view.approvals if a.id == event.row_key.value]
+        if found:
+            self.open_approval(found[0])
+
+    @on(TimelineTable.Changed)
+    def _timeline_changed(self) -> None:
+        if self.app.loaded:  # type: ignore[attr-defined]
+            self.ask_timeline()
+
+    @on(PodsTable.DismissRequested)
+    def _dismiss(self, event: PodsTable.DismissRequested) -> None:
+        if self.app.loaded:  # type: ignore[attr-defined]
+            self._said(lambda: self.session.dismiss(event.pod_id))
+
+    @on(PodsTable.ShowDismissedToggled)
+    def _toggle_dismissed(self) -> None:
+        if self.app.loaded:  # type: ignore[attr-defined]
+            self._said(self.session.toggle_dismissed)
+
+    def _said(self, call) -> None:
+        async def run() -> None:
+            try:
+                said = await call()
+            except Exception as exc:  # noqa: BLE001 - e.g. the cache stayed locked past the retries
+                self.app.notify(f"not done: {type(exc).__name__}: {exc}", severity="error", markup=False)
+                return
+            self.app.notify(said, markup=False)
+
+        self.app.run_worker(run(), group="owner-local", exit_on_error=False)
+
+    # --- layouts -------------------------------------------------------------------------
+
+    def toggle_inbox(self) -> None:
+        table = self.experiments_table
+        if table.scope is None:
+            table.set_scope(lambda _k, row: row.group == 0, "inbox")
+        else:
+            table.set_scope(None)
+        table.focus()
+
+    def toggle_incident(self) -> None:
+        on_ = not self.has_class("-incident")
+        self.set_class(on_, "-incident")
+        body, area = self.query_one("#body"), self.loss_area
+        if on_:
+            body.move_child(area, before=self.pods_table)
+            self.pods_table.set_scope(self._affected_scope(), "affected")
+        else:
+            body.move_child(area, after=self.timeline)
+            self.pods_table.set_scope(None)
+        self.pods_table.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.app.loaded:  # type: ignore[attr-defined]
+            return None  # shown, dimmed: the cache is still being opened (a second or two)
+        return super().check_action(action, parameters)

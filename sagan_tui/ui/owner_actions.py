@@ -1,0 +1,369 @@
+"""The owner's action keys, on every screen that has a selection: each opens its dialog, then calls the session."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+
+from sagan_tui.actions.results import ActionResult, StopTarget
+from sagan_tui.ui.safe_text import one_line
+from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
+
+if TYPE_CHECKING:
+    from sagan_tui.models import ApprovalRequest, Experiment
+    from sagan_tui.session import PanelSession
+    from sagan_tui.store.cache import CachedPod
+    from sagan_tui.ui.view import PanelView
+
+
+class OwnerActionDone(Message):
+    """An owner action finished (or was refused); posted to the main screen, which says so."""
+
+    namespace = "owner"
+
+    def __init__(self, result: ActionResult, clear_marks: bool = False):
+        super().__init__()
+        self.result = result
+        self.clear_marks = clear_marks
+
+
+def _b(key: str, action: str, description: str, **kw: Any) -> Binding:
+    return Binding(key, action, description, id=f"panel.{action}", **kw)
+
+
+def exp_line(exp: "Experiment") -> str:
+    return f"#{exp.number} {one_line(exp.title, 70)} ({exp.status}, {exp.runpod_account or 'account ?'})"
+
+
+def pod_line(p: "CachedPod") -> str:
+    exp = f"#{p.experiment}" if p.experiment is not None else "no experiment"
+    price = f" ${p.pod.cost_per_hr:.2f}/h" if p.pod.cost_per_hr is not None else ""
+    gone = f" GONE ({p.gone_reason})" if p.gone_at else ""
+    return (f"{p.pod_id}  account {p.account}  {exp}  {p.pod.desired_status}{gone}  "
+            f"{one_line(p.pod.name or '', 40)} {one_line(p.pod.gpu or '', 30)}{price}")
+
+
+class AuditFeed:
+    """What the audit screen reads as `cache.actions(limit)`: the session's last answer, asked again
+    on each read, so the screen refreshes without touching SQLite on the UI thread."""
+
+    def __init__(self, app: Any, actions: list) -> None:
+        self.app, self.last = app, actions
+
+    def actions(self, limit: int) -> list:
+        async def again() -> None:
+            self.last = await self.app.session.audit_log(limit)
+
+        # The function, not a coroutine: `exclusive` may cancel this worker before it starts, and
+        # a coroutine made for it would then never be awaited (a RuntimeWarning in every run).
+        self.app.run_worker(again, group="audit-feed", exclusive=True, exit_on_error=False)
+        return self.last[:limit]
+
+
+class OwnerActionsScreen(Screen):
+    """Approve, hold, re-dispatch, stop, promote and their bulk forms, on the screen's selection.
+
+    A subclass says what is selected (`selected_experiment`, `selected_pod`, the marks). Every
+    mutation opens a dialog naming its targets and count; in read-only each key is refused out
+    loud, and the session audits the refusal (the runner refuses again, so nothing is ever sent).
+    """
+
+    BINDINGS = [
+        _b("a", "review_approval", "Approval"),
+        _b("h", "hold", "Hold"),
+        _b("r", "redispatch", "Re-dispatch"),
+        _b("s", "stop_pod", "Stop pod"),
+        _b("p", "promote", "Promote"),
+        _b("H", "bulk_hold", "Hold marked"),
+        _b("S", "bulk_stop", "Stop marked"),
+        _b("A", "audit", "Audit log"),
+        _b("e", "export_report", "Export report"),
+        _b("W", "wave_response", "Wave response"),  # verdict's dialog: ui/screens/wave_response.py
+    ]
+    MUTATING: dict[str, str] = {"hold": "hold", "redispatch": "re-dispatch", "stop_pod": "stop pod",
+                                "promote": "promote", "bulk_hold": "bulk hold", "bulk_stop": "bulk stop"}
+
+    # --- what a subclass says ----------------------------------------------------------
+
+    def selected_experiment(self) -> "Experiment | None":
+        return None
+
+    def selected_pod(self) -> "CachedPod | None":
+        return None
+
+    def marked_experiments(self) -> list[int]:
+        return []
+
+    def marked_pods(self) -> list[str]:
+        return []
+
+    def clear_marks(self) -> None:
+        pass
+
+    def hidden_marks(self, pane: str) -> tuple[list[str], str]:
+        """Marked rows of `pane` ("experiments", "pods") a filter hides now, and what hides them."""
+        return [], ""
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    @property
+    def session(self) -> "PanelSession":
+        return self.app.session  # type: ignore[attr-defined]
+
+    @property
+    def view(self) -> "PanelView":
+        return self.app.view  # type: ignore[attr-defined]
+
+    def _run(self, call: Callable[[], Awaitable[ActionResult]], *, clear_marks: bool = False) -> None:
+        """Call the session from a worker; the result goes to the main screen, which outlives dialogs."""
+        target = self.app.screen_stack[0]
+
+        async def run() -> None:
+            try:
+                result = await call()
+            except Exception as exc:  # the runner catches server failures; this is a bug's last stop
+                result = ActionResult(ok=False, message=one_line(f"action failed: {type(exc).__name__}: {exc}"),
+                                      server_error=one_line(str(exc)))
+            target.post_message(OwnerActionDone(result, clear_marks))
+
+        self.app.run_worker(run(), group="owner-actions", exit_on_error=False)
+
+    def _then(self, fetch: Callable[[], Awaitable[Any]], show: Callable[[Any], None]) -> None:
+        """Read something for a dialog in the session's thread, then open it here."""
+        async def run() -> None:
+            show(await fetch())
+
+        self.app.run_worker(run(), group="owner-dialogs", exit_on_error=False)
+
+    def _refused_if_read_only(self, action: str) -> bool:
+        if not self.app.settings.read_only:  # type: ignore[attr-defined]
+            return False
+        self._run(lambda: self.session.refuse(self.MUTATING[action]))
+        return True
+
+    def _target_experiment(self, action: str, status: str | None = None,
+                           refuse: Callable[[int], Awaitable[ActionResult]] | None = None) -> "Experiment | None":
+        """The selected experiment, or None when it stops here: read-only, nothing selected, or an
+        experiment not in `status`, which goes to `refuse` (the session refuses it with the reason
+        and audits it): no dialog that could only be dismissed."""
+        if self._refused_if_read_only(action):
+            return None
+        exp = self.selected_experiment()
+        if exp is None:
+            self.notify("Select an experiment first.", severity="warning", markup=False)
+            return None
+        if status is not None and exp.status != status and refuse is not None:
+            number = exp.number
+            self._run(lambda: refuse(number))
+            return None
+        return exp
+
+    def _on_confirm(self, make: Callable[[], Awaitable[ActionResult]], **kw: Any) -> Callable[[bool | None], None]:
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._run(make, **kw)
+        return done
+
+    def on_owner_action_done(self, event: OwnerActionDone) -> None:
+        result = event.result
+        # "2 of 3 stopped" as a warning, not "Failed": the title and severity are the result's.
+        self.app.notify(result.message, title=result.title, severity=result.severity, markup=False,  # type: ignore[arg-type]
+                        timeout={"information": None, "warning": 10, "error": 15}[result.severity])
+        if result.ok and event.clear_marks:
+            self.clear_marks()
+
+    # --- audit and export: no mutation of Sagan or RunPod, allowed in read-only ----------
+
+    def action_audit(self) -> None:
+        from sagan_tui.ui.screens.audit import AuditScreen
+
+        async def run() -> None:
+            actions = await self.session.audit_log(500)
+            self.app.push_screen(AuditScreen(AuditFeed(self.app, actions)))  # type: ignore[arg-type]
+
+        self.app.run_worker(run(), group="owner-audit", exit_on_error=False)
+
+    def action_export_report(self) -> None:
+        from sagan_tui.config import data_dir
+        from sagan_tui.ui.clipboard import copy
+
+        async def run() -> None:
+            try:
+                path, text = await self.session.export_report(data_dir())
+            except OSError as exc:
+                self.app.notify(f"export failed: {one_line(exc)}", severity="error", markup=False)
+                return
+            not_copied = copy(self.app, text)
+            clip = "copied to the clipboard (OSC 52)" if not_copied is None else f"not copied: {not_copied}"
+            self.app.notify(f"Incident report written to {path}; {clip}", title="Exported", markup=False,
+                            timeout=15)
+
+        self.app.run_worker(run(), group="owner-export", exit_on_error=False)
+
+    def action_wave_response(self) -> None:
+        """The wave's verdict and its response in one dialog (refused out loud in read-only)."""
+        from sagan_tui.ui.screens.wave_response import open_wave_response
+
+        open_wave_response(self.app)
+
+    # --- approval ----------------------------------------------------------------------
+
+    def action_review_approval(self) -> None:
+        exp = self.selected_experiment()
+        if exp is None:
+            self.notify("Select an experiment first.", severity="warning", markup=False)
+            return
+        pending = [a for a in self.view.approvals if a.experiment_number == exp.number]
+        if pending:
+            self.open_approval(pending[0])
+            return
+
+        def deferred(found: list) -> None:  # a request the owner deferred stays reachable here
+            if found:
+                self.open_approval(found[0])
+            else:
+                self.notify(f"#{exp.number} has no pending approval request ({exp.status}).", markup=False)
+
+        number = exp.number
+        self._then(lambda: self.session.approvals_of(number, "deferred"), deferred)
+
+    def open_approval(self, approval: "ApprovalRequest") -> None:
+        """Open one request (also the approvals pane's route); read-only shows it with decisions disabled."""
+        from sagan_tui.ui.screens.approval import ApprovalScreen
+
+        submit = None
+        if not self.app.settings.read_only:  # type: ignore[attr-defined]
+            session = self.session
+
+            async def submit(decision, answers, note):
+                return await session.decide(approval, decision, answers, note)
+
+        self.app.push_screen(ApprovalScreen(approval, submit))
+
+    # --- experiments ---------------------------------------------------------------------
+
+    def action_hold(self) -> None:
+        exp = self._target_experiment("hold")
+        if exp is not None:
+            self._hold_dialog([exp.number], f"Hold 1 experiment: #{exp.number}", [exp_line(exp)])
+
+    def action_bulk_hold(self) -> None:
+        if self._refused_if_read_only("bulk_hold"):
+            return
+        from sagan_tui.actions.bulk import plan_hold
+
+        marked = list(self.marked_experiments())
+        if not marked:
+            self.notify("No experiment is marked (space marks one).", severity="warning", markup=False)
+            return
+        known = {n: self.view.experiments.get(n) for n in marked}
+        plan = plan_hold(marked, known)
+        hidden, by = self.hidden_marks("experiments")
+        warning = plan.warning([f"#{k}" for k in hidden], by)
+        if not plan.targets:
+            self.notify(f"Nothing to hold. {warning}", severity="warning", markup=False)
+            return
+        lines = [exp_line(e) if (e := known.get(n)) else f"#{n} (not in the cache)" for n in plan.targets]
+        self._hold_dialog(list(plan.targets), f"Hold {counted(len(plan.targets), 'experiment')}", lines,
+                          bulk=True, warning=warning)
+
+    def _hold_dialog(self, numbers: list[int], title: str, lines: list[str], bulk: bool = False,
+                     warning: str = "") -> None:
+        from sagan_tui.ui.screens.prompt import NoteScreen
+
+        session = self.session
+
+        def chosen(note: str | None) -> None:
+            if note is not None:
+                self._run(lambda: session.hold(numbers, note), clear_marks=bulk)
+
+        note = "Sets the status to blocked: Sagan stops work on it, including auto-recovery re-dispatches."
+        self._then(session.hold_note, lambda prefill: self.app.push_screen(NoteScreen(
+            title, lines, confirm_label="Hold", note_value=prefill, note=note, warning=warning), chosen))
+
+    def action_redispatch(self) -> None:
+        session = self.session
+        exp = self._target_experiment("redispatch", "approved",
+                                      lambda n: session.redispatch(n, "Re-dispatched by the owner from sagan-tui."))
+        if exp is None:
+            return
+        n = exp.number
+        self._then(lambda: session.dispatch_verdict(n), lambda verdict: self._redispatch_dialog(exp, verdict))
+
+    def _redispatch_dialog(self, exp: "Experiment", verdict: Any) -> None:
+        from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
+        session, n = self.session, exp.number
+        if verdict.needs_typed_confirmation:
+            note = f"Re-dispatched by the owner through the dispatch guard: {verdict.summary}"
+
+            def typed(text: str | None) -> None:
+                if text is not None:
+                    self._run(lambda: session.redispatch(n, note, text))
+                else:  # a cancel during a wave is audited too
+                    self._run(lambda: session.record_cancelled("redispatch", f"#{n}", account=exp.runpod_account,
+                                                               detail=verdict.summary))
+
+            self.app.push_screen(GuardedDispatchScreen(exp, verdict), typed)
+            return
+        self.app.push_screen(ConfirmScreen(
+            f"Re-dispatch 1 experiment: #{n}", [exp_line(exp)], confirm_label="Re-dispatch",
+            note="Asks Sagan to launch a pod for it. No reaping wave is active."),
+            self._on_confirm(lambda: session.redispatch(n, "Re-dispatched by the owner from sagan-tui.")))
+
+    def action_promote(self) -> None:
+        session = self.session
+        exp = self._target_experiment("promote", "awaiting_promotion", session.promote)
+        if exp is None:
+            return
+        n = exp.number
+        self.app.push_screen(ConfirmScreen(f"Promote 1 experiment: #{n}", [exp_line(exp)], confirm_label="Promote",
+                                           confirm_variant="success", note="Publishes its clean result."),
+                             self._on_confirm(lambda: session.promote(n)))
+
+    # --- pods --------------------------------------------------------------------------
+
+    def action_stop_pod(self) -> None:
+        if self._refused_if_read_only("stop_pod"):
+            return
+        pod = self.selected_pod()
+        if pod is None:
+            self.notify("Select a pod in the pods pane first.", severity="warning", markup=False)
+            return
+        session, target = self.session, StopTarget.of(pod)
+        if pod.gone_at is not None:
+            self._run(lambda: session.stop([target]))  # refused by the re-check, with what changed
+            return
+        self.app.push_screen(ConfirmScreen(
+            f"Stop 1 pod: {pod.pod_id} ({pod.account})", [pod_line(pod)], confirm_label="Stop pod",
+            note=f"Sent with the {pod.account} account's key after re-checking the pod with RunPod; "
+                 "if it changed or vanished, nothing is sent."),
+            self._on_confirm(lambda: session.stop([target])))
+
+    def action_bulk_stop(self) -> None:
+        if self._refused_if_read_only("bulk_stop"):
+            return
+        ids = list(self.marked_pods())
+        if not ids:
+            self.notify("No pod is marked (space marks one).", severity="warning", markup=False)
+            return
+        from sagan_tui.actions.bulk import plan_stop
+
+        known = self.view.pods
+        plan = plan_stop(ids, known)
+        warning = plan.warning(*self.hidden_marks("pods"))
+        targets = list(plan.targets)
+        if not targets:
+            self.notify(f"Nothing to stop. {warning}", severity="warning", markup=False)
+            return
+        pods = [known[t.pod_id] for t in targets]
+        session = self.session
+        accounts = sorted({p.account for p in pods})
+        self.app.push_screen(ConfirmScreen(
+            f"Stop {counted(len(targets), 'pod')} ({', '.join(accounts)})", [pod_line(p) for p in pods],
+            confirm_label=f"Stop {counted(len(targets), 'pod')}",
+            note="Each pod is re-checked with its own account before its stop is sent.", warning=warning),
+            self._on_confirm(lambda: session.stop(targets), clear_marks=True))

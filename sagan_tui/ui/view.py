@@ -1,0 +1,83 @@
+"""What the UI knows of the panel: the session's last updates applied, records and rows by key (no I/O)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from sagan_tui.models import ApprovalRequest, Experiment, Loss, SourceHealth
+    from sagan_tui.session.updates import LossView, PanelUpdate, TimelineRows
+    from sagan_tui.store.cache import CachedPod
+    from sagan_tui.triage import Wave
+    from sagan_tui.render import Row
+
+
+class PanelView:
+    """Only the main thread reads or changes it; every value in it came whole from the session."""
+
+    def __init__(self) -> None:
+        self.experiments: dict[int, Experiment] = {}
+        self.pods: dict[str, CachedPod] = {}
+        self.pod_rows: dict[str, Row] = {}
+        self.approvals: tuple[ApprovalRequest, ...] = ()
+        self.health: Mapping[str, SourceHealth] = {}
+        self.loss_view: LossView | None = None
+        self.timelines: dict[str, TimelineRows] = {}
+        self.in_flight: Mapping[str, float] = {}
+        self.polls = 0
+
+    @property
+    def losses(self) -> tuple[Loss, ...]:
+        return self.loss_view.losses if self.loss_view else ()
+
+    @property
+    def waves(self) -> tuple[Wave, ...]:
+        return self.loss_view.waves if self.loss_view else ()
+
+    def apply(self, u: PanelUpdate) -> None:
+        if u.full:
+            self.experiments, self.pods, self.pod_rows = {}, {}, {}
+        self.experiments.update(u.experiment_records)
+        for pid, cp in u.pod_records.items():
+            if cp is None:
+                self.pods.pop(pid, None)
+            else:
+                self.pods[pid] = cp
+        self.pod_rows.update(u.pods)
+        for pid in u.pods_removed:
+            self.pod_rows.pop(pid, None)
+        if u.approval_records is not None:
+            self.approvals = u.approval_records
+        if u.health is not None:
+            self.health = u.health
+        if u.losses is not None:
+            self.loss_view = u.losses
+        for t in u.timelines:
+            self.timelines[t.tag] = t
+        if u.in_flight is not None:
+            self.in_flight = u.in_flight
+        if u.polls is not None:
+            self.polls = u.polls
+
+    def pod_rows_of(self, experiment: int) -> dict[str, Row]:
+        """The pods pane's rows of one experiment (the detail's pods)."""
+        out = {}
+        lost = {x.pod_id: x for x in self.losses}
+        for pid, row in self.pod_rows.items():
+            cp, loss = self.pods.get(pid), lost.get(pid)
+            number = cp.experiment if cp is not None else (loss.experiment if loss else None)
+            if number == experiment:
+                out[pid] = row
+        return out
+
+    def experiment_of(self, pane: str, key: str) -> int | None:
+        """The experiment a row of `pane` is about, read by the row's key."""
+        if pane == "pods":
+            cp = self.pods.get(key)
+            if cp is not None:
+                return cp.experiment
+            return next((x.experiment for x in self.losses if x.pod_id == key), None)
+        if pane == "approvals":
+            return next((a.experiment_number for a in self.approvals if a.id == key), None)
+        tl = self.timelines.get(pane)
+        return tl.subjects.get(key) if tl else None

@@ -1,0 +1,70 @@
+"""The account view (`B`): balance, spend, runway, health and the balance since start, in words."""
+
+from __future__ import annotations
+
+from collections import deque
+from datetime import timedelta
+
+from sagan_tui.runway import BARS, resample, sparkline
+from sagan_tui.ui.screens.accounts import AccountsScreen, account_rows
+
+from ..ui import frozen
+from ..ui.conftest import wait_for
+
+SIZE = (120, 40)
+
+
+def test_a_sparkline_spans_lowest_to_highest_and_keeps_the_last_values():
+    assert sparkline([10, 20, 30, 40], 4) == BARS[0] + BARS[2] + BARS[5] + BARS[7]
+    assert sparkline([5, 5, 5], 10) == BARS[3] * 3
+    assert sparkline(list(range(100)), 8) == sparkline(list(range(92, 100)), 8)
+    assert sparkline([], 8) == ""
+
+
+def seeded_history():
+    t0 = frozen.NOW - timedelta(minutes=10)
+    return {"team": deque((t0 + timedelta(minutes=i), 420.0 - i) for i in range(8))}
+
+
+def test_each_account_reads_as_words_whatever_the_colours():
+    from sagan_tui.basics import HealthState, SourceHealth
+
+    health = {"sagan": SourceHealth("sagan", state=HealthState.OK, last_success=frozen.NOW),
+              "team": SourceHealth("team", state=HealthState.OK, last_success=frozen.NOW, balance=412.5,
+                                   spend_per_hr=1.49, spend_limit=80.0),
+              "lab": SourceHealth("lab", state=HealthState.OK, last_success=frozen.NOW, transport="rest-v2"),
+              "spare": SourceHealth("spare", state=HealthState.DISABLED)}
+    rows = {r[0][0]: [text for text, _style in r] for r in account_rows(health, seeded_history(), frozen.NOW, 5, 12)}
+    assert list(rows) == ["team", "lab", "spare"]
+    assert rows["team"][1:6] == ["ok", "$412.50", "$1.49/h", "11.5 d left", "$80.00/h"]
+    line, rest = rows["team"][6].split(" ", 1)
+    assert rest == "$420.00 → $413.00 since 10:46:00" and len(line) == 24
+    assert [BARS.index(c) for c in line] == sorted((BARS.index(c) for c in line), reverse=True)  # falling
+    assert rows["lab"][4] == "balance n/a (REST v2 has no balance route)"
+    assert rows["spare"][1] == "off (no key)" and rows["spare"][6] == "none yet"
+
+
+def test_a_balance_held_between_its_changes_reads_as_a_line_over_time():
+    t0 = frozen.NOW - timedelta(hours=4)
+    points = [(t0, 100.0), (t0 + timedelta(hours=1), 50.0), (t0 + timedelta(hours=3), 10.0)]
+    assert resample(points, t0, frozen.NOW, 4) == [50.0, 50.0, 10.0, 10.0]
+    assert resample(points, t0, frozen.NOW, 8) == [100.0, 50.0, 50.0, 50.0, 50.0, 10.0, 10.0, 10.0]
+
+
+async def test_B_opens_the_account_view_on_the_cached_health_and_escape_closes_it(tmp_path):
+    app = frozen.frozen_app(tmp_path)
+    cache = app.session.cache
+    with cache.transaction() as conn:  # what earlier polls recorded: the balance each time it moved
+        cache.record_balance(conn, "team", frozen.NOW - timedelta(hours=2), 500.0, False)
+        cache.record_balance(conn, "team", frozen.NOW - timedelta(hours=1), 450.0, False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("B")
+        await wait_for(pilot, lambda: isinstance(app.screen, AccountsScreen), what="the account view")
+        rows = {r[0][0]: [t for t, _ in r] for r in app.screen.rows}
+        assert rows["personal"][1] == "FAILING 401 since 10:50"
+        assert rows["personal"][4] == "OUT: $0, RunPod stops its pods"
+        assert rows["team"][4] == "11.5 d left"
+        trend = lambda: {r[0][0]: r[6][0] for r in app.screen.rows}["team"]  # noqa: E731
+        await wait_for(pilot, lambda: "$500.00 → $450.00 since 08:56" in trend(), what="the cache's history")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, AccountsScreen)

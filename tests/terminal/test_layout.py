@@ -1,0 +1,80 @@
+"""Pane sizes follow their content: the top row shrinks to the tables' rows, in steps, and keeps half otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from textual.widgets.data_table import ColumnKey
+
+from sagan_tui.ui.layout import body_rows
+
+from ..ui import frozen
+
+
+@pytest.mark.parametrize("exps,pods,body,narrow,rows", [
+    (11, 7, 46, False, "16 1fr"),  # 14 lines wanted: the next step of 4
+    (2, 0, 46, False, "8 1fr"),  # never under 8
+    (19, 3, 46, False, None),  # 22 lines: no less than half, the stylesheet's halves stay
+    (400, 400, 46, False, None),
+    (11, 7, 37, True, "2fr 12 1fr"),  # narrow: the experiments need their share, the pods give theirs
+    (4, 3, 37, True, "8 8 1fr"),
+    (30, 30, 37, True, None),
+])
+def test_the_tables_take_the_steps_their_rows_need_and_never_more_than_their_share(exps, pods, body, narrow, rows):
+    assert body_rows(exps, pods, body, narrow) == rows
+
+
+async def test_a_few_experiments_give_their_rows_to_the_timeline_and_the_loss_area(tmp_path):
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        assert app.experiments_table.outer_size.height == 16  # 11 experiments, 7 pods: 14 lines, the step 16
+        assert app.timeline.outer_size.height > 16
+        assert app.timeline.size.width > app.experiments_table.size.width  # six tenths of the width below
+        await pilot.press("I")  # the incident layout keeps its own rows
+        await pilot.pause()
+        assert getattr(app.query_one("#body"), "_fitted_rows") is None
+
+
+async def test_under_no_color_the_cursor_row_and_the_focused_pane_are_marked_without_colour(tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.no_color
+        table = app.experiments_table
+        assert table.has_focus
+        assert table.get_component_rich_style("datatable--cursor").reverse
+        assert table.styles.border_title_style.reverse
+
+
+def test_on_the_linux_console_a_sources_health_is_a_word_not_a_missing_glyph():
+    import subprocess
+    import sys
+
+    code = ("from datetime import datetime, timezone; from sagan_tui.basics import SourceHealth, HealthState, ErrorKind;"
+            "from sagan_tui.render import source_segments; now = datetime.now(timezone.utc);"
+            "ok = SourceHealth('team', state=HealthState.OK, last_success=now);"
+            "bad = SourceHealth('personal', state=HealthState.ERROR, error_kind=ErrorKind.AUTH);"
+            "print(''.join(t for t, _ in source_segments(ok, now, 5))); print(''.join(t for t, _ in source_segments(bad, now, 5)))")
+    out = subprocess.run([sys.executable, "-c", code], env={"TERM": "linux"}, capture_output=True, text=True, check=True)
+    ok_line, bad_line = out.stdout.splitlines()
+    assert ok_line.startswith("team ok") and bad_line.startswith("personal x401")
+    assert "✓" not in out.stdout and "✗" not in out.stdout
+
+
+def test_the_timelines_text_columns_take_the_free_width_and_never_less_than_their_defaults():
+    from sagan_tui.ui.widgets.panes import text_widths
+
+    assert text_widths(119) == {"what": 24, "note": 60}  # half a 200-column screen: the defaults
+    assert text_widths(198) == {"what": 40, "note": 109}  # zoomed: the notes read whole
+    assert text_widths(60) == {"what": 24, "note": 60}  # narrow: the pane scrolls sideways
+
+
+async def test_a_zoomed_timeline_shows_its_notes_whole(tmp_path):
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        app.timeline.focus()
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.timeline.columns[ColumnKey("note")].width > 60

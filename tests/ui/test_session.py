@@ -1,0 +1,203 @@
+"""The PanelSession under the real panel: no SQLite on the UI thread, dismiss hides only, times tick, per-source polls."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from datetime import timedelta
+
+from textual.widgets import Button, Input
+
+from sagan_tui.actions.guard import incident_report
+from sagan_tui.ui.screens.approval import ApprovalScreen
+from sagan_tui.ui.screens.prompt import NoteScreen
+from sagan_tui.ui.widgets.wave_panel import WavePanel
+
+from .conftest import SIZE, poll_now, wait_for
+from tests.notes import notes
+
+R4 = ["k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y"]
+
+
+def said(app, words: str) -> bool:
+    return any(words in n.message for n in notes(app))
+
+
+async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_actions(sim_factory, panel, monkeypatch):
+    """Issue 14: ten polls through the r4 wave, an approval, a hold and a dismiss; every connect,
+    statement and commit runs on the session's threads, none on the thread running the app."""
+    sim = sim_factory(scenario="reaping-wave")
+    app = panel(sim, poll=False)  # the cache was opened (and read) before the app started: allowed
+    ui = threading.current_thread()
+    on_ui: list[str] = []
+
+    def trace(statement: str) -> None:
+        if threading.current_thread() is ui:
+            on_ui.append(statement)
+
+    real_connect = sqlite3.connect
+
+    def connect(*args, **kwargs):
+        if threading.current_thread() is ui:
+            on_ui.append(f"connect {args[:1]}")
+        return real_connect(*args, **kwargs)
+
+    async with app.run_test(size=SIZE) as pilot:
+        cache = app.session.cache
+        cache.db.conn.set_trace_callback(trace)
+        cache._reader.set_trace_callback(trace)
+        monkeypatch.setattr(sqlite3, "connect", connect)
+        for t in (20, 40, 60, 80, 100, 110, 120, 130, 150, 170):  # the r4 siblings die at t=98..112
+            sim.clock.jump_to(t)
+            await poll_now(pilot, app)
+        assert app.polls == 10 and app.view.waves and set(R4) <= {x.pod_id for x in app.current_losses()}
+
+        table = app.experiments_table
+        table.focus()
+        table.select_key("367")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval")
+        for box in app.screen.query(Input):
+            if box.id and box.id.startswith("tb-"):
+                box.value = "n/a"
+        app.screen.query_one("#approve", Button).press()
+        await wait_for(pilot, lambda: said(app, "approve sent for #367"), what="the approval sent")
+
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the approval closed")
+        table.focus()
+        table.select_key("365")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: said(app, "#365 held"), what="the hold sent")
+
+        pods = app.pods_table
+        pods.focus()
+        pods.select_key(R4[0])
+        await pilot.press("x")
+        await wait_for(pilot, lambda: said(app, f"dismissed lost pod {R4[0]}"), what="the dismiss")
+        await poll_now(pilot, app)
+        monkeypatch.undo()
+        cache.db.conn.set_trace_callback(None)
+        cache._reader.set_trace_callback(None)
+    assert on_ui == []
+
+
+async def test_dismiss_hides_the_pods_row_and_leaves_waves_report_and_ticket_as_they_were(sim_factory, panel):
+    """Issue 17.1 through the real app: after `x` on a lost pod its row leaves the pods pane; the
+    losses, the waves (pods, burn), the heatmap count, the report and the ticket are unchanged."""
+    sim = sim_factory(scenario="reaping-wave")
+    sim.clock.jump_to(60)
+    app = panel(sim, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await poll_now(pilot, app)
+        sim.clock.jump_to(130)
+        await poll_now(pilot, app)
+        waves_before = [(len(w.losses), w.burn_usd) for w in app.view.waves]
+        title_before = app.loss_area.border_title
+        now = app.clock()
+        report_before = incident_report(app.session.cache, now)
+        assert waves_before and R4[0] in report_before
+        pods = app.pods_table
+        pods.focus()
+        pods.select_key(R4[0])
+        await pilot.press("x")
+        await wait_for(pilot, lambda: R4[0] not in pods.shown_keys(), what="the row hidden")
+        await wait_for(pilot, lambda: said(app, f"dismissed lost pod {R4[0]}"), what="x saying what it did")
+        assert [(len(w.losses), w.burn_usd) for w in app.view.waves] == waves_before
+        assert app.loss_area.border_title == title_before
+        assert R4[0] in {x.pod_id for x in app.current_losses()}
+        assert incident_report(app.session.cache, now) == report_before  # the report is the ticket's text
+        await poll_now(pilot, app)
+        assert [(len(w.losses), w.burn_usd) for w in app.view.waves] == waves_before
+        assert R4[0] not in pods.shown_keys()
+
+
+async def test_the_wave_panels_relative_time_changes_on_the_status_tick(sim_factory, panel):
+    """Issue 17.6: "… ago" on the wave panel reads the clock of the tick, not of the last poll."""
+    sim = sim_factory(scenario="reaping-wave")
+    sim.clock.jump_to(130)
+    clock = [None]
+    from sagan_tui.basics import utcnow
+
+    clock[0] = utcnow()
+    app = panel(sim, poll=False, clock=lambda: clock[0])
+    async with app.run_test(size=SIZE) as pilot:
+        await poll_now(pilot, app)
+        waves = app.query_one(WavePanel)
+        before = str(waves.render())
+        clock[0] = clock[0] + timedelta(minutes=7)
+        app._tick_status()  # the status tick (every 5 s)
+        await wait_for(pilot, lambda: str(waves.render()) != before, what="the relative time to move on")
+
+
+async def test_each_account_is_polled_on_its_own_while_sagan_answers_slowly(sim_factory, panel):
+    """Issue 14: with Sagan answering after 8 s, the accounts keep their own interval (requests
+    counted at the simulator while Sagan's first poll is outstanding) and their rows stay fresh."""
+    sim = sim_factory(scenario="calm")
+    sim.api_latency = {"sagan": 8.0}
+    app = panel(sim, poll_interval=2.0)
+    async with app.run_test(size=SIZE) as pilot:
+        # Sagan's poll asks three routes at once, then the events: two slow replies in a row.
+        await wait_for(pilot, lambda: app.view.health.get("sagan") and app.view.health["sagan"].last_success,
+                       timeout=90, what="Sagan's slow poll")
+        sagan = [r for r in sim.requests if r.api == "sagan"]
+        first, answered = min(r.t for r in sagan), min(r.t for r in sagan) + 8.0
+        for account in ("team", "personal"):
+            during = [r for r in sim.requests if r.api != "sagan" and r.account == account and first < r.t < answered]
+            assert len(during) >= 2, (account, len(during))  # asked again and again while Sagan was silent
+            assert not app.view.health[account].stale(app.clock(), app.settings.poll_interval)
+
+
+async def test_the_header_names_the_active_wave(tmp_path):
+    """Issue 17.9: whatever pane is in view, the status line says a wave is on and until when."""
+    from sagan_tui.ui.widgets.status_bar import StatusBar
+
+    from .frozen import LOST, frozen_app
+
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=SIZE):
+        assert f"WAVE {len(LOST)} lost · guard until 11:09" in app.query_one(StatusBar).plain
+
+
+async def test_the_timeline_title_says_whether_it_follows(tmp_path):
+    """Issue 17.6: `f` turns follow off and on, and the title says which."""
+    from .frozen import frozen_app
+
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        tl = app.timeline
+        assert "follow" in str(tl.border_title)
+        tl.focus()
+        await pilot.press("f")
+        assert "follow" not in str(tl.border_title)
+        await pilot.press("f")
+        assert "follow" in str(tl.border_title)
+
+
+async def test_q_asks_first_while_an_action_waits_for_its_answer(sim_factory, panel):
+    """Issue 17.9: `q` with a hold on its way asks; Escape keeps the panel; "Quit anyway" quits."""
+    from sagan_tui.ui.screens.confirm import ConfirmScreen
+
+    sim = sim_factory(scenario="calm")
+    app = panel(sim, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await poll_now(pilot, app)
+        sim.api_latency = {"sagan": 600.0}  # the hold's answer will not come while the test runs
+        table = app.experiments_table
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: not isinstance(app.screen, NoteScreen), what="the hold sent")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="quit asks first")
+        assert "in flight" in str(app.screen.dialog_title)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="the question closed")
+        assert app.is_running
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="quit asks again")
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: not app.is_running, what="the panel quit")
