@@ -132,7 +132,7 @@ class Root:
         spend = round(sum(p.cost_now(self.t) for p in pods), 4)
         return {
             "id": f"user-{self.account}", "pubKey": "", "networkVolumes": [],
-            "pods": [self._view(p) for p in pods], "clientBalance": acc.balance_at(self.t), "currentSpendPerHr": spend,
+            "pods": [p.lazy_view(self.t, self.state.clock) for p in pods], "clientBalance": acc.balance_at(self.t), "currentSpendPerHr": spend,
             "spendLimit": None if acc.spend_limit is None else round(acc.spend_limit),
             "underBalance": acc.balance_at(self.t) <= 0,
         }

@@ -44,6 +44,44 @@ class Marks(NamedTuple):
     gpu_ids: tuple[str, ...]
 
 
+def status_change(st: dict[str, Any], clock: SimClock) -> str | None:
+    """lastStatusChange as RunPod writes it ("Rented by User: Mon Dec 01 2026 ...")."""
+    reason = st.get("reason")
+    if isinstance(reason, tuple):
+        return f"{reason[0]}: {runpod_date(clock, reason[1])}"
+    return reason
+
+
+class PodView:
+    """The GraphQL view of a pod at t, each field built when a query reads it: the balance query
+    reads three fields of every pod, and building all of them was most of its reply's time."""
+
+    __slots__ = ("_pod", "_t", "_clock", "_st", "_full")
+
+    def __init__(self, pod: "SimPod", t: float, clock: SimClock, st: dict[str, Any]) -> None:
+        self._pod, self._t, self._clock, self._st, self._full = pod, t, clock, st, None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        pod = self._pod
+        if name in pod.spec.null_fields:
+            return None
+        if name == "id":
+            return pod.spec.id
+        if name == "lastStatusChange":
+            return status_change(self._st, self._clock)
+        if name == "machine":
+            return pod.machine()
+        return self.full().get(name)
+
+    def full(self) -> dict[str, Any]:
+        """Every field, as runpod_view builds them."""
+        if self._full is None:
+            self._full = self._pod.runpod_view(self._t, self._clock)
+        return self._full  # type: ignore[return-value]
+
+
 @dataclass(eq=False)
 class Intent:
     """An event a pod's timeline implies, for the state to record against its experiment."""
@@ -168,20 +206,23 @@ class SimPod:
         st = self.runpod.state(t)
         return None if st.get("gone") else st
 
+    def lazy_view(self, t: float, clock: SimClock) -> PodView | None:
+        """runpod_view's fields, each built when read."""
+        st = self.runpod_state(t)
+        return None if st is None else PodView(self, t, clock, st)
+
     def runpod_view(self, t: float, clock: SimClock) -> dict[str, Any] | None:
         """The pod as RunPod's GraphQL `Pod` type serves it (camelCase, nested)."""
         st = self.runpod_state(t)
         if st is None:
             return None
         s = self.spec
-        reason = st.get("reason")
-        if isinstance(reason, tuple):
-            reason = f"{reason[0]}: {runpod_date(clock, reason[1])}"
         since = st.get("since")
         running = st["status"] == "RUNNING" and since is not None
         marks = self.marks
         view = {
-            "id": s.id, "name": s.name or s.id, "desiredStatus": st["status"], "lastStatusChange": reason,
+            "id": s.id, "name": s.name or s.id, "desiredStatus": st["status"],
+            "lastStatusChange": status_change(st, clock),
             "uptimeSeconds": 0,  # RunPod's top-level uptime is unreliable; the runtime one is not
             "costPerHr": s.cost_per_hr, "adjustedCostPerHr": s.adjusted_cost_per_hr or s.cost_per_hr,
             "gpuCount": s.gpu_count, "podType": s.pod_type, "imageName": s.image_name,
@@ -189,12 +230,16 @@ class SimPod:
             "dockerArgs": s.docker_args, "dockerId": None, "env": [f"{k}={v}" for k, v in s.env.items()],
             "memoryInGb": s.memory_in_gb, "port": None, "ports": "22/tcp,8888/http", "vcpuCount": s.vcpu_count,
             "volumeInGb": s.volume_in_gb, "volumeMountPath": "/workspace",
-            "machine": {"gpuDisplayName": s.gpu, "dataCenterId": s.datacenter, "podHostId": s.host or f"{s.id}-{marks.host}",
-                        "location": s.datacenter.split("-")[0]},
+            "machine": self.machine(),
             "runtime": self._runtime(t, since, clock) if running else None,
         }
         view.update((name, None) for name in s.null_fields)
         return view
+
+    def machine(self) -> dict[str, Any]:
+        s = self.spec
+        return {"gpuDisplayName": s.gpu, "dataCenterId": s.datacenter,
+                "podHostId": s.host or f"{s.id}-{self.marks.host}", "location": s.datacenter.split("-")[0]}
 
     def _runtime(self, t: float, since: float, clock: SimClock) -> dict[str, Any]:
         marks = self.marks

@@ -55,6 +55,7 @@ def test_leaves_are_serialized_as_their_type():
     class Loose(Root):
         def myself(self, info):
             me = super().myself(info)
+            me["pods"] = [p.full() for p in me["pods"]]  # each pod's fields built now, to be loosened
             me["clientBalance"], me["pods"][0]["uptimeSeconds"] = 100, 5.0
             return me
 
