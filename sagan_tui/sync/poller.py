@@ -26,6 +26,7 @@ SAGAN = "sagan"
 MAX_BACKOFF_S = 300.0
 EVENT_PAGE = 2000
 EVENT_PAGES_PER_POLL = 10
+EVENT_PAGE_MAX = EVENT_PAGE * 16  # 32,000 events, ~13 MB: within the reply bound
 # Re-read a little before the cursor: a clock skew or a late write must not hide an update.
 CURSOR_OVERLAP = timedelta(seconds=5)
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -234,15 +235,25 @@ class Poller:
             self.sagan.pods(pods_since - CURSOR_OVERLAP if pods_since else None),
             self.sagan.approvals("pending"))
         events, skipped = [], [*exps.skipped, *pods.skipped, *approvals.skipped]
-        since = ev_since
+        since, limit = ev_since, EVENT_PAGE
         for _ in range(EVENT_PAGES_PER_POLL):
-            page = await self.sagan.events(since, limit=EVENT_PAGE)
+            page = await self.sagan.events(since, limit=limit)
             skipped += page.skipped
             events += page.items
             newest = max((e.created_at for e in page.items), default=since)
-            if len(page.items) + len(page.skipped) < EVENT_PAGE or newest <= since:
+            if len(page.items) + len(page.skipped) < limit:
                 break
-            since = newest
+            if newest > since:
+                since, limit = newest, EVENT_PAGE
+            elif limit < EVENT_PAGE_MAX:
+                # A full page all at `since`: the feed breaks no ties within a timestamp, so the
+                # same page would come back every poll and the events after it never; a larger
+                # page is the only way past (a fleet started in one second wrote 10,000 at once).
+                limit *= 4
+            else:
+                skipped.append(f"events: more than {limit} share {ts(since)}; the feed cannot page past them")
+                break
+        events = list({e.id: e for e in events}.values())  # a larger page repeats the smaller one
         unnumbered = [e for e in events if e.experiment_number is None]
         if unnumbered:
             by_id = {e.id: e.number for e in exps.items}

@@ -127,3 +127,24 @@ async def test_failing_source_backs_off_alone(sim_factory, tmp_path):
     assert len(sagan_calls) == 2
     assert "sagan" not in changes.polled
     assert changes.health["sagan"].next_attempt > changes.at
+
+
+async def test_more_events_at_one_instant_than_a_page_are_all_read(sim_factory, tmp_path):
+    """The feed pages by `since` with no tie-break inside a timestamp: a full page all at the
+    cursor's own instant came back every poll and the events after it were never read."""
+    from sagan_tui.sync.poller import EVENT_PAGE
+
+    burst = EVENT_PAGE + 500
+    events = [{"at": 5, "experiment": 192, "eventType": "note", "note": f"pod {i} committed"} for i in range(burst)]
+    events += [{"at": 6 + i, "experiment": 192, "eventType": "note", "note": f"after {i}"} for i in range(10)]
+    sim = sim_factory(fixture={**LOSS_FIXTURE, "events": events})
+    poller, cache, _ = _poller(sim, tmp_path)
+    try:
+        sim.clock.jump_to(30)
+        await poller.poll_once()
+        notes = {r["note"] for r in cache._rows("select json_extract(data, '$.note') as note from events")}
+        ours = {n for n in notes if n.startswith(("pod ", "after "))}  # the simulator adds its own
+        assert len(ours) == burst + 10 and "after 9" in ours
+    finally:
+        await poller.aclose()
+        cache.close()
