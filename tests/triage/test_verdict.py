@@ -131,7 +131,13 @@ def test_a_survivor_in_the_hit_account_never_raises_account_stop(scene, host, dc
                            last_seen_at=at("10:58:00"), desired_status="RUNNING", host=host, datacenter=dc)
     before = verdict(wave, TriageContext(sightings=sightings, health=health))
     after = verdict(wave, TriageContext(sightings=[*sightings, survivor], health=health))
-    assert _rank(after) <= _rank(before)
+    # Account-stop's own score never rises. The verdict may still turn to it when the survivor
+    # speaks against another cause more (a pod that lived on the lost pods' one machine is
+    # against host-failure: hypothesis found both accounts at $0 doing that, read account-stop,
+    # low); so the rank is held only where account-stop already led.
+    assert dict(after.scores)["account-stop"] <= dict(before.scores)["account-stop"]
+    if before.cause == "account-stop":
+        assert _rank(after) <= _rank(before)
 
 
 @settings(max_examples=150, deadline=None)
