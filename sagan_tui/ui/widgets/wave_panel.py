@@ -151,6 +151,7 @@ class WavePanel(Widget):
         self._inputs: tuple = ((), None, 15.0, None)
         self.wave: Wave | None = None
         self.active = False
+        self._height: int | None = None  # content height the last text was laid out at
 
     def set_waves(self, waves: list[Wave], now: datetime, guard_minutes: float = 15.0,
                   last_loss: Loss | None = None) -> None:
@@ -158,10 +159,19 @@ class WavePanel(Widget):
         inputs = (tuple(waves), now, guard_minutes, last_loss)
         if inputs == self._inputs:
             return
-        self._inputs = inputs
+        before, self._inputs = self._inputs, inputs
+        if not waves and last_loss is None and not before[0] and before[3] is None and before[1] is not None:
+            return  # "no losses seen" reads the same at any time: a status tick sends nothing
         self.wave, self.active = shown_wave(waves, now, guard_minutes)
         self.set_class(self.active, "-active")
-        self.refresh(layout=True)
+        # A layout pass repaints every scrollbar on screen (~10 KB at 200x50, at each status tick
+        # with a wave shown): ask for one only when the new text is of another height.
+        self.refresh()
+        width = self.content_size.width
+        height = self.get_content_height(self.size, self.app.size, width) if width else None
+        if height is None or height != self._height:
+            self.refresh(layout=True)
+        self._height = height
 
     def render(self) -> Group:
         waves, now, guard, last_loss = self._inputs
