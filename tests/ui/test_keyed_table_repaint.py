@@ -84,3 +84,36 @@ async def test_one_changed_cell_repaints_that_cell_and_two_repaint_the_row():
         await pilot.pause()
         line = "".join(s.text for s in table.render_line(table.get_row_index("p3") + 1))
         assert "renamed" in line and "7m" in line
+
+
+async def test_a_row_set_with_no_key_in_common_replaces_the_rows_without_a_layout_pass():
+    """The timeline of the next experiment (once per arrow key): one clear, not a remove_row per
+    row, each of which re-indexes the table and asks the whole screen for a layout pass."""
+    app = Harness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = await drawn_table(app, pilot)
+        table._layout_required = False
+        fresh = {f"q{i}": Row((Cell(f"event-{i}"), Cell("1m", sort=i)), order=i) for i in range(12)}
+        table.set_rows(fresh)
+        assert not table._layout_required
+        assert table.shown_keys() == list(fresh)
+        await pilot.pause()
+        assert table.row_count == 12
+        assert "event-0" in "".join(s.text for s in table.render_line(1))
+
+
+async def test_many_rows_going_at_once_leave_the_rest_in_order_with_the_cursor_on_its_key():
+    """A poll dropping the timeline's oldest rows: one re-indexing (remove_rows), the same result
+    as the stock per-row removal."""
+    app = Harness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = await drawn_table(app, pilot)
+        table.select_key("p12")
+        kept = {k: r for k, r in rows().items() if k not in {"p1", "p4", "p5", "p6", "p17"}}
+        table.set_rows(kept)
+        assert table.shown_keys() == list(kept)
+        assert [table.get_row_index(k) for k in kept] == list(range(len(kept)))
+        assert table.cursor_key == "p12"
+        await pilot.pause()
+        assert table.row_count == len(kept)
+        assert "pod-2" in "".join(s.text for s in table.render_line(2))

@@ -233,15 +233,18 @@ class KeyedTable(FastDataTable):
         at_key, at_index = self.cursor_key, self.cursor_row
         moved = False
         with self.app.batch_update():
-            if keys is None and len(gone) > BULK_REMOVE and len(gone) > len(self._shown) // 2:
-                # DataTable.remove_row re-indexes every row: thousands of removals (a new
-                # filter on a big table) are quicker as one clear. Polls never get here.
+            if keys is None and gone and (len(gone) == len(self._shown) or (
+                    len(gone) > BULK_REMOVE and len(gone) > len(self._shown) // 2)):
+                # DataTable.remove_row re-indexes every row and asks for a layout pass: thousands
+                # of removals (a new filter on a big table), or every row going (the timeline of
+                # the next experiment, once per arrow key), are quicker as one clear.
                 self.clear()
                 self._shown = {}
                 moved = True
-            for k in gone if self._shown else ():
-                self.remove_row(k)
-                del self._shown[k]
+            if gone and self._shown:
+                self.remove_rows(gone)  # one re-indexing for all (datatable_private.py)
+                for k in gone:
+                    del self._shown[k]
                 moved = True
             for k, row in wanted.items():
                 old = self._shown.get(k)
