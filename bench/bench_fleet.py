@@ -27,7 +27,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from common import Figure, SimProcess, main, quiet_logging, settings_for_sim
+from common import Figure, SimProcess, main, own_servers, quiet_logging, settings_for_sim
 
 INTERVAL_S = 2.0
 EXPERIMENTS = 500
@@ -56,14 +56,11 @@ def fleet(pods: int, seed: int = 10_000) -> dict:
 async def polls(env: dict[str, str], urls: dict[str, str], cache_path: Path, count: int, interval: float) -> dict:
     from sagan_tui.models import HealthState
     from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller, make_transports
+    from sagan_tui.sync.poller import Poller
 
     settings = settings_for_sim(env, cache_path)
     cache = Cache(settings.cache_path)
-    transports = make_transports(settings)
-    for name, url in urls.items():  # this account's own server
-        transports[name].base_url = url
-    poller = Poller(settings, cache, transports=transports)
+    poller = Poller(settings, cache, transports=own_servers(settings, urls))
     walls, cpus, fetches = [], [], []
     try:
         for _ in range(2):  # warm: the first poll writes every pod, the second reads them back

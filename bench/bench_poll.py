@@ -22,7 +22,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
-from common import Figure, SimProcess, main, quiet_logging, settings_for_sim
+from common import Figure, SimProcess, main, own_servers, quiet_logging, settings_for_sim
 
 SOURCES = ("sagan", "team", "personal")
 
@@ -30,16 +30,13 @@ SOURCES = ("sagan", "team", "personal")
 async def cycles(env: dict[str, str], cache_path: Path, rounds: int, runpod_urls: dict[str, str]) -> dict:
     from sagan_tui.models import HealthState
     from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import EVENT_PAGE, Poller, make_transports
+    from sagan_tui.sync.poller import EVENT_PAGE, Poller
 
     settings = settings_for_sim(env, cache_path)
     caches = [Cache(settings.cache_path)]
 
     def poller(cache: Cache) -> Poller:
-        transports = make_transports(settings)
-        for name, url in runpod_urls.items():  # this account's own server
-            transports[name].base_url = url
-        return Poller(settings, cache, transports=transports)
+        return Poller(settings, cache, transports=own_servers(settings, runpod_urls))
 
     full = poller(caches[0])
     alone: dict[str, Poller] = {}

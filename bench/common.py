@@ -150,6 +150,25 @@ def settings_for_sim(sim_env: dict[str, str], cache: Path, **flags: Any):
     return settings
 
 
+def own_servers(settings, urls: dict[str, str]) -> dict:
+    """Each account's transport built against its own server (`urls`: account -> base URL).
+
+    Setting `base_url` on a built transport reached only GraphQL's calls: `auto` (the default)
+    holds a REST client made with its base URL, so every account went to the first simulator.
+    """
+    from sagan_tui.sources.runpod_select import make_transport
+
+    transports = {}
+    for name, acc in settings.accounts.items():
+        if not acc.enabled:
+            continue
+        own = settings
+        if name in urls:
+            own = settings.model_copy(update={"runpod_api_base_url": urls[name], "runpod_rest_base_url": None})
+        transports[name] = make_transport(own, name, acc.transport)
+    return transports
+
+
 def poll_into(sim_env: dict[str, str], cache_path: Path, polls: int) -> None:
     """Run `polls` poll cycles of a Poller against a simulator into the cache file."""
     from sagan_tui.store.cache import Cache

@@ -7,6 +7,22 @@ from typing import Any, Callable
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def every_notification_kept(monkeypatch):
+    """Keep each notification an app adds (read with tests/notes.py `notes`): Textual removes one
+    from `app._notifications` when its timeout passes, which made a check after a slow step
+    depend on how loaded the machine was."""
+    from textual.notifications import Notifications
+
+    add = Notifications.add
+
+    def keep(self, notification):
+        self.__dict__.setdefault("kept", []).append(notification)
+        return add(self, notification)
+
+    monkeypatch.setattr(Notifications, "add", keep)
+
+
 @pytest.fixture
 def sim_factory() -> Callable[..., Any]:
     """`sim_factory(scenario="calm" | fixture=..., speed=..., latency=..., seed=...)` -> a started SimServer."""

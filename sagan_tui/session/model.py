@@ -12,6 +12,7 @@ from sagan_tui.config import Settings
 from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
+from sagan_tui.triage.evidence import evidence_moved
 from sagan_tui.triage.verdict import headline as verdict_headline
 from sagan_tui import render
 from sagan_tui.render import Row
@@ -307,7 +308,7 @@ class PanelModel:
 
     def apply(self, changes, *, losses_moved: bool = False) -> Delta:
         """Re-read only what `changes` (a sync ChangeSet) says moved; return the rows that differ."""
-        self.health = dict(changes.health)
+        health_before, self.health = self.health, dict(changes.health)
         inbox_before = self.inbox()
         changed_exps: set[int] = set(changes.experiments)
         if len(changed_exps) > POINT_READS_MAX:
@@ -328,7 +329,8 @@ class PanelModel:
                              if old_counts.get(n) != self._counts.get(n)}
         if losses_moved:  # read already (another writer's): the pods of every loss may read differently
             redo |= {x.pod_id for x in self.losses}
-        elif changes.new_losses or changes.pods_gone:
+        # A balance that ran out after a wave is new evidence about it: weigh the waves again.
+        elif changes.new_losses or changes.pods_gone or (self.waves and evidence_moved(health_before, self.health)):
             losses_moved = True
             redo |= {x.pod_id for x in self.losses}
             self._read_losses()

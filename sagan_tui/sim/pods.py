@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import Any, NamedTuple
 
 from sagan_tui.models import PodLifecycle
 
@@ -32,6 +33,17 @@ def runpod_date(clock: SimClock, t: float) -> str:
     return clock.at(t).strftime("%a %b %d %Y %H:%M:%S GMT+0000 (Coordinated Universal Time)")
 
 
+class Marks(NamedTuple):
+    """A pod's fixed made-up identifiers (machine, host, addresses): hashed once, not per request."""
+
+    host: str  # the hex part of podHostId and of the ssh proxy user
+    machine_id: str
+    ip: str
+    ssh_port: int
+    http_port: int
+    gpu_ids: tuple[str, ...]
+
+
 @dataclass(eq=False)
 class Intent:
     """An event a pod's timeline implies, for the state to record against its experiment."""
@@ -56,6 +68,26 @@ class SimPod:
         self.row_id = stable_uuid("pod_lifecycle", s.id)
         self.agent_run_id = s.agent_run_id or stable_uuid("agent_run", s.id)
         self.run_id = s.run_id or stable_uuid("run", s.id)
+        self._load: tuple[int, tuple] | None = None  # (10 s tick, load()) last served
+
+    @cached_property
+    def marks(self) -> Marks:
+        s = self.spec
+        return Marks(stable_hex(8, "host", s.id), stable_hex(12, "machine", s.id),
+                     f"10.{stable_int(0, 255, 'ip', s.id)}.0.{stable_int(2, 250, 'ip2', s.id)}",
+                     stable_int(10000, 40000, "port", s.id), stable_int(40001, 60000, "port", s.id),
+                     tuple(f"GPU-{stable_hex(8, 'gpu', s.id, i)}" for i in range(s.gpu_count)))
+
+    def load(self, t: float) -> tuple[tuple[tuple[int, int], ...], int, int]:
+        """((gpu util, gpu memory util) per GPU, cpu util, ram util) for t's 10 s tick: the same
+        numbers on both APIs, hashed once per tick (a 10,000-pod list asks for all of them)."""
+        tick = int(t // 10)
+        if self._load is None or self._load[0] != tick:
+            s = self.spec
+            gpus = tuple((stable_int(55, 99, "util", s.id, i, tick), stable_int(40, 95, "mem", s.id, i, tick))
+                         for i in range(s.gpu_count))
+            self._load = (tick, (gpus, stable_int(5, 90, "cpu", s.id, tick), stable_int(20, 90, "ram", s.id, tick)))
+        return self._load[1]
 
     # --- building the timelines -------------------------------------------------------
 
@@ -147,17 +179,17 @@ class SimPod:
             reason = f"{reason[0]}: {runpod_date(clock, reason[1])}"
         since = st.get("since")
         running = st["status"] == "RUNNING" and since is not None
-        host = stable_hex(8, "host", s.id)
+        marks = self.marks
         view = {
             "id": s.id, "name": s.name or s.id, "desiredStatus": st["status"], "lastStatusChange": reason,
             "uptimeSeconds": 0,  # RunPod's top-level uptime is unreliable; the runtime one is not
             "costPerHr": s.cost_per_hr, "adjustedCostPerHr": s.adjusted_cost_per_hr or s.cost_per_hr,
             "gpuCount": s.gpu_count, "podType": s.pod_type, "imageName": s.image_name,
-            "machineId": stable_hex(12, "machine", s.id), "containerDiskInGb": s.container_disk_in_gb,
+            "machineId": marks.machine_id, "containerDiskInGb": s.container_disk_in_gb,
             "dockerArgs": s.docker_args, "dockerId": None, "env": [f"{k}={v}" for k, v in s.env.items()],
             "memoryInGb": s.memory_in_gb, "port": None, "ports": "22/tcp,8888/http", "vcpuCount": s.vcpu_count,
             "volumeInGb": s.volume_in_gb, "volumeMountPath": "/workspace",
-            "machine": {"gpuDisplayName": s.gpu, "dataCenterId": s.datacenter, "podHostId": s.host or f"{s.id}-{host}",
+            "machine": {"gpuDisplayName": s.gpu, "dataCenterId": s.datacenter, "podHostId": s.host or f"{s.id}-{marks.host}",
                         "location": s.datacenter.split("-")[0]},
             "runtime": self._runtime(t, since, clock) if running else None,
         }
@@ -165,19 +197,16 @@ class SimPod:
         return view
 
     def _runtime(self, t: float, since: float, clock: SimClock) -> dict[str, Any]:
-        s = self.spec
-        tick = int(t // 10)
+        marks = self.marks
         return {
             "uptimeInSeconds": int(clock.wall_seconds(since, t)),
             "ports": [
-                {"ip": f"10.{stable_int(0, 255, 'ip', s.id)}.0.{stable_int(2, 250, 'ip2', s.id)}", "isIpPublic": False,
-                 "privatePort": 22, "publicPort": stable_int(10000, 40000, "port", s.id), "type": "tcp"},
-                {"ip": "100.65.0.1", "isIpPublic": True, "privatePort": 8888,
-                 "publicPort": stable_int(40001, 60000, "port", s.id), "type": "http"},
+                {"ip": marks.ip, "isIpPublic": False, "privatePort": 22, "publicPort": marks.ssh_port, "type": "tcp"},
+                {"ip": "100.65.0.1", "isIpPublic": True, "privatePort": 8888, "publicPort": marks.http_port,
+                 "type": "http"},
             ],
-            "gpus": [{"id": f"GPU-{stable_hex(8, 'gpu', s.id, i)}",
-                      "gpuUtilPercent": stable_int(55, 99, "util", s.id, i, tick),
-                      "memoryUtilPercent": stable_int(40, 95, "mem", s.id, i, tick)} for i in range(s.gpu_count)],
+            "gpus": [{"id": gpu_id, "gpuUtilPercent": util, "memoryUtilPercent": mem}
+                     for gpu_id, (util, mem) in zip(marks.gpu_ids, self.load(t)[0])],
         }
 
     def cost_now(self, t: float) -> float:

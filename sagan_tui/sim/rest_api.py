@@ -23,7 +23,7 @@ from sagan_tui.models import iso
 from . import actions
 from .catalog import GPU_TYPES
 from .faults import error_response
-from .ids import stable_hex, stable_int
+from .ids import stable_int
 from .pods import SimPod
 from .state import SimState
 
@@ -62,21 +62,20 @@ def rest_view(pod: SimPod, t: float, state: SimState) -> dict[str, Any] | None:
     status = rest_status(pod, t)
     if status is None:
         return None
-    s, clock = pod.spec, state.clock
+    s, clock, marks = pod.spec, state.clock, pod.marks
     since = pod.runpod_state(t).get("since")  # type: ignore[union-attr]
     rate = s.adjusted_cost_per_hr or s.cost_per_hr  # v2's `cost` is the rate actually billed
     runtime = None
     if status == "RUNNING":
+        gpus, cpu, ram = pod.load(t)
         runtime = {
             "uptime": int(clock.wall_seconds(since, t)),
-            "gpus": [{"util": stable_int(55, 99, "util", s.id, i, int(t // 10)),
-                      "memoryUtil": stable_int(40, 95, "mem", s.id, i, int(t // 10))} for i in range(s.gpu_count)],
-            "cpu": {"util": stable_int(5, 90, "cpu", s.id, int(t // 10))},
-            "memory": {"util": stable_int(20, 90, "ram", s.id, int(t // 10))},
-            "ports": [{"private": 22, "public": stable_int(10000, 40000, "port", s.id), "type": "tcp",
-                       "ip": f"10.{stable_int(0, 255, 'ip', s.id)}.0.{stable_int(2, 250, 'ip2', s.id)}"}],
+            "gpus": [{"util": util, "memoryUtil": mem} for util, mem in gpus],
+            "cpu": {"util": cpu},
+            "memory": {"util": ram},
+            "ports": [{"private": 22, "public": marks.ssh_port, "type": "tcp", "ip": marks.ip}],
         }
-    proxy = f"{s.id}-{stable_hex(8, 'host', s.id)}"
+    proxy = f"{s.id}-{marks.host}"
     view = {
         "id": s.id, "name": s.name or s.id, "image": s.image_name, "args": s.docker_args,
         "disk": s.container_disk_in_gb, "ports": ["22/tcp", "8888/http"], "env": dict(s.env), "registry": None,

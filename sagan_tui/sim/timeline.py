@@ -9,14 +9,16 @@ from typing import Any
 class Timeline:
     """Field updates keyed by scenario time; later updates win, equal times keep insertion order."""
 
-    __slots__ = ("_keys", "_fields", "_seq")
+    __slots__ = ("_keys", "_fields", "_seq", "_merged")
 
     def __init__(self) -> None:
         self._keys: list[tuple[float, int]] = []
         self._fields: list[dict[str, Any]] = []
         self._seq = 0
+        self._merged: tuple[int, dict[str, Any]] | None = None  # (updates merged, their state)
 
     def add(self, t: float, **fields: Any) -> None:
+        self._merged = None
         self._seq += 1
         key = (t, self._seq)
         i = bisect_right(self._keys, key)
@@ -28,10 +30,15 @@ class Timeline:
         return bisect_right(self._keys, (t, float("inf")))
 
     def state(self, t: float) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for fields in self._fields[: self.count_at(t)]:
-            out.update(fields)
-        return out
+        n = self.count_at(t)
+        if self._merged is None or self._merged[0] != n:
+            # Every served view asks for it (three times per pod in a REST list of 10,000 pods),
+            # and it moves only when t passes an update: merged once, handed out as copies.
+            out: dict[str, Any] = {}
+            for fields in self._fields[:n]:
+                out.update(fields)
+            self._merged = (n, out)
+        return dict(self._merged[1])
 
     def last_change(self, t: float) -> float | None:
         """The time of the latest update at or before t."""

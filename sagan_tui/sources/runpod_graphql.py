@@ -11,6 +11,7 @@ from typing import Any, Callable
 from sagan_tui.models import RunPodPod, parse_records
 from sagan_tui.sources.errors import AuthError, BadReply, RequestRejected, SourceError, SourceTimeout, scrub
 from sagan_tui.sources.graphql_errors import PodNotFound
+from sagan_tui.gc_pause import gc_paused
 from sagan_tui.sources.graphql_shim import StrictRequests, local as _local
 from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check_pod_id as _check_id, float_or_none
 
@@ -142,7 +143,8 @@ class GraphQLTransport(KeyedTransport):
         # An entry RunPod nulled (a field broke its non-null rule) is skipped with RunPod's reason;
         # the skip makes the poll partial, so no pod is read as gone for want of it.
         listed = [p for p in myself["pods"] if p is not None]
-        pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods")
+        with gc_paused():
+            pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods")
         nulls = len(myself["pods"]) - len(listed)
         if nulls > len(nulled):
             nulled.append(f"pods: {nulls - len(nulled)} null entries without a reason")

@@ -22,6 +22,7 @@ from sagan_tui.sources.bounded import bounded_request
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
 )
+from sagan_tui.gc_pause import gc_paused
 from sagan_tui.sources.rest_shapes import (  # noqa: F401 - STATUS_MAP and parse_rate_limit are read here by tests
     STATUS_MAP, RateWindow, _spent, flatten_rest_pod, map_status, parse_rate_limit,
 )
@@ -125,7 +126,8 @@ class RestV2Transport(KeyedTransport):
         if resp.status_code == 204 or not resp.content:
             return None
         try:
-            return resp.json()
+            with gc_paused():
+                return resp.json()
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError, RecursionError):
             raise BadReply(self.account,
                            f"{method} {path}: reply is not valid JSON ({len(resp.content)} bytes)") from None
@@ -139,7 +141,10 @@ class RestV2Transport(KeyedTransport):
             # Never read a reply without a pod list as "no pods": that would be a fake wave.
             raise BadReply(self.account, "REST reply has no pods list")
         names = await self._catalog_names(pods_raw)
-        pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names) for p in pods_raw], "pods")
+        with gc_paused():
+            pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names) for p in pods_raw],
+                                          "pods")
+            del data, pods_raw  # the decoded tree goes now, whole, by reference counting
         # REST v2 has no balance endpoint (billing history only): the money fields stay unknown.
         return AccountSnapshot(account=self.account, pods=pods, skipped=skipped,
                                balance_note="n/a (REST v2 has no balance route)")

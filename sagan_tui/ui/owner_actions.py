@@ -57,7 +57,9 @@ class AuditFeed:
         async def again() -> None:
             self.last = await self.app.session.audit_log(limit)
 
-        self.app.run_worker(again(), group="audit-feed", exclusive=True, exit_on_error=False)
+        # The function, not a coroutine: `exclusive` may cancel this worker before it starts, and
+        # a coroutine made for it would then never be awaited (a RuntimeWarning in every run).
+        self.app.run_worker(again, group="audit-feed", exclusive=True, exit_on_error=False)
         return self.last[:limit]
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from sagan_tui.ui.screens.confirm import ConfirmScreen
 
+from tests.notes import notes
+
 from .conftest import poll_now, wait_for
 
 WORLD = {
@@ -24,21 +26,7 @@ WORLD = {
 
 
 def said(app, words: str) -> list[str]:
-    """Every notification so far with `words` (kept here: a toast leaves `_notifications` when it
-    times out, and under load the second result may come after the first's toast is gone)."""
-    return [m for m in getattr(app, "said_log", [n.message for n in app._notifications]) if words in m]
-
-
-def logging_notifications(app):
-    app.said_log = []
-    notify = app.notify
-
-    def logged(message, *args, **kwargs):
-        app.said_log.append(message)
-        return notify(message, *args, **kwargs)
-
-    app.notify = logged
-    return app
+    return [n.message for n in notes(app) if words in n.message]
 
 
 async def confirm(pilot, app, key: str) -> None:
@@ -51,7 +39,6 @@ async def confirm(pilot, app, key: str) -> None:
 async def test_a_double_confirmation_launches_once_and_both_are_audited(sim_factory, panel, figures):
     sim = sim_factory(fixture=WORLD, latency=2.0)  # the first launch is still on its way at the second press
     app, cache = panel(sim.env())
-    logging_notifications(app)
     async with app.run_test(size=(200, 50)) as pilot:
         await poll_now(pilot, app)
         app.experiments_table.focus()
@@ -89,7 +76,7 @@ async def test_a_failed_hold_changes_nothing_and_says_why(sim_factory, panel):
         await wait_for(pilot, lambda: said(app, "hold #502 failed"), what="failure")
         [message] = said(app, "hold #502 failed")
         assert "HTTP 500" in message
-        assert [n.severity for n in app._notifications if "hold #502" in n.message] == ["error"]
+        assert [n.severity for n in notes(app) if "hold #502" in n.message] == ["error"]
         after = {k: [str(c) for c in app.experiments_table.get_row(k)] for k in app.experiments_table.shown_keys()}
         assert after == before  # nothing on screen pretends it happened
     [a] = [a for a in cache.actions() if a.action == "hold"]

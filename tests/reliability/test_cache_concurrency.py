@@ -20,6 +20,8 @@ import httpx
 
 from sagan_tui.store.cache import Cache
 
+from tests.notes import notes
+
 from .conftest import SOAK, open_poller, poll_now
 from .processes import EXE, PtyPanel, command_env
 from .test_panel_faults import Ticker
@@ -69,7 +71,7 @@ async def test_a_long_write_by_another_process_never_freezes_the_panel(calm_sim,
             hog.wait()
         await poll_now(pilot, app)
         assert app.view.health["sagan"].state.value == "ok"
-        assert not [n for n in app._notifications if "database is locked" in n.message]
+        assert not [n for n in notes(app) if "database is locked" in n.message]
     # Waiting on the other writer would block for most of a hold (it was 4.5 s before reads had
     # their own connection); what is left is the cost of drawing the audit screen.
     assert worst < 0.6 * HOLD_S, f"the event loop was blocked {worst:.2f} s while another process wrote"

@@ -22,6 +22,7 @@ from sagan_tui.sources.sagan import SaganClient
 
 from .conftest import poll_now, screen_text, wait_for
 from .stub_server import Reply
+from tests.notes import notes
 
 TOKEN = "sagan-SECRET-token-5d1e9b7c3a"
 TEAM = "rk-team-SECRET-7f3a9c1e4b6d"
@@ -158,7 +159,7 @@ async def _panel_session(app, sim, pilot, seen: list[str]) -> None:
     await pilot.press("I")  # the incident layout
     seen.append(screen_text(app))
     await pilot.press("e")  # export the incident report (writes a file, copies it)
-    await wait_for(pilot, lambda: any("written to" in n.message for n in app._notifications), what="export")
+    await wait_for(pilot, lambda: any("written to" in n.message for n in notes(app)), what="export")
     seen.append(screen_text(app))
 
 
@@ -212,14 +213,14 @@ async def test_no_secret_reaches_the_panel_its_exports_logs_or_cache(sim_factory
         await pilot.press("h")  # hold: the dialog, then the server refuses quoting the token
         await pilot.pause()
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: any("hold #192 failed" in n.message for n in app._notifications),
+        await wait_for(pilot, lambda: any("hold #192 failed" in n.message for n in notes(app)),
                        what="failed hold")
         seen.append(screen_text(app))
         await pilot.press("A")  # the audit log, with the failure's text
         await pilot.pause(0.2)
         seen.append(screen_text(app))
         await pilot.press("escape")
-        seen += [n.message for n in app._notifications]
+        seen += [n.message for n in notes(app)]
         messages = [h.message or "" for h in app.view.health.values()]
         assert any("***" in m for m in messages), messages  # the servers' words are shown, masked
         seen += messages

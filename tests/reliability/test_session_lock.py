@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from tests.notes import notes
+
 from .conftest import poll_now, wait_for
 
 R4 = "k3m8qz0v2xw7ta"
@@ -41,13 +43,13 @@ async def test_x_and_the_cursor_answer_while_another_process_holds_the_write_loc
             await pilot.press("x")
             await pilot.press("up")
             await wait_for(pilot, lambda: pods.cursor_row != row, what="the cursor to move")
-            dismissed = lambda: any(f"dismissed lost pod {R4}" in n.message for n in app._notifications)  # noqa: E731
+            dismissed = lambda: any(f"dismissed lost pod {R4}" in n.message for n in notes(app))  # noqa: E731
             # The cursor answered with the dismiss queued behind the other process's lock: had the
             # dismiss landed already, the lock would have been released first.
             assert not dismissed() or released.exists()
             await wait_for(pilot, dismissed, timeout=90, what="the dismiss result")
             assert released.exists()  # it arrived after the other process let go
-            assert not [n for n in app._notifications if "locked" in n.message]
+            assert not [n for n in notes(app) if "locked" in n.message]
         finally:
             hog.kill()  # our own child, by its handle
             hog.wait()

@@ -20,6 +20,7 @@ from sagan_tui.ui.safe_text import clean
 
 from .conftest import poll_now, screen_text, wait_for
 from .stub_server import EMPTY_MYSELF
+from tests.notes import notes
 
 INJECTIONS = [
     "[@click=app.quit]boom[/]",  # a Textual action link
@@ -137,14 +138,14 @@ async def test_every_field_and_error_message_is_shown_literally_and_nothing_acts
         await pilot.press("h")
         await pilot.pause(0.2)
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: any("hold #2 failed" in n.message for n in app._notifications), what="failure")
+        await wait_for(pilot, lambda: any("hold #2 failed" in n.message for n in notes(app)), what="failure")
         await pilot.pause(0.2)
         errors_screen = look("errors")
         assert "[@click=app.quit]boom[/]" in errors_screen
-        for note in app._notifications:
+        for note in notes(app):
             assert note.markup is False, note.message
             assert_no_controls(note.message, "notification")
-        assert any(EVIL in n.message for n in app._notifications)
+        assert any(EVIL in n.message for n in notes(app))
         await pilot.press("A")
         await pilot.pause(0.3)
         look("audit with the failure")

@@ -11,6 +11,7 @@ from sagan_tui.models import Experiment, WorkflowEvent
 from sagan_tui.store.cache import Cache
 
 from .frozen import NOW, frozen_app
+from tests.notes import notes
 
 SIZE = (160, 40)
 
@@ -75,7 +76,7 @@ async def test_new_owner_turn_item_is_announced_with_the_bell(tmp_path):
         other_writer(app, lambda cache, conn: cache.upsert_experiments(conn, [exp]))
         await deliver(pilot, app)
         assert app.experiments_table.shown_keys()[0] == "380"  # newest of the inbox, on top
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in notes(app)]
         assert any("#380 [/]fresh [b]plan" in m for m in said), said
         assert rings == [1]
         # the same item again is not news

@@ -11,6 +11,7 @@ from sagan_tui.ui.screens.help import HelpScreen
 
 from .conftest import wait_for
 from .frozen import LOST, frozen_app
+from tests.notes import notes
 
 SIZE = (200, 50)
 INBOX = ["369", "367", "358", "192"]  # owner-turn rows, newest first
@@ -110,7 +111,7 @@ async def test_dismissing_a_lost_pod_hides_its_row_and_keeps_the_loss(tmp_path):
         await pilot.press("x")
         await wait_for(pilot, lambda: "v0c7bx292xqvg4" not in pods.shown_keys(), what="the row hidden")
         await wait_for(pilot, lambda: any("dismissed lost pod v0c7bx292xqvg4" in n.message
-                                          for n in app._notifications), what="x saying what it did")
+                                          for n in notes(app)), what="x saying what it did")
         assert any(x.pod_id == "v0c7bx292xqvg4" for x in app.current_losses())
         assert app.loss_area.border_title.startswith(f"Losses · {len(LOST)}")
         await pilot.press("X")
@@ -140,7 +141,7 @@ async def test_read_only_refuses_every_mutating_key_out_loud(tmp_path):
             if key == "s":
                 app.pods_table.focus()
             await pilot.press(key)
-            await wait_for(pilot, lambda: any(f"read-only: {what} refused" in n.message for n in app._notifications),
+            await wait_for(pilot, lambda: any(f"read-only: {what} refused" in n.message for n in notes(app)),
                            what=f"{key} refused")
             assert not app.screen.is_modal  # no dialog opened first
         audit = await app.session.audit_log()

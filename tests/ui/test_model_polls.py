@@ -72,3 +72,35 @@ def test_a_new_wave_is_announced_with_its_verdict_not_its_first_finding():
     [note] = announcements(Delta(new_waves=(wave,)), {}, {})
     assert note.title == "Reaping wave" and note.ring
     assert note.message.endswith("PLATFORM REAPER, high: hold re-dispatch, ticket to RunPod with 5 pod ids")
+
+
+async def test_a_poll_that_moves_only_an_accounts_balance_weighs_the_waves_again(sim_factory, tmp_path):
+    """A wave's verdict reads the accounts' balances: a later poll with no loss but a balance that
+    moved re-weighs the waves; one that moved nothing leaves them as they were."""
+    from dataclasses import replace
+
+    sim = sim_factory(scenario="reaping-wave")
+    settings = sim_settings(sim, tmp_path)
+    cache = Cache(settings.cache_path)
+    poller = Poller(settings, cache)
+    model = PanelModel(settings, cache)
+    model.load(poller.health)
+    try:
+        for t in (5, 60, 200):  # seen RUNNING, then gone
+            sim.clock.jump_to(t)
+            last = await poller.poll_once()
+            model.apply(last)
+    finally:
+        await poller.aclose()
+    try:
+        assert model.waves, "the r4 wave is in by t=200"
+        quiet = replace(last, experiments=(), approvals_changed=False, pods_changed=(), pods_gone=(), new_losses=())
+        before = model.waves
+        model.apply(quiet)
+        assert model.waves is before  # nothing moved: not weighed again
+        team = quiet.health["team"]
+        ran_out = replace(quiet, health={**quiet.health, "team": replace(team, balance=0.0, under_balance=True)})
+        model.apply(ran_out)
+        assert model.waves is not before and [w.losses for w in model.waves] == [w.losses for w in before]
+    finally:
+        cache.close()

@@ -14,12 +14,13 @@ from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.widgets.wave_panel import WavePanel
 
 from .conftest import SIZE, poll_now, wait_for
+from tests.notes import notes
 
 R4 = ["k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y"]
 
 
 def said(app, words: str) -> bool:
-    return any(words in n.message for n in app._notifications)
+    return any(words in n.message for n in notes(app))
 
 
 async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_actions(sim_factory, panel, monkeypatch):

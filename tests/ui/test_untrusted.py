@@ -7,6 +7,7 @@ from sagan_tui.ui.messages import ExperimentViewed, PlanRendered
 from sagan_tui.ui.screens.detail import DetailScreen
 
 from .conftest import SIZE, poll_now, polled, wait_for
+from tests.notes import notes
 
 EVIL = "[@click=app.quit]boom[/]"
 OSC52 = "\x1b]52;c;ZXZpbA==\x07"
@@ -53,15 +54,15 @@ async def test_injected_markup_and_escapes_are_shown_literally(sim_factory, pane
         assert plain(exps, "2", "title") == "[bold red]x"
         assert plain(exps, "2", "status") == "quantum_pending?"
         assert plain(pods, "evilpod0000001", "name") == EVIL
-        notes = [plain(tl, k, "note") for k in tl.shown_keys()]
-        assert f"{EVIL}[/]" in notes
-        for n in notes:
+        timeline_notes = [plain(tl, k, "note") for k in tl.shown_keys()]
+        assert f"{EVIL}[/]" in timeline_notes
+        for n in timeline_notes:
             assert_clean(n)
 
         # #1 turns to the owner: the notification carries the title literally.
         sim.clock.jump_to(150)
         await poll_now(pilot, app)
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in notes(app)]
         assert any(EVIL in m and "Owner" in m for m in said), said
         assert app.is_running and app.return_code is None
 

@@ -10,6 +10,7 @@ from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes
 from .conftest import wait_for
+from tests.notes import notes
 
 HELD = {400, 401, 402, 403}  # the reaper's experiments, all running on team
 
@@ -34,7 +35,7 @@ def _app(rig, **flags):
 
 
 def _notes(app, words: str) -> list[str]:
-    return [n.message for n in app._notifications if words in n.message]
+    return [n.message for n in notes(app) if words in n.message]
 
 
 def _status_posts(sim, mark: int) -> list:
