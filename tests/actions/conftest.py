@@ -225,3 +225,14 @@ async def wait_for(pilot, cond: Callable[[], bool], timeout: float = 20.0, what:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.05)
+
+
+async def wave_with_192_approved(rig):
+    """The reaping-wave world at t=600 with #192 approved: `r` on it goes through the guard."""
+    r = await rig(scenario="reaping-wave", at=550)
+    r.sim.clock.jump_to(600)
+    await r.poll()
+    await r.poller.sagan.set_status(192, "approved", "test setup")
+    await r.poll()
+    r.since_now()
+    return r

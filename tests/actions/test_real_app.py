@@ -8,7 +8,7 @@ from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.screens.confirm import ConfirmScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 
-from .conftest import actions_fixture, wait_for
+from .conftest import actions_fixture, wait_for, wave_with_192_approved
 
 SIZE = (200, 50)
 
@@ -95,12 +95,7 @@ async def wave_panel(rig):
     """The real panel during the reaping wave, #192 approved: `r` on it goes through the guard."""
     from sagan_tui.ui.app import SaganApp
 
-    r = await rig(scenario="reaping-wave", at=550)
-    r.sim.clock.jump_to(600)
-    await r.poll()
-    await r.poller.sagan.set_status(192, "approved", "test setup")
-    await r.poll()
-    r.since_now()
+    r = await wave_with_192_approved(rig)
     return r, SaganApp(r.settings, r.cache, r.poller)
 
 

@@ -11,7 +11,7 @@ from sagan_tui.ui.screens.confirm import ConfirmScreen
 from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 
-from .conftest import HostApp, actions_fixture, wait_for
+from .conftest import HostApp, actions_fixture, wait_for, wave_with_192_approved
 
 SIZE = (110, 34)
 
@@ -155,12 +155,7 @@ async def test_read_only_refuses_visibly_and_shows_the_request_without_decisions
 
 
 async def test_guarded_redispatch_needs_the_number_typed(rig):
-    r = await rig(scenario="reaping-wave", at=550)
-    r.sim.clock.jump_to(600)
-    await r.poll()
-    await r.poller.sagan.set_status(192, "approved", "test setup")
-    await r.poll()
-    r.since_now()
+    r = await wave_with_192_approved(rig)
     app = HostApp(r.settings, r.cache, r.poller)
     app.selected = 192
     async with app.run_test(size=SIZE) as pilot:
