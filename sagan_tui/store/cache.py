@@ -244,7 +244,7 @@ class Cache:
     def live_pods(self, conn: sqlite3.Connection, account: str,
                   pod_ids: Iterable[str] | None = None) -> dict[str, CachedPod]:
         """The account's pods not gone (only `pod_ids` among them, when given)."""
-        sql, params = "select * from pods where account = ? and gone_at is null", [account]
+        sql, params = "select * from pods_seen where account = ? and gone_at is null", [account]
         if pod_ids is not None:
             sql += " and pod_id in (select value from json_each(?))"
             params.append(json.dumps(list(pod_ids)))
@@ -254,11 +254,26 @@ class Cache:
 
     def live_stamps(self, conn: sqlite3.Connection, account: str) -> dict[str, str | None]:
         """pod_id -> last_seen_at (as stored) of the account's pods not gone: cheap, no record parsed."""
-        return dict(conn.execute("select pod_id, last_seen_at from pods where account = ? and gone_at is null",
+        return dict(conn.execute("select pod_id, last_seen_at from pods_seen where account = ? and gone_at is null",
                                  (account,)).fetchall())
 
+    def account_seen(self, conn: sqlite3.Connection, account: str, at: datetime) -> None:
+        """A complete poll of `account` at `at` listed every pod of it left live: they were all seen then
+        (schema v3's `pods_seen`), and a pod it found unchanged needs no write of its own."""
+        conn.execute("insert into account_seen (account, seen_at) values (?, ?)"
+                     " on conflict(account) do update set seen_at = excluded.seen_at", (account, ts(at)))
+
+    def settle_pods(self, conn: sqlite3.Connection, pod_ids: Iterable[str]) -> None:
+        """Write into these pods' own rows what `pods_seen` derives for them, before they are
+        rewritten: a RUNNING pod that stops keeps its last RUNNING sighting, which was its account's."""
+        conn.execute(
+            "update pods set (last_seen_at, running_seen_at, uptime_s, data) = (select last_seen_at,"
+            " running_seen_at, uptime_s, data from pods_seen v where v.pod_id = pods.pod_id)"
+            " where pod_id in (select value from json_each(?))", (json.dumps(list(pod_ids)),))
+
     def touch_pods(self, conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
-        """(pod_id, last_seen_at, running_at, uptime_s) of pods seen again with nothing else changed."""
+        """(pod_id, last_seen_at, running_at, uptime_s) of pods seen again with nothing else changed,
+        by a poll that is not complete (some records unreadable: it does not vouch for every pod)."""
         stamp = functools.lru_cache(maxsize=4)(ts)  # one poll's rows share their last_seen_at
         conn.executemany(
             "update pods set last_seen_at = ?, running_at = coalesce(?, running_at), uptime_s = ?,"
@@ -303,7 +318,7 @@ class Cache:
 
     def pods(self, include_gone: bool = True, account: str | None = None,
              pod_ids: Iterable[str] | None = None) -> list[CachedPod]:
-        sql, params = "select * from pods where 1=1", []
+        sql, params = "select * from pods_seen where 1=1", []
         if pod_ids is not None:
             sql += " and pod_id in (select value from json_each(?))"
             params.append(json.dumps(list(pod_ids)))
@@ -315,10 +330,11 @@ class Cache:
         return [self._pod(r) for r in self._rows(sql + " order by account, pod_id", params)]
 
     def sightings(self) -> list[PodSighting]:
-        """What the polls saw of every pod, from the pods table's columns: the same values as its
+        """What the polls saw of every pod, from the pods' columns: the same values as its
         CachedPods (upsert_pods writes both), without parsing each pod's record (80 ms at 1,000)."""
         rows = self._tuples("select pod_id, account, experiment, first_seen_at, running_at, last_seen_at,"
-                            " desired_status, gpu, datacenter, cost_per_hr, gone_at, host, running_seen_at from pods"
+                            " desired_status, gpu, datacenter, cost_per_hr, gone_at, host, running_seen_at"
+                            " from pods_seen"
                             " order by account, pod_id")
         return [PodSighting(pod_id=r[0], account=r[1], experiment=r[2], first_seen_at=parse_ts(r[3]),
                             running_at=parse_ts(r[4]), last_seen_at=parse_ts(r[5]), desired_status=r[6],

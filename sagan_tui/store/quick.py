@@ -50,7 +50,7 @@ def peek(path: str | Path, owner_statuses: Collection[str], stopped_states: Coll
                 f"select {', '.join(EXPERIMENT_COLUMNS)} from experiments where coalesce(status, '') {test}"
                 f" ({_marks(owner)}) order by number desc limit ?", (*owner, limit - len(exps))).fetchall()
         pods = conn.execute(
-            f"select {', '.join(POD_COLUMNS)} from pods where gone_at is null order by account, pod_id limit ?",
+            f"select {', '.join(POD_COLUMNS)} from pods_seen where gone_at is null order by account, pod_id limit ?",
             (limit,)).fetchall()
         counts = conn.execute(
             "select experiment, count(*) from pods where gone_at is null and experiment is not null and"

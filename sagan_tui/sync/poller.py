@@ -110,8 +110,10 @@ class Poller:
 
     def __init__(self, settings: Settings, cache: Cache, *, sagan: SaganClient | None = None,
                  transports: dict[str, RunPodTransport] | None = None,
-                 offload: Callable[..., Awaitable[Any]] | None = None):
+                 offload: Callable[..., Awaitable[Any]] | None = None,
+                 clock: Callable[[], datetime] = utcnow):
         self.settings = settings
+        self.clock = clock  # when a poll happened: a test steps it with the simulator's served time
         self.cache = cache
         token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
         self.sagan = sagan or SaganClient(settings.sagan_base_url, token, timeout=settings.request_timeout,
@@ -158,11 +160,11 @@ class Poller:
         h = self._health[name]
         if h.next_attempt is None:
             return interval
-        return max(interval, (h.next_attempt - (now or utcnow())).total_seconds())
+        return max(interval, (h.next_attempt - (now or self.clock())).total_seconds())
 
     async def poll_once(self, *, force: bool = False) -> ChangeSet:
         """One cycle over every source at once (`sync`); `force` ignores backoff (refresh)."""
-        started, t0 = utcnow(), time.perf_counter()
+        started, t0 = self.clock(), time.perf_counter()
         names = [n for n in self.sources
                  if force or not (self._health[n].next_attempt and self._health[n].next_attempt > started)]
         parts = await asyncio.gather(*(self.poll_source(n) for n in names))
@@ -173,7 +175,7 @@ class Poller:
         source's slow reply delays no other (the panel runs each on its own schedule)."""
         lock = self._locks.setdefault(name, asyncio.Lock())
         async with lock:
-            started, t0 = utcnow(), time.perf_counter()
+            started, t0 = self.clock(), time.perf_counter()
             try:
                 res = await (self._poll_sagan() if name == SAGAN else self._poll_account(name))
             except sqlite3.Error:  # the cache failed (a full disk), not the source:
@@ -191,7 +193,7 @@ class Poller:
                 skipped=tuple(res.skipped), polled=(name,))
 
     async def _failed(self, name: str, exc: BaseException) -> None:
-        now = utcnow()
+        now = self.clock()
         prev = self._health[name]
         n = prev.consecutive_failures + 1
         if isinstance(exc, SourceError):
@@ -222,7 +224,7 @@ class Poller:
     # --- Sagan -------------------------------------------------------------------------
 
     async def _poll_sagan(self) -> _Result:
-        now = utcnow()
+        now = self.clock()
         cursor = self.cache.cursor(SAGAN)
         exp_since = ev_since = pods_since = None
         if cursor:
@@ -332,7 +334,7 @@ class Poller:
 
     async def _poll_account(self, name: str) -> _Result:
         snap = await self.transports[name].snapshot()
-        now = utcnow()
+        now = self.clock()
         return await self.offload(self._write_account, name, snap, now)
 
     def _write_account(self, name, snap, now) -> _Result:
@@ -354,8 +356,12 @@ class Poller:
             polled = {pod_id for pod_id, source in known.items() if "runpod-poll" in source.split("+")}
             rec = reconcile(name, snap.pods, prev, now, stops, polled, partial=bool(snap.skipped))
             losses = self._joined(rec.losses, known)
+            self.cache.settle_pods(conn, [c.pod_id for c in rec.upserts])
             self.cache.upsert_pods(conn, rec.upserts)
-            self.cache.touch_pods(conn, rec.touched)
+            if snap.skipped:  # a pod not listed may be an unreadable one: only those listed were seen
+                self.cache.touch_pods(conn, rec.touched)
+            else:  # every live pod was listed: one row says so
+                self.cache.account_seen(conn, name, now)
             self.cache.add_observations(conn, rec.observations)
             self.cache.upsert_losses(conn, losses)
             self.cache.record_balance(conn, name, now, snap.balance, snap.under_balance, snap.spend_per_hr,

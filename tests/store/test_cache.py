@@ -153,9 +153,41 @@ def test_a_v1_cache_migrates_forward_keeping_its_pods_and_losses(tmp_path):
                          "source": "runpod-poll", "dismissed": 0})
     db.conn.close()
     c = Cache(path)
-    assert schema.current_version(c.db) == schema.SCHEMA_VERSION == 2
-    assert "cache migrated from schema v1 to v2" in c.notices
+    assert schema.current_version(c.db) == schema.SCHEMA_VERSION
+    assert f"cache migrated from schema v1 to v{schema.SCHEMA_VERSION}" in c.notices
     [s] = c.sightings()
     assert s.pod_id == "oldpod000001" and s.host is None and s.running_seen_at == s.last_seen_at
     assert [x.pod_id for x in c.losses()] == ["oldlost00001"] and c.balance_history() == {}
+    c.close()
+
+
+def test_a_v2_cache_migrates_to_v3_and_reads_each_pods_last_sighting_as_it_was(tmp_path):
+    """v3 adds each account's last complete poll, through which a live pod's sighting is read."""
+    import sqlite_utils
+
+    path = tmp_path / "v2.sqlite"
+    db = sqlite_utils.Database(path)
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    db["meta"].insert_all([{"key": "app", "value": schema.APP_ID}, {"key": "schema_version", "value": "2"}])
+    schema.MIGRATIONS[0](db)
+    schema.MIGRATIONS[1](db)
+    seen = "2026-05-14T10:50:00.000000Z"
+    db["pods"].insert_all([
+        {"pod_id": "livepod00001", "account": "team", "desired_status": "RUNNING", "last_seen_at": seen,
+         "running_seen_at": seen, "uptime_s": 600, "data": json.dumps({"id": "livepod00001", "uptimeSeconds": 600})},
+        {"pod_id": "gonepod00002", "account": "team", "desired_status": "RUNNING", "last_seen_at": seen,
+         "running_seen_at": seen, "gone_at": "2026-05-14T10:51:00.000000Z", "data": json.dumps({"id": "gonepod00002"})}])
+    db.conn.close()
+    c = Cache(path)
+    assert schema.current_version(c.db) == schema.SCHEMA_VERSION == 3
+    assert "cache migrated from schema v2 to v3" in c.notices
+    by_id = {s.pod_id: s for s in c.sightings()}
+    before = T0.replace(minute=50, second=0)
+    assert {s.last_seen_at for s in by_id.values()} == {s.running_seen_at for s in by_id.values()} == {before}
+    # The account's next complete poll lists every live pod: the live one reads seen then, uptime grown.
+    with c.transaction() as conn:
+        c.account_seen(conn, "team", T0)
+    live, gone = c.pods(pod_ids=["livepod00001"])[0], {s.pod_id: s for s in c.sightings()}["gonepod00002"]
+    assert live.last_seen_at == T0 and live.pod.uptime_seconds == 600 + 234
+    assert gone.last_seen_at == gone.running_seen_at == before
     c.close()
