@@ -111,9 +111,9 @@ class Poller:
     def __init__(self, settings: Settings, cache: Cache, *, sagan: SaganClient | None = None,
                  transports: dict[str, RunPodTransport] | None = None,
                  offload: Callable[..., Awaitable[Any]] | None = None,
-                 clock: Callable[[], datetime] = utcnow):
+                 clock: Callable[[], datetime] | None = None):
         self.settings = settings
-        self.clock = clock  # when a poll happened: a test steps it with the simulator's served time
+        self.clock = clock or utcnow  # when a poll happened: a test steps it with the simulator's served time
         self.cache = cache
         token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
         self.sagan = sagan or SaganClient(settings.sagan_base_url, token, timeout=settings.request_timeout,
