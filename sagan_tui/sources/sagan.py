@@ -8,7 +8,7 @@ import logging
 import random
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Collection
 from urllib.parse import quote
 
 import httpx
@@ -33,6 +33,7 @@ class Listing:
 
     items: list[Any]
     skipped: list[str] = field(default_factory=list)
+    held: int = 0  # records left unread because the caller holds them already (`events(known=...)`)
 
 
 @dataclass
@@ -130,12 +131,21 @@ class SaganClient:
             a.experiment_number = a.experiment_number or exp.number
         return ExperimentView(exp, events, approvals, bad_e + bad_a)
 
-    async def events(self, since: datetime | None = None, limit: int = 500) -> Listing:
+    async def events(self, since: datetime | None = None, limit: int = 500,
+                     known: Collection[str] = frozenset()) -> Listing:
+        """The feed from `since` (inclusive), oldest first. Records whose id is in `known` are
+        counted in `held` and not validated: a poll re-reads the events at its cursor's instant
+        (thousands when a fleet started at once), and validating them again was most of its CPU."""
         params: dict[str, Any] = {"limit": limit}
         if since:
             params["since"] = iso(since)
         data = await self._request("GET", routes.EVENTS, params=params)
-        return Listing(*parse_records(WorkflowEvent, data.get("events"), "events"))
+        raw = data.get("events")
+        held = 0
+        if known and isinstance(raw, list):
+            fresh = [r for r in raw if not (isinstance(r, dict) and isinstance(r.get("id"), str) and r["id"] in known)]
+            raw, held = fresh, len(raw) - len(fresh)
+        return Listing(*parse_records(WorkflowEvent, raw, "events"), held=held)
 
     async def approvals(self, status: str = "pending") -> Listing:
         data = await self._request("GET", routes.APPROVALS, params={"status": status})

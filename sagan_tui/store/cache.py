@@ -398,6 +398,10 @@ class Cache:
             "select pod_id, account, experiment, desired_status, running_at, gone_at, gone_reason, name, gpu,"
             " datacenter, cost_per_hr, last_status_change from pods")}
 
+    def event_ids_at(self, when: datetime) -> set[str]:
+        """Ids of the events held that were created at exactly `when` (a feed cursor's instant)."""
+        return {r[0] for r in self._tuples("select id from events where created_at = ?", (ts(when),))}
+
     def event_position(self) -> int:
         """How far the events table goes (its newest rowid): the timeline's own position in the cache."""
         return int(self._tuples("select coalesce(max(rowid), 0) from events")[0][0])

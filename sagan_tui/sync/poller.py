@@ -237,16 +237,20 @@ class Poller:
             self.sagan.pods(pods_since - CURSOR_OVERLAP if pods_since else None),
             self.sagan.approvals("pending"))
         events, skipped = [], [*exps.skipped, *pods.skipped, *approvals.skipped]
-        since, limit = ev_since, EVENT_PAGE
+        # The feed is read from `since` inclusive: the events at that instant come again, and
+        # those already held are only counted (`held`); the page is sized to reach past them.
+        since, known = ev_since, self.cache.event_ids_at(ev_since)
+        limit = min(EVENT_PAGE + len(known), EVENT_PAGE_MAX)
         for _ in range(EVENT_PAGES_PER_POLL):
-            page = await self.sagan.events(since, limit=limit)
+            page = await self.sagan.events(since, limit=limit, known=known)
             skipped += page.skipped
             events += page.items
             newest = max((e.created_at for e in page.items), default=since)
-            if len(page.items) + len(page.skipped) < limit:
+            if len(page.items) + len(page.skipped) + page.held < limit:
                 break
             if newest > since:
-                since, limit = newest, EVENT_PAGE
+                since, known = newest, {e.id for e in events if e.created_at == newest}
+                limit = min(EVENT_PAGE + len(known), EVENT_PAGE_MAX)
             elif limit < EVENT_PAGE_MAX:
                 # A full page all at `since`: the feed breaks no ties within a timestamp, so the
                 # same page would come back every poll and the events after it never; a larger

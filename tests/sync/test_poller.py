@@ -6,7 +6,7 @@ import pytest
 
 from sagan_tui.config import load_settings
 from sagan_tui.models import ErrorKind, HealthState
-from sagan_tui.store.cache import Cache
+from sagan_tui.store.cache import Cache, parse_ts
 from sagan_tui.sync.poller import Poller
 
 LOSS_FIXTURE = {
@@ -148,3 +148,29 @@ async def test_more_events_at_one_instant_than_a_page_are_all_read(sim_factory, 
     finally:
         await poller.aclose()
         cache.close()
+
+
+async def test_events_at_the_cursors_instant_are_read_again_in_one_page_and_not_parsed_again(sim_factory, tmp_path):
+    """A fleet started at once leaves thousands of events at the feed cursor's instant: every poll
+    reads them again (the feed is inclusive), but validating them again was most of its CPU."""
+    from sagan_tui.sync.poller import EVENT_PAGE
+
+    burst = EVENT_PAGE + 500
+    events = [{"at": 5, "experiment": 192, "eventType": "note", "note": f"pod {i} committed"} for i in range(burst)]
+    sim = sim_factory(fixture={**LOSS_FIXTURE, "events": events})
+    poller, cache, _ = _poller(sim, tmp_path)
+    try:
+        sim.clock.jump_to(6)  # the burst is the newest: the cursor stands at its instant
+        await poller.poll_once()
+        cursor = dict(p.split("=", 1) for p in cache.cursor("sagan").split(";"))["ev"]
+        held = cache.event_ids_at(parse_ts(cursor))
+        assert len(held) >= burst
+        asked = len(sim.requests)
+        second = await poller.poll_once()
+        pages = [r for r in sim.requests[asked:] if r.path.endswith("/events")]
+        listing = await poller.sagan.events(parse_ts(cursor), limit=EVENT_PAGE + len(held), known=held)
+    finally:
+        await poller.aclose()
+        cache.close()
+    assert second.events_added == 0 and len(pages) == 1
+    assert (listing.items, listing.skipped, listing.held) == ([], [], len(held))
