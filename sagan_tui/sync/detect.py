@@ -17,7 +17,9 @@ _STATUS, _CHANGE, _EXPERIMENT = (KEY_FIELDS.index(f) for f in ("desired_status",
 
 
 pod_key = attrgetter(*KEY_FIELDS)  # RunPodPod -> its fields but uptime, as a tuple
-# `now - uptime` moves by the poll's latency and the uptime's whole seconds: not a new start.
+# `now - uptime` moves by the uptime's whole seconds and by the poll's latency (`now` is taken
+# once the reply is in, the uptime when the server wrote it): within this plus the poll's own
+# duration, the same start read again. A slow poll under load otherwise "restarted" every pod.
 RUNNING_AT_JITTER = timedelta(seconds=3)
 
 
@@ -71,7 +73,8 @@ def _running_at(pod: RunPodPod, prev: Seen | None, now: datetime) -> datetime | 
 
 
 def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now: datetime,
-              requested_stops: set[str], known_losses: set[str], partial: bool = False) -> Reconciled:
+              requested_stops: set[str], known_losses: set[str], partial: bool = False,
+              took: timedelta = timedelta(0)) -> Reconciled:
     """Only ever called with a *successful* poll: a failed one says nothing about the pods.
 
     A pod last seen RUNNING and now missing is a loss, unless someone asked for it to stop.
@@ -82,11 +85,12 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
     touched (last seen, running since, uptime), not written again.
     """
     out = Reconciled()
+    jitter = RUNNING_AT_JITTER + took  # `took`: how long the poll's reply took to arrive
     for pod in pods:
         p = prev.get(pod.id)
         key = pod_key(pod)
         running_at = _running_at(pod, p, now)
-        if p is not None and p.running_at and running_at and abs(running_at - p.running_at) <= RUNNING_AT_JITTER:
+        if p is not None and p.running_at and running_at and abs(running_at - p.running_at) <= jitter:
             running_at = p.running_at  # the same start read a poll later (now - uptime): kept, not moved
         # A start that moved (a restart in place keeps every other field) is a change the panel must redraw.
         if p is None or p.key != key or (running_at != p.running_at and running_at is not None):

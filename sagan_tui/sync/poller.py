@@ -337,11 +337,13 @@ class Poller:
         return live
 
     async def _poll_account(self, name: str) -> _Result:
+        asked = time.monotonic()
         snap = await self.transports[name].snapshot()
         now = self.clock()
-        return await self.offload(self._write_account, name, snap, now)
+        took = timedelta(seconds=time.monotonic() - asked)
+        return await self.offload(self._write_account, name, snap, now, took)
 
-    def _write_account(self, name, snap, now) -> _Result:
+    def _write_account(self, name, snap, now, took: timedelta = timedelta(0)) -> _Result:
         experiment_of = self.cache.sagan_pod_experiments(name)
         stops = self.cache.owner_stops() | self.cache.sagan_stops()
         for pod in snap.pods:
@@ -358,7 +360,7 @@ class Poller:
             # A loss Sagan reported first still takes this poll's evidence (when it was last seen
             # running, from the poll's own dates): only one the poll already recorded is skipped.
             polled = {pod_id for pod_id, source in known.items() if "runpod-poll" in source.split("+")}
-            rec = reconcile(name, snap.pods, prev, now, stops, polled, partial=bool(snap.skipped))
+            rec = reconcile(name, snap.pods, prev, now, stops, polled, partial=bool(snap.skipped), took=took)
             losses = self._joined(rec.losses, known)
             self.cache.settle_pods(conn, [c.pod_id for c in rec.upserts])
             self.cache.upsert_pods(conn, rec.upserts)
