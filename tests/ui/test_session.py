@@ -83,6 +83,32 @@ async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_act
     assert on_ui == []
 
 
+async def test_the_wave_panels_wave_arrives_weighed_and_no_diagnosis_runs_on_the_ui_thread(sim_factory, panel,
+                                                                                              monkeypatch):
+    """Issue 18.8: a diagnosis reads every pod's sightings (0.5 s at 10,000 pods); drawn lazily
+    by the wave panel it held the UI thread and every key behind it."""
+    import sagan_tui.triage.waves as waves
+
+    sim = sim_factory(scenario="reaping-wave")
+    app = panel(sim, poll=False)
+    ui, where = threading.current_thread(), []
+    real = waves.diagnose
+
+    def diagnose(*args, **kwargs):
+        where.append(threading.current_thread() is ui)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(waves, "diagnose", diagnose)
+    async with app.run_test(size=SIZE) as pilot:
+        for t in (60, 130):  # before r4's losses, after them
+            sim.clock.jump_to(t)
+            await poll_now(pilot, app)
+        panel_ = app.query_one(WavePanel)
+        await wait_for(pilot, lambda: panel_.wave is not None, what="the wave shown")
+        await pilot.pause()
+    assert where and not any(where), where
+
+
 async def test_dismiss_hides_the_pods_row_and_leaves_waves_report_and_ticket_as_they_were(sim_factory, panel):
     """Issue 17.1 through the real app: after `x` on a lost pod its row leaves the pods pane; the
     losses, the waves (pods, burn), the heatmap count, the report and the ticket are unchanged."""
