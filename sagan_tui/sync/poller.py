@@ -215,9 +215,10 @@ class Poller:
         with self.cache.transaction() as conn:
             self.cache.set_health(conn, h)
 
-    def _ok(self, name: str, now: datetime, **money: object) -> SourceHealth:
+    def _ok(self, name: str, now: datetime, started: datetime | None = None, **money: object) -> SourceHealth:
+        """`started`: when the poll that succeeded at `now` began (its duration counts in staleness)."""
         h = replace(self._health[name], state=HealthState.OK, error_kind=None, message=None, last_success=now,
-                    last_attempt=now, consecutive_failures=0, next_attempt=None, **money)
+                    last_attempt=started or now, consecutive_failures=0, next_attempt=None, **money)
         self._health[name] = h
         return h
 
@@ -349,7 +350,7 @@ class Poller:
         for pod in snap.pods:
             if pod.experiment is None:
                 pod.experiment = experiment_of.get(pod.id)
-        h = self._ok(name, now, balance=snap.balance, spend_per_hr=snap.spend_per_hr,
+        h = self._ok(name, now, now - took, balance=snap.balance, spend_per_hr=snap.spend_per_hr,
                      spend_limit=snap.spend_limit, under_balance=snap.under_balance, balance_note=snap.balance_note)
         with self.cache.transaction() as conn:
             prev = self._live_pods(conn, name)

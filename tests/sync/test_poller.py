@@ -1,5 +1,6 @@
 """The whole data path against the simulator over loopback: Sagan + both accounts -> the cache."""
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -174,3 +175,25 @@ async def test_events_at_the_cursors_instant_are_read_again_in_one_page_and_not_
         cache.close()
     assert second.events_added == 0 and len(pages) == 1
     assert (listing.items, listing.skipped, listing.held) == ([], [], len(held))
+
+
+async def test_a_slow_accounts_data_is_stale_only_after_three_of_its_own_polls(sim_factory, tmp_path):
+    """Issue 18.8: 10,000 pods take seconds to list; "stale" must mean old data, not a slow poll."""
+    sim = sim_factory(fixture=LOSS_FIXTURE)
+    sim.api_latency["rest"] = 1.5  # every REST reply (the pods of `auto`) a second and a half late
+    poller, cache, settings = _poller(sim, tmp_path)
+    try:
+        changes = await poller.poll_once()
+    finally:
+        await poller.aclose()
+        cache.close()
+    team = changes.health["team"]
+    took = (team.last_success - team.last_attempt).total_seconds()
+    assert team.state == HealthState.OK and took >= 1.5
+    cycle = settings.poll_interval + took
+    assert not team.stale(team.last_success + timedelta(seconds=3 * cycle - 0.1), settings.poll_interval)
+    assert team.stale(team.last_success + timedelta(seconds=3 * cycle + 0.1), settings.poll_interval)
+    # A failed poll after it keeps three intervals: its attempt is later than the success.
+    failed = replace(team, last_attempt=team.last_success + timedelta(seconds=1))
+    assert failed.stale(team.last_success + timedelta(seconds=3 * settings.poll_interval + 0.1),
+                        settings.poll_interval)
