@@ -94,6 +94,17 @@ def test_fleet_smoke():
     assert fleet["pods"] > figures[0].detail["baseline_fleet"]["pods"] > 0 and fleet["cpu_s_per_poll"] > 0
 
 
+@pytest.mark.slow
+def test_fleet_keys_smoke():
+    import bench_fleet_keys
+
+    figures = bench_fleet_keys.run(small=True)
+    well_formed(figures, {"fleet_key_max", "fleet_panel_cpu"})
+    detail = figures[0].detail
+    assert detail["fleet"]["pods"] > detail["baseline_fleet"]["pods"] > 0
+    assert detail["fleet"]["poll_cycle_s"]  # the panel's polls were seen in its cache
+
+
 def test_a_fleet_fixture_is_one_the_simulator_accepts():
     import bench_fleet
 
