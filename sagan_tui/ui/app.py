@@ -6,10 +6,11 @@ import time
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable
 
-from textual import on
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding
 
+from sagan_tui.gc_settle import Settler
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
@@ -81,6 +82,7 @@ class SaganApp(App):
         self._first_health: dict = {}
         self.first_paint_s: float | None = None
         self._opened = None
+        self.settler = Settler()  # full collections wait for a pause in the keys (gc_settle.py)
         if cache is not None:  # read here, before the app's loop runs: whole from the first frame
             from sagan_tui.session import PanelSession
 
@@ -210,6 +212,7 @@ class SaganApp(App):
             ring(self, notes)  # bell or desktop notification, per the notify setting (ui/notify.py)
         if u.health is not None or u.in_flight is not None:
             self._tick_status(tick=False)
+        self.settler.settle()  # what this update left alive stays out of full collections (gc_settle.py)
 
     # --- the status line, and what time alone changes ------------------------------------
 
@@ -247,6 +250,7 @@ class SaganApp(App):
         if tick:  # relative times: the rows' ages and the wave panel's "ago" and "until"
             self.session.tick()
             self.loss_area.tick(now)
+            self.settler.sweep_if_due()
 
     def _wave_words(self, now: datetime) -> str | None:
         """The header's words for the active wave (None when none is active)."""
@@ -341,6 +345,12 @@ class SaganApp(App):
         elif self.focused is not None:
             self.screen.maximize(self.focused)
 
+    async def on_event(self, event) -> None:
+        if isinstance(event, events.Key):
+            self.settler.key()
+        await super().on_event(event)
+
     def on_unmount(self) -> None:
+        self.settler.release()  # another app in this process (tests) starts with nothing frozen
         if self.session is not None:
             self.session.close()
