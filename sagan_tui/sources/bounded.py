@@ -20,6 +20,13 @@ DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
 _SPENT_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
 
 
+def preemptible(obj: dict[str, Any]) -> dict[str, Any]:
+    """json's `object_hook` for replies: each decoded object returns through Python, where another
+    thread waiting for the GIL (the panel's UI) can take it. One C call decoding a 10,000-pod
+    reply held it 70-100 ms, every key pressed meanwhile waiting; with the hook, ~8% slower."""
+    return obj
+
+
 def too_large(source: str, where: str, max_bytes: int) -> ReplyTooLarge:
     return ReplyTooLarge(source, f"{where}: reply too large (over {max_bytes / 2**20:g} MB); not read further")
 

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, too_large
+from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, preemptible, too_large
 from sagan_tui.sources.errors import (
     ApiRetired, BadReply, SourceTimeout, Unreachable, for_status, parse_retry_after, scrub,
 )
@@ -58,7 +58,7 @@ class StrictRequests:
             self._raise_status(resp, source, key)
         try:
             with gc_paused():
-                body = resp.json()
+                body = resp.json(object_hook=preemptible)
         except (ValueError, RecursionError):
             raise BadReply(source, f"GraphQL reply is not valid JSON ({len(content)} bytes)") from None
         # The SDK indexes into the reply without looking (`"errors" in body`, `errors[0]["message"]`):

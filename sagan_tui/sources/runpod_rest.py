@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 
 from sagan_tui.models import RunPodPod, parse_records
-from sagan_tui.sources.bounded import bounded_request
+from sagan_tui.sources.bounded import bounded_request, preemptible
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
 )
@@ -127,7 +127,7 @@ class RestV2Transport(KeyedTransport):
             return None
         try:
             with gc_paused():
-                return resp.json()
+                return resp.json(object_hook=preemptible)
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError, RecursionError):
             raise BadReply(self.account,
                            f"{method} {path}: reply is not valid JSON ({len(resp.content)} bytes)") from None

@@ -345,14 +345,17 @@ class Poller:
         return await self.offload(self._write_account, name, snap, now, took)
 
     def _write_account(self, name, snap, now, took: timedelta = timedelta(0)) -> _Result:
-        experiment_of = self.cache.sagan_pod_experiments(name)
-        stops = self.cache.owner_stops() | self.cache.sagan_stops()
-        for pod in snap.pods:
-            if pod.experiment is None:
-                pod.experiment = experiment_of.get(pod.id)
         h = self._ok(name, now, now - took, balance=snap.balance, spend_per_hr=snap.spend_per_hr,
                      spend_limit=snap.spend_limit, under_balance=snap.under_balance, balance_note=snap.balance_note)
         with self.cache.transaction() as conn:
+            # Read under the write lock: Sagan's write (its pods' experiments, and setting them on
+            # the pods it finds without) is wholly before this or wholly after. Read before it, a
+            # Sagan write in between left this poll's new pods without their experiment.
+            experiment_of = self.cache.sagan_pod_experiments(name)
+            stops = self.cache.owner_stops() | self.cache.sagan_stops()
+            for pod in snap.pods:
+                if pod.experiment is None:
+                    pod.experiment = experiment_of.get(pod.id)
             prev = self._live_pods(conn, name)
             for pod_id, seen in prev.items():
                 if seen.experiment is None and experiment_of.get(pod_id) is not None:
