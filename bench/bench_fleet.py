@@ -12,8 +12,7 @@ baseline, the part of a poll that is the servers' and the network's (here the si
 GraphQL work, on the same two cores), so its ratio is what reconciling and writing add. The
 CPU share (of one core, polling every 2 s, the fetch-only requests left out) is an absolute
 budget; a 1,000-pod fleet of the same shape, measured in the same run, stands beside it.
-The panel's key latency on 10,000 pods is not measured here (it depends on the panel's
-session refactor, issue 14).
+The panel on the same fleet (its keys, CPU and polls) is bench_fleet_keys.py.
 """
 
 from __future__ import annotations
@@ -125,7 +124,7 @@ def run(small: bool = False) -> list[Figure]:
                 "cpu_s_per_poll": round(x["cpu_s"], 4), "cpu_share": round(x["share"], 4)}
 
     info = {"interval_s": interval, "polls": count, "fleet": detail(r), "baseline_fleet": detail(b),
-            "servers": "one simulator process per source", "key_latency": "not measured (issue 14 session refactor)"}
+            "servers": "one simulator process per source", "key_latency": "bench_fleet_keys.py (the panel on this fleet)"}
     return [
         Figure("fleet_poll", f"sync poll of {big:,} pods vs the servers' own reply time (same requests, not written)",
                r["median_s"], r["fetch_s"], "s", "<= 1.5x", 1.5, detail=info),

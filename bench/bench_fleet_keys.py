@@ -28,6 +28,8 @@ from bench_keys import DOWN, EVERY_S, SIZE, p95
 from common import ROOT, Figure, SimProcess, clean_env, main, panel_argv, quiet_logging
 from ptyrun import PtyProcess, visible_text
 
+from sagan_tui.store.rows import parse_ts
+
 INTERVAL_S = 2.0
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -101,7 +103,9 @@ def measure(pods: int, n: int) -> dict:
         share = (cpu_s(p.pid) - c0) / wall
         rss = p.peak_rss_mb()
         held = live_pods(cache)
-    cycles = {s: wall / len(ats) for s, ats in polls.items() if len(ats) > 1}
+    # A source's cycle: the time between its first and last success seen, over the polls between.
+    cycles = {s: (max(ts) - min(ts)).total_seconds() / (len(ts) - 1)
+              for s, ts in ((s, [parse_ts(a) for a in ats]) for s, ats in polls.items()) if len(ts) > 2}
     return {"keys": keys, "share": share, "wall": wall, "cycles": cycles, "stale": stale, "rss": rss, "pods": held}
 
 
