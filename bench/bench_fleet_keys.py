@@ -24,7 +24,7 @@ from contextlib import ExitStack, closing
 from pathlib import Path
 
 from bench_fleet import fleet
-from bench_keys import DOWN, EVERY_S, SIZE, p95
+from bench_keys import EVERY_S, SIZE, p95, press
 from common import ROOT, Figure, SimProcess, clean_env, main, panel_argv, quiet_logging
 from ptyrun import PtyProcess, visible_text
 
@@ -65,14 +65,8 @@ def presses(p: PtyProcess, n: int, cache: Path) -> tuple[list[float], dict[str, 
     polls: dict[str, set[str]] = {}
     stale = 0
     for _ in range(n):
-        p.pump(EVERY_S)
-        mark, sent = len(p.output), time.monotonic()
-        p.send(DOWN)
-        end = sent + 5.0
-        while len(p.output) == mark and time.monotonic() < end:
-            p.pump(0.001)
-        after = next((t for t, size in p.stamps if size > mark), None)
-        out.append((after or end) - sent)
+        mark = len(p.output)
+        out.append(press(p, timeout=5.0))
         for source, at in successes(cache).items():
             polls.setdefault(source, set()).add(at)
         stale += "stale since" in visible_text(bytes(p.output[mark:]))

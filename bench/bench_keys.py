@@ -25,19 +25,21 @@ EVERY_S = 0.25
 SPEED = os.environ.get("BENCH_KEYS_SPEED", "1")  # the issue measured at 1; 20 loses pods every few seconds
 
 
+def press(p: PtyProcess, timeout: float = 2.0) -> float:
+    """A down arrow EVERY_S after the last: seconds to the first output after it (`timeout` if none)."""
+    p.pump(EVERY_S)  # what was on its way (a poll's repaint) is read before the press
+    mark, sent = len(p.output), time.monotonic()
+    p.send(DOWN)
+    end = sent + timeout
+    while len(p.output) == mark and time.monotonic() < end:
+        p.pump(0.001)
+    after = next((t for t, size in p.stamps if size > mark), None)
+    return (after or end) - sent
+
+
 def presses(p: PtyProcess, n: int) -> list[float]:
     """Seconds from each down arrow to the first output after it."""
-    out: list[float] = []
-    for _ in range(n):
-        p.pump(EVERY_S)  # what was on its way (a poll's repaint) is read before the press
-        mark, sent = len(p.output), time.monotonic()
-        p.send(DOWN)
-        end = sent + 2.0
-        while len(p.output) == mark and time.monotonic() < end:
-            p.pump(0.001)
-        after = next((t for t, size in p.stamps if size > mark), None)
-        out.append((after or end) - sent)
-    return out
+    return [press(p) for _ in range(n)]
 
 
 def measure_panel(n: int, speed: str) -> list[float]:

@@ -138,15 +138,22 @@ def test_three_writers_one_file_no_lock_errors(tmp_path):
     assert c.counts()["actions"] == 3 * 150
 
 
-def test_a_v1_cache_migrates_forward_keeping_its_pods_and_losses(tmp_path):
-    """v2 adds each pod's machine, when it was last seen RUNNING, and the balance history."""
+def _older_cache(path, version: int):
+    """A cache file as sagan-tui at schema `version` left it (its migrations only), still open."""
     import sqlite_utils
 
-    path = tmp_path / "v1.sqlite"
     db = sqlite_utils.Database(path)
     db["meta"].create({"key": str, "value": str}, pk="key")
-    db["meta"].insert_all([{"key": "app", "value": schema.APP_ID}, {"key": "schema_version", "value": "1"}])
-    schema.MIGRATIONS[0](db)
+    db["meta"].insert_all([{"key": "app", "value": schema.APP_ID}, {"key": "schema_version", "value": str(version)}])
+    for migration in schema.MIGRATIONS[:version]:
+        migration(db)
+    return db
+
+
+def test_a_v1_cache_migrates_forward_keeping_its_pods_and_losses(tmp_path):
+    """v2 adds each pod's machine, when it was last seen RUNNING, and the balance history."""
+    path = tmp_path / "v1.sqlite"
+    db = _older_cache(path, 1)
     db["pods"].insert({"pod_id": "oldpod000001", "account": "team", "desired_status": "RUNNING",
                        "last_seen_at": "2026-05-14T10:50:00.000000Z", "data": "{}"})
     db["losses"].insert({"pod_id": "oldlost00001", "account": "team", "lost_at": "2026-05-14T10:54:54.000000Z",
@@ -163,14 +170,8 @@ def test_a_v1_cache_migrates_forward_keeping_its_pods_and_losses(tmp_path):
 
 def test_a_v2_cache_migrates_to_v3_and_reads_each_pods_last_sighting_as_it_was(tmp_path):
     """v3 adds each account's last complete poll, through which a live pod's sighting is read."""
-    import sqlite_utils
-
     path = tmp_path / "v2.sqlite"
-    db = sqlite_utils.Database(path)
-    db["meta"].create({"key": str, "value": str}, pk="key")
-    db["meta"].insert_all([{"key": "app", "value": schema.APP_ID}, {"key": "schema_version", "value": "2"}])
-    schema.MIGRATIONS[0](db)
-    schema.MIGRATIONS[1](db)
+    db = _older_cache(path, 2)
     seen = "2026-05-14T10:50:00.000000Z"
     db["pods"].insert_all([
         {"pod_id": "livepod00001", "account": "team", "desired_status": "RUNNING", "last_seen_at": seen,
