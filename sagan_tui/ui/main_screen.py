@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Grid
+from textual.timer import Timer
 from textual.widgets import DataTable
 
 from sagan_tui.ui.owner_actions import OwnerActionsScreen
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from sagan_tui.ui.widgets.loss_area import LossArea
 
 NARROW_BELOW = 140  # columns: under this the panes stack
+CURSOR_REST_S = 0.12  # the experiments cursor still this long: its timeline is asked for
 
 
 def later_panes() -> list:
@@ -38,6 +40,7 @@ class MainScreen(OwnerActionsScreen):
         super().__init__()
         self.pending = pending  # the `sagan-tui` start: three panes mount right after the first frame
         self._timeline_for: int | None = None
+        self._rest_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -170,6 +173,16 @@ class MainScreen(OwnerActionsScreen):
 
     @on(DataTable.RowHighlighted, "#experiments")
     def _experiment_highlighted(self) -> None:
+        # The timeline follows once the cursor rests (CURSOR_REST_S): the key's own frame is not
+        # shared with reading and drawing another experiment's events (300 rows, and the
+        # session's thread holding the GIL meanwhile), and a held arrow key asks for one
+        # timeline, not one per row it passes.
+        if self._rest_timer is not None:
+            self._rest_timer.stop()
+        self._rest_timer = self.set_timer(CURSOR_REST_S, self._cursor_rested)
+
+    def _cursor_rested(self) -> None:
+        self._rest_timer = None
         if self.app.loaded and not self.timeline.everything and self._selected_number() != self._timeline_for:  # type: ignore[attr-defined]
             self.ask_timeline()
 
