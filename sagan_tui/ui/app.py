@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable
@@ -69,7 +70,10 @@ class SaganApp(App):
                  clock: Callable[[], datetime] | None = None, poll: bool = True) -> None:
         """Without a cache (the `sagan-tui` command) the first frame comes from a thin read and the
         session opens the cache after it; with one (tests, embedding) the session starts at mount."""
-        super().__init__()
+        # NO_COLOR (TERM=dumb sets it: commands/panel.py) means no colour codes at all: Textual
+        # strips colours (its NoColor filter) only when it sends ANSI colours natively; otherwise
+        # it turns them grey (Monochrome), which are colour codes still.
+        super().__init__(ansi_color=True if os.environ.get("NO_COLOR") is not None else None)
         self.settings: Settings = settings  # type: ignore[assignment]  # a Draft until `loaded`
         self.clock = clock or utcnow
         self._poll = poll
