@@ -84,7 +84,8 @@ class OwnerActionsScreen(Screen):
         _b("W", "wave_response", "Wave response"),  # verdict's dialog: ui/screens/wave_response.py
     ]
     MUTATING: dict[str, str] = {"hold": "hold", "redispatch": "re-dispatch", "stop_pod": "stop pod",
-                                "promote": "promote", "bulk_hold": "bulk hold", "bulk_stop": "bulk stop"}
+                                "promote": "promote", "bulk_hold": "bulk hold", "bulk_stop": "bulk stop",
+                                "wave_response": "wave response"}
 
     # --- what a subclass says ----------------------------------------------------------
 
@@ -205,6 +206,8 @@ class OwnerActionsScreen(Screen):
 
     def action_wave_response(self) -> None:
         """The wave's verdict and its response in one dialog (refused out loud in read-only)."""
+        if self._refused_if_read_only("wave_response"):
+            return
         from sagan_tui.ui.screens.wave_response import open_wave_response
 
         open_wave_response(self.app)
