@@ -15,6 +15,7 @@ from sagan_tui import gc_settle
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
+from sagan_tui.ui.key_hold import KeyHold, Released
 from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.main_screen import MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
@@ -80,6 +81,7 @@ class SaganApp(App):
         self._poll = poll
         self.session: PanelSession = None  # type: ignore[assignment]
         self.view = PanelView()
+        self.key_hold = KeyHold()  # keys typed while a dialog opens go to the dialog
         self.runway_watch = RunwayWatch()  # the short-runway notice, once per crossing (runway.py)
         self.loaded = False
         self.paused = False
@@ -352,6 +354,12 @@ class SaganApp(App):
     async def on_event(self, event) -> None:
         if isinstance(event, events.Key):
             self._last_key = time.monotonic()
+        if self.key_hold.take(event):  # a dialog is opening: ui/key_hold.py
+            return
+        if isinstance(event, Released):
+            for key in self.key_hold.released():
+                await super().on_event(key)
+            return
         await super().on_event(event)
 
     def on_unmount(self) -> None:
