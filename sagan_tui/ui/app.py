@@ -11,7 +11,7 @@ from textual import events, on
 from textual.app import App
 from textual.binding import Binding
 
-from sagan_tui import gc_settle
+from sagan_tui.gc_settle import Settler
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
@@ -88,7 +88,7 @@ class SaganApp(App):
         self._first_health: dict = {}
         self.first_paint_s: float | None = None
         self._opened = None
-        self._last_key = time.monotonic()  # the idle full collection waits for a pause in the keys
+        self.settler = Settler()  # full collections wait for a pause in the keys (gc_settle.py)
         if cache is not None:  # read here, before the app's loop runs: whole from the first frame
             from sagan_tui.session import PanelSession
 
@@ -218,7 +218,7 @@ class SaganApp(App):
             ring(self, notes)  # bell or desktop notification, per the notify setting (ui/notify.py)
         if u.health is not None or u.in_flight is not None:
             self._tick_status(tick=False)
-        gc_settle.settle()  # what this update left alive stays out of full collections (gc_settle.py)
+        self.settler.settle()  # what this update left alive stays out of full collections (gc_settle.py)
 
     # --- the status line, and what time alone changes ------------------------------------
 
@@ -256,7 +256,7 @@ class SaganApp(App):
         if tick:  # relative times: the rows' ages and the wave panel's "ago" and "until"
             self.session.tick()
             self.loss_area.tick(now)
-            gc_settle.sweep_if_idle(self._last_key)
+            self.settler.sweep_if_due()
 
     def _wave_words(self, now: datetime) -> str | None:
         """The header's words for the active wave (None when none is active)."""
@@ -353,7 +353,7 @@ class SaganApp(App):
 
     async def on_event(self, event) -> None:
         if isinstance(event, events.Key):
-            self._last_key = time.monotonic()
+            self.settler.key()
         if self.key_hold.take(event):  # a dialog is opening: ui/key_hold.py
             return
         if isinstance(event, Released):
@@ -363,6 +363,6 @@ class SaganApp(App):
         await super().on_event(event)
 
     def on_unmount(self) -> None:
-        gc_settle.release()  # another app in this process (tests) starts with nothing frozen
+        self.settler.release()  # another app in this process (tests) starts with nothing frozen
         if self.session is not None:
             self.session.close()

@@ -117,3 +117,38 @@ async def test_many_rows_going_at_once_leave_the_rest_in_order_with_the_cursor_o
         await pilot.pause()
         assert table.row_count == len(kept)
         assert "pod-2" in "".join(s.text for s in table.render_line(2))
+
+
+
+class Twin(App):
+    def compose(self) -> ComposeResult:
+        yield KeyedTable(COLUMNS, title="Pods", id="stock")
+        yield KeyedTable(COLUMNS, title="Pods", id="fast")
+
+
+async def test_rows_added_at_once_are_the_rows_add_row_makes_and_a_duplicate_changes_nothing():
+    """add_rows_keyed (datatable_private.py) against DataTable's own add_row, row by row: the same
+    rows, the same order, the same drawing, the first row highlighted."""
+    from textual.widgets.data_table import DuplicateKey
+
+    app = Twin()
+    async with app.run_test(size=(80, 24)) as pilot:
+        stock, fast = app.query_one("#stock", KeyedTable), app.query_one("#fast", KeyedTable)
+        data = [(f"r{i}", ("", f"pod-{i}", f"{i}m")) for i in range(30)]
+        for key, cells in data:
+            stock.add_row(*cells, key=key)
+        fast.add_rows_keyed(data)
+        await pilot.pause()
+        for table in (stock, fast):
+            assert [r.key.value for r in table.ordered_rows] == [k for k, _ in data]
+            assert table.get_row("r7") == ["", "pod-7", "7m"]
+            assert table.cursor_coordinate == (0, 0)
+        for y in range(1, 6):
+            assert "".join(s.text for s in fast.render_line(y)) == "".join(s.text for s in stock.render_line(y))
+        try:
+            fast.add_rows_keyed([("new", ("", "x", "1m")), ("r3", ("", "again", "1m"))])
+        except DuplicateKey:
+            pass
+        else:
+            raise AssertionError("a duplicate key was taken")
+        assert fast.row_count == 30 and "new" not in [r.key.value for r in fast.ordered_rows]

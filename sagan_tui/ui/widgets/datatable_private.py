@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+from itertools import zip_longest
 from typing import Any
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.widgets import DataTable
-from textual.widgets.data_table import CellKey, ColumnKey, RowKey
+from textual.widgets.data_table import CellKey, ColumnKey, DuplicateKey, Row, RowKey
 
 # What FastDataTable reads or writes of DataTable's private state, and the private methods it
 # calls or overrides with their parameters. `mismatches()` checks each against the installed
@@ -18,12 +19,14 @@ from textual.widgets.data_table import CellKey, ColumnKey, RowKey
 # instead of as a wrong frame. Pinned by pyproject.toml's textual range.
 PRIVATE_ATTRS = ("_data", "_row_locations", "_column_locations", "_update_count", "_offset_cache",
                  "_ordered_row_cache", "_cell_render_cache", "_show_hover_cursor", "_pseudo_class_state",
-                 "_y_offsets", "_updated_cells", "_require_update_dimensions")
+                 "_y_offsets", "_updated_cells", "_require_update_dimensions", "_new_rows",
+                 "_row_render_cache", "_row_renderable_cache", "_line_cache")
 PRIVATE_METHODS = {
     "_render_cell": ("self", "row_index", "column_index", "base_style", "width", "cursor", "hover"),
     "_get_styles_to_render_cell": ("self", "is_header_cell", "is_row_label_cell", "is_fixed_style_cell",
                                    "hover", "cursor", "show_cursor", "show_hover_cursor",
                                    "has_css_foreground_priority", "has_css_background_priority"),
+    "_highlight_cursor": ("self",),
 }
 
 
@@ -53,6 +56,21 @@ class FastDataTable(DataTable):
     """A DataTable whose one-line, fixed-width plain cells update and draw without Textual's
     general path. A subclass says which cells qualify with `plain_cell(value)`."""
 
+    # DataTable keeps 1,000 rendered rows, lines and row renderables and 10,000 cells, keyed by
+    # the cursor's place and the table's generation: a press of the down arrow or an update
+    # makes every visible row miss and adds a screenful of entries, each a tree of segments and
+    # strips the collector tracks. Held for twenty presses, they reached its oldest generation
+    # and made its full passes (the UI's longest stalls) larger and more frequent. A few
+    # screenfuls serve every hit that can still come.
+    CACHE_LINES = 200
+    CACHE_CELLS = 2000
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for cache in (self._row_render_cache, self._row_renderable_cache, self._line_cache):
+            cache.maxsize = self.CACHE_LINES
+        self._cell_render_cache.maxsize = self.CACHE_CELLS
+
     def plain_cell(self, value: Any) -> tuple[str, str] | None:
         """(text, Rich style string) of a cell drawn the fast way, or None for the stock way."""
         return None
@@ -81,6 +99,34 @@ class FastDataTable(DataTable):
             return
         if self.store_cell(rk, ck, value):
             self.refresh_row(self._row_locations.get(rk))
+
+    def add_rows_keyed(self, rows: list[tuple[str, tuple[Any, ...]]]) -> None:
+        """DataTable.add_row (one line high, no label) for many rows, checking the cursor once.
+
+        The stock method sets the cursor reactive per row (validated, watched): the 300 rows of
+        the next experiment's timeline, once per arrow key, held the UI thread 40-60 ms.
+        """
+        if not rows:
+            return
+        columns = self.ordered_columns
+        for key, cells in rows:  # checked before anything changes, as add_row would raise
+            if RowKey(key) in self._row_locations:
+                raise DuplicateKey(f"The row key {key!r} already exists.")
+            if len(cells) > len(columns):
+                raise ValueError("More values provided than there are columns.")
+        was_empty = self.row_count == 0
+        for i, (key, cells) in enumerate(rows, start=self.row_count):
+            rk = RowKey(key)
+            self._row_locations[rk] = i
+            self._data[rk] = {column.key: cell for column, cell in zip_longest(columns, cells)}
+            self.rows[rk] = Row(rk, 1, None, False)
+            self._new_rows.add(rk)
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate
+        if was_empty and self.columns and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()  # as add_row does for a table's first row
+        self._update_count += 1
+        self.check_idle()
 
     def remove_rows(self, keys: list[str]) -> None:
         """DataTable.remove_row for many rows with one re-indexing and one layout request (the stock

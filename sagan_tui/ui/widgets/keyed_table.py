@@ -246,17 +246,20 @@ class KeyedTable(FastDataTable):
                 for k in gone:
                     del self._shown[k]
                 moved = True
+            added = []
             for k, row in wanted.items():
                 old = self._shown.get(k)
                 if old is None:
-                    self.add_row(self._head(k), *map(cell_view, row.cells), key=k)
-                    moved = True
+                    added.append((k, (self._head(k), *map(cell_view, row.cells))))
                 elif old != row:
                     self._update_row(k, old, row)
                     moved = moved or old.group != row.group or old.order != row.order or (
                         self.sort_index is not None and
                         old.cells[self.sort_index].sort_value != row.cells[self.sort_index].sort_value)
                 self._shown[k] = row
+            if added:
+                self.add_rows_keyed(added)  # one cursor check for all (datatable_private.py)
+                moved = True
             if moved:
                 self._resort()
                 if at_key is not None and at_key in self._shown:
