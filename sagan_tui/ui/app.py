@@ -196,7 +196,7 @@ class SaganApp(App):
 
     def _apply(self, u) -> None:
         self.view.apply(u)
-        if not self.screen_stack:  # an update racing the exit
+        if not self.screen_stack or not self.is_running:  # an update racing the exit (panes being removed)
             return
         with self.batch_update():
             self.main_screen.apply(u, self.clock(), self.settings.guard_minutes)

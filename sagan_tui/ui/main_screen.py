@@ -183,7 +183,7 @@ class MainScreen(OwnerActionsScreen):
 
     def _cursor_rested(self) -> None:
         self._rest_timer = None
-        if self.app.loaded and not self.timeline.everything and self._selected_number() != self._timeline_for:  # type: ignore[attr-defined]
+        if self.app.is_running and self.app.loaded and not self.timeline.everything and self._selected_number() != self._timeline_for:  # type: ignore[attr-defined]
             self.ask_timeline()
 
     @on(DataTable.RowSelected, "#experiments")
