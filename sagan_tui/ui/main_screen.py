@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from sagan_tui.ui.widgets.loss_area import LossArea
 
 NARROW_BELOW = 140  # columns: under this the panes stack
+SAY_WAITING_S = 1.0  # an owner's write not done by then says that it waits, and for what
 CURSOR_REST_S = 0.12  # the experiments cursor still this long: its timeline is asked for
 
 
@@ -208,17 +210,24 @@ class MainScreen(OwnerActionsScreen):
     @on(PodsTable.DismissRequested)
     def _dismiss(self, event: PodsTable.DismissRequested) -> None:
         if self.app.loaded:  # type: ignore[attr-defined]
-            self._said(lambda: self.session.dismiss(event.pod_id))
+            self._said(lambda: self.session.dismiss(event.pod_id), f"x {event.pod_id}")
 
     @on(PodsTable.ShowDismissedToggled)
     def _toggle_dismissed(self) -> None:
         if self.app.loaded:  # type: ignore[attr-defined]
-            self._said(self.session.toggle_dismissed)
+            self._said(self.session.toggle_dismissed, "X")
 
-    def _said(self, call) -> None:
+    def _said(self, call, what: str) -> None:
+        """Run a local write (`x`, `X`) and say its result. Behind another process's write lock it
+        can wait up to the cache's busy timeout: past SAY_WAITING_S the owner is told it waits."""
         async def run() -> None:
+            pending = asyncio.ensure_future(call())
+            done, _ = await asyncio.wait({pending}, timeout=SAY_WAITING_S)
+            if not done:
+                self.app.notify(f"{what}: waiting to write the cache (another process is writing to it)",
+                                markup=False)
             try:
-                said = await call()
+                said = await pending
             except Exception as exc:  # noqa: BLE001 - e.g. the cache stayed locked past the retries
                 self.app.notify(f"not done: {type(exc).__name__}: {exc}", severity="error", markup=False)
                 return
