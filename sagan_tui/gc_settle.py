@@ -6,12 +6,15 @@ DOM, 17 times in a minute at 200-700 ms each on this loaded machine, about 5 s i
 collector holds the GIL, so every one froze the UI thread whichever thread set it off.
 
 The panel freezes its heap (`gc.freeze`) right after the first update and again after each
-sweep, so the automatic passes walk only what is newer. Reference counting still frees frozen
-objects, but a cycle among them waits for the next sweep (Textual's strips cache themselves, so
-every dropped render is one); what can wait is bounded by what was frozen. A sweep (unfreeze,
-full collection, freeze) runs when no key came for IDLE_S and the last is EVERY_S old. Freezing
-after every update instead (tried) made each update pay a young collection, 60-200 ms on this
-machine at 0.5 s polls, and froze the young cycles too: +17 MB in 100 polls.
+sweep, and leaves full passes to the sweeps: the automatic ones, still 80-500 ms every few
+seconds over what was not frozen, are turned off (generation 2's threshold) while the panel
+runs. Reference counting frees frozen objects, and the young generations' passes still collect
+the cycles an update or a frame drops; a cycle that lived long enough to reach generation 2 or
+be frozen waits for the next sweep (unfreeze, full collection, freeze). A sweep runs when no
+key came for IDLE_S and the last is EVERY_S old, and in any case once the last is MAX_S old,
+so memory stays bounded while keys never stop. Freezing after every update instead (tried)
+made each update pay a young collection, 60-200 ms on this machine at 0.5 s polls, and froze
+the young cycles too: +17 MB in 100 polls.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ import gc
 import time
 
 IDLE_S = 2.0  # no key for this long: the owner is reading, a full pass is in no one's way
-EVERY_S = 60.0  # what frozen cycles can pile up in a minute is small
+EVERY_S = 60.0  # what long-lived cycles pile up in a minute is small
+MAX_S = 300.0  # typing without a 2 s pause for five minutes: sweep anyway
+NO_AUTO_FULL = 1_000_000  # generation 2's threshold while the panel runs: never reached
 
 
 class Settler:
@@ -31,6 +36,7 @@ class Settler:
         self.last_key = clock()
         self.last_sweep: float | None = None
         self.sweeps = 0
+        self._thresholds: tuple[int, int, int] | None = None
 
     def key(self) -> None:
         self.last_key = self.clock()
@@ -38,14 +44,19 @@ class Settler:
     def settle(self) -> None:
         """After an applied update: the first freezes the heap the panel was built with."""
         if self.last_sweep is None:
+            self._thresholds = gc.get_threshold()
+            gc.set_threshold(self._thresholds[0], self._thresholds[1], NO_AUTO_FULL)
             self.sweep()
         else:
             self.sweep_if_due()
 
     def sweep_if_due(self) -> bool:
-        """Sweep when the owner is not typing and the last sweep is EVERY_S old; whether it ran."""
+        """Sweep when due (see the module's docstring); returns whether it ran."""
+        if self.last_sweep is None:
+            return False
         now = self.clock()
-        if self.last_sweep is None or now - self.last_key < IDLE_S or now - self.last_sweep < EVERY_S:
+        since = now - self.last_sweep
+        if since < MAX_S and (now - self.last_key < IDLE_S or since < EVERY_S):
             return False
         self.sweep()
         return True
@@ -60,4 +71,7 @@ class Settler:
     def release(self) -> None:
         """Everything back under the collector's normal passes (the app is closing)."""
         gc.unfreeze()
+        if self._thresholds is not None:
+            gc.set_threshold(*self._thresholds)
+            self._thresholds = None
         self.last_sweep = None

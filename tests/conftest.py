@@ -67,3 +67,14 @@ def headless_env(monkeypatch, tmp_path):
     monkeypatch.setenv("SAGAN_BASE_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("SAGAN_TUI_CACHE", str(tmp_path / "c.sqlite"))
     return monkeypatch
+
+
+@pytest.fixture
+def snap_compare(snap_compare, monkeypatch):
+    """pytest-textual-snapshot's, with text cursors that do not blink: a focused Input hides its
+    cursor half of every second, so a screenshot taken more than 0.5 s after the focus (a loaded
+    machine) drew the dialog without it and failed against its snapshot."""
+    from textual.widgets import Input
+
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    return snap_compare

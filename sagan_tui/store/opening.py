@@ -18,7 +18,7 @@ from pathlib import Path
 from sagan_tui.store import schema
 
 BUSY_TIMEOUT_MS = 10_000
-SQLITE_HEADER = b"SQLite format 3\x00"
+MIN_PAGE = 512  # SQLite's smallest page: a database file of ours is at least one page long
 # SQLite's primary result codes (sqlite3.h), read from `sqlite_errorcode & 0xff`.
 _PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 3, 5, 6, 8, 10, 11, 13, 14, 26
 _CAUSES = {
@@ -79,12 +79,29 @@ def unusable(path: Path, exc: BaseException | str) -> CacheUnusable:
     return CacheUnusable(f"cache {path}: {why}")
 
 
-def _first_bytes(path: Path) -> bytes:
+def _is_sqlite(path: Path) -> bool:
+    """Whether a non-empty file reads as SQLite, asked of SQLite itself (read-only).
+
+    Not a plain open(): closing any descriptor of the file drops every POSIX lock this process
+    holds on it, so a connection open in the same process (a panel's) would lose its locks and
+    another process could take the WAL from under it. SQLite's unix VFS shares one lock record
+    per file within a process and defers closing a descriptor while another connection holds
+    locks. Only SQLite's "not a database" says no; any other error (busy, a read-only -shm) is
+    left to the real open, which names it.
+    """
+    if os.path.getsize(path) < MIN_PAGE:  # SQLite reads a 1-byte file as an empty database
+        return False
     try:
-        with open(path, "rb") as f:
-            return f.read(len(SQLITE_HEADER))
-    except OSError as exc:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0, isolation_level=None)
+    except sqlite3.Error as exc:
         raise unusable(path, exc) from None
+    try:
+        conn.execute("pragma schema_version").fetchone()  # reads page 1: the header
+    except sqlite3.DatabaseError as exc:
+        return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) != _NOTADB
+    finally:
+        conn.close()
+    return True
 
 
 def _check_path(path: Path) -> bool:
@@ -214,7 +231,7 @@ def open_writable(path: Path) -> tuple[sqlite3.Connection, list[str]]:
 
 
 def _open_writable(path: Path, exists: bool) -> tuple[sqlite3.Connection, list[str]]:
-    if exists and os.path.getsize(path) and _first_bytes(path) != SQLITE_HEADER:
+    if exists and os.path.getsize(path) and not _is_sqlite(path):
         reason = "not a SQLite file"
     else:
         try:
@@ -239,7 +256,7 @@ def open_read_only(path: Path) -> sqlite3.Connection:
         raise unusable(path, "no cache file there (the panel or `sagan-tui sync` creates it)")
     if not os.path.getsize(path):
         raise unusable(path, "empty: nothing cached yet (the panel or `sagan-tui sync` fills it)")
-    if _first_bytes(path) != SQLITE_HEADER:
+    if not _is_sqlite(path):
         raise unusable(path, "not a SQLite file (a command that writes, such as `sync`, moves it aside)")
     conn = connect_read_only(path)
     try:

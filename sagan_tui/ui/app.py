@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable
@@ -14,6 +15,7 @@ from sagan_tui.gc_settle import Settler
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
+from sagan_tui.ui.key_hold import KeyHold, Released
 from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.main_screen import MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
@@ -70,12 +72,16 @@ class SaganApp(App):
                  clock: Callable[[], datetime] | None = None, poll: bool = True) -> None:
         """Without a cache (the `sagan-tui` command) the first frame comes from a thin read and the
         session opens the cache after it; with one (tests, embedding) the session starts at mount."""
-        super().__init__()
+        # NO_COLOR (TERM=dumb sets it: commands/panel.py) means no colour codes at all: Textual
+        # strips colours (its NoColor filter) only when it sends ANSI colours natively; otherwise
+        # it turns them grey (Monochrome), which are colour codes still.
+        super().__init__(ansi_color=True if os.environ.get("NO_COLOR") is not None else None)
         self.settings: Settings = settings  # type: ignore[assignment]  # a Draft until `loaded`
         self.clock = clock or utcnow
         self._poll = poll
         self.session: PanelSession = None  # type: ignore[assignment]
         self.view = PanelView()
+        self.key_hold = KeyHold()  # keys typed while a dialog opens go to the dialog
         self.runway_watch = RunwayWatch()  # the short-runway notice, once per crossing (runway.py)
         self.loaded = False
         self.paused = False
@@ -190,7 +196,7 @@ class SaganApp(App):
 
     def _apply(self, u) -> None:
         self.view.apply(u)
-        if not self.screen_stack:  # an update racing the exit
+        if not self.screen_stack or not self.is_running:  # an update racing the exit (panes being removed)
             return
         with self.batch_update():
             self.main_screen.apply(u, self.clock(), self.settings.guard_minutes)
@@ -348,6 +354,12 @@ class SaganApp(App):
     async def on_event(self, event) -> None:
         if isinstance(event, events.Key):
             self.settler.key()
+        if self.key_hold.take(event):  # a dialog is opening: ui/key_hold.py
+            return
+        if isinstance(event, Released):
+            for key in self.key_hold.released():
+                await super().on_event(key)
+            return
         await super().on_event(event)
 
     def on_unmount(self) -> None:

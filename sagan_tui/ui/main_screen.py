@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Grid
+from textual.timer import Timer
 from textual.widgets import DataTable
 
 from sagan_tui.ui.owner_actions import OwnerActionsScreen
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
     from sagan_tui.ui.widgets.loss_area import LossArea
 
 NARROW_BELOW = 140  # columns: under this the panes stack
+SAY_WAITING_S = 1.0  # an owner's write not done by then says that it waits, and for what
+CURSOR_REST_S = 0.12  # the experiments cursor still this long: its timeline is asked for
 
 
 def later_panes() -> list:
@@ -38,6 +42,7 @@ class MainScreen(OwnerActionsScreen):
         super().__init__()
         self.pending = pending  # the `sagan-tui` start: three panes mount right after the first frame
         self._timeline_for: int | None = None
+        self._rest_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -170,7 +175,17 @@ class MainScreen(OwnerActionsScreen):
 
     @on(DataTable.RowHighlighted, "#experiments")
     def _experiment_highlighted(self) -> None:
-        if self.app.loaded and not self.timeline.everything and self._selected_number() != self._timeline_for:  # type: ignore[attr-defined]
+        # The timeline follows once the cursor rests (CURSOR_REST_S): the key's own frame is not
+        # shared with reading and drawing another experiment's events (300 rows, and the
+        # session's thread holding the GIL meanwhile), and a held arrow key asks for one
+        # timeline, not one per row it passes.
+        if self._rest_timer is not None:
+            self._rest_timer.stop()
+        self._rest_timer = self.set_timer(CURSOR_REST_S, self._cursor_rested)
+
+    def _cursor_rested(self) -> None:
+        self._rest_timer = None
+        if self.app.is_running and self.app.loaded and not self.timeline.everything and self._selected_number() != self._timeline_for:  # type: ignore[attr-defined]
             self.ask_timeline()
 
     @on(DataTable.RowSelected, "#experiments")
@@ -195,17 +210,24 @@ class MainScreen(OwnerActionsScreen):
     @on(PodsTable.DismissRequested)
     def _dismiss(self, event: PodsTable.DismissRequested) -> None:
         if self.app.loaded:  # type: ignore[attr-defined]
-            self._said(lambda: self.session.dismiss(event.pod_id))
+            self._said(lambda: self.session.dismiss(event.pod_id), f"x {event.pod_id}")
 
     @on(PodsTable.ShowDismissedToggled)
     def _toggle_dismissed(self) -> None:
         if self.app.loaded:  # type: ignore[attr-defined]
-            self._said(self.session.toggle_dismissed)
+            self._said(self.session.toggle_dismissed, "X")
 
-    def _said(self, call) -> None:
+    def _said(self, call, what: str) -> None:
+        """Run a local write (`x`, `X`) and say its result. Behind another process's write lock it
+        can wait up to the cache's busy timeout: past SAY_WAITING_S the owner is told it waits."""
         async def run() -> None:
+            pending = asyncio.ensure_future(call())
+            done, _ = await asyncio.wait({pending}, timeout=SAY_WAITING_S)
+            if not done:
+                self.app.notify(f"{what}: waiting to write the cache (another process is writing to it)",
+                                markup=False)
             try:
-                said = await call()
+                said = await pending
             except Exception as exc:  # noqa: BLE001 - e.g. the cache stayed locked past the retries
                 self.app.notify(f"not done: {type(exc).__name__}: {exc}", severity="error", markup=False)
                 return

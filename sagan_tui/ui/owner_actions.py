@@ -84,7 +84,8 @@ class OwnerActionsScreen(Screen):
         _b("W", "wave_response", "Wave response"),  # verdict's dialog: ui/screens/wave_response.py
     ]
     MUTATING: dict[str, str] = {"hold": "hold", "redispatch": "re-dispatch", "stop_pod": "stop pod",
-                                "promote": "promote", "bulk_hold": "bulk hold", "bulk_stop": "bulk stop"}
+                                "promote": "promote", "bulk_hold": "bulk hold", "bulk_stop": "bulk stop",
+                                "wave_response": "wave response"}
 
     # --- what a subclass says ----------------------------------------------------------
 
@@ -131,12 +132,15 @@ class OwnerActionsScreen(Screen):
 
         self.app.run_worker(run(), group="owner-actions", exit_on_error=False)
 
-    def _then(self, fetch: Callable[[], Awaitable[Any]], show: Callable[[Any], None]) -> None:
-        """Read something for a dialog in the session's thread, then open it here."""
-        async def run() -> None:
-            show(await fetch())
+    def _then(self, fetch: Callable[[], Awaitable[Any]], show: Callable[[Any], Any]) -> None:
+        """Read something for a dialog in the session's thread, then open it here; keys typed
+        meanwhile go to the dialog (ui/key_hold.py), not to the panel behind it."""
+        from sagan_tui.ui.key_hold import open_dialog
 
-        self.app.run_worker(run(), group="owner-dialogs", exit_on_error=False)
+        async def run() -> Any:
+            return show(await fetch())
+
+        open_dialog(self.app, run)
 
     def _refused_if_read_only(self, action: str) -> bool:
         if not self.app.settings.read_only:  # type: ignore[attr-defined]
@@ -205,9 +209,11 @@ class OwnerActionsScreen(Screen):
 
     def action_wave_response(self) -> None:
         """The wave's verdict and its response in one dialog (refused out loud in read-only)."""
+        if self._refused_if_read_only("wave_response"):
+            return
         from sagan_tui.ui.screens.wave_response import open_wave_response
 
-        open_wave_response(self.app)
+        open_wave_response(self.app)  # at once: keys typed after W meet the dialog's bindings
 
     # --- approval ----------------------------------------------------------------------
 
@@ -221,16 +227,16 @@ class OwnerActionsScreen(Screen):
             self.open_approval(pending[0])
             return
 
-        def deferred(found: list) -> None:  # a request the owner deferred stays reachable here
+        def deferred(found: list) -> Any:  # a request the owner deferred stays reachable here
             if found:
-                self.open_approval(found[0])
-            else:
-                self.notify(f"#{exp.number} has no pending approval request ({exp.status}).", markup=False)
+                return self.open_approval(found[0])
+            self.notify(f"#{exp.number} has no pending approval request ({exp.status}).", markup=False)
+            return None
 
         number = exp.number
         self._then(lambda: self.session.approvals_of(number, "deferred"), deferred)
 
-    def open_approval(self, approval: "ApprovalRequest") -> None:
+    def open_approval(self, approval: "ApprovalRequest") -> Any:
         """Open one request (also the approvals pane's route); read-only shows it with decisions disabled."""
         from sagan_tui.ui.screens.approval import ApprovalScreen
 
@@ -241,7 +247,7 @@ class OwnerActionsScreen(Screen):
             async def submit(decision, answers, note):
                 return await session.decide(approval, decision, answers, note)
 
-        self.app.push_screen(ApprovalScreen(approval, submit))
+        return self.app.push_screen(ApprovalScreen(approval, submit))
 
     # --- experiments ---------------------------------------------------------------------
 
@@ -293,7 +299,7 @@ class OwnerActionsScreen(Screen):
         n = exp.number
         self._then(lambda: session.dispatch_verdict(n), lambda verdict: self._redispatch_dialog(exp, verdict))
 
-    def _redispatch_dialog(self, exp: "Experiment", verdict: Any) -> None:
+    def _redispatch_dialog(self, exp: "Experiment", verdict: Any) -> Any:
         from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
         session, n = self.session, exp.number
@@ -307,9 +313,8 @@ class OwnerActionsScreen(Screen):
                     self._run(lambda: session.record_cancelled("redispatch", f"#{n}", account=exp.runpod_account,
                                                                detail=verdict.summary))
 
-            self.app.push_screen(GuardedDispatchScreen(exp, verdict), typed)
-            return
-        self.app.push_screen(ConfirmScreen(
+            return self.app.push_screen(GuardedDispatchScreen(exp, verdict), typed)
+        return self.app.push_screen(ConfirmScreen(
             f"Re-dispatch 1 experiment: #{n}", [exp_line(exp)], confirm_label="Re-dispatch",
             note="Asks Sagan to launch a pod for it. No reaping wave is active."),
             self._on_confirm(lambda: session.redispatch(n, "Re-dispatched by the owner from sagan-tui.")))

@@ -123,6 +123,26 @@ async def test_the_guard_dialog_accepts_the_typed_number_with_enter(wave_panel):
     assert req.path == "/api/experiments/192/launch-pod" and "dispatch guard" in req.body["note"]
 
 
+async def test_r_and_the_number_typed_in_one_burst_re_dispatch_through_the_guard(wave_panel, monkeypatch):
+    """`r192⏎` as a paste over SSH delivers it: the dialog opens after a read, and the keys typed
+    meanwhile land in its input, not on the panel (where ⏎ would open #192's detail)."""
+    from sagan_tui.ui import key_hold
+    from tests.terminal.test_dialogs import burst
+
+    monkeypatch.setattr(key_hold, "MAX_HOLD_S", 600.0)  # the bound for a read stuck behind a lock: not tested here
+    r, app = wave_panel
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app)
+        app.experiments_table.focus()
+        await wait_for(pilot, lambda: app.experiments_table.select_key("192"), what="#192 in the table")
+        burst(app, ["r", *"192", "\r"])
+        await wait_for(pilot, lambda: any(a.action == "redispatch" and a.result == "ok" for a in r.cache.actions()),
+                       what="re-dispatch audited ok")
+        assert app.screen is app.main_screen
+    [req] = r.sent("sagan")
+    assert req.path == "/api/experiments/192/launch-pod" and "dispatch guard" in req.body["note"]
+
+
 async def test_the_guard_dialog_refuses_a_wrong_number_with_a_message_and_stays_open(wave_panel):
     from textual.widgets import Static
 

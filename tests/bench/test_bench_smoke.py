@@ -149,6 +149,16 @@ def test_ssh_output_smoke():
 
 
 @pytest.mark.slow
+def test_lock_smoke():
+    import bench_lock
+
+    figures = bench_lock.run(small=True)
+    well_formed(figures, {"lock_key_latency_max"})
+    detail = figures[0].detail
+    assert detail["still_held_after_last_press"] and detail["locked"]["presses"] >= 1
+
+
+@pytest.mark.slow
 def test_memory_smoke():
     import bench_memory
 

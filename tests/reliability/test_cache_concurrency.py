@@ -19,12 +19,12 @@ import time
 import httpx
 
 from sagan_tui.store.cache import Cache
+from sagan_tui.ui.screens.audit import AuditScreen
 
 from tests.notes import notes
 
-from .conftest import SOAK, open_poller, poll_now
+from .conftest import SOAK, open_poller, poll_now, wait_for
 from .processes import EXE, PtyPanel, command_env
-from .test_panel_faults import Ticker
 
 RUN_S = 300 if SOAK else 6
 SYNC_RUNS = 3
@@ -32,50 +32,58 @@ SPEED = 2 if SOAK else 100  # reaping-wave is 600 scenario seconds; the soak rep
 MUST_LOSE = {"k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y", "q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s",
              "v0c7bx292xqvg4", "m1ayhl6nsbxw04", "lqpfpmbytlgded", "j0xvy1q82ryo8m", "cv13x9s487tvwn"}
 NEVER_LOST = {"j18eiux6ccekyj", "f6n3kd9sa1qz4w"}
+# Holds the write lock (as a large `sync` ingest does) until the test writes a line to its stdin.
 HOG = """
-import sqlite3, sys, time
+import sqlite3, sys
 c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
-print("ready", flush=True)
-end = time.time() + float(sys.argv[2])
-while time.time() < end:
-    c.execute("begin immediate"); time.sleep(HOLD); c.execute("commit"); time.sleep(0.3)
-""".replace("HOLD", "2.0")
-HOLD_S = 2.0
+c.execute("begin immediate")
+print("locked", flush=True)
+sys.stdin.readline()
+c.execute("commit")
+print("released", flush=True)
+"""
 
 
-async def test_a_long_write_by_another_process_never_freezes_the_panel(calm_sim, panel, figures):
-    """Another process holds the write lock for 2 s at a time, as a large `sync` ingest does.
+async def test_a_long_write_by_another_process_never_freezes_the_panel(calm_sim, panel):
+    """Another process holds the write lock; the panel's poll waits its turn in a worker thread
+    while the panel answers every key (audit log, cursor moves), then the poll lands.
 
-    The panel's poll waits its turn in a worker thread; its main thread keeps reading the cache
-    (audit log, approvals, cursor moves) and the event loop keeps ticking.
+    Everything below runs while the other process holds the lock: the test releases it only
+    after the last key was answered, so each answer came during the hold (ordering, no clock).
+    The lock is released well inside the cache's 10 s busy timeout unless the machine stalls
+    for seconds; the bench (bench/bench_lock.py) measures how fast the keys answer.
     """
     app, cache = panel(calm_sim.env())
     async with app.run_test(size=(200, 50)) as pilot:
         await poll_now(pilot, app)
-        hog = subprocess.Popen([sys.executable, "-c", HOG, str(cache.path), "5"], stdout=subprocess.PIPE, text=True)
+        hog = subprocess.Popen([sys.executable, "-c", HOG, str(cache.path)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
         try:
-            assert hog.stdout.readline().strip() == "ready"
-            ticker = Ticker(app)
-            for _ in range(2):
-                app.request_refresh()  # its write queues behind the other process
-                await pilot.pause(0.2)
-                await pilot.press("A")  # reads the audit log from the cache
-                await pilot.pause(0.2)
-                await pilot.press("escape")
-                app.experiments_table.focus()
-                await pilot.press("down", "down", "up")
-                await pilot.pause(0.3)
-            worst = ticker.stop()
+            assert hog.stdout.readline().strip() == "locked"
+            before = app.polls
+            app.request_refresh()  # its write queues behind the other process
+            await pilot.press("A")  # reads the audit log (the session's own read connection)
+            await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), what="the audit log")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, AuditScreen), what="the audit log to close")
+            table = app.experiments_table
+            table.focus()
+            row = table.cursor_row
+            await pilot.press("down")
+            await wait_for(pilot, lambda: table.cursor_row != row, what="the cursor to move")
+            await pilot.press("up")
+            await wait_for(pilot, lambda: table.cursor_row == row, what="the cursor to move back")
+            assert hog.poll() is None and app.polls == before  # still held: the poll has not landed
+            hog.stdin.write("go\n")
+            hog.stdin.flush()
+            assert hog.stdout.readline().strip() == "released"
+            await wait_for(pilot, lambda: app.polls > before and not app.polling, what="the queued poll")
         finally:
             hog.kill()  # our own child, by its handle
             hog.wait()
         await poll_now(pilot, app)
         assert app.view.health["sagan"].state.value == "ok"
         assert not [n for n in notes(app) if "database is locked" in n.message]
-    # Waiting on the other writer would block for most of a hold (it was 4.5 s before reads had
-    # their own connection); what is left is the cost of drawing the audit screen.
-    assert worst < 0.6 * HOLD_S, f"the event loop was blocked {worst:.2f} s while another process wrote"
-    figures["hog_worst_loop_stall_ms"] = round(worst * 1000)
 
 
 def _truth(sim) -> dict:

@@ -1,13 +1,10 @@
 """The panel (the real SaganApp under Pilot) while its sources fail one after another, then recover.
 
 The header says each source's truth; the rows painted from the cache stay (stale-marked, never
-lost); the event loop keeps ticking during polls that wait on timeouts; all is well on recovery.
+lost); a key is answered while a poll waits on a timeout; all is well on recovery.
 """
 
 from __future__ import annotations
-
-import gc
-import time
 
 from sagan_tui.models import HealthState
 from sagan_tui.ui.widgets.status_bar import StatusBar
@@ -26,6 +23,8 @@ PHASES = [
     (150, "sagan", "timeout", "sagan ✗timeout"),
 ]
 RECOVERED_AT = 170
+# The client's timeout: the margin within which a key must be answered during a timeout phase.
+REQUEST_TIMEOUT_S = 3.0
 
 
 def world() -> dict:
@@ -37,32 +36,29 @@ def world() -> dict:
                          "personal": {"api_key": "rk-personal-pf", "failures": windows["personal"]}}}
 
 
-class Ticker:
-    """A 20 ms interval timer on the app's loop; its lateness is the longest the loop was blocked.
+def held(sim, source: str, since: int) -> bool:
+    """The simulator holds a request of `source` (received after request number `since`) unanswered."""
+    return any(r.status is None and (r.api == "sagan" if source == "sagan" else r.account == source)
+               for r in sim.requests[since:])
 
-    The objects earlier tests left in this pytest process are frozen out of the garbage
-    collector meanwhile: a full collection of that heap is no pause the panel would have.
-    """
 
-    def __init__(self, app) -> None:
-        gc.collect()
-        gc.freeze()
-        self.last = time.perf_counter()
-        self.worst = 0.0
-        self.timer = app.set_interval(0.02, self.tick)
-
-    def stop(self) -> float:
-        self.timer.stop()
-        gc.unfreeze()
-        return self.worst
-
-    def tick(self) -> None:
-        now = time.perf_counter()
-        self.worst = max(self.worst, now - self.last - 0.02)
-        self.last = now
-
-    def reset(self) -> None:
-        self.last, self.worst = time.perf_counter(), 0.0
+async def answers_a_key_while_the_poll_waits(pilot, app, sim, source: str) -> None:
+    """Force a poll; once the simulator holds `source`'s request (its timeout fault), move the
+    cursor and see it move before that poll's result is on screen: the loop kept answering."""
+    table = app.experiments_table
+    table.focus()
+    row, mark = table.cursor_row, len(sim.requests)
+    await wait_for(pilot, lambda: not app.polling, what="idle poller")
+    before = app.polls
+    app.request_refresh()
+    await wait_for(pilot, lambda: held(sim, source, mark), what=f"the held {source} request")
+    await pilot.press("down" if row == 0 else "up")
+    await wait_for(pilot, lambda: table.cursor_row != row, what="the cursor to move")
+    # Its result not applied yet: the key was answered while the poll waited on the timeout
+    # (REQUEST_TIMEOUT_S of margin; a loop blocked by the poll would answer after it).
+    assert app.view.health[source].state == HealthState.OK and app.polls == before
+    await wait_for(pilot, lambda: app.polls > before and not app.polling, what="the poll to end")
+    await pilot.pause()
 
 
 def pod_keys(app, account: str) -> set[str]:
@@ -75,22 +71,20 @@ async def test_the_header_tells_each_failure_the_rows_stay_and_the_loop_never_bl
     # GraphQL: a REST v2 429 holds that account's requests for its Retry-After by design, which
     # would carry one phase's error into the next one's header.
     env = {**sim.env(), **{f"RUNPOD_TRANSPORT_{name.upper()}": "graphql" for name in sim.account_keys}}
-    app, cache = panel(env, request_timeout=1.0, poll_interval=0.5)
-    stalls: list[tuple[str, float, float]] = []
+    app, cache = panel(env, request_timeout=REQUEST_TIMEOUT_S, poll_interval=0.5)
     async with app.run_test(size=(200, 50)) as pilot:
         sim.clock.jump_to(10)
         await poll_now(pilot, app)
-        ticker = Ticker(app)
         rows = (app.experiments_table.row_count, app.pods_table.row_count)
         pods = {a: pod_keys(app, a) for a in ("team", "personal")}
         assert rows[0] == 3 and pods["team"] and pods["personal"], app.query_one(StatusBar).plain
         for t, source, kind, shown in PHASES:
             sim.clock.jump_to(t)
-            ticker.reset()
-            t0 = time.perf_counter()
-            await poll_now(pilot, app)
-            took = time.perf_counter() - t0
-            stalls.append((f"{source}:{kind}", ticker.worst, took))
+            sim.clock.hold(t)  # the fault's window lasts however long the tries take (Sagan's three)
+            if kind == "timeout":
+                await answers_a_key_while_the_poll_waits(pilot, app, sim, source)
+            else:
+                await poll_now(pilot, app)
             status = app.query_one(StatusBar).plain
             assert shown in status, status
             for other in {"sagan", "team", "personal"} - {source}:
@@ -113,7 +107,6 @@ async def test_the_header_tells_each_failure_the_rows_stay_and_the_loop_never_bl
             assert app.is_running
         assert "rk-" not in screen_text(app)
 
-        ticker.stop()
         sim.clock.jump_to(RECOVERED_AT)
         await poll_now(pilot, app)
         status = app.query_one(StatusBar).plain
@@ -121,12 +114,4 @@ async def test_the_header_tells_each_failure_the_rows_stay_and_the_loop_never_bl
             assert f"{source} ✓" in status, status
         assert not app.current_losses() and {a: pod_keys(app, a) for a in pods} == pods
 
-    # The loop is never blocked for long: the worst lateness of a 20 ms timer during each poll
-    # is a small part of that poll (the timeouts waited a full second without freezing anything).
-    timeouts = [(w, took) for what, w, took in stalls if "timeout" in what]
-    assert timeouts and all(took >= 0.9 for _, took in timeouts)
-    for what, worst, took in stalls:
-        assert worst < max(0.25, took / 3), (what, worst, took)
     figures["panel_fault_phases"] = len(PHASES)
-    figures["panel_worst_loop_stall_ms"] = {what: round(w * 1000) for what, w, _ in stalls}
-    figures["panel_poll_ms"] = {what: round(took * 1000) for what, _, took in stalls}

@@ -47,6 +47,9 @@ async def test_x_and_the_cursor_answer_while_another_process_holds_the_write_loc
             # The cursor answered with the dismiss queued behind the other process's lock: had the
             # dismiss landed already, the lock would have been released first.
             assert not dismissed() or released.exists()
+            waiting = lambda: any(f"x {R4}: waiting to write the cache" in n.message for n in notes(app))  # noqa: E731
+            await wait_for(pilot, lambda: waiting() or dismissed(), timeout=90, what="word of the dismiss")
+            assert waiting() and not dismissed()  # the owner is told it waits (after 1 s of a 15 s lock)
             await wait_for(pilot, dismissed, timeout=90, what="the dismiss result")
             assert released.exists()  # it arrived after the other process let go
             assert not [n for n in notes(app) if "locked" in n.message]

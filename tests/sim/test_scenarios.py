@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import types
 
 import httpx
 import pytest
@@ -54,13 +55,20 @@ def test_large_fleet_is_generated_quickly_and_served_by_bisect():
     assert len(exps) == 2000 and len(pods) == 1000
 
 
-def test_clock_jump_keeps_served_now_at_the_wall_clock():
+def test_clock_jump_keeps_served_now_at_the_wall_clock(monkeypatch):
+    from sagan_tui.sim import clock as clock_module
+
+    wall = [1_800_000_000.0]  # the wall clock, stepped by the test: no load can move it
+    monkeypatch.setattr(clock_module, "time", types.SimpleNamespace(time=lambda: wall[0]))
     clock = SimClock(speed=10)
     clock.jump_to(600)
-    assert clock.now_t() == pytest.approx(600, abs=1)
-    assert abs(clock.at(clock.now_t()).timestamp() - time.time()) < 0.2
-    assert clock.at(0).timestamp() == pytest.approx(time.time() - 60, abs=0.2)  # 600 s at 10x is a minute
+    assert clock.now_t() == pytest.approx(600)
+    assert clock.at(clock.now_t()).timestamp() == pytest.approx(wall[0])
+    assert clock.at(0).timestamp() == pytest.approx(wall[0] - 60)  # 600 s at 10x is a minute
     assert clock.t_of(clock.at(123.5)) == pytest.approx(123.5)
+    wall[0] += 6  # six wall seconds are a minute of scenario time, and served now is still the wall's
+    assert clock.now_t() == pytest.approx(660)
+    assert clock.at(clock.now_t()).timestamp() == pytest.approx(wall[0])
 
 
 def test_the_simulator_imports_only_models_and_routes_from_the_package():

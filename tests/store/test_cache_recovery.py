@@ -167,6 +167,39 @@ def test_a_cache_locked_by_another_process_is_busy_not_corrupt(tmp_path, env, ca
     assert losses_in(path) == ["v0c7bx292xqvg4"]
 
 
+# Another process asks for the file's exclusive lock (as SQLite does on the last close, to
+# checkpoint and delete the WAL): it must be refused while a connection here holds the file.
+TAKE_EXCLUSIVE = """
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)
+try:
+    c.execute("pragma locking_mode = exclusive")
+    c.execute("begin exclusive")
+    c.execute("select count(*) from sqlite_master").fetchone()
+    print("taken")
+except sqlite3.OperationalError as exc:
+    print(f"refused: {exc}")
+"""
+
+
+def test_opening_the_cache_again_in_one_process_keeps_the_first_connections_locks(tmp_path):
+    # Closing a plain open() of the file drops every POSIX lock this process holds on it: another
+    # process could then checkpoint and delete the WAL under the first connection.
+    path = a_cache_with_a_loss(tmp_path / "c.sqlite")
+    first = Cache(path)
+    first.db.conn.execute("begin immediate")
+    try:
+        for read_only in (False, True):  # the panel's second open, then a report's
+            Cache(path, read_only=read_only).close()
+            took = subprocess.run([sys.executable, "-c", TAKE_EXCLUSIVE, str(path)], capture_output=True,
+                                  text=True, timeout=60)
+            assert took.stdout.strip() == "refused: database is locked", (read_only, took.stdout, took.stderr)
+    finally:
+        first.db.conn.execute("rollback")
+        first.close()
+    assert losses_in(path) == ["v0c7bx292xqvg4"]
+
+
 def test_readers_never_write_a_sound_cache(tmp_path, env, capsys):
     path = a_cache_with_a_loss(tmp_path / "c.sqlite")
     before = fingerprint(path)

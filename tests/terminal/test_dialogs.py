@@ -16,7 +16,7 @@ SIZE = (120, 40)
 
 def burst(app, keys: list[str]) -> None:
     """Keys as a terminal delivers a fast typist or a paste over SSH: all queued before any is handled."""
-    names = {"\t": "tab", " ": "space"}
+    names = {"\t": "tab", " ": "space", "\r": "enter"}
     for k in keys:
         # as the driver reads them: alt+a is ESC a, the key with its letter
         app.post_message(events.Key(names.get(k, k), k[-1] if k.startswith("alt+") else k))

@@ -95,3 +95,36 @@ async def test_a_poll_while_the_detail_is_open_updates_both(tmp_path):
         assert "new3" in detail.query_one("#detail-timeline").shown_keys()
         await pilot.press("I")  # the incident layout from the detail: back to the panes, incident on
         assert app.screen is app.main_screen and app.main_screen.has_class("-incident")
+
+
+async def test_the_timeline_follows_the_cursor_once_it_rests_not_at_every_row(tmp_path, monkeypatch):
+    """Arrow keys through the experiments ask for no timeline; the cursor at rest asks once, for
+    the experiment it rests on (main_screen.CURSOR_REST_S, here too long to pass by itself)."""
+    from sagan_tui.ui import main_screen
+
+    monkeypatch.setattr(main_screen, "CURSOR_REST_S", 3600.0)
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        asked = []
+        watch = app.session.watch_timeline
+        monkeypatch.setattr(app.session, "watch_timeline", lambda tag, exp, kind: (asked.append(exp), watch(tag, exp, kind)))
+        tl, exps = app.timeline, app.experiments_table
+        exps.move_cursor(row=0)
+        tl.focus()
+        await pilot.press("g")  # the selected experiment's events only
+        exps.focus()
+        await pilot.pause()
+        first = exps.cursor_key
+        assert not tl.everything
+        asked.clear()
+        await pilot.press("down", "down", "down")
+        await pilot.pause()
+        rest = exps.cursor_key
+        assert rest != first and asked == [] and str(first) in str(tl.border_title)
+        app.main_screen._cursor_rested()
+        for _ in range(200):
+            await pilot.pause()
+            if tl.row_count and {tl.records[k].cells[1].text for k in tl.shown_keys()} == {f"#{rest}"}:
+                break
+        assert asked == [int(rest)] and f"#{rest}" in str(tl.border_title)
+        assert {tl.records[k].cells[1].text for k in tl.shown_keys()} == {f"#{rest}"}

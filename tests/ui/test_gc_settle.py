@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-from sagan_tui.gc_settle import EVERY_S, IDLE_S, Settler
+from sagan_tui.gc_settle import EVERY_S, IDLE_S, MAX_S, NO_AUTO_FULL, Settler
 
 
 class Clock:
@@ -55,7 +55,21 @@ def test_no_sweep_while_keys_come_nor_before_a_minute(settler):
     assert settler.sweep_if_due() is False and settler.sweeps == 2  # the last was just now
 
 
-def test_release_leaves_nothing_frozen(settler):
+def test_five_minutes_of_typing_without_a_pause_are_swept_anyway(settler):
     settler.settle()
+    for _ in range(int(MAX_S / 0.25) - 1):  # a key every quarter second
+        settler.clock.now += 0.25
+        settler.key()
+        settler.settle()
+    assert settler.sweeps == 1
+    settler.clock.now += 0.5
+    settler.settle()
+    assert settler.sweeps == 2
+
+
+def test_automatic_full_passes_wait_for_the_sweeps_and_release_restores_everything(settler):
+    before = gc.get_threshold()
+    settler.settle()
+    assert gc.get_threshold() == (before[0], before[1], NO_AUTO_FULL)
     settler.release()
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before

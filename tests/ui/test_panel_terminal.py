@@ -83,20 +83,51 @@ def test_a_terminal_on_input_only_is_not_enough(tmp_path):
     assert r.returncode == 2 and b"standard output is not one" in r.stderr and r.stdout == b""
 
 
-def test_a_dumb_terminal_gets_no_hues(tmp_path):
-    """TERM=dumb: no 24-bit nor 256-colour codes, and of the 16 only the greys NO_COLOR leaves."""
+def colour_codes(out: bytes) -> set[str]:
+    """Every colour an SGR sequence in `out` sets: 30-37, 38;5;n, 38;2;r;g;b, 40-47, 48;..., 90-97, 100-107."""
+    found = set()
+    for sgr in re.findall(rb"\x1b\[([0-9;:]*)m", out):
+        ps = [int(x or 0) for x in sgr.replace(b":", b";").split(b";")]
+        i = 0
+        while i < len(ps):
+            if ps[i] in (38, 48):  # extended: 5;n or 2;r;g;b
+                n = 5 if ps[i + 1:i + 2] == [2] else 3
+                found.add(";".join(map(str, ps[i:i + n])))
+                i += n
+                continue
+            if ps[i] in (*range(30, 38), *range(40, 48), *range(90, 98), *range(100, 108)):
+                found.add(str(ps[i]))
+            i += 1
+    return found
+
+
+def test_colour_codes_reads_every_form():
+    out = b"\x1b[1;7m\x1b[38;5;253;48;2;1;2;3m\x1b[0;39;49m\x1b[97;100m\x1b[31m"
+    assert colour_codes(out) == {"38;5;253", "48;2;1;2;3", "97", "100", "31"}
+
+
+@pytest.mark.parametrize("term, no_color", [("dumb", False), ("xterm-256color", True)], ids=["TERM=dumb", "NO_COLOR"])
+def test_no_colour_codes_under_term_dumb_or_no_color(tmp_path, term, no_color):
+    """The whole demo (its heatmap and wave in the incident layout, a focused pane's cursor row):
+    not one colour code; what stays visible without colour is bold, dim and reverse."""
     env = {k: v for k, v in _env(tmp_path).items() if k not in ("NO_COLOR", "COLORTERM", "TEXTUAL_COLOR_SYSTEM")}
-    p = PtyProcess([*EXE], env, size=(120, 30), term="dumb").start()
+    if no_color:
+        env["NO_COLOR"] = "1"
+    p = PtyProcess([*EXE, "--demo", "--scenario", "reaping-wave", "--speed", "20"], env, size=(200, 50),
+                   term=term).start()
     try:
         p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=120)
+        p.send("I")  # the incident layout: heatmap and waves on top
+        p.wait_for(lambda screen: "losses/cell" in screen, timeout=120)
+        p.send("\t")  # a pane focused: its cursor row
+        p.wait_for(lambda screen: "WAVE" in screen, timeout=120)  # reaping-wave's first wave, at speed 20
         p.pump(0.5)
         out = bytes(p.output)
     finally:
         p.stop("q")
-    assert not re.search(rb"\x1b\[[0-9;]*[34]8;[25];", out)
-    colours = {int(c) for sgr in re.findall(rb"\x1b\[([0-9;]*)m", out) for c in sgr.split(b";") if c}
-    hues = {*range(31, 37), *range(41, 47), *range(91, 97), *range(101, 107)}  # red..cyan, plain and bright
-    assert not colours & hues, sorted(colours)
+    assert not colour_codes(out), sorted(colour_codes(out))[:20]
+    styles = {int(c or 0) for sgr in re.findall(rb"\x1b\[([0-9;]*)m", out) for c in sgr.split(b";")}
+    assert 7 in styles, "no reverse video: the cursor row and the focused pane would not show"
 
 
 def _newer(path):

@@ -85,7 +85,7 @@ async def test_cancel_sends_nothing_and_audits_nothing(reaped):
     assert not (tmp / "data").exists() or not list((tmp / "data").rglob("incident-*.md"))
 
 
-async def test_read_only_refuses_the_wave_response_with_the_reason(reaped):
+async def test_read_only_refuses_the_wave_response_with_the_reason_and_audits_it(reaped):
     sim, rig, _ = reaped
     app = _app(rig, read_only=True)
     mark = len(sim.requests)
@@ -93,7 +93,9 @@ async def test_read_only_refuses_the_wave_response_with_the_reason(reaped):
         await pilot.press("W")
         await wait_for(pilot, lambda: _notes(app, "read-only: wave response refused"), what="refusal")
         assert not isinstance(app.screen, WaveResponseScreen)
+        audit = await app.session.audit_log()
     assert _status_posts(sim, mark) == []
+    assert [(a.action, a.result) for a in audit] == [("wave-response", "refused")]
 
 
 async def test_the_demos_waves_read_platform_reaper_within_a_poll_and_the_second_high(sim_factory, tmp_path,

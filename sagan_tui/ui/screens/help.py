@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Callable, Collection, Mapping
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,8 +20,9 @@ KEY_WIDTH = 14
 
 
 def help_text(key_display: Callable[[str], str], keymap: Mapping[str, str], enabled: Mapping[str, bool],
-              read_only: bool) -> Text:
-    """Every binding id (keymap.KEYS), grouped by where it applies; `enabled` by id, absent means on."""
+              read_only: bool, refused: Collection[str] = ()) -> Text:
+    """Every binding id (keymap.KEYS), grouped by where it applies; `enabled` by id, absent means on;
+    `refused`: the ids read-only refuses out loud (pressed, they say so: on, but not doing it)."""
     text = Text(end="")
     where = None
     for k in KEYS:
@@ -29,10 +30,12 @@ def help_text(key_display: Callable[[str], str], keymap: Mapping[str, str], enab
             where = scope(k.id)
             text.append(f"\n{WHERE[where]}\n", "bold underline")
         keys = " ".join(key_display(x) for x in keys_of(k.id, keymap).split(","))
-        on = enabled.get(k.id, True)
+        on = enabled.get(k.id, True) and not (read_only and k.id in refused)
         text.append(f"  {keys:>{KEY_WIDTH}}  ", "bold cyan" if on else "dim")
         text.append(k.what, "" if on else "dim strike")
-        if not on:
+        if read_only and k.id in refused:
+            text.append("  (refused: read-only)", "dim")
+        elif not on:
             text.append("  (off: read-only)" if read_only else "  (unavailable)", "dim")
         text.append("\n")
     text.append("\nanywhere\n", "bold underline")
@@ -47,9 +50,12 @@ def panel_help(app) -> Text:
     """The help of `app` as it is now: its keymap, and which bindings read-only turned off."""
     from sagan_tui.ui.palette import entries
 
+    from sagan_tui.ui.owner_actions import OwnerActionsScreen
+
     enabled = {e.binding.id: e.enabled for e in entries(app) if e.binding.id}
+    refused = {f"panel.{action}" for action in OwnerActionsScreen.MUTATING}
     return help_text(lambda key: app.get_key_display(Binding(key, "")), app._keymap, enabled,
-                     app.settings.read_only)
+                     app.settings.read_only, refused)
 
 
 class HelpScreen(Screen[None]):

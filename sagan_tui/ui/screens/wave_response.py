@@ -65,11 +65,8 @@ class WaveResponseScreen(Dialog["dict | None"]):
 
 
 def open_wave_response(app: Any) -> None:
-    """`W`: the response to the wave the panel shows (the active one, else the latest)."""
-    if app.settings.read_only:
-        app.notify("read-only: wave response refused (the panel was started with --read-only; "
-                   "`e` still exports the report)", title="Refused", severity="warning", markup=False)
-        return
+    """`W`: the response to the wave the panel shows (the active one, else the latest); read-only
+    refuses the key before this (ui/owner_actions.py), audited as every mutating key is."""
     from sagan_tui.triage.response import propose
     from sagan_tui.ui.widgets.wave_panel import shown_wave
 
