@@ -66,7 +66,7 @@ def presses(p: PtyProcess, n: int, cache: Path) -> tuple[list[float], dict[str, 
     stale = 0
     for _ in range(n):
         mark = len(p.output)
-        out.append(press(p, timeout=5.0))
+        out.append(press(p, wait=5.0))
         for source, at in successes(cache).items():
             polls.setdefault(source, set()).add(at)
         stale += "stale since" in visible_text(bytes(p.output[mark:]))

@@ -25,12 +25,12 @@ EVERY_S = 0.25
 SPEED = os.environ.get("BENCH_KEYS_SPEED", "1")  # the issue measured at 1; 20 loses pods every few seconds
 
 
-def press(p: PtyProcess, timeout: float = 2.0) -> float:
-    """A down arrow EVERY_S after the last: seconds to the first output after it (`timeout` if none)."""
+def press(p: PtyProcess, keys: str = DOWN, wait: float = 2.0) -> float:
+    """`keys` EVERY_S after the last press: seconds to the first output after them (`wait` if none came)."""
     p.pump(EVERY_S)  # what was on its way (a poll's repaint) is read before the press
     mark, sent = len(p.output), time.monotonic()
-    p.send(DOWN)
-    end = sent + timeout
+    p.send(keys)
+    end = sent + wait
     while len(p.output) == mark and time.monotonic() < end:
         p.pump(0.001)
     after = next((t for t, size in p.stamps if size > mark), None)

@@ -22,11 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_keys import EVERY_S, press
 from common import PY, ROOT, Figure, SimProcess, clean_env, main, panel_argv, quiet_logging
 from ptyrun import PtyProcess, visible_text
 
 SIZE = (200, 50)
-EVERY_S = 0.25
 HOLD_S = 15.0
 ARROWS = ("\x1b[B", "\x1b[A")  # down, up
 CLEAR_AND_ENTER = "\x15\r"  # ctrl+u empties the filter's input, enter applies it: every row again
@@ -41,18 +41,6 @@ print("locked", flush=True)
 time.sleep(float(sys.argv[2]))
 c.execute("commit")
 """
-
-
-def press(p: PtyProcess, keys: str, wait: float = 2.0) -> float:
-    """Seconds from sending `keys` to the first output after it (`wait` if none came)."""
-    p.pump(EVERY_S)  # what was on its way (a poll's repaint) is read before the press
-    mark, sent = len(p.output), time.monotonic()
-    p.send(keys)
-    end = sent + wait
-    while len(p.output) == mark and time.monotonic() < end:
-        p.pump(0.001)
-    after = next((t for t, size in p.stamps if size > mark), None)
-    return (after or end) - sent
 
 
 def phase(p: PtyProcess, pod_id: str, until: float) -> dict[str, list[float]]:
