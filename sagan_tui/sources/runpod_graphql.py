@@ -146,8 +146,8 @@ class GraphQLTransport(KeyedTransport):
         with gc_paused():
             pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods")
         nulls = len(myself["pods"]) - len(listed)
-        if nulls > len(nulled):
-            nulled.append(f"pods: {nulls - len(nulled)} null entries without a reason")
+        # One skip per entry, as every other unreadable record is counted (and logged) one by one.
+        nulled += ["pods: a null entry without a reason"] * max(0, nulls - len(nulled))
         return AccountSnapshot(account=self.account, pods=pods, skipped=nulled + skipped, **_money(myself))
 
     async def money(self) -> AccountSnapshot:

@@ -89,3 +89,12 @@ async def test_a_pod_graphql_says_is_not_found_reads_as_none(stub):
     stub.set("/graphql", {"data": {"pod": None}, "errors": [_err("Pod not found", "NOT_FOUND", path=["pod"])]})
     t = GraphQLTransport("team", KEY, base_url=stub.base_url, timeout=5.0)
     assert await t.get_pod("abcdef123456") is None
+
+
+async def test_each_null_pod_without_a_reason_is_one_skip(stub):
+    """As every other unreadable record: two nulls are two skips (the fuzzer's `[null, null]`)."""
+    _load_sdk()
+    stub.set("/graphql", {"data": {"myself": {"pods": [None, None]}}})
+    t = GraphQLTransport("team", KEY, base_url=stub.base_url, timeout=5.0)
+    snap = await t.snapshot()
+    assert snap.pods == [] and snap.skipped == ["pods: a null entry without a reason"] * 2
