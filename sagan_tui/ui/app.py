@@ -15,6 +15,7 @@ from sagan_tui.gc_settle import Settler
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
+from sagan_tui.ui.backlog import RowBacklog
 from sagan_tui.ui.key_hold import KeyHold, Released
 from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.main_screen import MainScreen
@@ -82,6 +83,8 @@ class SaganApp(App):
         self.session: PanelSession = None  # type: ignore[assignment]
         self.view = PanelView()
         self.key_hold = KeyHold()  # keys typed while a dialog opens go to the dialog
+        self.backlog = RowBacklog()  # big row changes go a slice per turn (ui/backlog.py)
+        self._draining = False
         self.runway_watch = RunwayWatch()  # the short-runway notice, once per crossing (runway.py)
         self.loaded = False
         self.paused = False
@@ -192,7 +195,23 @@ class SaganApp(App):
 
     @on(Updated)
     def _updated(self, message: Updated) -> None:
-        self._apply(message.update)
+        self._apply(self.backlog.take(message.update))
+        self._drain_later(message.update)
+
+    def _drain_later(self, like) -> None:
+        """The rows still waiting, a slice per turn: keys read meanwhile are handled in between."""
+        if self.backlog.waiting and not self._draining:
+            self._draining = True
+            empty = type(like)()
+
+            def drain() -> None:
+                self._draining = False
+                u = self.backlog.next(empty)
+                if u is not None:
+                    self._apply(u)
+                    self._drain_later(like)
+
+            self.call_later(drain)
 
     def _apply(self, u) -> None:
         self.view.apply(u)

@@ -152,22 +152,27 @@ class FastDataTable(DataTable):
         """True when `new` draws exactly as `old` (then storing it repaints nothing)."""
         return False
 
-    def store_cell(self, rk: RowKey, ck: ColumnKey, value: Any) -> bool:
-        """Hold `value` in the cell; True if what is drawn changed (the caller repaints it)."""
+    def store_cell(self, rk: RowKey, ck: ColumnKey, value: Any, *, bump: bool = True) -> bool:
+        """Hold `value` in the cell; True if what is drawn changed (the caller repaints it). With
+        `bump=False` the caller stores many cells, then calls `new_generation` once."""
         cells = self._data[rk]
         old = cells.get(ck)
         cells[ck] = value
         if self.same_drawing(old, value):
             return False
-        # The new generation makes the cached renders stale; row heights and order did not
-        # change, so carry them over rather than have DataTable recompute them for every row.
+        if bump:
+            self.new_generation()
+        return True
+
+    def new_generation(self) -> None:
+        """Make the cached renders stale after cells changed in place. Row heights and order did
+        not change, so they are carried over rather than recomputed by DataTable for every row."""
         offsets, count = self._y_offsets, self._update_count
         ordered = self._ordered_row_cache.get((self.row_count, count))
         self._update_count = count + 1
         self._offset_cache[self._update_count] = offsets
         if ordered is not None:
             self._ordered_row_cache[(self.row_count, self._update_count)] = ordered
-        return True
 
     def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
                      cursor: bool = False, hover: bool = False) -> list[list[Segment]]:

@@ -145,8 +145,14 @@ class KeyedTable(FastDataTable):
         a, b = getattr(old, "cell", None), getattr(new, "cell", None)
         return a is not None and b is not None and (a.text, a.style) == (b.text, b.style)
 
-    def _update_row(self, key: str, old: Row, row: Row) -> None:
-        """Store a row's changed cells; repaint the one cell that changed, or else the row.
+    def _shown_window(self) -> tuple[int, int]:
+        """The row indexes on screen (one either side)."""
+        top = self.scroll_offset.y - self.header_height
+        return top - 1, top + self.size.height
+
+    def _update_row(self, key: str, old: Row, row: Row, window: tuple[int, int]) -> bool:
+        """Store a row's changed cells; repaint the one cell that changed, or else the row; True
+        if anything drawn changed (the caller then starts a new generation, once for all rows).
 
         One cell alone is the common case between polls (an age crossing a minute or an hour)
         and costs a tenth of the row's bytes; two or more (a pod's status and its "how") cost
@@ -154,19 +160,19 @@ class KeyedTable(FastDataTable):
         """
         rk = RowKey(key)
         drawn = [spec.key for spec, a, b in zip(self.specs, old.cells, row.cells)
-                 if a != b and self.store_cell(rk, ColumnKey(spec.key), cell_view(b))]
+                 if a != b and self.store_cell(rk, ColumnKey(spec.key), cell_view(b), bump=False)]
         if not drawn:
-            return
+            return False
         at = self.row_location(rk)
         # A row off screen is drawn from its stored cells once scrolled to. Refreshing its region
         # cost DataTable a sum over every row above it: at 10,000 pods, most of the UI thread.
-        top = self.scroll_offset.y - self.header_height
-        if at is None or not top - 1 <= at <= top + self.size.height:
-            return
+        if at is None or not window[0] <= at <= window[1]:
+            return True
         if len(drawn) == 1:
             self.refresh_coordinate(Coordinate(at, self.column_location(ColumnKey(drawn[0]))))
         else:
             self.refresh_row(at)
+        return True
 
     # --- data ------------------------------------------------------------------------------
 
@@ -251,17 +257,19 @@ class KeyedTable(FastDataTable):
                 for k in gone:
                     del self._shown[k]
                 moved = True
-            added = []
+            added, stored, window = [], False, self._shown_window()
             for k, row in wanted.items():
                 old = self._shown.get(k)
                 if old is None:
                     added.append((k, (self._head(k), *map(cell_view, row.cells))))
                 elif old != row:
-                    self._update_row(k, old, row)
+                    stored = self._update_row(k, old, row, window) or stored
                     moved = moved or old.group != row.group or old.order != row.order or (
                         self.sort_index is not None and
                         old.cells[self.sort_index].sort_value != row.cells[self.sort_index].sort_value)
                 self._shown[k] = row
+            if stored:
+                self.new_generation()  # once for every changed cell (datatable_private.py)
             if added:
                 self.add_rows_keyed(added)  # one cursor check for all (datatable_private.py)
                 moved = True
