@@ -211,7 +211,10 @@ class SaganApp(App):
                     self._apply(u)
                     self._drain_later(like)
 
-            self.call_later(drain)
+            # A timer, not call_later: the App's queue is read without returning to the event loop
+            # while it holds messages, so slices posted to it would run back to back, before
+            # the keys the driver has read and before any repaint.
+            self.set_timer(0.001, drain)
 
     def _apply(self, u) -> None:
         self.view.apply(u)
