@@ -284,14 +284,18 @@ class KeyedTable(FastDataTable):
     def _resort(self) -> None:
         i, rev = self.sort_index, self.sort_reverse
 
-        def key(head: _Head) -> tuple:
-            row = self._shown[head.row_key]
+        shown = self._shown
+
+        def key(k: str) -> tuple:
+            row = shown[k]
             if i is None:
                 return (row.group, row.order)
             v = _safe(row.cells[i].sort_value)
             return (row.group, _Desc(v) if rev else v, row.order)
 
-        self.sort(_MARK_COL, key=key)
+        # DataTable.sort would build a tuple of every row's cells to hand each to the key: at
+        # 10,000 pods a poll that moved one row took 40 ms of the UI thread.
+        self.order_rows(sorted(shown, key=key))
 
     def refresh_titles(self) -> None:
         """The border title says everything that decides what the owner sees and acts on:
