@@ -18,14 +18,21 @@ class Side(App):
             yield WavePanel()
 
 
+async def laid_out_panel(app, pilot):
+    """The panel showing the incident's waves, laid out: its width settles once a scrollbar
+    takes its column."""
+    panel = app.query_one(WavePanel)
+    shown, last = waves(), max(LOSSES, key=lambda x: x.lost_at)
+    for seconds in (0, 1):
+        panel.set_waves(shown, NOW + timedelta(seconds=seconds), 15.0, last)
+        await pilot.pause()
+    return panel, shown, last
+
+
 async def test_a_tick_measures_the_panel_only_when_its_clock_line_may_change_its_height():
     app = Side()
     async with app.run_test(size=(60, 40)) as pilot:
-        panel = app.query_one(WavePanel)
-        shown, last = waves(), max(LOSSES, key=lambda x: x.lost_at)
-        for seconds in (0, 1):  # laid out: its width settles once a scrollbar takes its column
-            panel.set_waves(shown, NOW + timedelta(seconds=seconds), 15.0, last)
-            await pilot.pause()
+        panel, shown, last = await laid_out_panel(app, pilot)
         measured = []
         real = panel.get_content_height
         panel.get_content_height = lambda *a: (measured.append(1), real(*a))[1]
@@ -51,11 +58,7 @@ async def test_a_tick_lays_out_only_the_clock_line_and_reuses_the_rest():
 
     app = Side()
     async with app.run_test(size=(60, 40)) as pilot:
-        panel = app.query_one(WavePanel)
-        shown, last = waves(), max(LOSSES, key=lambda x: x.lost_at)
-        for seconds in (0, 1):  # laid out: its width settles once a scrollbar takes its column
-            panel.set_waves(shown, NOW + timedelta(seconds=seconds), 15.0, last)
-            await pilot.pause()
+        panel, shown, last = await laid_out_panel(app, pilot)
         laid_out = []
         real = Console.render_lines
         Console.render_lines = lambda self, r, *a, **k: (laid_out.append(r), real(self, r, *a, **k))[1]
