@@ -111,8 +111,10 @@ async def test_cached_rows_are_on_screen_before_the_first_poll_ends(sim_factory,
             shown_at_poll_end.append(app.experiments_table.row_count)
 
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
-        await wait_for(pilot, lambda: app.loaded, what="the load")
-        assert app.polling and app.polls == 0
+        # The load's message and the first poll's "in flight" are two messages: wait for both
+        # (asserting the second right after the first failed once, under two suites at once).
+        await wait_for(pilot, lambda: app.loaded and app.polling, what="the load, and the first poll under way")
+        assert app.polls == 0
         assert app.experiments_table.row_count == counts["experiments"] > 0
         assert app.pods_table.row_count > 0
         assert "sagan" in app.query_one(StatusBar).plain
