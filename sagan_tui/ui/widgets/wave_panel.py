@@ -152,6 +152,11 @@ def wave_parts(waves: Sequence[Wave], wave: Wave, active: bool, now: datetime,
     return parts, clock_at
 
 
+def _same_waves(a: Sequence[Wave], b: Sequence[Wave]) -> bool:
+    """The same wave objects (a tick re-sends what it has): equal waves may carry other evidence."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
 class _DrawnOnce:
     """The shown wave's parts as one renderable; each part but the clock line is drawn once per
     width and its lines reused at every status tick (a diagnosis of ~150 lines at 10,000 pods
@@ -213,9 +218,7 @@ class WavePanel(Widget):
             rows = len(clock_line(self.wave, self.active, now, guard_minutes).wrap(self.app.console, width))
             clock = (inputs[0], last_loss, (guard_minutes, self.active, width, rows))
             was = self._clock
-            # The same objects (a tick re-sends what it has): equal waves may carry other evidence.
-            if was is not None and was[2] == clock[2] and was[1] is last_loss and len(was[0]) == len(waves) \
-                    and all(a is b for a, b in zip(was[0], waves)):
+            if was is not None and was[2] == clock[2] and was[1] is last_loss and _same_waves(was[0], waves):
                 return
         self._clock = clock
         height = self.get_content_height(self.size, self.app.size, width) if width else None
@@ -231,10 +234,8 @@ class WavePanel(Widget):
         if wave is None:
             return render_wave_panel(waves, now, guard, last_loss)
         drawn = self._drawn
-        # The same wave objects (equal waves may carry other evidence), guard and state: only the
-        # clock line is new.
-        if drawn is None or drawn[1:3] != (guard, active) or len(drawn[0]) != len(waves) \
-                or not all(a is b for a, b in zip(drawn[0], waves)):
+        # The same waves, guard and state: only the clock line is new.
+        if drawn is None or drawn[1:3] != (guard, active) or not _same_waves(drawn[0], waves):
             parts, clock_at = wave_parts(waves, wave, active, now, guard)
             drawn = self._drawn = (tuple(waves), guard, active, parts, clock_at, {})
         _, _, _, parts, clock_at, lines = drawn
