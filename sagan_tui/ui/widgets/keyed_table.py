@@ -47,16 +47,6 @@ class CellView:
         return self.cell.text
 
 
-class _Head(CellView):
-    """The mark cell, which also carries its row key: DataTable.sort only hands us cell values."""
-
-    __slots__ = ("row_key",)
-
-    def __init__(self, marked: bool, row_key: str) -> None:
-        super().__init__(Cell(MARK if marked else " ", "bold yellow"))
-        self.row_key = row_key
-
-
 class _Desc:
     """Inverts comparison, for a descending column under an ascending group order."""
 
@@ -222,8 +212,9 @@ class KeyedTable(FastDataTable):
             return False
         return self._filter is None or self._filter(row.search_text())
 
-    def _head(self, key: str) -> _Head:
-        return _Head(key in self.marks, key)
+    def _head(self, key: str) -> CellView:
+        """The mark cell."""
+        return CellView(Cell(MARK if key in self.marks else " ", "bold yellow"))
 
     def _apply(self, keys: Iterable[str] | None = None) -> None:
         """Bring the widget in line with `records`: every row, or only those of `keys`."""
