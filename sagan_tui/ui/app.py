@@ -206,9 +206,8 @@ class SaganApp(App):
 
             def drain() -> None:
                 self._draining = False
-                u = self.backlog.next(empty)
-                if u is not None:
-                    self._apply(u)
+                if self.backlog.waiting:
+                    self._apply(self.backlog.take(empty))
                     self._drain_later(like)
 
             # A timer, not call_later: the App's queue is read without returning to the event loop

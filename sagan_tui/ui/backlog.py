@@ -38,7 +38,8 @@ class RowBacklog:
     def take(self, u):
         """`u` (a PanelUpdate) with at most `per_turn` of the rows waiting, its own included;
         everything else in it (records, removals, losses, health) goes now. A full update
-        replaces every pane: nothing that waited before it still stands."""
+        replaces every pane: nothing that waited before it still stands. An empty `u` takes
+        the next slice."""
         if u.full:
             self.experiments.clear()
             self.pods.clear()
@@ -49,10 +50,3 @@ class RowBacklog:
         self.pods.update(u.pods)
         exps = _first(self.experiments, self.per_turn)
         return dataclasses.replace(u, experiments=exps, pods=_first(self.pods, self.per_turn - len(exps)))
-
-    def next(self, empty):
-        """The next slice as an update like `empty` (a PanelUpdate with nothing in it), or None."""
-        if not self.waiting:
-            return None
-        exps = _first(self.experiments, self.per_turn)
-        return dataclasses.replace(empty, experiments=exps, pods=_first(self.pods, self.per_turn - len(exps)))

@@ -12,8 +12,8 @@ def rows(prefix: str, n: int, version: int = 1) -> dict[str, tuple]:
 
 def drained(backlog: RowBacklog) -> list[PanelUpdate]:
     out = []
-    while (u := backlog.next(PanelUpdate())) is not None:
-        out.append(u)
+    while backlog.waiting:
+        out.append(backlog.take(PanelUpdate()))
     return out
 
 
