@@ -5,11 +5,13 @@ from __future__ import annotations
 import functools
 import inspect
 from itertools import zip_longest
-from typing import Any
+from typing import Any, Iterator, Sequence
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
+from textual.geometry import Region, Spacing
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellKey, ColumnKey, DuplicateKey, Row, RowKey
 
@@ -27,6 +29,9 @@ PRIVATE_METHODS = {
                                    "hover", "cursor", "show_cursor", "show_hover_cursor",
                                    "has_css_foreground_priority", "has_css_background_priority"),
     "_highlight_cursor": ("self",),
+    "_get_row_region": ("self", "row_index"),
+    "_get_cell_region": ("self", "coordinate"),
+    "_get_fixed_offset": ("self",),
 }
 
 
@@ -44,6 +49,67 @@ def mismatches() -> list[str]:
         elif tuple(inspect.signature(method).parameters) != params:
             out.append(f"DataTable.{name}{inspect.signature(method)} is not ({', '.join(params)})")
     return out
+
+
+class _LineOffsets(Sequence):
+    """DataTable._y_offsets of a table whose rows are all one line high: line y is row y, read from
+    the row order when asked. The stock list is rebuilt over every row after each change of order or
+    cells (10,000 pods: twice per poll, and again at the next key)."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: "FastDataTable") -> None:
+        self._table = table
+
+    def __len__(self) -> int:
+        return len(self._table.rows)
+
+    def __getitem__(self, y):  # type: ignore[override]
+        if isinstance(y, slice):
+            return [self[i] for i in range(*y.indices(len(self)))]
+        n = len(self)
+        if y < 0:
+            y += n
+        if not 0 <= y < n:
+            raise IndexError(y)
+        return self._table._row_locations.get_key(y), 0
+
+    def clear(self) -> None:
+        """DataTable.clear empties the list it cached; there is none here."""
+
+
+class _OrderedRows(Sequence):
+    """DataTable.ordered_rows as a view on the row order (rows start..stop): a slice or one row
+    costs what it holds, where the stock list is rebuilt over every row after each change."""
+
+    __slots__ = ("_table", "_start", "_stop")
+
+    def __init__(self, table: "FastDataTable", start: int = 0, stop: int | None = None) -> None:
+        self._table, self._start, self._stop = table, start, stop
+
+    def __len__(self) -> int:
+        n = len(self._table.rows)
+        return max(0, min(n, n if self._stop is None else self._stop) - self._start)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        n = len(self)
+        if isinstance(i, slice):
+            start, stop, step = i.indices(n)
+            if step != 1:
+                return [self[j] for j in range(start, stop, step)]
+            return _OrderedRows(self._table, self._start + start, self._start + max(start, stop))
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        t = self._table
+        return t.rows[t._row_locations.get_key(self._start + i)]
+
+    def __iter__(self) -> Iterator[Row]:
+        t = self._table
+        rows, key = t.rows, t._row_locations.get_key
+        for i in range(self._start, self._start + len(self)):
+            yield rows[key(i)]
 
 
 @functools.lru_cache(maxsize=256)
@@ -64,6 +130,10 @@ class FastDataTable(DataTable):
     # screenfuls serve every hit that can still come.
     CACHE_LINES = 200
     CACHE_CELLS = 2000
+    # Every row one line high (add_rows_keyed's rows): rows and lines are then the same thing, and
+    # where a row is needs no sum over the rows above it (the fast paths below). A row of another
+    # height, added the stock way, turns them off until the table is cleared.
+    _unit_rows = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -74,6 +144,53 @@ class FastDataTable(DataTable):
     def plain_cell(self, value: Any) -> tuple[str, str] | None:
         """(text, Rich style string) of a cell drawn the fast way, or None for the stock way."""
         return None
+
+    # --- one line a row: places without a pass over every row -------------------------------
+
+    def add_row(self, *cells: Any, height: int | None = 1, key: str | None = None, label: Any = None) -> RowKey:
+        if height != 1:
+            self._unit_rows = False
+        return super().add_row(*cells, height=height, key=key, label=label)
+
+    def clear(self, columns: bool = False):  # type: ignore[override]
+        out = super().clear(columns)
+        self._unit_rows = True
+        return out
+
+    @property
+    def _y_offsets(self):  # type: ignore[override]
+        if self._unit_rows:
+            return _LineOffsets(self)
+        return DataTable._y_offsets.fget(self)  # type: ignore[attr-defined]
+
+    @property
+    def ordered_rows(self):  # type: ignore[override]
+        if self._unit_rows:
+            return _OrderedRows(self)
+        return super().ordered_rows
+
+    def _get_row_region(self, row_index: int) -> Region:
+        if not self._unit_rows or not self.is_valid_row_index(row_index):
+            return super()._get_row_region(row_index)
+        width = sum(column.get_render_width(self) for column in self.columns.values()) + self._row_label_column_width
+        return Region(0, row_index + (self.header_height if self.show_header else 0), max(self.size.width, width), 1)
+
+    def _get_cell_region(self, coordinate: Coordinate) -> Region:
+        if not self._unit_rows or not self.is_valid_coordinate(coordinate):
+            return super()._get_cell_region(coordinate)
+        row_index, column_index = coordinate
+        columns = self.ordered_columns
+        x = sum(column.get_render_width(self) for column in columns[:column_index]) + self._row_label_column_width
+        y = row_index + (self.header_height if self.show_header else 0)
+        return Region(x, y, columns[column_index].get_render_width(self), 1)
+
+    def _get_fixed_offset(self) -> Spacing:
+        if not self._unit_rows:
+            return super()._get_fixed_offset()
+        top = (self.header_height if self.show_header else 0) + min(self.fixed_rows, self.row_count)
+        left = sum(column.get_render_width(self)
+                   for column in self.ordered_columns[:self.fixed_columns]) + self._row_label_column_width
+        return Spacing(top, 0, 0, left)
 
     def row_location(self, row_key: RowKey) -> int | None:
         return self._row_locations.get(row_key)
@@ -129,8 +246,11 @@ class FastDataTable(DataTable):
         self.check_idle()
 
     def order_rows(self, keys: list[str]) -> None:
-        """DataTable.sort, given every row's key in the new order."""
-        self._row_locations = type(self._row_locations)({RowKey(k): i for i, k in enumerate(keys)})
+        """DataTable.sort, given every row's key in the new order (the rows' own RowKeys are reused:
+        10,000 new ones a poll were a third of its cost)."""
+        rows = self.rows
+        row_keys = [rows[k].key for k in keys]  # a RowKey hashes and compares as its text
+        self._row_locations = type(self._row_locations)(dict(zip(row_keys, range(len(row_keys)))))
         self._update_count += 1
         self.refresh()
 
@@ -173,6 +293,9 @@ class FastDataTable(DataTable):
     def new_generation(self) -> None:
         """Make the cached renders stale after cells changed in place. Row heights and order did
         not change, so they are carried over rather than recomputed by DataTable for every row."""
+        if self._unit_rows:  # nothing is cached by generation but renders
+            self._update_count += 1
+            return
         offsets, count = self._y_offsets, self._update_count
         ordered = self._ordered_row_cache.get((self.row_count, count))
         self._update_count = count + 1
