@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 
 from sagan_tui.ui.widgets.wave_panel import WavePanel, clock_line
 
-from .heatmap_incident import LOSSES, NOW, waves
+from .heatmap_incident import LOSSES, NOW, R5, waves
 
 
 class Side(App):
@@ -73,3 +73,45 @@ async def test_a_tick_lays_out_only_the_clock_line_and_reuses_the_rest():
         parts = [p for p in laid_out if not isinstance(p, WavePanel)]
         assert all(getattr(p, "plain", "").startswith("last loss") or not hasattr(p, "plain") for p in parts)
         assert not any(type(p).__name__ == "Table" for p in parts), [type(p).__name__ for p in parts]
+
+
+async def test_waves_weighed_again_lay_out_only_the_parts_that_read_differently():
+    """Each poll that brings a loss weighs the waves again (new objects): the panel lays out again
+    only the parts whose text moved, and what it shows is the new wave, as a panel drawn from
+    nothing shows it."""
+    from rich.console import Console
+
+    app = Side()
+    async with app.run_test(size=(60, 80)) as pilot:
+        panel = app.query_one(WavePanel)
+        last = max(LOSSES, key=lambda x: x.lost_at)
+        before = waves(LOSSES[:-1])  # the r5 wave one loss short
+        panel.set_waves(before, NOW, 15.0, last)
+        await pilot.pause()
+        laid_out = []
+        real = Console.render_lines
+        Console.render_lines = lambda self, r, *a, **k: (laid_out.append(r), real(self, r, *a, **k))[1]
+        try:
+            panel.set_waves(waves(LOSSES[:-1]), NOW, 15.0, last)  # weighed again, nothing new
+            await pilot.pause()
+            again = [type(p).__name__ for p in laid_out if not isinstance(p, WavePanel)]
+            laid_out.clear()
+            panel.set_waves(waves(), NOW, 15.0, last)  # one loss more
+            await pilot.pause()
+        finally:
+            Console.render_lines = real
+        assert "Table" not in again, again
+        tables = [p for p in laid_out if type(p).__name__ == "Table"]
+        shown = "\n".join("".join(s.text for s in panel.render_line(y)).rstrip() for y in range(panel.size.height))
+
+        fresh = Side()
+        async with fresh.run_test(size=(60, 80)) as fresh_pilot:
+            other = fresh.query_one(WavePanel)
+            other.set_waves(waves(), NOW, 15.0, last)
+            await fresh_pilot.pause()
+            expected = "\n".join("".join(s.text for s in other.render_line(y)).rstrip()
+                                 for y in range(other.size.height))
+    assert shown == expected
+    assert f"lost {len(R5)} pods" in " ".join(shown.split()), shown
+    total = 2 + 2 + len(panel.wave.diagnosis)  # for, against, the summary, each finding: at most
+    assert 0 < len(tables) < total, (len(tables), total)

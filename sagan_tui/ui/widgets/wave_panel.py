@@ -148,7 +148,9 @@ def wave_parts(waves: Sequence[Wave], wave: Wave, active: bool, now: datetime,
     ]))
     if wave.diagnosis:
         parts.append(Text("Diagnosis", style="bold underline"))
-        parts.append(_findings(wave.diagnosis))
+        # A grid per finding (the same columns, so the same layout as one grid): the panel lays
+        # out again only the findings a poll changed (see _DrawnOnce).
+        parts += [_findings([finding]) for finding in wave.diagnosis]
     return parts, clock_at
 
 
@@ -157,26 +159,57 @@ def _same_waves(a: Sequence[Wave], b: Sequence[Wave]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
-class _DrawnOnce:
-    """The shown wave's parts as one renderable; each part but the clock line is drawn once per
-    width and its lines reused at every status tick (a diagnosis of ~150 lines at 10,000 pods
-    took 15-60 ms of the UI thread to lay out, every 5 s, for one changed line)."""
+def fingerprint(part) -> tuple | None:
+    """What decides how `part` is drawn at a given width, for the parts wave_parts makes (None for
+    any other kind: such a part is laid out every time)."""
+    if isinstance(part, str):
+        return ("s", part)
+    if isinstance(part, Text):
+        return ("t", part.plain, part.style, tuple(part.spans), part.justify, part.overflow, part.no_wrap, part.end)
+    if isinstance(part, Padding):
+        inner = fingerprint(part.renderable)
+        return None if inner is None else ("p", inner, part.top, part.right, part.bottom, part.left,
+                                           part.style, part.expand)
+    if isinstance(part, Table):
+        cells = []
+        for column in part.columns:
+            cells.append((column.width, column.ratio, column.no_wrap, column.overflow, column.style))
+            for cell in column._cells:
+                fp = fingerprint(cell)
+                if fp is None:
+                    return None
+                cells.append(fp)
+        return ("g", part.padding, part.expand, part.show_header, part.show_edge, part.box, tuple(cells))
+    return None
 
-    def __init__(self, parts: list, clock_at: int, lines: dict) -> None:
-        self.parts, self.clock_at, self.lines = parts, clock_at, lines
+
+class _DrawnOnce:
+    """The shown wave's parts as one renderable. Each part but the clock line is laid out once per
+    width and content, and its lines reused while it reads the same: at every status tick, and
+    across polls for the findings a new loss did not change. (A diagnosis of ~150 lines at 10,000
+    pods took 30-100 ms of the UI thread to lay out, at each poll that brought a loss.)"""
+
+    def __init__(self, parts: list, clock_at: int, prints: list, lines: dict) -> None:
+        self.parts, self.clock_at, self.prints, self.lines = parts, clock_at, prints, lines
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        used = set()
         for i, part in enumerate(self.parts):
-            if i == self.clock_at:
+            fp = self.prints[i]
+            if i == self.clock_at or fp is None:
                 yield part
                 continue
-            key = (i, options.max_width)
+            key = (fp, options.max_width)
+            used.add(key)
             lines = self.lines.get(key)
             if lines is None:
                 lines = self.lines[key] = console.render_lines(part, options.update(height=None), pad=False)
             for line in lines:
                 yield from line
                 yield Segment.line()
+        if len(self.lines) > 2 * len(used) + 16:  # what no longer reads so (older waves, widths)
+            for key in [k for k in self.lines if k not in used]:
+                del self.lines[key]
 
 
 class WavePanel(Widget):
@@ -194,7 +227,8 @@ class WavePanel(Widget):
         self.active = False
         self._height: int | None = None  # content height the last text was laid out at
         self._clock: tuple | None = None  # what the height was measured for, but the time
-        self._drawn: tuple | None = None  # the shown wave's parts and their lines (_DrawnOnce)
+        self._drawn: tuple | None = None  # the shown wave's parts and their fingerprints
+        self._lines: dict = {}  # laid-out lines by (part fingerprint, width), kept across waves
 
     def set_waves(self, waves: list[Wave], now: datetime, guard_minutes: float = 15.0,
                   last_loss: Loss | None = None) -> None:
@@ -237,7 +271,7 @@ class WavePanel(Widget):
         # The same waves, guard and state: only the clock line is new.
         if drawn is None or drawn[1:3] != (guard, active) or not _same_waves(drawn[0], waves):
             parts, clock_at = wave_parts(waves, wave, active, now, guard)
-            drawn = self._drawn = (tuple(waves), guard, active, parts, clock_at, {})
-        _, _, _, parts, clock_at, lines = drawn
+            drawn = self._drawn = (tuple(waves), guard, active, parts, clock_at, [fingerprint(p) for p in parts])
+        _, _, _, parts, clock_at, prints = drawn
         parts = [*parts[:clock_at], clock_line(wave, active, now, guard), *parts[clock_at + 1:]]
-        return _DrawnOnce(parts, clock_at, lines)
+        return _DrawnOnce(parts, clock_at, prints, self._lines)
