@@ -136,27 +136,33 @@ class GraphQLTransport(KeyedTransport):
 
     async def snapshot(self) -> AccountSnapshot:
         nulled: list[str] = []
-        myself = await self._myself(ACCOUNT_QUERY, nulled)
-        if not isinstance(myself.get("pods"), list):
-            # Never read a reply without a pod list as "no pods": that would be a fake wave.
-            raise BadReply(self.account, "GraphQL reply has no myself.pods list")
-        # An entry RunPod nulled (a field broke its non-null rule) is skipped with RunPod's reason;
-        # the skip makes the poll partial, so no pod is read as gone for want of it.
-        listed = [p for p in myself["pods"] if p is not None]
+        # The reply's tree is born and freed within one pause of the collector (see runpod_rest.snapshot).
         with gc_paused():
+            myself = await self._myself(ACCOUNT_QUERY, nulled)
+            if not isinstance(myself.get("pods"), list):
+                # Never read a reply without a pod list as "no pods": that would be a fake wave.
+                raise BadReply(self.account, "GraphQL reply has no myself.pods list")
+            # An entry RunPod nulled (a field broke its non-null rule) is skipped with RunPod's reason;
+            # the skip makes the poll partial, so no pod is read as gone for want of it.
+            listed = [p for p in myself["pods"] if p is not None]
             pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods")
-        nulls = len(myself["pods"]) - len(listed)
+            nulls = len(myself["pods"]) - len(listed)
+            money = _money(myself)
+            del myself, listed
         # One skip per entry, as every other unreadable record is counted (and logged) one by one.
         nulled += ["pods: a null entry without a reason"] * max(0, nulls - len(nulled))
-        return AccountSnapshot(account=self.account, pods=pods, skipped=nulled + skipped, **_money(myself))
+        return AccountSnapshot(account=self.account, pods=pods, skipped=nulled + skipped, **money)
 
     async def money(self) -> AccountSnapshot:
         """The balance, spend and under-balance flag, and each pod's machine (no pod records): what
         `auto` asks GraphQL for."""
-        myself = await self._myself(BALANCE_QUERY)
-        pods = myself.get("pods")
-        return AccountSnapshot(account=self.account, pods=[], hosts=_texts(pods, ("machine", "podHostId")),
-                               status_changes=_texts(pods, ("lastStatusChange",)), **_money(myself))
+        with gc_paused():  # the reply's tree is born and freed within one pause (runpod_rest.snapshot)
+            myself = await self._myself(BALANCE_QUERY)
+            pods = myself.get("pods")
+            hosts, changes = _texts(pods, ("machine", "podHostId")), _texts(pods, ("lastStatusChange",))
+            money = _money(myself)
+            del myself, pods
+        return AccountSnapshot(account=self.account, pods=[], hosts=hosts, status_changes=changes, **money)
 
     async def get_pod(self, pod_id: str) -> RunPodPod | None:
         _check_id(pod_id)

@@ -135,13 +135,16 @@ class RestV2Transport(KeyedTransport):
     # --- reads -------------------------------------------------------------------------
 
     async def snapshot(self) -> AccountSnapshot:
-        data = await self._json("GET", PODS, params=PODS_QUERY)
-        pods_raw = data.get("pods") if isinstance(data, dict) else None
-        if not isinstance(pods_raw, list):
-            # Never read a reply without a pod list as "no pods": that would be a fake wave.
-            raise BadReply(self.account, "REST reply has no pods list")
-        names = await self._catalog_names(pods_raw)
+        # The decoded tree (~150,000 objects at 10,000 pods) is born and freed within one pause of the
+        # collector: resumed while the tree lived, its next allocation walked all of it (30-40 ms,
+        # the interpreter lock held, the panel's keys waiting).
         with gc_paused():
+            data = await self._json("GET", PODS, params=PODS_QUERY)
+            pods_raw = data.get("pods") if isinstance(data, dict) else None
+            if not isinstance(pods_raw, list):
+                # Never read a reply without a pod list as "no pods": that would be a fake wave.
+                raise BadReply(self.account, "REST reply has no pods list")
+            names = await self._catalog_names(pods_raw)
             pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names) for p in pods_raw],
                                           "pods")
             del data, pods_raw  # the decoded tree goes now, whole, by reference counting
