@@ -364,7 +364,7 @@ class PanelSession:
     def _watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
         self._timelines[tag] = (experiment, kind)
         if self.model is not None:
-            self._offload(lambda: self._publish(PanelUpdate(timelines=(self._timeline(tag),))))
+            self._offload(lambda: self._publish(PanelUpdate(timelines=(self._timeline(tag),), answer=True)))
 
     def forget_timeline(self, tag: str) -> None:
         self._soon(lambda: self._timelines.pop(tag, None))
@@ -436,7 +436,7 @@ class PanelSession:
         if fn is None:
             return "the cache is still being opened"
         said, delta = await self._in_db(self._retrying, fn, *args)
-        self._publish(PanelUpdate(**{**self._update(delta).__dict__, "said": said}))
+        self._publish(PanelUpdate(**{**self._update(delta).__dict__, "said": said, "answer": True}))
         return said
 
     # --- what the dialogs show, read in the writer thread -------------------------------

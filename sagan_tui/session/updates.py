@@ -57,6 +57,9 @@ class PanelUpdate:
     in_flight: Mapping[str, float] | None = None  # source -> time.monotonic() its poll began
     polls: int | None = None  # poll rounds completed (every source asked once, or a refresh)
     said: str | None = None  # a short answer to the owner's last request (dismiss, toggle)
+    # What the owner's key asked for (a timeline's scope, a dismissal): the UI applies it at once,
+    # never held behind the keys as a poll's news may be (ui/key_first.py).
+    answer: bool = False
 
 
 @dataclass(frozen=True)

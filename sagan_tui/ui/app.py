@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from datetime import datetime, timedelta
@@ -11,11 +12,13 @@ from textual import events, on
 from textual.app import App
 from textual.binding import Binding
 
+from sagan_tui import gil_gate
 from sagan_tui.gc_settle import Settler
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
 from sagan_tui.ui.backlog import RowBacklog
+from sagan_tui.ui.key_first import KeyFirst
 from sagan_tui.ui.key_hold import KeyHold, Released
 from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.main_screen import MainScreen
@@ -91,6 +94,8 @@ class SaganApp(App):
         self._first_health: dict = {}
         self.first_paint_s: float | None = None
         self._opened = None
+        self._ungate: Callable[[], None] = lambda: None
+        self.key_first: KeyFirst = KeyFirst()  # updates wait for a key's frame while keys come
         self.settler = Settler()  # full collections wait for a pause in the keys (gc_settle.py)
         if cache is not None:  # read here, before the app's loop runs: whole from the first frame
             from sagan_tui.session import PanelSession
@@ -137,6 +142,8 @@ class SaganApp(App):
         """The MainScreen's panes are in place: paint them from the session opened before the loop,
         or (the `sagan-tui` start) from the first frame's thin read, then start the session."""
         t0 = time.perf_counter()
+        # The session's threads stand aside while this thread has a key or a frame (gil_gate.py).
+        self._ungate = gil_gate.install(asyncio.get_running_loop())
         apply_keymap(self)  # the [keymap] table (ui/keys.py), before any key is read
         self.main_screen.narrow(self.size.width)
         if self._opened is not None:
@@ -195,8 +202,33 @@ class SaganApp(App):
 
     @on(Updated)
     def _updated(self, message: Updated) -> None:
-        self._apply(self.backlog.take(message.update))
-        self._drain_later(message.update)
+        u = message.update
+        # A poll's news while the owner is typing waits for the next key's frame (ui/key_first.py);
+        # what a key asked for does not, and goes after what waited: updates keep their order.
+        if not u.answer and self.key_first.hold(u):
+            if len(self.key_first.held) == 1:
+                self.set_timer(self.key_first.quiet_in(), self._keys_quiet)
+            return
+        self._release_updates()
+        self._take(u)
+
+    def _take(self, update) -> None:
+        self._apply(self.backlog.take(update))
+        self._drain_later(update)
+
+    def _release_updates(self) -> None:
+        """A key's frame is drawn (or the keys stopped): the updates that waited for it, in order."""
+        for update in self.key_first.release():
+            self._take(update)
+
+    def _keys_quiet(self) -> None:
+        if not self.key_first.held:
+            return
+        wait = self.key_first.quiet_in()
+        if wait > 0:  # keys came meanwhile (each releases after its frame): look again when they stop
+            self.set_timer(wait, self._keys_quiet)
+        else:
+            self._release_updates()
 
     def _drain_later(self, like) -> None:
         """The rows still waiting, a slice per turn: keys read meanwhile are handled in between."""
@@ -375,15 +407,22 @@ class SaganApp(App):
     async def on_event(self, event) -> None:
         if isinstance(event, events.Key):
             self.settler.key()
+            self.key_first.key()
         if self.key_hold.take(event):  # a dialog is opening: ui/key_hold.py
             return
         if isinstance(event, Released):
             for key in self.key_hold.released():
                 await super().on_event(key)
             return
+        back = isinstance(event, events.Key) and event.is_forwarded  # (forwarding marks the event itself)
         await super().on_event(event)
+        if back and self.key_first.held:
+            # The key is back from the focused widget (its bindings have run, the App's just did):
+            # the held updates go once the screen has drawn what the key changed.
+            self.call_after_refresh(self._release_updates)
 
     def on_unmount(self) -> None:
+        self._ungate()
         self.settler.release()  # another app in this process (tests) starts with nothing frozen
         if self.session is not None:
             self.session.close()

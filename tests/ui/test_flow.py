@@ -17,8 +17,14 @@ SIZE = (160, 40)
 
 
 async def deliver(pilot, app) -> None:
-    """The session reads what the other writer committed; its update is applied."""
+    """The session reads what the other writer committed; its update is applied (an update that
+    came within a moment of a key waits for the keys to stop: ui/key_first.py)."""
     await app.session.look_now()
+    await pilot.pause()
+    for _ in range(200):
+        if not app.key_first.held:
+            break
+        await pilot.pause(0.01)
     await pilot.pause()
 
 

@@ -1,0 +1,118 @@
+"""Keys first: an update that arrives while keys come waits for the next key's frame, in order, and
+goes at once when no key was pressed, or once the keys stop (ui/key_first.py, SaganApp's wiring)."""
+
+from __future__ import annotations
+
+from sagan_tui.ui.key_first import KeyFirst
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_an_update_goes_at_once_without_keys_and_waits_while_they_come():
+    clock = Clock()
+    first = KeyFirst(clock, quiet_s=0.4)
+    assert first.hold("u1") is False  # nobody typing: apply it now
+
+    first.key()
+    clock.t += 0.1
+    assert first.hold("u2") is True
+    clock.t += 0.5
+    assert first.hold("u3") is True  # keys stopped, but u2 waits: u3 stays behind it
+    assert first.quiet_in() == 0.0
+    assert first.release() == ["u2", "u3"]
+    assert first.release() == []
+    assert first.hold("u4") is False
+
+
+def test_quiet_in_counts_from_the_last_key():
+    clock = Clock()
+    first = KeyFirst(clock, quiet_s=0.4)
+    first.key()
+    clock.t += 0.1
+    assert abs(first.quiet_in() - 0.3) < 1e-9
+    first.key()
+    assert abs(first.quiet_in() - 0.4) < 1e-9
+
+
+def renamed(app, key: str, text: str, answer: bool = False):
+    from dataclasses import replace
+
+    from sagan_tui.render import Cell
+    from sagan_tui.session.updates import PanelUpdate
+    from sagan_tui.ui.messages import Updated
+
+    row = app.pods_table.records[key]
+    return Updated(PanelUpdate(pods={key: replace(row, cells=(Cell(text), *row.cells[1:]))}, answer=answer))
+
+
+async def test_the_panel_holds_an_update_sent_while_keys_come_until_the_next_keys_frame(tmp_path):
+    from .frozen import frozen_app
+
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        app.key_first.quiet_s = 60.0  # keys "keep coming" however slow the machine: only a key releases
+        table = app.pods_table
+        table.focus()
+        key = next(iter(table.records))
+        await pilot.press("down")
+        app.post_message(renamed(app, key, "held-one"))
+        for _ in range(5):
+            await pilot.pause()
+        assert table.records[key].cells[0].text != "held-one"
+        assert [u for u in app.key_first.held if key in u.pods]  # (the session's own may wait beside it)
+
+        await pilot.press("down")
+        for _ in range(100):
+            if table.records[key].cells[0].text == "held-one":
+                break
+            await pilot.pause(0.01)
+        assert table.records[key].cells[0].text == "held-one" and not app.key_first.held
+
+
+async def test_the_panel_applies_an_update_at_once_without_keys_and_after_the_keys_stop(tmp_path):
+    from .frozen import frozen_app
+
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        table = app.pods_table
+        key = next(iter(table.records))
+        app.post_message(renamed(app, key, "at-once"))
+        await pilot.pause()
+        await pilot.pause()
+        assert table.records[key].cells[0].text == "at-once"
+
+        app.key_first.quiet_s = 0.2
+        await pilot.press("down")
+        app.post_message(renamed(app, key, "after-quiet"))  # no key after it: the quiet timer lets it go
+        for _ in range(300):
+            if table.records[key].cells[0].text == "after-quiet":
+                break
+            await pilot.pause(0.01)
+        assert table.records[key].cells[0].text == "after-quiet" and not app.key_first.held
+
+
+async def test_what_a_key_asked_for_goes_at_once_after_the_news_that_waited(tmp_path):
+    """A timeline's new scope or a dismissal answers the key itself: never held, and never
+    overtaken by older news applied after it."""
+    from .frozen import frozen_app
+
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        app.key_first.quiet_s = 60.0
+        table = app.pods_table
+        key = next(iter(table.records))
+        await pilot.press("down")
+        app.post_message(renamed(app, key, "older-news"))
+        for _ in range(5):
+            await pilot.pause()
+        assert [u for u in app.key_first.held if key in u.pods]
+        app.post_message(renamed(app, key, "the-answer", answer=True))
+        for _ in range(5):
+            await pilot.pause()
+        assert table.records[key].cells[0].text == "the-answer" and not app.key_first.held
