@@ -51,6 +51,15 @@ def renamed(app, key: str, text: str, answer: bool = False):
     return Updated(PanelUpdate(pods={key: replace(row, cells=(Cell(text), *row.cells[1:]))}, answer=answer))
 
 
+async def shows(pilot, table, key: str, text: str) -> bool:
+    """Whether the row's first cell comes to read `text` within a few seconds of turns."""
+    for _ in range(300):
+        if table.records[key].cells[0].text == text:
+            return True
+        await pilot.pause(0.01)
+    return False
+
+
 async def test_the_panel_holds_an_update_sent_while_keys_come_until_the_next_keys_frame(tmp_path):
     from .frozen import frozen_app
 
@@ -68,11 +77,7 @@ async def test_the_panel_holds_an_update_sent_while_keys_come_until_the_next_key
         assert [u for u in app.key_first.held if key in u.pods]  # (the session's own may wait beside it)
 
         await pilot.press("down")
-        for _ in range(100):
-            if table.records[key].cells[0].text == "held-one":
-                break
-            await pilot.pause(0.01)
-        assert table.records[key].cells[0].text == "held-one" and not app.key_first.held
+        assert await shows(pilot, table, key, "held-one") and not app.key_first.held
 
 
 async def test_the_panel_applies_an_update_at_once_without_keys_and_after_the_keys_stop(tmp_path):
@@ -90,11 +95,7 @@ async def test_the_panel_applies_an_update_at_once_without_keys_and_after_the_ke
         app.key_first.quiet_s = 0.2
         await pilot.press("down")
         app.post_message(renamed(app, key, "after-quiet"))  # no key after it: the quiet timer lets it go
-        for _ in range(300):
-            if table.records[key].cells[0].text == "after-quiet":
-                break
-            await pilot.pause(0.01)
-        assert table.records[key].cells[0].text == "after-quiet" and not app.key_first.held
+        assert await shows(pilot, table, key, "after-quiet") and not app.key_first.held
 
 
 async def test_what_a_key_asked_for_goes_at_once_after_the_news_that_waited(tmp_path):
