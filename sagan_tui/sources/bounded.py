@@ -9,7 +9,7 @@ past the bound: memory stays near the bound, not the size the server chose to se
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 
@@ -28,6 +28,36 @@ def preemptible(obj: dict[str, Any]) -> dict[str, Any]:
     panel's UI thread has work, the decoding waits here for it (gil_gate.py)."""
     yield_to_ui()
     return obj
+
+
+class LoopClient:
+    """An httpx.AsyncClient for the event loop it is used on.
+
+    A client's pooled connections belong to the loop that opened them. A poller polled once on one
+    loop and then handed to another (the tests' rigs poll on pytest's loop, then give the poller
+    to the panel, whose session runs its own loop) reused such a connection and every request of
+    the source failed: "Event ... is bound to a different event loop". On a new loop a new client
+    is made; the old one's connections are left to the loop that opened them.
+    """
+
+    def __init__(self, make: Callable[[], httpx.AsyncClient]) -> None:
+        self._make = make
+        self._client = make()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+
+    def get(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop and not self._closed:
+            if self._loop is not None:
+                self._client = self._make()
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        self._closed = True
+        if self._loop in (None, asyncio.get_running_loop()):
+            await self._client.aclose()
 
 
 def too_large(source: str, where: str, max_bytes: int) -> ReplyTooLarge:

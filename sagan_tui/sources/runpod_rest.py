@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 
 from sagan_tui.models import RunPodPod, parse_records
-from sagan_tui.sources.bounded import bounded_request, preemptible
+from sagan_tui.sources.bounded import LoopClient, bounded_request, preemptible
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
 )
@@ -43,10 +43,10 @@ class RestV2Transport(KeyedTransport):
     def __init__(self, account: str, api_key: str, *, base_url: str, timeout: float = 10.0,
                  transport: httpx.AsyncBaseTransport | None = None, **bounds: Any):
         super().__init__(account, api_key, base_url=base_url, timeout=timeout, **bounds)
-        self._client = httpx.AsyncClient(
+        self._client = LoopClient(lambda: httpx.AsyncClient(
             base_url=self.base_url, timeout=httpx.Timeout(timeout), transport=transport,
             headers={"Authorization": f"Bearer {self._key}", "Accept": "application/json",
-                     "User-Agent": "sagan-tui"})
+                     "User-Agent": "sagan-tui"}))
         # Debug view of the last RateLimit header, e.g. {"minute": RateWindow("minute", 57, 41.0)}.
         self.rate_limit: dict[str, RateWindow] = {}
         self._blocked_until = 0.0  # monotonic; set by an exhausted window or a 429
@@ -72,7 +72,7 @@ class RestV2Transport(KeyedTransport):
             raise RateLimited(self.account, f"{where}: rate limit exhausted, not sent; retry in {math.ceil(wait)} s",
                               status=429, retry_after=float(math.ceil(wait)))
         # httpx times each read; this bounds the whole request (a trickling server) and its size.
-        resp = await bounded_request(self._client, method, path, source=self.account, where=f"REST {where}",
+        resp = await bounded_request(self._client.get(), method, path, source=self.account, where=f"REST {where}",
                                      json=body, params=params, deadline_s=self.timeout,
                                      max_bytes=self.max_reply_bytes)
         self._note_rate_limit(resp)

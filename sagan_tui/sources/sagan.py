@@ -17,7 +17,7 @@ from sagan_tui.models import (
     ApprovalRequest, Experiment, PodLifecycle, WorkflowEvent, iso, parse_records,
 )
 from sagan_tui.sources import routes
-from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, bounded_request, preemptible
+from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, LoopClient, bounded_request, preemptible
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, ServerError, SourceError, SourceTimeout, Unreachable, for_status,
     parse_retry_after, scrub,
@@ -55,8 +55,8 @@ class SaganClient:
         headers = {"Accept": "application/json", "User-Agent": "sagan-tui"}
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
-        self._client = httpx.AsyncClient(base_url=base_url.rstrip("/"), headers=headers,
-                                         timeout=httpx.Timeout(timeout), transport=transport)
+        self._client = LoopClient(lambda: httpx.AsyncClient(base_url=base_url.rstrip("/"), headers=headers,
+                                                            timeout=httpx.Timeout(timeout), transport=transport))
         self.retries = retries
 
     async def aclose(self) -> None:
@@ -85,7 +85,7 @@ class SaganClient:
 
     async def _once(self, method: str, route: str, params: dict | None, body: dict | None) -> Any:
         where = f"{method} {route}"
-        resp = await bounded_request(self._client, method, route, source=SOURCE, where=where, params=params,
+        resp = await bounded_request(self._client.get(), method, route, source=SOURCE, where=where, params=params,
                                      json=body, deadline_s=self.timeout, max_bytes=self.max_reply_bytes)
         try:
             data = resp.json(object_hook=preemptible)

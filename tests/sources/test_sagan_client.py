@@ -106,3 +106,38 @@ async def test_bad_json_and_mutation_not_retried(sim):
         with pytest.raises(Exception):
             await c.set_status(193, "blocked")
     assert len([q for q in sim.requests if q.path.endswith("/status")]) == 1
+
+
+def test_a_client_used_on_one_loop_then_on_another_keeps_working(sim):
+    """The tests' rigs poll once on pytest's loop, then hand the poller to the panel, whose session
+    runs its own loop in its own thread: a pooled connection of the first loop reused on the
+    second failed every request of the source ("bound to a different event loop")."""
+    import asyncio
+    import threading
+
+    c = SaganClient(sim.base_url, sim.sagan_token, timeout=2, retries=0)
+    first = asyncio.new_event_loop()
+    try:
+        assert first.run_until_complete(c.health())["ok"] is True  # a keep-alive connection stays pooled
+        out: list = []
+
+        def on_another_loop() -> None:
+            async def go():
+                try:
+                    return (await c.health())["ok"], (await c.experiments())
+                finally:
+                    await c.aclose()
+            try:
+                out.append(asyncio.run(go()))
+            except Exception as exc:  # noqa: BLE001 - the assertion below names it
+                out.append(exc)
+
+        t = threading.Thread(target=on_another_loop)
+        t.start()
+        t.join(30)
+        ok, exps = out[0] if isinstance(out[0], tuple) else (out[0], None)
+        assert ok is True, ok
+        assert {e.number for e in exps.items} == {192, 193, 194}
+        first.run_until_complete(c.aclose())  # closed on its loop already: nothing left to do here
+    finally:
+        first.close()
