@@ -207,7 +207,7 @@ class SaganApp(App):
         # what a key asked for does not, and goes after what waited: updates keep their order.
         if not u.answer and self.key_first.hold(u):
             if len(self.key_first.held) == 1:
-                self.set_timer(self.key_first.quiet_in(), self._keys_quiet)
+                self.set_timer(self.key_first.due_in(), self._keys_quiet)
             return
         self._release_updates()
         self._take(u)
@@ -224,7 +224,7 @@ class SaganApp(App):
     def _keys_quiet(self) -> None:
         if not self.key_first.held:
             return
-        wait = self.key_first.quiet_in()
+        wait = self.key_first.due_in()
         if wait > 0:  # keys came meanwhile (each releases after its frame): look again when they stop
             self.set_timer(wait, self._keys_quiet)
         else:

@@ -16,7 +16,7 @@ class Clock:
 
 def test_an_update_goes_at_once_without_keys_and_waits_while_they_come():
     clock = Clock()
-    first = KeyFirst(clock, quiet_s=0.4)
+    first = KeyFirst(clock, quiet_s=0.4, max_hold_s=1.0)
     assert first.hold("u1") is False  # nobody typing: apply it now
 
     first.key()
@@ -24,20 +24,25 @@ def test_an_update_goes_at_once_without_keys_and_waits_while_they_come():
     assert first.hold("u2") is True
     clock.t += 0.5
     assert first.hold("u3") is True  # keys stopped, but u2 waits: u3 stays behind it
-    assert first.quiet_in() == 0.0
+    assert first.due_in() == 0.0
     assert first.release() == ["u2", "u3"]
     assert first.release() == []
     assert first.hold("u4") is False
 
 
-def test_quiet_in_counts_from_the_last_key():
+def test_held_updates_go_when_the_keys_stop_or_after_max_hold_whichever_first():
     clock = Clock()
-    first = KeyFirst(clock, quiet_s=0.4)
+    first = KeyFirst(clock, quiet_s=0.4, max_hold_s=1.0)
     first.key()
     clock.t += 0.1
-    assert abs(first.quiet_in() - 0.3) < 1e-9
-    first.key()
-    assert abs(first.quiet_in() - 0.4) < 1e-9
+    first.hold("u")
+    assert abs(first.due_in() - 0.3) < 1e-9  # the keys stop 0.4 s after the last one
+    for _ in range(5):  # keys keep coming (typed into a dialog's field: none releases the update)
+        clock.t += 0.15
+        first.key()
+    assert abs(first.due_in() - (1.1 - 0.85)) < 1e-9  # it came at 0.1: it goes at 1.1 however the keys go
+    clock.t += 0.25
+    assert first.due_in() == 0.0
 
 
 def renamed(app, key: str, text: str, answer: bool = False):
@@ -65,7 +70,7 @@ async def test_the_panel_holds_an_update_sent_while_keys_come_until_the_next_key
 
     app = frozen_app(tmp_path)
     async with app.run_test(size=(160, 40)) as pilot:
-        app.key_first.quiet_s = 60.0  # keys "keep coming" however slow the machine: only a key releases
+        app.key_first.quiet_s = app.key_first.max_hold_s = 60.0  # however slow the machine: only a key releases
         table = app.pods_table
         table.focus()
         key = next(iter(table.records))
@@ -80,7 +85,7 @@ async def test_the_panel_holds_an_update_sent_while_keys_come_until_the_next_key
         assert await shows(pilot, table, key, "held-one") and not app.key_first.held
 
 
-async def test_the_panel_applies_an_update_at_once_without_keys_and_after_the_keys_stop(tmp_path):
+async def test_the_panel_applies_an_update_at_once_without_keys_after_the_keys_stop_or_max_hold(tmp_path):
     from .frozen import frozen_app
 
     app = frozen_app(tmp_path)
@@ -97,6 +102,11 @@ async def test_the_panel_applies_an_update_at_once_without_keys_and_after_the_ke
         app.post_message(renamed(app, key, "after-quiet"))  # no key after it: the quiet timer lets it go
         assert await shows(pilot, table, key, "after-quiet") and not app.key_first.held
 
+        app.key_first.quiet_s, app.key_first.max_hold_s = 60.0, 0.2  # the keys "never stop"
+        await pilot.press("down")
+        app.post_message(renamed(app, key, "after-max-hold"))  # it goes after MAX_HOLD_S all the same
+        assert await shows(pilot, table, key, "after-max-hold") and not app.key_first.held
+
 
 async def test_what_a_key_asked_for_goes_at_once_after_the_news_that_waited(tmp_path):
     """A timeline's new scope or a dismissal answers the key itself: never held, and never
@@ -105,7 +115,7 @@ async def test_what_a_key_asked_for_goes_at_once_after_the_news_that_waited(tmp_
 
     app = frozen_app(tmp_path)
     async with app.run_test(size=(160, 40)) as pilot:
-        app.key_first.quiet_s = 60.0
+        app.key_first.quiet_s = app.key_first.max_hold_s = 60.0
         table = app.pods_table
         key = next(iter(table.records))
         await pilot.press("down")
