@@ -122,7 +122,9 @@ class RestV2Transport(KeyedTransport):
         return for_status(self.account, status, message, code=code, retry_after=retry_after)
 
     async def _json(self, method: str, path: str, **kw: Any) -> Any:
-        resp = await self._request(method, path, **kw)
+        return self._decoded(method, path, await self._request(method, path, **kw))
+
+    def _decoded(self, method: str, path: str, resp: httpx.Response) -> Any:
         if resp.status_code == 204 or not resp.content:
             return None
         try:
@@ -137,9 +139,10 @@ class RestV2Transport(KeyedTransport):
     async def snapshot(self) -> AccountSnapshot:
         # The decoded tree (~150,000 objects at 10,000 pods) is born and freed within one pause of the
         # collector: resumed while the tree lived, its next allocation walked all of it (30-40 ms,
-        # the interpreter lock held, the panel's keys waiting).
+        # the interpreter lock held, the panel's keys waiting). The wait for the reply stays outside it.
+        resp = await self._request("GET", PODS, params=PODS_QUERY)
         with gc_paused():
-            data = await self._json("GET", PODS, params=PODS_QUERY)
+            data = self._decoded("GET", PODS, resp)
             pods_raw = data.get("pods") if isinstance(data, dict) else None
             if not isinstance(pods_raw, list):
                 # Never read a reply without a pod list as "no pods": that would be a fake wave.
