@@ -10,6 +10,7 @@ from datetime import timedelta
 from sagan_tui.models import Experiment, WorkflowEvent
 from sagan_tui.store.cache import Cache
 
+from .conftest import wait_for
 from .frozen import NOW, frozen_app
 from tests.notes import notes
 
@@ -21,10 +22,7 @@ async def deliver(pilot, app) -> None:
     came within a moment of a key waits for the keys to stop: ui/key_first.py)."""
     await app.session.look_now()
     await pilot.pause()
-    for _ in range(200):
-        if not app.key_first.held:
-            break
-        await pilot.pause(0.01)
+    await wait_for(pilot, lambda: not app.key_first.held, what="the held updates applied")
     await pilot.pause()
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from sagan_tui.ui.key_first import KeyFirst
 
+from .conftest import wait_for
+
 
 class Clock:
     def __init__(self) -> None:
@@ -56,13 +58,9 @@ def renamed(app, key: str, text: str, answer: bool = False):
     return Updated(PanelUpdate(pods={key: replace(row, cells=(Cell(text), *row.cells[1:]))}, answer=answer))
 
 
-async def shows(pilot, table, key: str, text: str) -> bool:
-    """Whether the row's first cell comes to read `text` within a few seconds of turns."""
-    for _ in range(300):
-        if table.records[key].cells[0].text == text:
-            return True
-        await pilot.pause(0.01)
-    return False
+async def shows(pilot, table, key: str, text: str) -> None:
+    """Wait until the row's first cell reads `text` (conftest.wait_for: fails naming it)."""
+    await wait_for(pilot, lambda: table.records[key].cells[0].text == text, what=f"{key} reading {text!r}")
 
 
 async def test_the_panel_holds_an_update_sent_while_keys_come_until_the_next_keys_frame(tmp_path):
@@ -82,7 +80,8 @@ async def test_the_panel_holds_an_update_sent_while_keys_come_until_the_next_key
         assert [u for u in app.key_first.held if key in u.pods]  # (the session's own may wait beside it)
 
         await pilot.press("down")
-        assert await shows(pilot, table, key, "held-one") and not app.key_first.held
+        await shows(pilot, table, key, "held-one")
+        assert not app.key_first.held
 
 
 async def test_the_panel_applies_an_update_at_once_without_keys_after_the_keys_stop_or_max_hold(tmp_path):
@@ -100,12 +99,14 @@ async def test_the_panel_applies_an_update_at_once_without_keys_after_the_keys_s
         app.key_first.quiet_s = 0.2
         await pilot.press("down")
         app.post_message(renamed(app, key, "after-quiet"))  # no key after it: the quiet timer lets it go
-        assert await shows(pilot, table, key, "after-quiet") and not app.key_first.held
+        await shows(pilot, table, key, "after-quiet")
+        assert not app.key_first.held
 
         app.key_first.quiet_s, app.key_first.max_hold_s = 60.0, 0.2  # the keys "never stop"
         await pilot.press("down")
         app.post_message(renamed(app, key, "after-max-hold"))  # it goes after MAX_HOLD_S all the same
-        assert await shows(pilot, table, key, "after-max-hold") and not app.key_first.held
+        await shows(pilot, table, key, "after-max-hold")
+        assert not app.key_first.held
 
 
 async def test_what_a_key_asked_for_goes_at_once_after_the_news_that_waited(tmp_path):
