@@ -24,6 +24,21 @@ class AccountSnapshot:
     hosts: dict[str, str] = field(default_factory=dict)  # pod id -> machine.podHostId, from GraphQL under auto
     # pod id -> lastStatusChange ("Exited by Runpod: ..."), from GraphQL under auto: REST v2 has none
     status_changes: dict[str, str] = field(default_factory=dict)
+    # Why this list may not hold every pod of the account (a truncated page, pages that disagree,
+    # the page bound reached), or None when it is complete. An incomplete list says nothing
+    # about absent pods: none of them is missing, as after a failed poll.
+    incomplete: str | None = None
+    # pod id -> why its record could not be read: the pod is listed (unreadable), never missing.
+    unreadable: dict[str, str] = field(default_factory=dict)
+    # Records skipped whose pod cannot be named (no readable id): absence cannot be confirmed
+    # from this list alone (a direct read still can).
+    unnamed: int = 0
+    # Pods another API listed for this account in the same poll (`auto`: GraphQL beside REST v2):
+    # a pod either lists is not missing.
+    also_listed: frozenset[str] = frozenset()
+    # "PREPAID" or "POSTPAID" when the balance route said (a postpaid account is not stopped by
+    # its balance), else None.
+    billing_mode: str | None = None
 
 
 class KeyedTransport:

@@ -84,18 +84,22 @@ def _v2(db: sqlite_utils.Database) -> None:
     db["balance_history"].create_index(["account", "at"], if_not_exists=True)
 
 
-# The pods table's columns, in its order (v1's, then v2's): the view below lists them one by one.
-POD_COLUMNS = ("pod_id", "account", "experiment", "name", "desired_status", "gpu", "gpu_count", "datacenter",
-               "cost_per_hr", "uptime_s", "last_status_change", "pod_type", "first_seen_at", "running_at",
-               "last_seen_at", "gone_at", "gone_reason", "data", "host", "running_seen_at")
+# The pods table's columns, in its order (v1's, then v2's, then v4's): the view below lists them one by one.
+V3_POD_COLUMNS = ("pod_id", "account", "experiment", "name", "desired_status", "gpu", "gpu_count", "datacenter",
+                  "cost_per_hr", "uptime_s", "last_status_change", "pod_type", "first_seen_at", "running_at",
+                  "last_seen_at", "gone_at", "gone_reason", "data", "host", "running_seen_at")
+POD_COLUMNS = (*V3_POD_COLUMNS, "missing_since", "flag")
 SEEN_COLUMNS = ("last_seen_at", "running_seen_at", "uptime_s", "data")  # what the view derives
 
-# A live pod its account's last complete poll listed was seen then: when that poll is newer than
-# the row's own sighting, the row's last sighting (and, RUNNING, its last RUNNING sighting and an
-# uptime grown by the time between) are that poll's. Rows of gone pods are their own.
-PODS_SEEN = f"""
+
+def pods_seen(columns: tuple[str, ...], listed: str) -> str:
+    """A live pod its account's last complete poll listed was seen then: when that poll is newer
+    than the row's own sighting, the row's last sighting (and, RUNNING, its last RUNNING sighting
+    and an uptime grown by the time between) are that poll's. Rows of gone pods are their own;
+    `listed` is the condition that a live row was in that poll's list."""
+    return f"""
 create view pods_seen as
-select {", ".join(c for c in POD_COLUMNS if c not in SEEN_COLUMNS)},
+select {", ".join(c for c in columns if c not in SEEN_COLUMNS)},
     coalesce(seen_at, last_seen_at) as last_seen_at,
     case when seen_at is not null and desired_status = 'RUNNING' then seen_at else running_seen_at end
         as running_seen_at,
@@ -107,7 +111,7 @@ from (
             then p.uptime_s + cast(round((julianday(a.seen_at) - julianday(p.last_seen_at)) * 86400) as integer)
         end as grown
     from pods p left join account_seen a
-        on a.account = p.account and p.gone_at is null and a.seen_at > coalesce(p.last_seen_at, '')
+        on a.account = p.account and {listed} and a.seen_at > coalesce(p.last_seen_at, '')
 )"""
 
 
@@ -117,10 +121,30 @@ def _v3(db: sqlite_utils.Database) -> None:
     Rewriting every live pod's row for its last-seen time was 2,000 pages a poll at 10,000 pods."""
     db["account_seen"].create({"account": str, "seen_at": str}, pk="account", if_not_exists=True)
     db.execute("drop view if exists pods_seen")  # a re-migrated file gets this version's view
-    db.execute(PODS_SEEN)
+    db.execute(pods_seen(V3_POD_COLUMNS, "p.gone_at is null"))
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
+def _v4(db: sqlite_utils.Database) -> None:
+    """Losses the owner can bet on: a pod absent from one list is *missing* until confirmed
+    (`losses.state`: missing, confirmed, withdrawn; how it was confirmed or why withdrawn), a
+    pod row can carry a flag (Sagan and RunPod disagree; listed by two accounts' keys), and an
+    account's health remembers records it could not read."""
+    if _add_column(db, "losses", "state"):
+        db.execute("update losses set state = 'confirmed'")  # what v3 recorded was a loss
+    for column in ("confirmed_by", "withdrawn_at", "withdrawn_reason", "notified_at"):
+        _add_column(db, "losses", column)
+    db["losses"].create_index(["state", "lost_at"], if_not_exists=True)
+    _add_column(db, "pods", "missing_since")
+    _add_column(db, "pods", "flag")
+    _add_column(db, "sync_state", "unreadable")
+    _add_column(db, "sync_state", "unreadable_since")
+    # A missing pod was not in its account's last list: `account_seen` must not date it.
+    db.execute("drop view if exists pods_seen")
+    db.execute(pods_seen(POD_COLUMNS, "p.gone_at is null and p.missing_since is null"))
+
+
+# One sequence for every change of shape: each version is appended, never edited once released.
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
