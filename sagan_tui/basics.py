@@ -151,13 +151,18 @@ class SourceHealth:
     under_balance: bool | None = None
     # Why the balance is missing or old, e.g. "n/a (GraphQL retired)"; not stored: every poll says it again.
     balance_note: str | None = None
+    # Records of the last successful poll that could not be read, and since when some have been:
+    # while any are, the account's pods are not all known and its health is never a plain OK.
+    unreadable: int = 0
+    unreadable_since: datetime | None = None
 
     def __post_init__(self) -> None:
         # What the cache and JSON lines hold is text: the same values the enums and UTC stamps hold.
         self.state = HealthState(self.state)
         self.error_kind = None if self.error_kind is None else ErrorKind(self.error_kind)
-        self.last_success, self.last_attempt, self.next_attempt = (
-            as_utc(self.last_success), as_utc(self.last_attempt), as_utc(self.next_attempt))
+        self.last_success, self.last_attempt, self.next_attempt, self.unreadable_since = (
+            as_utc(self.last_success), as_utc(self.last_attempt), as_utc(self.next_attempt),
+            as_utc(self.unreadable_since))
 
     def stale(self, now: datetime, poll_interval: float) -> bool:
         """Data older than three polls is stale wherever it shows. A poll is its interval and the

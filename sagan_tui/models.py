@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from typing import Any, Iterable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
@@ -205,6 +205,7 @@ class PodLifecycle(Wire):
 # --- RunPod ---------------------------------------------------------------------------
 
 POD_ID_RE = re.compile(r"^[a-z0-9]{6,32}$")
+MAX_UPTIME_S = 10 * 366 * 86400  # ten years: longer than RunPod has existed
 
 
 def valid_pod_id(pod_id: object) -> bool:
@@ -242,6 +243,15 @@ class RunPodPod(Wire, PodFacts):
             raise ValueError("pod id must match ^[a-z0-9]{6,32}$")
         return v
 
+    @field_validator("uptime_seconds")
+    @classmethod
+    def _uptime(cls, v: int | None) -> int | None:
+        # A start is dated `now - uptime`: an uptime past any pod's life is a lie, and past
+        # datetime's range it would fail the poll of every other pod with it.
+        if v is not None and not 0 <= v <= MAX_UPTIME_S:
+            raise ValueError(f"uptime {v} s is outside 0..{MAX_UPTIME_S}")
+        return v
+
 
 
 AccountHealth = SourceHealth
@@ -268,8 +278,15 @@ class Loss(BaseModel):
     run_id: str | None = None
     host: str | None = None  # the machine it ran on (RunPod's podHostId), when known
     dismissed: bool = False
+    # missing (absent from one list, or Sagan's word while RunPod lists it: not yet a loss),
+    # confirmed (a loss: counts in waves, verdicts and reports), withdrawn (disproved: kept for
+    # the audit trail and `waves --format json`, counted nowhere).
+    state: str = "confirmed"
+    confirmed_by: str | None = None
+    withdrawn_at: datetime | None = None
+    withdrawn_reason: str | None = None
 
-    @field_validator("running_at", "last_seen_at", "lost_at", mode="after")
+    @field_validator("running_at", "last_seen_at", "lost_at", "withdrawn_at", mode="after")
     @classmethod
     def _utc(cls, v: datetime | None) -> datetime | None:
         return as_utc(v)
@@ -321,20 +338,25 @@ class Action(BaseModel):
 M = TypeVar("M", bound=BaseModel)
 
 
-def parse_records(model: type[M], items: Iterable[Any], what: str) -> tuple[list[M], list[str]]:
-    """Validate each record on its own: bad ones become a reason, the rest are kept."""
+def parse_records(model: type[M], items: Iterable[Any], what: str,
+                  on_bad: "Callable[[Any, str], None] | None" = None) -> tuple[list[M], list[str]]:
+    """Validate each record on its own: bad ones become a reason, the rest are kept.
+    `on_bad(record, reason)` hears of each bad one (a pod list names the pods it could not read)."""
     good: list[M] = []
     bad: list[str] = []
     for i, item in enumerate(items if isinstance(items, (list, tuple)) else []):
         yield_to_ui()  # a 10,000-pod reply: the panel's keys go first (gil_gate.py)
         try:
             good.append(model.model_validate(item))
+            continue
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first.get("loc", ()))
             bad.append(f"{what}[{i}]: {loc or 'record'}: {first.get('msg', 'invalid')}")
         except Exception as exc:  # a record so broken pydantic itself chokes
             bad.append(f"{what}[{i}]: {type(exc).__name__}")
+        if on_bad is not None:
+            on_bad(item, bad[-1])
     if not isinstance(items, (list, tuple)):
         bad.append(f"{what}: expected a list, got {type(items).__name__}")
     return good, bad

@@ -159,9 +159,14 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
     last_seen = (cp.last_seen_at if cp else None) or (loss.last_seen_at if loss else None)
     base = LOST if loss else (DIM if gone_at else "")
     stopped = not gone_at and pod is not None and pod.desired_status in STOPPED_STATES
+    missing = getattr(cp, "missing_since", None) if cp is not None and not gone_at else None
     if loss:
         status = Cell("LOST", "bold red")
         note = Cell(clean(loss.reason or loss.source), LOST)
+    elif missing:
+        # Absent from its account's last list, not (yet) confirmed lost: a direct read or the next list decides.
+        status = Cell("MISSING?", "bold yellow")
+        note = Cell(f"MISSING? since {hhmmss(missing)}: not in the last list", "yellow")
     elif gone_at:
         status = Cell("gone", DIM)
         note = Cell(clean(cp.gone_reason or ""), DIM)  # type: ignore[union-attr]
@@ -172,6 +177,9 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
         note = Cell(clean(pod.last_status_change or "") if pod and not pod.running else "", DIM)
         if pod and getattr(pod, "cluster_id", None) and not note.text:  # the first frame's record has none
             note = Cell(f"cluster {clean(pod.cluster_id)}", DIM)  # an Instant Cluster member (REST v2)
+    flag = getattr(cp, "flag", None) if cp is not None else None
+    if flag and not loss:  # Sagan and RunPod disagree, or two keys list it: said on its row
+        note = Cell(clean(f"⚠ {flag}" + (f"; {note.text}" if note.text else "")), "bold yellow")
     up_s = since(running_at, gone_at or now) if running_at else None
     seen_s = since(last_seen, now)
     left = coarse_left(up_s) if up_s is not None and not gone_at else math.inf
@@ -311,6 +319,11 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         out.append(("…", DIM))
     elif h.stale(now, poll_interval):
         out.append((f"stale since {hhmm(h.last_success)}", f"bold {STALE}"))
+    elif getattr(h, "unreadable", 0):
+        # Some of its pods are not known: never a plain OK while that lasts.
+        n = h.unreadable
+        since_text = f" since {hhmm(h.unreadable_since)}" if h.unreadable_since else ""
+        out.append((f"⚠ {n} record{'s' if n != 1 else ''} unreadable{since_text}", f"bold {STALE}"))
     else:
         out.append((OK_MARK, OK))
     if h.under_balance:

@@ -45,7 +45,8 @@ def load_cache(path: str):
             else:
                 losses.append(loss)
         return ParsedLines(losses=losses, sightings=cache.sightings(), health=cache.health(),
-                           dispatches=dispatches, balances=cache.balance_history(), errors=errors)
+                           dispatches=dispatches, balances=cache.balance_history(), errors=errors,
+                           withdrawn=cache.losses(states=("withdrawn",)))
     finally:
         cache.close()
 
@@ -54,7 +55,8 @@ def context_for(records, accounts=()):
     """The diagnosis context from what was loaded; dismissed losses are left out."""
     from sagan_tui.triage import TriageContext, dispatches_from
 
-    losses = [x for x in records.losses if not x.dismissed]
+    # Only confirmed losses count: a suspicion (missing) or a withdrawn one is in no wave.
+    losses = [x for x in records.losses if not x.dismissed and x.state == "confirmed"]
     polled = sorted({*accounts, *(h for h in records.health if h != "sagan"),
                      *(x.account for x in losses), *(s.account for s in records.sightings)})
     return losses, TriageContext(sightings=records.sightings, health=records.health,
@@ -79,7 +81,8 @@ def run(args: Namespace) -> int:
     losses, context = context_for(records)
     waves = find_waves(losses, gap=args.gap, min_losses=args.min_losses, context=context)
     if args.format == "json":
-        json.dump(waves_to_json(waves), sys.stdout, indent=2)
+        withdrawn = [*records.withdrawn, *(x for x in records.losses if x.state == "withdrawn")]
+        json.dump(waves_to_json(waves, withdrawn), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_report(waves, context, utcnow(), all_losses=losses))

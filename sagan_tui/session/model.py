@@ -52,6 +52,8 @@ class Delta:
     losses: bool = False
     new_inbox: tuple[Experiment, ...] = ()
     new_waves: tuple[Wave, ...] = ()
+    # (pod ids withdrawn, the headline of the wave they were announced in): a false alarm to retract
+    retracted: tuple[tuple[tuple[str, ...], str], ...] = ()
     # The records behind the changed rows, for the UI's selection and dialogs (never mutated).
     experiment_records: Mapping[int, Experiment] = field(default_factory=dict)
     pod_records: Mapping[str, CachedPod | None] = field(default_factory=dict)  # None: no longer held
@@ -80,6 +82,7 @@ class PanelModel:
         self.event_position = 0
         self._counts: dict[int, int] = {}
         self._seen_waves: set[tuple] = set()
+        self._announced: dict[tuple, tuple[frozenset[str], str]] = {}  # wave id -> (its pods, its headline)
         self._pod_looks: dict[str, tuple] = {}  # per account, as its pods' rows were last drawn
         self._pod_until: dict[str, float] = {}  # per pod row shown, when time alone changes it
         self._exp_until: dict[int, float] = {}  # the same, per experiment row (its age)
@@ -325,7 +328,9 @@ class PanelModel:
         if changes.approvals_changed:
             changed_exps |= self._read_deferred()
         # Only the rows that may read differently are rendered: a poll costs what it changed.
-        redo = {*changes.pods_changed, *changes.pods_gone, *(x.pod_id for x in changes.new_losses)}
+        withdrawn = set(getattr(changes, "withdrawn", ()))
+        redo = {*changes.pods_changed, *changes.pods_gone, *(x.pod_id for x in changes.new_losses),
+                *getattr(changes, "pods_missing", ()), *withdrawn}
         if redo:
             old_counts = self._counts
             self._read_pods(redo)
@@ -334,7 +339,8 @@ class PanelModel:
         if losses_moved:  # read already (another writer's): the pods of every loss may read differently
             redo |= {x.pod_id for x in self.losses}
         # A balance that ran out after a wave is new evidence about it: weigh the waves again.
-        elif changes.new_losses or changes.pods_gone or (self.waves and evidence_moved(health_before, self.health)):
+        elif (changes.new_losses or changes.pods_gone or withdrawn
+              or (self.waves and evidence_moved(health_before, self.health))):
             losses_moved = True
             redo |= {x.pod_id for x in self.losses}
             self._read_losses()
@@ -342,6 +348,15 @@ class PanelModel:
         pods, hidden = self.pod_rows_for(redo | self._moved_looks(self.clock()))
         new_waves = tuple(w for w in self.waves if self._wave_id(w) not in self._seen_waves)
         self._seen_waves |= {self._wave_id(w) for w in self.waves}
+        self._announced.update({self._wave_id(w): (frozenset(x.pod_id for x in w.losses),
+                                                   f"{len(w.losses)} pods lost {render.window(w.start, w.end)}")
+                                for w in new_waves})
+        retracted = []
+        if withdrawn:  # a wave the owner was told of held a pod now disproved: say so
+            for wid, (pods, headline) in list(self._announced.items()):
+                if pods & withdrawn:
+                    retracted.append((tuple(sorted(pods & withdrawn)), headline))
+                    self._announced[wid] = (pods - withdrawn, headline)
         new_inbox = tuple(self.experiments[n] for n in sorted(self.inbox() - inbox_before))
         if not self._inbox_baseline:
             new_inbox = ()
@@ -352,7 +367,7 @@ class PanelModel:
             pods=pods, pods_removed=tuple(hidden),
             approvals=self.approval_rows() if changes.approvals_changed else None,
             timeline=bool(changes.events_added or losses_moved),
-            losses=losses_moved, new_inbox=new_inbox, new_waves=new_waves,
+            losses=losses_moved, new_inbox=new_inbox, new_waves=new_waves, retracted=tuple(retracted),
             experiment_records={n: self.experiments[n] for n in changed_exps if n in self.experiments},
             pod_records={pid: self.pods.get(pid) for pid in redo})
 
@@ -422,6 +437,11 @@ def announcements(delta: Delta, health_before: Mapping[str, HealthState],
         head = verdict_headline(w)
         out.append(Note(one_line(f"{len(w.losses)} pods lost {render.window(w.start, w.end)}"
                                  f" in {', '.join(w.accounts)}. {head}"), "Reaping wave", "error", 30, True))
+    for pods, headline in delta.retracted:
+        out.append(Note(one_line(f"False alarm: {', '.join(pods)} not lost after all (RunPod lists"
+                                 f" {'them' if len(pods) > 1 else 'it'} again); the wave announced as"
+                                 f" \"{headline}\" no longer counts {'them' if len(pods) > 1 else 'it'}"),
+                        "Loss withdrawn", "warning", 30, True))
     for name, h in health.items():
         if h.state == HealthState.ERROR and health_before.get(name) != HealthState.ERROR:
             kind = h.error_kind.value if h.error_kind else "error"

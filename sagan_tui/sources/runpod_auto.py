@@ -46,6 +46,8 @@ class AutoTransport:
             # Nor why a pod exited: GraphQL's words tell a pod RunPod reaped (still listed) from a stop.
             pod.last_status_change = pod.last_status_change or (
                 money.status_changes.get(pod.id) if money is not None else None)
+        if money is not None and note is None:  # this poll's GraphQL reply, not a kept one
+            pods = replace(pods, also_listed=money.also_listed)
         if money is None:
             return replace(pods, balance=None, spend_per_hr=None, spend_limit=None, under_balance=None,
                            balance_note=note)

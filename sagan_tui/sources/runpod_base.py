@@ -78,6 +78,27 @@ class RunPodTransport(Protocol):
     async def aclose(self) -> None: ...
 
 
+class Unreadable:
+    """The pods of one list whose records could not be read (`parse_records`' on_bad hook).
+
+    A record whose id can be read names its pod: that pod is listed, only unreadable, so it is
+    never missing. A record with no id at all (null, an object without one) could be any pod:
+    it is counted, and while any is, absence from this list confirms nothing. An id no pod can
+    have (a number of five digits) names none of ours and blinds nothing.
+    """
+
+    def __init__(self) -> None:
+        self.pods: dict[str, str] = {}
+        self.unnamed = 0
+
+    def __call__(self, record: Any, reason: str) -> None:
+        raw = record.get("id") if isinstance(record, dict) else None
+        if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+            self.unnamed += 1
+        elif valid_pod_id(pod_id := str(raw).strip().lower()):
+            self.pods[pod_id] = reason
+
+
 def float_or_none(v: Any) -> float | None:
     try:
         return None if v is None else float(v)

@@ -13,7 +13,9 @@ from sagan_tui.sources.errors import AuthError, BadReply, RequestRejected, Sourc
 from sagan_tui.sources.graphql_errors import PodNotFound
 from sagan_tui.gc_pause import gc_paused
 from sagan_tui.sources.graphql_shim import StrictRequests, local as _local
-from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check_pod_id as _check_id, float_or_none
+from sagan_tui.sources.runpod_base import (
+    AccountSnapshot, KeyedTransport, Unreadable, check_pod_id as _check_id, float_or_none,
+)
 
 # The SDK's default pod query lacks what triage needs (data center, runtime uptime, adjusted
 # cost), and the balance lives on `myself`: one query reads both in one round trip.
@@ -145,13 +147,15 @@ class GraphQLTransport(KeyedTransport):
             # An entry RunPod nulled (a field broke its non-null rule) is skipped with RunPod's reason;
             # the skip makes the poll partial, so no pod is read as gone for want of it.
             listed = [p for p in myself["pods"] if p is not None]
-            pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods")
+            bad = Unreadable()
+            pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods", bad)
             nulls = len(myself["pods"]) - len(listed)
             money = _money(myself)
             del myself, listed
         # One skip per entry, as every other unreadable record is counted (and logged) one by one.
         nulled += ["pods: a null entry without a reason"] * max(0, nulls - len(nulled))
-        return AccountSnapshot(account=self.account, pods=pods, skipped=nulled + skipped, **money)
+        return AccountSnapshot(account=self.account, pods=pods, skipped=nulled + skipped, unreadable=bad.pods,
+                               unnamed=bad.unnamed + nulls, **money)
 
     async def money(self) -> AccountSnapshot:
         """The balance, spend and under-balance flag, and each pod's machine (no pod records): what
@@ -160,9 +164,11 @@ class GraphQLTransport(KeyedTransport):
             myself = await self._myself(BALANCE_QUERY)
             pods = myself.get("pods")
             hosts, changes = _texts(pods, ("machine", "podHostId")), _texts(pods, ("lastStatusChange",))
+            listed = frozenset(_texts(pods, ("id",)))  # the pods this API lists: none is missing
             money = _money(myself)
             del myself, pods
-        return AccountSnapshot(account=self.account, pods=[], hosts=hosts, status_changes=changes, **money)
+        return AccountSnapshot(account=self.account, pods=[], hosts=hosts, status_changes=changes,
+                               also_listed=listed, **money)
 
     async def get_pod(self, pod_id: str) -> RunPodPod | None:
         _check_id(pod_id)

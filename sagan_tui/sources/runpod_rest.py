@@ -26,7 +26,7 @@ from sagan_tui.gc_pause import gc_paused
 from sagan_tui.sources.rest_shapes import (  # noqa: F401 - STATUS_MAP and parse_rate_limit are read here by tests
     STATUS_MAP, RateWindow, _spent, flatten_rest_pod, map_status, parse_rate_limit,
 )
-from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, check_pod_id as _check_id
+from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, Unreadable, check_pod_id as _check_id
 
 PODS = "/v2/pods"
 # Instant Cluster members are left out of GET /v2/pods unless asked for: GPU pods all the same.
@@ -148,11 +148,13 @@ class RestV2Transport(KeyedTransport):
                 # Never read a reply without a pod list as "no pods": that would be a fake wave.
                 raise BadReply(self.account, "REST reply has no pods list")
             names = await self._catalog_names(pods_raw)
+            bad = Unreadable()
             pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names) for p in pods_raw],
-                                          "pods")
+                                          "pods", bad)
             del data, pods_raw  # the decoded tree goes now, whole, by reference counting
         # REST v2 has no balance endpoint (billing history only): the money fields stay unknown.
-        return AccountSnapshot(account=self.account, pods=pods, skipped=skipped,
+        return AccountSnapshot(account=self.account, pods=pods, skipped=skipped, unreadable=bad.pods,
+                               unnamed=bad.unnamed,
                                balance_note="n/a (REST v2 has no balance route)")
 
     async def get_pod(self, pod_id: str) -> RunPodPod | None:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 import sqlite_utils
 
@@ -35,6 +35,10 @@ class CachedPod:
     last_seen_at: datetime | None
     gone_at: datetime | None
     gone_reason: str | None
+    # Absent from its account's last complete list and not yet confirmed lost (shown MISSING?).
+    missing_since: datetime | None = None
+    # What the row must say beside its status: Sagan and RunPod disagree, two keys list it.
+    flag: str | None = None
 
     @property
     def pod_id(self) -> str:
@@ -286,7 +290,8 @@ class Cache:
         conn.executemany(
             "insert into pods (pod_id, account, experiment, name, desired_status, gpu, gpu_count, datacenter,"
             " cost_per_hr, uptime_s, last_status_change, pod_type, first_seen_at, running_at, last_seen_at,"
-            " gone_at, gone_reason, data, host, running_seen_at) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " gone_at, gone_reason, data, host, running_seen_at, missing_since)"
+            " values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " on conflict(pod_id) do update set account=excluded.account, experiment=excluded.experiment,"
             " name=excluded.name, desired_status=excluded.desired_status, gpu=excluded.gpu,"
             " gpu_count=excluded.gpu_count, datacenter=excluded.datacenter, cost_per_hr=excluded.cost_per_hr,"
@@ -296,12 +301,13 @@ class Cache:
             " gone_at=excluded.gone_at, gone_reason=excluded.gone_reason, data=excluded.data,"
             " host=coalesce(excluded.host, pods.host),"
             # Survival is judged on when a pod was last seen RUNNING: a later stop keeps it.
-            " running_seen_at=coalesce(excluded.running_seen_at, pods.running_seen_at)",
+            " running_seen_at=coalesce(excluded.running_seen_at, pods.running_seen_at),"
+            " missing_since=excluded.missing_since",
             [(c.pod.id, c.pod.account, c.experiment, c.pod.name, c.pod.desired_status, c.pod.gpu,
               c.pod.gpu_count, c.pod.datacenter, c.pod.cost_per_hr, c.pod.uptime_seconds,
               c.pod.last_status_change, c.pod.pod_type, ts(c.first_seen_at), ts(c.running_at),
               ts(c.last_seen_at), ts(c.gone_at), c.gone_reason, c.pod.dump_json(), c.pod.host,
-              ts(c.last_seen_at) if c.pod.desired_status == "RUNNING" else None)
+              ts(c.last_seen_at) if c.pod.desired_status == "RUNNING" else None, ts(c.missing_since))
              for c in pods])
 
     def add_observations(self, conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
@@ -315,7 +321,8 @@ class Cache:
         pod = RunPodPod.model_validate(json.loads(row["data"]))
         return CachedPod(pod=pod, first_seen_at=parse_ts(row["first_seen_at"]),
                          running_at=parse_ts(row["running_at"]), last_seen_at=parse_ts(row["last_seen_at"]),
-                         gone_at=parse_ts(row["gone_at"]), gone_reason=row["gone_reason"])
+                         gone_at=parse_ts(row["gone_at"]), gone_reason=row["gone_reason"],
+                         missing_since=parse_ts(row.get("missing_since")), flag=row.get("flag"))
 
     def pods(self, include_gone: bool = True, account: str | None = None,
              pod_ids: Iterable[str] | None = None) -> list[CachedPod]:
@@ -349,21 +356,68 @@ class Cache:
     # --- losses ----------------------------------------------------------------------
 
     def upsert_losses(self, conn: sqlite3.Connection, losses: Iterable[Loss]) -> None:
+        """Each loss as given, state included; a suspicion never demotes a confirmed loss
+        (withdrawing one is `withdraw_losses`)."""
         conn.executemany(
             "insert into losses (pod_id, account, experiment, running_at, last_seen_at, lost_at, gpu, datacenter,"
-            " cost_per_hr, source, reason, run_id, dismissed, host) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " cost_per_hr, source, reason, run_id, dismissed, host, state, confirmed_by)"
+            " values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " on conflict(pod_id) do update set account=excluded.account, experiment=excluded.experiment,"
             " running_at=excluded.running_at, last_seen_at=excluded.last_seen_at, lost_at=excluded.lost_at,"
             " gpu=excluded.gpu, datacenter=excluded.datacenter, cost_per_hr=excluded.cost_per_hr,"
             " source=excluded.source, reason=excluded.reason, run_id=excluded.run_id,"
-            " dismissed=max(losses.dismissed, excluded.dismissed), host=coalesce(excluded.host, losses.host)",
+            " dismissed=max(losses.dismissed, excluded.dismissed), host=coalesce(excluded.host, losses.host),"
+            " state=case when losses.state = 'confirmed' and excluded.state = 'missing' then losses.state"
+            " else excluded.state end,"
+            " confirmed_by=case when losses.state = 'confirmed' and excluded.state = 'missing'"
+            " then losses.confirmed_by else excluded.confirmed_by end,"
+            " withdrawn_at=null, withdrawn_reason=null",
             [(x.pod_id, x.account, x.experiment, ts(x.running_at), ts(x.last_seen_at), ts(x.lost_at), x.gpu,
-              x.datacenter, x.cost_per_hr, x.source, x.reason, x.run_id, int(x.dismissed), x.host)
+              x.datacenter, x.cost_per_hr, x.source, x.reason, x.run_id, int(x.dismissed), x.host, x.state,
+              x.confirmed_by)
              for x in losses])
 
+    def withdraw_losses(self, conn: sqlite3.Connection, rows: Iterable[tuple[str, str]], at: datetime) -> list[str]:
+        """(pod_id, why) of losses disproved: kept as withdrawn (the audit trail), counted nowhere.
+        The pods that had a loss row not yet withdrawn."""
+        rows = list(rows)
+        if not rows:
+            return []
+        ids = [r[0] for r in rows]
+        had = [r[0] for r in conn.execute(
+            "select pod_id from losses where state != 'withdrawn' and pod_id in (select value from json_each(?))",
+            (json.dumps(ids),))]
+        conn.executemany("update losses set state = 'withdrawn', withdrawn_at = ?, withdrawn_reason = ?"
+                         " where pod_id = ? and state != 'withdrawn'", [(ts(at), why, pod_id) for pod_id, why in rows])
+        return had
+
+    def flag_pods(self, conn: sqlite3.Connection, flags: Mapping[str, str | None]) -> None:
+        """pod_id -> what its row must say beside its status (None clears it)."""
+        conn.executemany("update pods set flag = ? where pod_id = ?", [(f, p) for p, f in flags.items()])
+
+    def flagged_pods(self) -> dict[str, str]:
+        """pod_id -> flag, of every pod whose row carries one (doctor lists them)."""
+        return dict(self._tuples("select pod_id, flag from pods where flag is not null order by pod_id"))
+
+    def pod_owners(self, conn: sqlite3.Connection, pod_ids: Iterable[str]) -> dict[str, str]:
+        """pod_id -> the account a live row of it is under, for those of `pod_ids` the cache holds live."""
+        return dict(conn.execute("select pod_id, account from pods where gone_at is null and pod_id in"
+                                 " (select value from json_each(?))", (json.dumps(list(pod_ids)),)).fetchall())
+
+    def pod_states(self, conn: sqlite3.Connection, pod_ids: Iterable[str]) -> dict[str, tuple]:
+        """pod_id -> (account, gone_at, missing_since, last_seen_at) as the polls left it."""
+        rows = conn.execute("select pod_id, account, gone_at, missing_since, last_seen_at from pods_seen"
+                            " where pod_id in (select value from json_each(?))", (json.dumps(list(pod_ids)),))
+        return {r[0]: (r[1], parse_ts(r[2]), parse_ts(r[3]), parse_ts(r[4])) for r in rows}
+
     def losses(self, since: datetime | None = None, include_dismissed: bool = True,
-               pod_ids: Iterable[str] | None = None) -> list[Loss]:
+               pod_ids: Iterable[str] | None = None,
+               states: Iterable[str] | None = ("confirmed",)) -> list[Loss]:
+        """Confirmed losses (what waves, verdicts and reports count) unless `states` says (None: all)."""
         sql, params = "select * from losses where 1=1", []
+        if states is not None:
+            sql += " and coalesce(state, 'confirmed') in (select value from json_each(?))"
+            params.append(json.dumps(list(states)))
         if pod_ids is not None:
             sql += " and pod_id in (select value from json_each(?))"
             params.append(json.dumps(list(pod_ids)))
@@ -374,7 +428,8 @@ class Cache:
             sql += " and dismissed = 0"
         out = []
         for r in self._rows(sql + " order by lost_at", params):
-            r = {k: (parse_ts(v) if k in ("running_at", "last_seen_at", "lost_at") else v) for k, v in r.items()}
+            r = {k: (parse_ts(v) if k in ("running_at", "last_seen_at", "lost_at", "withdrawn_at") else v)
+                 for k, v in r.items() if v is not None or k not in ("state",)}
             r["dismissed"] = bool(r["dismissed"])
             out.append(Loss.model_validate(r))
         return out
@@ -418,7 +473,8 @@ class Cache:
                "consecutive_failures": h.consecutive_failures, "next_attempt": ts(h.next_attempt),
                "transport": h.transport, "balance": h.balance, "spend_per_hr": h.spend_per_hr,
                "spend_limit": h.spend_limit,
-               "under_balance": None if h.under_balance is None else int(h.under_balance)}
+               "under_balance": None if h.under_balance is None else int(h.under_balance),
+               "unreadable": h.unreadable, "unreadable_since": ts(h.unreadable_since)}
         cols = list(row)
         sets = ", ".join(f"{c}=excluded.{c}" for c in cols if c != "source")
         # A failed poll keeps the last known balance and the last success: both are still facts.

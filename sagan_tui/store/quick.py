@@ -9,7 +9,7 @@ from typing import Any, Collection
 
 APP_ID = "sagan-tui"  # the meta row store.schema writes; read here without importing sqlite-utils
 EXPERIMENT_COLUMNS = ("number", "status", "turn", "title", "created_at", "updated_at")
-POD_COLUMNS = ("pod_id", "account", "experiment", "running_at", "last_seen_at", "data")
+POD_COLUMNS = ("pod_id", "account", "experiment", "running_at", "last_seen_at", "data", "missing_since", "flag")
 
 
 @dataclass(frozen=True)

@@ -44,4 +44,10 @@ def health_from_row(r: Mapping[str, Any]) -> SourceHealth:
         consecutive_failures=r["consecutive_failures"] or 0, next_attempt=parse_ts(r["next_attempt"]),
         transport=r["transport"], balance=r["balance"], spend_per_hr=r["spend_per_hr"],
         spend_limit=r["spend_limit"],
-        under_balance=None if r["under_balance"] is None else bool(r["under_balance"]))
+        under_balance=None if r["under_balance"] is None else bool(r["under_balance"]),
+        unreadable=_column(r, "unreadable") or 0, unreadable_since=parse_ts(_column(r, "unreadable_since")))
+
+
+def _column(r: Mapping[str, Any], name: str) -> Any:
+    """A column a file of an older schema may lack (a read-only open migrates nothing)."""
+    return r[name] if name in r.keys() else None

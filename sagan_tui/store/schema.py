@@ -61,11 +61,12 @@ def _v1(db: sqlite_utils.Database) -> None:
     }, pk="source", if_not_exists=True)
 
 
-def _add_column(db: sqlite_utils.Database, table: str, column: str) -> bool:
-    """Add a text column unless it is there (a file re-migrated from a lowered version); whether added."""
+def _add_column(db: sqlite_utils.Database, table: str, column: str, kind: type = str) -> bool:
+    """Add a column (text unless told) unless it is there (a file re-migrated from a lowered
+    version); whether added."""
     if column in db[table].columns_dict:
         return False
-    db[table].add_column(column, str)
+    db[table].add_column(column, kind)
     return True
 
 
@@ -136,7 +137,7 @@ def _v4(db: sqlite_utils.Database) -> None:
     db["losses"].create_index(["state", "lost_at"], if_not_exists=True)
     _add_column(db, "pods", "missing_since")
     _add_column(db, "pods", "flag")
-    _add_column(db, "sync_state", "unreadable")
+    _add_column(db, "sync_state", "unreadable", int)
     _add_column(db, "sync_state", "unreadable_since")
     # A missing pod was not in its account's last list: `account_seen` must not date it.
     db.execute("drop view if exists pods_seen")

@@ -1,4 +1,11 @@
-"""Reconciles one successful poll of an account with what the last one saw: changes and losses."""
+"""Reconciles one successful poll of an account with what the last one saw: changes, missing pods, losses.
+
+A pod absent from one list is *missing*, never lost on that list's word: RunPod's API has
+answered `{"pods": []}` in a glitch, and one such reply must not raise a wave. A missing pod is
+confirmed lost by a direct read of it (the poller's, right after this), by the next complete
+list missing it too, or by Sagan's not-found record after RunPod stopped listing it; it is
+withdrawn when it is listed again with its uptime continuing.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ from datetime import datetime, timedelta
 from operator import attrgetter
 from typing import Mapping, NamedTuple
 
+from sagan_tui.basics import STOPPED_STATES
 from sagan_tui.gil_gate import yield_to_ui
 from sagan_tui.models import Loss, RunPodPod
 from sagan_tui.store.cache import CachedPod
@@ -22,6 +30,10 @@ pod_key = attrgetter(*KEY_FIELDS)  # RunPodPod -> its fields but uptime, as a tu
 # once the reply is in, the uptime when the server wrote it): within this plus the poll's own
 # duration, the same start read again. A slow poll under load otherwise "restarted" every pod.
 RUNNING_AT_JITTER = timedelta(seconds=3)
+# One reply that drops more than this share of the account's live pods (and at least
+# DOUBTFUL_MIN of them) is doubtful: the poll says so, and each of them waits for a direct read
+# or the next list, as every missing pod does.
+DOUBTFUL_SHARE, DOUBTFUL_MIN = 0.5, 3
 
 
 class Seen(NamedTuple):
@@ -32,14 +44,25 @@ class Seen(NamedTuple):
     first_seen_at: datetime | None
     running_at: datetime | None
     last_seen_at: datetime | None
+    missing_since: datetime | None = None  # the first complete list that did not hold it
 
     @classmethod
     def of(cls, c: CachedPod) -> "Seen":
-        return cls(pod_key(c.pod), c.pod.uptime_seconds, c.first_seen_at, c.running_at, c.last_seen_at)
+        return cls(pod_key(c.pod), c.pod.uptime_seconds, c.first_seen_at, c.running_at, c.last_seen_at,
+                   c.missing_since)
 
     @property
     def running(self) -> bool:
         return self.key[_STATUS] == "RUNNING"
+
+    @property
+    def status(self) -> str:
+        return self.key[_STATUS]
+
+    @property
+    def live(self) -> bool:
+        """Any status but a stopped one, known or not (MIGRATING): its vanishing is a loss."""
+        return self.key[_STATUS] not in STOPPED_STATES
 
     @property
     def experiment(self) -> int | None:
@@ -52,40 +75,76 @@ class Seen(NamedTuple):
         """The pod as a model again, for the rare row that needs one (gone, lost)."""
         return RunPodPod.model_construct(**dict(zip(KEY_FIELDS, self.key)), uptime_seconds=self.uptime_seconds)
 
+    def cached(self, **changes) -> CachedPod:
+        """Its cache row, with `changes` (gone_at, gone_reason, missing_since)."""
+        row = dict(pod=self.pod(), first_seen_at=self.first_seen_at, running_at=self.running_at,
+                   last_seen_at=self.last_seen_at, gone_at=None, gone_reason=None, missing_since=self.missing_since)
+        return CachedPod(**{**row, **changes})
+
 
 @dataclass
 class Reconciled:
-    upserts: list[CachedPod] = field(default_factory=list)  # whole rows: new, changed or gone pods
+    upserts: list[CachedPod] = field(default_factory=list)  # whole rows: new, changed, missing or gone pods
     touched: list[tuple] = field(default_factory=list)  # (pod_id, last_seen_at, running_at, uptime_s): the rest
     observations: list[tuple] = field(default_factory=list)
-    losses: list[Loss] = field(default_factory=list)
+    losses: list[Loss] = field(default_factory=list)  # confirmed now, or suspected (state "missing")
+    withdrawn: list[tuple[str, str]] = field(default_factory=list)  # (pod_id, why): disproved losses
     changed: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # newly missing: to be read directly
+    still_missing: list[str] = field(default_factory=list)  # missing, and this list could not confirm it
+    doubtful: str | None = None  # why this list's absences are suspect, when they are
     live: dict[str, Seen] = field(default_factory=dict)  # the account's live pods once this poll is written
+
+
+@dataclass(frozen=True)
+class ListFacts:
+    """What a poll's list says beyond its readable pods (AccountSnapshot's fields)."""
+
+    incomplete: str | None = None  # the list may not hold every pod: no absence means anything
+    unreadable: frozenset[str] = frozenset()  # listed, unreadable: never missing
+    unnamed: int = 0  # unreadable records naming no pod: absence from this list confirms nothing
+    also_listed: frozenset[str] = frozenset()  # another API listed them in this poll
 
 
 def _running_at(pod: RunPodPod, prev: Seen | None, now: datetime) -> datetime | None:
     if pod.running and pod.has_runtime and pod.uptime_seconds is not None and pod.uptime_seconds >= 0:
         # The runtime's uptime dates RUNNING to the second; a poll only brackets it.
-        return now - timedelta(seconds=pod.uptime_seconds)
+        try:
+            return now - timedelta(seconds=pod.uptime_seconds)
+        except OverflowError:  # models bound the uptime; a record built another way must not fail the poll
+            return None
     if prev and prev.running_at:
         return prev.running_at
     return now if pod.running else None
 
 
+def continues(start: datetime | None, known_start: datetime | None, last_seen: datetime | None,
+              jitter: timedelta) -> bool:
+    """Whether a pod listed again RUNNING since `start` is the run we knew (started at
+    `known_start`, or at least running when last seen): its uptime continuing, not restarted in
+    place. A restart is a new start, and the run before it was lost all the same. A start read
+    earlier than the known one is no restart (restarts only move it later)."""
+    if start is None:
+        return False
+    since = known_start or last_seen
+    return since is not None and start <= since + jitter
+
+
 def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now: datetime,
-              requested_stops: set[str], known_losses: set[str], partial: bool = False,
-              took: timedelta = timedelta(0)) -> Reconciled:
+              requested_stops: set[str], known_losses: set[str], facts: ListFacts = ListFacts(),
+              took: timedelta = timedelta(0), held: Mapping[str, Loss] | None = None) -> Reconciled:
     """Only ever called with a *successful* poll: a failed one says nothing about the pods.
 
-    A pod last seen RUNNING and now missing is a loss, unless someone asked for it to stop.
-    A pod listed EXITED with a RunPod-side reason is a loss too (reaped while still listed).
-    `partial`: some listed records could not be read, and a missing pod may be one of them,
-    so absence proves nothing in this poll: no pod is marked gone and none is a loss.
-    `prev` must be exactly what the cache holds: a pod whose fields did not change is only
-    touched (last seen, running since, uptime), not written again.
+    A live pod absent from a complete list is missing (a loss row in state "missing"); missing
+    in the list before and again now, it is confirmed. A pod listed EXITED with a RunPod-side
+    reason is a loss at once (RunPod itself says it reaped it). `held`: the losses (any state)
+    of listed pods that are not live, so one listed again continuing is withdrawn.
+    `known_losses`: pods whose loss a poll already recorded. `prev` must be exactly what the
+    cache holds: a pod whose fields did not change is only touched, not written again.
     """
     out = Reconciled()
+    held = held or {}
     jitter = RUNNING_AT_JITTER + took  # `took`: how long the poll's reply took to arrive
     for pod in pods:
         yield_to_ui()  # the panel's keys go first (gil_gate.py)
@@ -94,8 +153,22 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
         running_at = _running_at(pod, p, now)
         if p is not None and p.running_at and running_at and abs(running_at - p.running_at) <= jitter:
             running_at = p.running_at  # the same start read a poll later (now - uptime): kept, not moved
+        found_again = p is not None and p.missing_since is not None
+        if found_again:
+            if pod.running and not continues(running_at, p.running_at, p.last_seen_at, jitter):
+                # Restarted in place while unlisted: the run it had is lost, as of the first list without it.
+                out.losses.append(_loss(p.pod(), account, p.running_at, p.last_seen_at, p.missing_since,
+                                        f"restarted in place at {running_at:%H:%M:%S}", "confirmed",
+                                        "listed again with a new start"))
+            else:
+                out.withdrawn.append((pod.id, f"listed {pod.desired_status} again at {now:%H:%M:%S}"))
+        elif p is None and pod.id in held and held[pod.id].state != "withdrawn":
+            loss = held[pod.id]
+            if continues(running_at, loss.running_at, loss.last_seen_at or loss.lost_at, jitter):
+                out.withdrawn.append((pod.id, f"listed {pod.desired_status} again at {now:%H:%M:%S}"))
+                running_at = min(running_at, loss.running_at) if loss.running_at and running_at else running_at
         # A start that moved (a restart in place keeps every other field) is a change the panel must redraw.
-        if p is None or p.key != key or (running_at != p.running_at and running_at is not None):
+        if p is None or found_again or p.key != key or (running_at != p.running_at and running_at is not None):
             out.changed.append(pod.id)
             out.upserts.append(CachedPod(pod=pod, first_seen_at=(p.first_seen_at if p else None) or now,
                                          running_at=running_at, last_seen_at=now, gone_at=None, gone_reason=None))
@@ -109,28 +182,56 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
         reason = pod.reaped_reason
         if reason and pod.id not in requested_stops and pod.id not in known_losses:
             last_running = p.last_seen_at if p and p.running else None
-            out.losses.append(_loss(pod, account, running_at, last_running, now, reason))
-    for pod_id, p in prev.items():
-        if pod_id in out.live:
-            continue
-        if partial:
-            out.live[pod_id] = p
-            continue
-        out.gone.append(pod_id)
-        asked = pod_id in requested_stops
-        reason = "stopped on request" if asked else ("vanished while RUNNING" if p.running else "no longer listed")
-        pod = p.pod()
-        out.upserts.append(CachedPod(pod=pod, first_seen_at=p.first_seen_at, running_at=p.running_at,
-                                     last_seen_at=p.last_seen_at, gone_at=now, gone_reason=reason))
-        out.observations.append((pod_id, account, now, "GONE", None, reason))
-        if p.running and not asked and pod_id not in known_losses:
-            out.losses.append(_loss(pod, account, p.running_at, p.last_seen_at, now, "vanished while RUNNING"))
+            out.losses.append(_loss(pod, account, running_at, last_running, now, reason, "confirmed",
+                                    "RunPod lists it exited by RunPod"))
+    _absent(out, account, prev, now, requested_stops, known_losses, facts)
     return out
 
 
+def _absent(out: Reconciled, account: str, prev: Mapping[str, Seen], now: datetime,
+            requested_stops: set[str], known_losses: set[str], facts: ListFacts) -> None:
+    """The pods of `prev` this list did not hold: kept, missing, confirmed or gone."""
+    absent = [pod_id for pod_id in prev if pod_id not in out.live]
+    newly = [i for i in absent if prev[i].live and prev[i].missing_since is None and i not in requested_stops
+             and i not in facts.unreadable and i not in facts.also_listed]
+    live_before = sum(1 for p in prev.values() if p.live and p.missing_since is None)
+    if facts.incomplete is None and len(newly) >= DOUBTFUL_MIN and len(newly) > DOUBTFUL_SHARE * live_before:
+        out.doubtful = f"{len(newly)} of {live_before} live pods unlisted at once"
+    for pod_id in absent:
+        p = prev[pod_id]
+        if facts.incomplete is not None or pod_id in facts.unreadable or pod_id in facts.also_listed:
+            out.live[pod_id] = p  # listed, or perhaps listed: nothing is known of it
+            continue
+        asked = pod_id in requested_stops
+        if p.live and not asked and pod_id not in known_losses:
+            if p.missing_since is None:
+                out.missing.append(pod_id)
+                out.changed.append(pod_id)
+                out.upserts.append(p.cached(missing_since=now))
+                out.observations.append((pod_id, account, now, "MISSING", None, "not in a complete list"))
+                out.live[pod_id] = p._replace(missing_since=now)
+                out.losses.append(_loss(p.pod(), account, p.running_at, p.last_seen_at, now,
+                                        f"vanished while {p.status}", "missing", None))
+                continue
+            if facts.unnamed:  # a record this list could not name may be it: a direct read decides
+                out.still_missing.append(pod_id)
+                out.live[pod_id] = p
+                continue
+            out.losses.append(_loss(p.pod(), account, p.running_at, p.last_seen_at, p.missing_since,
+                                    f"vanished while {p.status}", "confirmed", "missing from two lists"))
+            gone_at, reason = p.missing_since, f"vanished while {p.status}"
+        elif p.missing_since is not None:  # a stop asked for meanwhile, or already a loss
+            gone_at, reason = p.missing_since, "stopped on request" if asked else f"vanished while {p.status}"
+        else:
+            gone_at, reason = now, "stopped on request" if asked else "no longer listed"
+        out.gone.append(pod_id)
+        out.upserts.append(p.cached(gone_at=gone_at, gone_reason=reason, missing_since=None))
+        out.observations.append((pod_id, account, now, "GONE", None, reason))
+
+
 def _loss(pod: RunPodPod, account: str, running_at: datetime | None, last_seen_at: datetime | None,
-          now: datetime, reason: str) -> Loss:
+          lost_at: datetime, reason: str, state: str, confirmed_by: str | None) -> Loss:
     return Loss(pod_id=pod.id, account=account, experiment=pod.experiment, running_at=running_at,
-                last_seen_at=last_seen_at, lost_at=now, gpu=pod.gpu, datacenter=pod.datacenter,
+                last_seen_at=last_seen_at, lost_at=lost_at, gpu=pod.gpu, datacenter=pod.datacenter,
                 cost_per_hr=pod.adjusted_cost_per_hr or pod.cost_per_hr, source="runpod-poll", reason=reason,
-                host=pod.host)
+                host=pod.host, state=state, confirmed_by=confirmed_by)

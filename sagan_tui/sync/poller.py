@@ -13,13 +13,14 @@ from types import MappingProxyType
 from typing import Any, Awaitable, Callable, Mapping
 
 from sagan_tui.config import Settings
-from sagan_tui.models import HealthState, Loss, SourceHealth, utcnow
+from sagan_tui.basics import STOPPED_STATES
+from sagan_tui.models import HealthState, Loss, RunPodPod, SourceHealth, utcnow
 from sagan_tui.sources.errors import ErrorKind, SourceError, scrub
 from sagan_tui.sources.runpod_base import RunPodTransport
 from sagan_tui.sources.runpod_select import make_transports
 from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache, parse_ts, ts
-from sagan_tui.sync.detect import Seen, reconcile
+from sagan_tui.sync.detect import ListFacts, Seen, reconcile
 
 log = logging.getLogger(__name__)
 SAGAN = "sagan"
@@ -30,6 +31,34 @@ EVENT_PAGE_MAX = EVENT_PAGE * 16  # 32,000 events, ~13 MB: within the reply boun
 # Re-read a little before the cursor: a clock skew or a late write must not hide an update.
 CURSOR_OVERLAP = timedelta(seconds=5)
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+# Missing pods read by id in one poll, and the time those reads may take: a reap of any size is
+# still confirmed within two polls, the pods past the bound by the next list missing them too.
+DIRECT_READS_MAX = 12
+DIRECT_READS_BUDGET_S = 5.0
+DIRECT_READS_AT_ONCE = 4
+
+
+async def read_directly(transport: RunPodTransport, pod_ids: list[str], most: int,
+                        budget_s: float) -> dict[str, "RunPodPod | None"]:
+    """pod id -> the pod as RunPod reads it by id, or None where RunPod says it does not exist;
+    a read that failed or did not end within the budget is left out (it proves nothing)."""
+    out: dict[str, RunPodPod | None] = {}
+    gate = asyncio.Semaphore(DIRECT_READS_AT_ONCE)
+
+    async def one(pod_id: str) -> None:
+        async with gate:
+            try:
+                out[pod_id] = await transport.get_pod(pod_id)
+            except (SourceError, ValueError) as exc:
+                log.info("direct read of %s failed: %s", pod_id, exc)
+
+    tasks = [asyncio.ensure_future(one(pid)) for pid in dict.fromkeys(pod_ids[:most])]
+    done, pending = await asyncio.wait(tasks, timeout=budget_s)
+    for t in pending:
+        t.cancel()
+    if pending:
+        await asyncio.gather(*pending, return_exceptions=True)
+    return out
 
 
 def _bounded(cursor: datetime, now: datetime) -> datetime:
@@ -53,6 +82,9 @@ class ChangeSet:
     new_losses: tuple[Loss, ...] = ()
     skipped: tuple[str, ...] = ()
     polled: tuple[str, ...] = ()
+    pods_missing: tuple[str, ...] = ()  # absent from a list, not yet confirmed lost
+    withdrawn: tuple[str, ...] = ()  # losses (or suspicions) disproved: out of every wave
+    doubtful: tuple[str, ...] = ()  # "team: 7 of 7 live pods unlisted at once"
 
     def summary_line(self) -> str:
         parts = [self.at.strftime("%H:%M:%S")]
@@ -63,6 +95,12 @@ class ChangeSet:
             parts.append(f"{name}={mark}{extra}")
         parts.append(f"exp={len(self.experiments)} ev+={self.events_added} pods~={len(self.pods_changed)}"
                      f" gone={len(self.pods_gone)} lost+={len(self.new_losses)}")
+        if self.pods_missing:
+            parts.append(f"missing={len(self.pods_missing)}")
+        if self.withdrawn:
+            parts.append(f"withdrawn={len(self.withdrawn)}")
+        if self.doubtful:
+            parts.append("doubtful(" + "; ".join(self.doubtful) + ")")
         if self.skipped:
             parts.append(f"skipped={len(self.skipped)}")
         parts.append(f"{self.duration_s * 1000:.0f}ms")
@@ -80,7 +118,9 @@ def merged(parts: "list[ChangeSet]", at: datetime, duration_s: float,
         pods_changed=tuple(i for p in parts for i in p.pods_changed),
         pods_gone=tuple(i for p in parts for i in p.pods_gone),
         new_losses=tuple(x for p in parts for x in p.new_losses),
-        skipped=tuple(r for p in parts for r in p.skipped), polled=tuple(n for p in parts for n in p.polled))
+        skipped=tuple(r for p in parts for r in p.skipped), polled=tuple(n for p in parts for n in p.polled),
+        pods_missing=tuple(i for p in parts for i in p.pods_missing),
+        withdrawn=tuple(i for p in parts for i in p.withdrawn), doubtful=tuple(d for p in parts for d in p.doubtful))
 
 
 @dataclass
@@ -92,6 +132,14 @@ class _Result:
     pods_gone: list[str] = field(default_factory=list)
     losses: list[Loss] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    withdrawn: list[str] = field(default_factory=list)
+    doubtful: list[str] = field(default_factory=list)
+    to_read: list[str] = field(default_factory=list)  # missing pods to read directly, most recent first
+
+    def add(self, other: "_Result") -> None:
+        for name in ("pods_changed", "pods_gone", "losses", "skipped", "missing", "withdrawn", "doubtful"):
+            getattr(self, name).extend(getattr(other, name))
 
 
 async def _together(*coros):
@@ -103,6 +151,33 @@ async def _together(*coros):
         if isinstance(r, BaseException):
             raise r
     return results
+
+
+def weigh_sagan(merged: Loss, said: Loss, before: Loss | None, view: tuple | None,
+                flags: dict[str, str]) -> Loss:
+    """Sagan's terminated/not-found weighed against RunPod's view of the pod (pod_states' row).
+
+    Sagan and RunPod agree before a loss: a pod RunPod's polls hold live and listed is only
+    missing (its row flagged with the conflict), and a pod RunPod stopped listing is confirmed
+    by a Sagan record at or after its last listing; a pod no poll of ours holds live is Sagan's
+    to call, as it always was. A withdrawn loss of a pod still listed stays withdrawn.
+    """
+    if before is not None and before.state == "confirmed":
+        return merged
+    if view is None or view[1] is not None:  # never listed by our polls, or gone from them
+        return merged.model_copy(update={"state": "confirmed", "confirmed_by": merged.confirmed_by or
+                                         "Sagan's record (RunPod no longer lists it)"})
+    _account, _gone_at, missing_since, last_seen = view
+    if missing_since is not None:
+        if last_seen is None or said.lost_at >= last_seen:
+            return merged.model_copy(update={"state": "confirmed",
+                                             "confirmed_by": "Sagan's not-found after RunPod stopped listing it"})
+        return merged.model_copy(update={"state": "missing", "confirmed_by": None})
+    what = "not found" if "not found" in (said.reason or "") else "terminated"
+    flags[merged.pod_id] = f"Sagan says {what} ({said.lost_at:%H:%M:%S}); RunPod lists it"
+    if before is not None and before.state == "withdrawn":
+        return before
+    return merged.model_copy(update={"state": "missing", "confirmed_by": None})
 
 
 class Poller:
@@ -190,7 +265,8 @@ class Poller:
                 experiments=tuple(res.experiments), events_added=res.events_added,
                 approvals_changed=res.approvals_changed, pods_changed=tuple(res.pods_changed),
                 pods_gone=tuple(res.pods_gone), new_losses=tuple(res.losses),
-                skipped=tuple(res.skipped), polled=(name,))
+                skipped=tuple(res.skipped), polled=(name,), pods_missing=tuple(res.missing),
+                withdrawn=tuple(res.withdrawn), doubtful=tuple(res.doubtful))
 
     async def _failed(self, name: str, exc: BaseException) -> None:
         now = self.clock()
@@ -215,11 +291,14 @@ class Poller:
         with self.cache.transaction() as conn:
             self.cache.set_health(conn, h)
 
-    def _ok(self, name: str, now: datetime, started: datetime | None = None, **money: object) -> SourceHealth:
-        """`started`: when the poll that succeeded at `now` began (its duration counts in staleness)."""
+    def _ok(self, name: str, now: datetime, started: datetime | None = None, commit: bool = True,
+            **money: object) -> SourceHealth:
+        """`started`: when the poll that succeeded at `now` began (its duration counts in staleness).
+        `commit=False`: the health to set once the poll's write has succeeded."""
         h = replace(self._health[name], state=HealthState.OK, error_kind=None, message=None, last_success=now,
                     last_attempt=started or now, consecutive_failures=0, next_attempt=None, **money)
-        self._health[name] = h
+        if commit:
+            self._health[name] = h
         return h
 
     # --- Sagan -------------------------------------------------------------------------
@@ -277,7 +356,7 @@ class Poller:
         return result
 
     def _write_sagan(self, now, exps, events, approvals, pods, cursor, approvals_partial=False) -> _Result:
-        from sagan_tui.triage.losses import merge_losses
+        from sagan_tui.triage.losses import merge_losses, sagan_loss
 
         res = _Result(experiments=[e.number for e in exps], approvals_changed=True)
         if approvals_partial:
@@ -307,11 +386,18 @@ class Poller:
         rows = list({p.runpod_pod_id: p for p in pods}.values()) if self._merged else self.cache.sagan_pods()
         with self.cache.transaction() as conn:
             before = {x.pod_id: x for x in self.cache.losses(
-                pod_ids=None if not self._merged else [p.runpod_pod_id for p in rows])}
+                pod_ids=None if not self._merged else [p.runpod_pod_id for p in rows], states=None)}
             merged = merge_losses(list(before.values()), rows, owner_stops=frozenset(self.cache.owner_stops()))
+            said = {x.pod_id: x for x in map(sagan_loss, rows) if x is not None}
+            views = self.cache.pod_states(conn, [x.pod_id for x in merged if x.pod_id in said])
+            flags: dict[str, str] = {}
+            merged = [weigh_sagan(x, said[x.pod_id], before.get(x.pod_id), views.get(x.pod_id), flags)
+                      if x.pod_id in said else x for x in merged]
             fresh = [x for x in merged if before.get(x.pod_id) != x]
             self.cache.upsert_losses(conn, fresh)
-        res.losses = [x for x in fresh if x.pod_id not in before]
+            self.cache.flag_pods(conn, flags)
+        confirmed = {k for k, x in before.items() if x.state == "confirmed"}
+        res.losses = [x for x in fresh if x.pod_id not in confirmed and x.state == "confirmed"]
         self._merged = True
         return res
 
@@ -339,53 +425,152 @@ class Poller:
 
     async def _poll_account(self, name: str) -> _Result:
         asked = time.monotonic()
-        snap = await self.transports[name].snapshot()
+        transport = self.transports[name]
+        snap = await transport.snapshot()
         now = self.clock()
         took = timedelta(seconds=time.monotonic() - asked)
-        return await self.offload(self._write_account, name, snap, now, took)
+        res = await self.offload(self._write_account, name, snap, now, took)
+        if res.to_read:
+            # A missing pod is asked for by id: RunPod's not-found confirms it within this poll,
+            # a pod that is there clears it; one that cannot be read waits for the next list.
+            reads = await read_directly(transport, res.to_read, DIRECT_READS_MAX,
+                                        min(DIRECT_READS_BUDGET_S, self.settings.request_timeout))
+            if reads:
+                res.add(await self.offload(self._write_reads, name, reads, self.clock()))
+        return res
 
     def _write_account(self, name, snap, now, took: timedelta = timedelta(0)) -> _Result:
-        h = self._ok(name, now, now - took, balance=snap.balance, spend_per_hr=snap.spend_per_hr,
-                     spend_limit=snap.spend_limit, under_balance=snap.under_balance, balance_note=snap.balance_note)
+        unreadable = len(snap.skipped)  # every record of the list that could not be read
+        before = self._health[name]
+        h = replace(self._ok(name, now, now - took, commit=False, balance=snap.balance,
+                             spend_per_hr=snap.spend_per_hr, spend_limit=snap.spend_limit,
+                             under_balance=snap.under_balance, balance_note=snap.balance_note),
+                    unreadable=unreadable,
+                    unreadable_since=(before.unreadable_since or now) if unreadable else None)
         with self.cache.transaction() as conn:
             # Read under the write lock: Sagan's write (its pods' experiments, and setting them on
             # the pods it finds without) is wholly before this or wholly after. Read before it, a
             # Sagan write in between left this poll's new pods without their experiment.
             experiment_of = self.cache.sagan_pod_experiments(name)
             stops = self.cache.owner_stops() | self.cache.sagan_stops()
-            for pod in snap.pods:
+            # One pod, one account: a pod live under another account's key stays that account's,
+            # flagged, never moved (and never lost for the move).
+            owners = self.cache.pod_owners(conn, [p.id for p in snap.pods])
+            foreign = {p.id: owners[p.id] for p in snap.pods if owners.get(p.id, name) != name}
+            pods = [p for p in snap.pods if p.id not in foreign]
+            for pod in pods:
                 if pod.experiment is None:
                     pod.experiment = experiment_of.get(pod.id)
             prev = self._live_pods(conn, name)
             for pod_id, seen in prev.items():
                 if seen.experiment is None and experiment_of.get(pod_id) is not None:
                     prev[pod_id] = seen.with_experiment(experiment_of[pod_id])
-            known = dict(conn.execute("select pod_id, source from losses where account = ?", (name,)).fetchall())
+            known, said_at = {}, {}
+            for pod_id, source, state, lost_at in conn.execute(
+                    "select pod_id, source, coalesce(state, 'confirmed'), lost_at from losses where account = ?",
+                    (name,)):
+                known[pod_id], said_at[pod_id] = (source, state), lost_at
             # A loss Sagan reported first still takes this poll's evidence (when it was last seen
-            # running, from the poll's own dates): only one the poll already recorded is skipped.
-            polled = {pod_id for pod_id, source in known.items() if "runpod-poll" in source.split("+")}
-            rec = reconcile(name, snap.pods, prev, now, stops, polled, partial=bool(snap.skipped), took=took)
-            losses = self._joined(rec.losses, known)
+            # running, from the poll's own dates): only one the poll already confirmed is skipped.
+            polled = {pod_id for pod_id, (source, state) in known.items()
+                      if "runpod-poll" in source.split("+") and state == "confirmed"}
+            returning = [p.id for p in pods if p.id not in prev and p.id in known]
+            held = {x.pod_id: x for x in self.cache.losses(pod_ids=returning, states=None)} if returning else {}
+            facts = ListFacts(incomplete=snap.incomplete, unreadable=frozenset(snap.unreadable),
+                              unnamed=snap.unnamed, also_listed=snap.also_listed)
+            rec = reconcile(name, pods, prev, now, stops, polled, facts, took=took, held=held)
+            # Sagan's word against a pod this poll, begun after it, lists live: disproved.
+            began = ts(now - took)
+            rec.withdrawn += [(p.id, f"Sagan's word disproved: RunPod listed it {p.desired_status} at {now:%H:%M:%S}")
+                              for p in pods if p.id in prev and prev[p.id].missing_since is None
+                              and known.get(p.id, ("", ""))[1] == "missing" and said_at[p.id] <= began
+                              and p.desired_status not in STOPPED_STATES]
+            confirmed = {x.pod_id for x in rec.losses if x.state == "confirmed"}
+            losses = self._joined(rec.losses, {k: v[0] for k, v in known.items()})
             self.cache.settle_pods(conn, [c.pod_id for c in rec.upserts])
             self.cache.upsert_pods(conn, rec.upserts)
-            if snap.skipped:  # a pod not listed may be an unreadable one: only those listed were seen
-                self.cache.touch_pods(conn, rec.touched)
+            if snap.skipped or snap.incomplete or rec.missing or rec.still_missing:
+                self.cache.touch_pods(conn, rec.touched)  # only those listed were seen
             else:  # every live pod was listed: one row says so
                 self.cache.account_seen(conn, name, now)
             self.cache.add_observations(conn, rec.observations)
+            withdrawn = self.cache.withdraw_losses(
+                conn, [w for w in rec.withdrawn if w[0] not in confirmed], now)
             self.cache.upsert_losses(conn, losses)
+            self.cache.flag_pods(conn, {pid: f"listed by both {owner} and {name} keys"
+                                        for pid, owner in foreign.items()})
             self.cache.record_balance(conn, name, now, snap.balance, snap.under_balance, snap.spend_per_hr,
                                       snap.spend_limit)
             self.cache.set_health(conn, h)
-        self._live[name] = rec.live  # only once committed: a rolled-back write leaves the cache as it was
+        # Only once committed: a failed write leaves the health (and its backoff) and the pods as they were.
+        self._health[name] = h
+        self._live[name] = rec.live
+        skipped = [f"{name}: {s}" for s in snap.skipped]
+        if snap.incomplete:
+            skipped.append(f"{name}: list incomplete ({snap.incomplete}): no pod read as missing")
+        skipped += [f"{name}: pod {pid} listed by the {owner} key too: kept under {owner}"
+                    for pid, owner in foreign.items()]
         return _Result(pods_changed=rec.changed, pods_gone=rec.gone,
-                       losses=[x for x in losses if x.pod_id not in known],
-                       skipped=[f"{name}: {s}" for s in snap.skipped])
+                       losses=[x for x in losses if x.state == "confirmed" and known.get(x.pod_id, ("", ""))[1]
+                               != "confirmed"],
+                       skipped=skipped, missing=rec.missing, withdrawn=withdrawn,
+                       doubtful=[f"{name}: {rec.doubtful}"] if rec.doubtful else [],
+                       to_read=sorted((pid for pid, s in rec.live.items() if s.missing_since is not None),
+                                      key=lambda pid: rec.live[pid].missing_since, reverse=True))
+
+    def _write_reads(self, name: str, reads: Mapping[str, "RunPodPod | None"], now: datetime) -> _Result:
+        """What direct reads of missing pods said: not found confirms the loss; listed clears it."""
+        res = _Result()
+        with self.cache.transaction() as conn:
+            stops = self.cache.owner_stops() | self.cache.sagan_stops()
+            live = self._live_pods(conn, name)
+            held = {x.pod_id: x for x in self.cache.losses(pod_ids=list(reads), states=("missing",))}
+            upserts, gone_losses, cleared, observed = [], [], [], []
+            for pod_id, pod in reads.items():
+                p = live.get(pod_id)
+                if p is None or p.missing_since is None:
+                    continue  # settled meanwhile (another writer, or this poll's own list)
+                if pod is not None and pod.desired_status not in ("TERMINATED", "DEAD"):
+                    cleared.append((pod_id, f"read directly: {pod.desired_status} at {now:%H:%M:%S}"))
+                    upserts.append(p.cached(missing_since=None))
+                    observed.append((pod_id, name, now, pod.desired_status, pod.uptime_seconds, "read directly"))
+                    continue
+                why = "read directly: not found" if pod is None else f"read directly: {pod.desired_status}"
+                asked = pod_id in stops
+                reason = "stopped on request" if asked else f"vanished while {p.status}"
+                upserts.append(p.cached(gone_at=p.missing_since, gone_reason=reason, missing_since=None))
+                observed.append((pod_id, name, now, "GONE", None, f"{reason} ({why})"))
+                res.pods_gone.append(pod_id)
+                if asked:
+                    cleared.append((pod_id, "stopped on request"))
+                elif pod_id in held:
+                    gone_losses.append(held[pod_id].model_copy(update={"state": "confirmed", "confirmed_by": why}))
+            self.cache.upsert_pods(conn, upserts)
+            self.cache.add_observations(conn, observed)
+            res.withdrawn = self.cache.withdraw_losses(conn, cleared, now)
+            self.cache.upsert_losses(conn, gone_losses)
+        res.pods_changed = [c.pod_id for c in upserts]
+        res.losses = gone_losses
+        self._live.pop(name, None)  # the rows moved: the next poll reads them from the cache
+        return res
 
     def _joined(self, found: list[Loss], known: Mapping[str, str]) -> list[Loss]:
         """The poll's losses, each merged with the loss the cache already holds of the same pod."""
         from sagan_tui.triage.losses import combine
 
         ids = [x.pod_id for x in found if x.pod_id in known]
-        held = {x.pod_id: x for x in self.cache.losses(pod_ids=ids)} if ids else {}
-        return [combine([x, held[x.pod_id]]) if x.pod_id in held else x for x in found]
+        held = {x.pod_id: x for x in self.cache.losses(pod_ids=ids, states=None)} if ids else {}
+        out = []
+        for x in found:
+            h = held.get(x.pod_id)
+            if h is None:
+                out.append(x)
+                continue
+            joined = combine([x, h])
+            if (x.state == "missing" and "sagan" in h.source.split("+") and x.last_seen_at is not None
+                    and h.lost_at >= x.last_seen_at):
+                # Sagan's not-found came after RunPod last listed the pod: two sources agree.
+                joined = joined.model_copy(update={"state": "confirmed",
+                                                   "confirmed_by": "Sagan's not-found after RunPod stopped listing it"})
+            out.append(joined)
+        return out

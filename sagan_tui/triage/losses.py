@@ -102,6 +102,9 @@ def combine(records: list[Loss]) -> Loss:
     sources = {s for r in records for s in r.source.split("+")}
     # Split merged reasons again so that re-merging a merged loss adds nothing twice.
     reasons = list(dict.fromkeys(part for r in records if r.reason for part in r.reason.split("; ")))
+    # A loss any source confirmed is confirmed; a fresh suspicion outranks an old withdrawal.
+    state = next((s for s in ("confirmed", "missing", "withdrawn") if any(r.state == s for r in records)))
+    withdrawn = next((r for r in records if r.state == "withdrawn"), None) if state == "withdrawn" else None
     return Loss(
         pod_id=records[0].pod_id, account=_first(r.account for r in records if r.account) or records[0].account,
         experiment=_first(r.experiment for r in records), running_at=running_at, last_seen_at=last_seen,
@@ -109,7 +112,10 @@ def combine(records: list[Loss]) -> Loss:
         datacenter=_first(r.datacenter for r in records), cost_per_hr=_first(r.cost_per_hr for r in records),
         source="+".join([s for s in _SOURCES if s in sources] + sorted(sources - set(_SOURCES))),
         reason="; ".join(reasons) or None, run_id=_first(r.run_id for r in records),
-        host=_first(r.host for r in records), dismissed=any(r.dismissed for r in records),
+        host=_first(r.host for r in records), dismissed=any(r.dismissed for r in records), state=state,
+        confirmed_by=_first(r.confirmed_by for r in records if r.state == "confirmed"),
+        withdrawn_at=withdrawn.withdrawn_at if withdrawn else None,
+        withdrawn_reason=withdrawn.withdrawn_reason if withdrawn else None,
     )
 
 

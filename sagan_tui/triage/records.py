@@ -38,6 +38,7 @@ class ParsedLines:
     health: dict[str, SourceHealth] = field(default_factory=dict)
     dispatches: list[Dispatch] = field(default_factory=list)  # Sagan's own history, when at hand
     balances: dict[str, list[tuple]] = field(default_factory=dict)  # account -> balance history (a cache's)
+    withdrawn: list[Loss] = field(default_factory=list)  # losses disproved (a cache's audit trail)
     errors: list[str] = field(default_factory=list)  # "line N: what was wrong"
 
 
@@ -144,7 +145,10 @@ def parse_loss_lines(lines: Iterable[str]) -> tuple[list[Loss], list[str]]:
 
 def loss_to_json(loss: Loss) -> dict[str, Any]:
     """The JSON Lines form of a loss (unknown fields left out), plus its RUNNING-to-lost gap."""
-    out = loss.model_dump(mode="json", exclude_none=True, exclude={"dismissed"} if not loss.dismissed else set())
+    # A loss's state is said only when it is not a plain confirmed one (withdrawn, missing).
+    quiet = {"dismissed"} if not loss.dismissed else set()
+    out = loss.model_dump(mode="json", exclude_none=True, exclude=quiet | ({"state"} if loss.state == "confirmed"
+                                                                             else set()))
     gap = gap_of(loss)
     if gap is not None:
         out["gap_s"] = round(gap, 3)
@@ -165,5 +169,13 @@ def wave_to_json(wave: Wave) -> dict[str, Any]:
     }
 
 
-def waves_to_json(waves: Iterable[Wave]) -> dict[str, Any]:
-    return {"waves": [wave_to_json(w) for w in waves]}
+def waves_to_json(waves: Iterable[Wave], withdrawn: Iterable[Loss] = ()) -> dict[str, Any]:
+    """`waves` and, beside them, the losses `withdrawn` (disproved: in no wave), each with why."""
+    return {"waves": [wave_to_json(w) for w in waves],
+            "withdrawn": [withdrawn_to_json(x) for x in sorted(withdrawn, key=lambda x: (x.lost_at, x.pod_id))]}
+
+
+def withdrawn_to_json(loss: Loss) -> dict[str, Any]:
+    return {"pod_id": loss.pod_id, "account": loss.account, "experiment": loss.experiment,
+            "lost_at": iso(loss.lost_at), "withdrawn_at": iso(loss.withdrawn_at) if loss.withdrawn_at else None,
+            "reason": loss.withdrawn_reason or "withdrawn", "suspected": loss.reason}

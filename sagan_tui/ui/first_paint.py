@@ -90,6 +90,8 @@ class FirstPod:
     last_seen_at: datetime | None
     gone_at: None = None
     gone_reason: None = None
+    missing_since: datetime | None = None
+    flag: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,8 @@ def first_frame(path: Path, now: datetime, poll_interval: float, sources: Iterab
         health = _health(seen.health, sources)
         exps = [FirstExperiment.of(r) for r in seen.experiments]
         pods = [FirstPod(FirstPodRecord.of(json.loads(r["data"])), r["experiment"],
-                         parse_ts(r["running_at"]), parse_ts(r["last_seen_at"])) for r in seen.pods]
+                         parse_ts(r["running_at"]), parse_ts(r["last_seen_at"]), missing_since=parse_ts(r["missing_since"]),
+                         flag=r["flag"]) for r in seen.pods]
     except (ValueError, TypeError, KeyError, AttributeError):
         return None  # a row the full load will judge (and skip) on its own: it paints every pane then
     counts = seen.live_counts

@@ -3,7 +3,7 @@
 from datetime import datetime, timedelta, timezone
 
 from sagan_tui.models import RunPodPod
-from sagan_tui.sync.detect import Seen, pod_key, reconcile
+from sagan_tui.sync.detect import ListFacts, Seen, pod_key, reconcile
 
 T0 = datetime(2026, 5, 14, 10, 0, tzinfo=timezone.utc)
 STARTED = T0 - timedelta(hours=1)
@@ -36,3 +36,69 @@ def test_a_start_that_moved_more_than_the_polls_own_latency_is_a_restart():
     # And a fast poll still tells a start 8 s later from the same one.
     rec = reconcile("team", [_pod(3600 + 60 - 8)], _seen(_pod(3600)), now, set(), set())
     assert rec.changed == [pod.id]
+
+
+def test_a_pod_absent_from_one_complete_list_is_missing_and_from_two_is_lost():
+    pod = _pod(3600)
+    prev = _seen(pod)
+    now = T0 + timedelta(seconds=2)
+    rec = reconcile("team", [], prev, now, set(), set())
+    assert rec.missing == [pod.id] and rec.gone == []
+    [suspect] = rec.losses
+    assert suspect.state == "missing" and suspect.lost_at == now
+    later = now + timedelta(seconds=2)
+    rec = reconcile("team", [], rec.live, later, set(), set())
+    [loss] = rec.losses
+    assert loss.state == "confirmed" and loss.lost_at == now and loss.confirmed_by == "missing from two lists"
+    assert rec.gone == [pod.id] and rec.upserts[0].gone_at == now
+
+
+def test_an_incomplete_list_or_an_unreadable_record_makes_no_pod_missing():
+    pod = _pod(3600)
+    now = T0 + timedelta(seconds=2)
+    for facts in (ListFacts(incomplete="page 2 truncated"), ListFacts(unreadable=frozenset({pod.id})),
+                  ListFacts(also_listed=frozenset({pod.id}))):
+        rec = reconcile("team", [], _seen(pod), now, set(), set(), facts)
+        assert rec.missing == [] and rec.losses == [] and pod.id in rec.live, facts
+
+
+def test_a_record_naming_no_pod_stops_the_list_confirming_a_missing_pod():
+    pod = _pod(3600)
+    missing = {pod.id: _seen(pod)[pod.id]._replace(missing_since=T0)}
+    rec = reconcile("team", [], missing, T0 + timedelta(seconds=2), set(), set(), ListFacts(unnamed=1))
+    assert rec.losses == [] and rec.still_missing == [pod.id]
+
+
+def test_a_pod_last_seen_in_a_status_the_panel_does_not_know_is_missing_when_it_vanishes():
+    pod = RunPodPod(id="podaaa000001", account="team", desired_status="MIGRATING")
+    rec = reconcile("team", [], {pod.id: Seen(pod_key(pod), None, STARTED, None, T0)}, T0 + timedelta(seconds=2),
+                    set(), set())
+    assert rec.missing == [pod.id] and rec.losses[0].reason == "vanished while MIGRATING"
+
+
+def test_a_missing_pod_listed_again_continuing_is_withdrawn_and_one_restarted_is_lost():
+    pod = _pod(3600)
+    missing = {pod.id: _seen(pod)[pod.id]._replace(missing_since=T0 + timedelta(seconds=2))}
+    now = T0 + timedelta(seconds=4)
+    rec = reconcile("team", [_pod(3604)], missing, now, set(), set())
+    assert rec.withdrawn == [(pod.id, "listed RUNNING again at 10:00:04")] and rec.losses == []
+    assert rec.upserts[0].missing_since is None
+    rec = reconcile("team", [_pod(1)], missing, now, set(), set())
+    [loss] = rec.losses
+    assert rec.withdrawn == [] and loss.state == "confirmed" and loss.lost_at == T0 + timedelta(seconds=2)
+
+
+def test_a_reply_that_drops_most_live_pods_at_once_is_doubtful():
+    pods = [RunPodPod(id=f"podaaa00000{i}", account="team", desired_status="RUNNING") for i in range(4)]
+    prev = {p.id: Seen(pod_key(p), None, STARTED, STARTED, T0) for p in pods}
+    rec = reconcile("team", pods[:1], prev, T0 + timedelta(seconds=2), set(), set())
+    assert rec.doubtful == "3 of 4 live pods unlisted at once" and len(rec.missing) == 3
+    assert all(x.state == "missing" for x in rec.losses)
+
+
+def test_an_uptime_past_any_pods_life_makes_the_record_unreadable_not_the_poll_fail():
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="uptime"):
+        RunPodPod(id="podaaa000001", uptime_seconds=10**12)

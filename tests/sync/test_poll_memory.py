@@ -146,7 +146,8 @@ async def test_first_poll_merges_sagan_evidence_stored_before_a_restart(sim_fact
 
 
 async def test_the_poll_evidence_joins_a_loss_sagan_reported_first(sim_factory, tmp_path):
-    """Sagan and an account find the same loss in one cycle: whichever commits first, both count."""
+    """Sagan's "not found" while RunPod's last poll listed the pod is a suspicion; the account's
+    next poll, not listing it, confirms it, and the loss holds both sources' evidence."""
     sim = sim_factory(fixture=LOSS_FIXTURE)
     sim.clock.jump_to(20)
     poller, cache = _poller(sim, tmp_path)
@@ -154,14 +155,17 @@ async def test_the_poll_evidence_joins_a_loss_sagan_reported_first(sim_factory, 
         first = await poller.poll_once()
         sim.clock.jump_to(60)
         by_sagan = await poller._poll_sagan()  # Sagan's own "not found" is committed first
-        assert [x.pod_id for x in by_sagan.losses] == [LOST] and cache.losses()[0].source == "sagan"
+        assert by_sagan.losses == [] and cache.losses() == []
+        [suspect] = cache.losses(states=("missing",))
+        assert suspect.pod_id == LOST and suspect.source == "sagan"
+        assert "Sagan says not found" in cache.flagged_pods()[LOST]
         by_team = await poller._poll_account("team")
         again = await poller._poll_account("team")
     finally:
         await poller.aclose()
-    assert by_team.pods_gone == [LOST] and by_team.losses == [] and again.losses == []
+    assert LOST in by_team.pods_gone and [x.pod_id for x in by_team.losses] == [LOST] and again.losses == []
     [loss] = cache.losses()
-    assert loss.source == "runpod-poll+sagan"
+    assert loss.source == "runpod-poll+sagan" and loss.state == "confirmed"
     assert loss.reason.startswith("vanished while RUNNING") and "not found in account=team" in loss.reason
     assert abs((loss.last_seen_at - first.at).total_seconds()) < 3
 

@@ -144,7 +144,8 @@ async def test_both_transports_fill_the_same_cache(sim_factory, tmp_path, mix):
     _assert_same(pods, base_pods, "pod")
     _assert_same(losses, base_losses, "loss")
     assert _status_histories(cache) == _status_histories(base_cache)
-    assert _status_histories(cache)["q8r1zt5mk0pv3e"] == ["CREATED", "RUNNING", "GONE"]
+    # Missing from a list, then confirmed gone (by a direct read, or the next list).
+    assert _status_histories(cache)["q8r1zt5mk0pv3e"] == ["CREATED", "RUNNING", "MISSING", "GONE"]
     for name, transport in MIXES[mix].items():
         assert health[name].transport == transport and base_health[name].transport == "graphql"
         if transport == "graphql":

@@ -1,0 +1,95 @@
+"""A loopback proxy in front of the simulator that lies on cue: each lie rewrites one reply, then the truth again."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import httpx
+from starlette.requests import Request
+
+from tests.reliability.stub_server import Reply, StubServer
+
+Lie = Callable[[Any], Any]  # the true reply's decoded JSON -> what the panel is told (JSON, or a Reply)
+NOT_FOUND = Reply.of({"title": "Not Found", "status": 404, "detail": "pod not found"}, 404)
+
+
+@dataclass
+class _Cue:
+    path: str
+    key: str | None  # the bearer key it is for (an account), or any
+    lie: Lie
+    times: int
+
+
+class HostileProxy(StubServer):
+    """Forwards every request to `upstream` (a SimServer) unchanged, except those a cue names.
+
+    `proxy.lie("/v2/pods", lambda reply: {"pods": []}, key=team_key)` rewrites the next reply of
+    that route for that key, once (`times`). `env()` is the simulator's, pointed here.
+    """
+
+    def __init__(self, upstream: Any) -> None:
+        super().__init__()
+        self.upstream = upstream
+        self.cues: list[_Cue] = []
+        self.told: list[tuple[str, str | None]] = []  # (path, key) of every reply that was a lie
+        self._client = httpx.Client(base_url=upstream.base_url, timeout=30)
+
+    def lie(self, path: str, lie: Lie, *, key: str | None = None, times: int = 1) -> None:
+        self.cues.append(_Cue(path, key, lie, times))
+
+    def env(self) -> dict[str, str]:  # type: ignore[override]
+        env = dict(self.upstream.env())
+        for name in ("SAGAN_BASE_URL", "RUNPOD_API_BASE_URL"):
+            env[name] = self.base_url
+        return env
+
+    def stop(self) -> None:
+        super().stop()
+        self._client.close()
+
+    def _cue_for(self, path: str, key: str | None) -> _Cue | None:
+        for cue in self.cues:
+            if cue.times > 0 and cue.path == path and cue.key in (None, key):
+                return cue
+        return None
+
+    async def _answer(self, request: Request):  # type: ignore[override]
+        body = await request.body()
+        auth = request.headers.get("authorization", "")
+        key = auth[7:] if auth.lower().startswith("bearer ") else None
+        headers = {k: v for k, v in request.headers.items() if k.lower() in ("authorization", "content-type",
+                                                                              "accept")}
+        # A blocking call on the proxy's own server thread: the simulator serves on another.
+        resp = self._client.request(request.method, request.url.path, params=request.query_params,
+                                    content=body, headers=headers)
+        cue = self._cue_for(request.url.path, key)
+        if cue is None or resp.status_code >= 400:
+            reply = Reply(resp.content, resp.status_code)
+        else:
+            cue.times -= 1
+            self.told.append((request.url.path, key))
+            told = cue.lie(resp.json())
+            # A lie may be a whole reply (a false 404), or the JSON to send with the true status.
+            reply = told if isinstance(told, Reply) else Reply(json.dumps(told).encode(), resp.status_code)
+        from starlette.responses import Response
+
+        return Response(reply.body, status_code=reply.status, media_type="application/json")
+
+
+def half(reply: dict, key: str = "pods") -> dict:
+    """The first half of a list reply's items."""
+    items = reply[key]
+    return {**reply, key: items[: len(items) // 2]}
+
+
+def graphql_pods(lie: Callable[[list], list]) -> Lie:
+    """A lie about a GraphQL reply's `myself.pods` (other queries pass as they are)."""
+    def told(reply: dict) -> dict:
+        myself = (reply.get("data") or {}).get("myself")
+        if isinstance(myself, dict) and isinstance(myself.get("pods"), list):
+            myself["pods"] = lie(myself["pods"])
+        return reply
+    return told
