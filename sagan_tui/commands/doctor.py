@@ -85,25 +85,35 @@ async def _other_transport(settings, name: str, in_use: str,
         await t.aclose()
 
 
-def _cache_check(path, secrets: list[str]) -> tuple[bool | None, str, str]:
+def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]:
     """The cache, opened read-only: a check never changes (nor moves aside) what it checks."""
     from sagan_tui.store.cache import Cache, CacheUnusable
     from sagan_tui.store.schema import SCHEMA_VERSION
 
     if not path.exists() and not path.is_symlink():
-        return (True, "cache", f"{path}: none yet (the panel or `sagan-tui sync` creates it)")
+        return [(True, "cache", f"{path}: none yet (the panel or `sagan-tui sync` creates it)")]
     try:
         cache = Cache(path, read_only=True)
         try:
             counts = cache.counts()
+            flagged, health = cache.flagged_pods(), cache.health()
+            confirmed = len(cache.losses())
         finally:
             cache.close()
     except CacheUnusable as exc:
-        return (False, "cache", scrub(str(exc), secrets))
+        return [(False, "cache", scrub(str(exc), secrets))]
     except Exception as exc:  # the check reports; it must not crash on what it checks
-        return (False, "cache", f"{path}: {type(exc).__name__}: {scrub(str(exc), secrets)}")
-    return (True, "cache", f"{path} schema v{SCHEMA_VERSION}, {counts['experiments']} experiments, "
-                           f"{counts['pods']} pods, {counts['losses']} losses")
+        return [(False, "cache", f"{path}: {type(exc).__name__}: {scrub(str(exc), secrets)}")]
+    others = counts["losses"] - confirmed
+    lines = [(True, "cache", f"{path} schema v{SCHEMA_VERSION}, {counts['experiments']} experiments, "
+                             f"{counts['pods']} pods, {confirmed} losses"
+                             + (f" ({others} more missing or withdrawn)" if others else ""))]
+    # What the polls could not settle: said once each, as warnings (the panel's rows say it too).
+    lines += [(None, "pods", f"pod {pod_id}: {scrub(flag, secrets)}") for pod_id, flag in sorted(flagged.items())]
+    lines += [(None, name, f"{h.unreadable} record{'s' if h.unreadable != 1 else ''} of the last poll unreadable"
+                           + (f" since {h.unreadable_since:%H:%M} UTC" if h.unreadable_since else ""))
+              for name, h in sorted(health.items()) if h.unreadable]
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     lines += [(None, "config", w) for w in warnings if "disabled" not in w]
     secrets = settings.secrets()
     lines += asyncio.run(_checks(settings, secrets))
-    lines.append(_cache_check(settings.cache_path, secrets))
+    lines += _cache_check(settings.cache_path, secrets)
     for ok, what, detail in lines:
         print(_line(ok, what, detail))
     failed = [w for ok, w, _ in lines if ok is False]

@@ -82,9 +82,9 @@ class Unreadable:
     """The pods of one list whose records could not be read (`parse_records`' on_bad hook).
 
     A record whose id can be read names its pod: that pod is listed, only unreadable, so it is
-    never missing. A record with no id at all (null, an object without one) could be any pod:
-    it is counted, and while any is, absence from this list confirms nothing. An id no pod can
-    have (a number of five digits) names none of ours and blinds nothing.
+    never missing. A record with no id a pod can have (null, a number, an object without one)
+    could be any pod, mangled: it is counted, and while any is, absence from this list confirms
+    nothing (a direct read of a missing pod still does).
     """
 
     def __init__(self) -> None:
@@ -93,10 +93,10 @@ class Unreadable:
 
     def __call__(self, record: Any, reason: str) -> None:
         raw = record.get("id") if isinstance(record, dict) else None
-        if isinstance(raw, bool) or not isinstance(raw, (str, int)):
-            self.unnamed += 1
-        elif valid_pod_id(pod_id := str(raw).strip().lower()):
+        if isinstance(raw, str) and valid_pod_id(pod_id := raw.strip().lower()):
             self.pods[pod_id] = reason
+        else:
+            self.unnamed += 1
 
 
 def float_or_none(v: Any) -> float | None:

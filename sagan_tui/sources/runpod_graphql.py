@@ -176,7 +176,11 @@ class GraphQLTransport(KeyedTransport):
             data = await self._run(lambda: self._call(POD_QUERY % (pod_id, POD_FIELDS)))
         except PodNotFound:
             return None
-        pod = _field(_field(data, "data"), "pod")
+        answer = _field(data, "data")
+        if not isinstance(answer, dict) or "pod" not in answer:
+            # Only `pod: null` says the pod does not exist: a reply without the field says nothing.
+            raise BadReply(self.account, f"GraphQL pod {pod_id}: reply has no pod field")
+        pod = answer["pod"]
         if pod is None:
             return None
         try:

@@ -173,9 +173,16 @@ def _account_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[s
         return points, missing
     whole = []
     for acc in hit:
-        others = _candidates(wave, ctx.sightings, acc)
+        beside = _candidates(wave, ctx.sightings, acc)
+        # A pod the latest poll still saw RUNNING did not stop: it is no evidence of a stop,
+        # and while one is listed, "every running pod went" is not true.
+        listed = [s for s in beside if not s.gone and s.desired_status == "RUNNING"]
+        others = [s for s in beside if s not in listed]
         n = len(by_acc[acc])
-        if others:
+        if listed:
+            missing.append(f"{_plural(len(listed), 'pod')} of {acc} still listed RUNNING, not yet seen past"
+                           f" the window ({fmt.listed([s.pod_id for s in listed], 3)})")
+        elif others:
             whole.append(Point(ACCOUNT, 2, "survivors", Finding(
                 "survivors", f"every running pod of {acc} went: {_plural(n, 'pod')} lost, and "
                              f"{_plural(len(others), 'other')} that ran beside them stopped too",

@@ -135,6 +135,9 @@ async def test_a_pod_listed_by_the_other_accounts_key_is_flagged_not_moved(rig):
     assert cache.flagged_pods()[stray] == "listed by both team and personal keys"
     [row] = cache.pods(pod_ids=[stray])
     assert row.account == "team" and row.gone_at is None
+    from sagan_tui.commands.doctor import _cache_check
+
+    assert (None, "pods", f"pod {stray}: listed by both team and personal keys") in _cache_check(cache.path, [])
 
 
 @pytest.mark.parametrize("transport", ["graphql", "auto"])

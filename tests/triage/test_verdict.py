@@ -168,3 +168,24 @@ def test_evidence_moved_when_a_balance_or_its_flag_changes_not_when_only_a_poll_
     assert not evidence_moved(HEALTH, later)
     broke = {**later, "personal": replace(later["personal"], balance=0.0, under_balance=True)}
     assert evidence_moved(later, broke) and evidence_moved({}, HEALTH)
+
+
+def test_a_pod_the_latest_poll_saw_running_is_never_called_stopped():
+    """A team pod ran beside R4 and was last seen RUNNING inside the window (its next sighting not
+    yet in): it did not stop, so "every running pod of team went ... stopped too" is not said."""
+    from sagan_tui.triage.verdict import _account_points
+
+    listed = PodSighting(pod_id="s7illrunn1ng01", account="team", experiment=370, first_seen_at=at("10:20:00"),
+                         running_at=at("10:20:41"), last_seen_at=at("10:42:00"), desired_status="RUNNING")
+    stopped = listed.model_copy(update={"pod_id": "st0pped0000001", "gone": True})
+
+    def weighed(sightings):
+        points, missing = _account_points(Wave.of(R4), TriageContext(sightings=sightings, health=HEALTH,
+                                                                     accounts_polled=BOTH))
+        return [p.finding.statement for p in points], missing
+
+    said, missing = weighed([listed])
+    assert not any("stopped too" in s for s in said)
+    assert any("still listed RUNNING" in m and "s7illrunn1ng01" in m for m in missing)
+    said, _ = weighed([stopped])
+    assert any("every running pod of team went" in s and "stopped too" in s for s in said)

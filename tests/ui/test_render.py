@@ -189,3 +189,24 @@ def test_the_detail_view_gives_times_with_their_date():
     shown = fields_text(exp).plain
     day_before = (NOW - timedelta(days=2)).strftime("%Y-%m-%d")
     assert f"created at {day_before} " in shown and f"updated at {NOW:%Y-%m-%d %H:%M:%S} UTC" in shown
+
+
+def test_a_missing_pod_reads_missing_with_since_when_and_a_flag_is_said_on_its_row():
+    pod = RunPodPod(id="m1ss1ngpod001", account="team", desired_status="RUNNING", uptime_seconds=60)
+    missing = CachedPod(pod=pod, first_seen_at=NOW, running_at=NOW, last_seen_at=NOW, gone_at=None,
+                        gone_reason=None, missing_since=NOW.replace(hour=10, minute=54, second=55))
+    row = render.pod_row(missing, None, NOW)
+    texts = [c.text for c in row.cells]
+    assert "MISSING?" in texts and "LOST" not in texts
+    assert any(t.startswith("MISSING? since 10:54:55") for t in texts)
+    flagged = CachedPod(pod=pod, first_seen_at=NOW, running_at=NOW, last_seen_at=NOW, gone_at=None,
+                        gone_reason=None, flag="listed by both team and personal keys")
+    texts = [c.text for c in render.pod_row(flagged, None, NOW).cells]
+    assert "RUNNING" in texts and "⚠ listed by both team and personal keys" in texts
+
+
+def test_an_account_with_an_unreadable_record_is_never_a_plain_ok():
+    h = SourceHealth(source="team", state=HealthState.OK, last_success=NOW, unreadable=1,
+                     unreadable_since=NOW.replace(hour=10, minute=12))
+    said = text(render.source_segments(h, NOW, poll_interval=5))
+    assert "team ⚠ 1 record unreadable since 10:12" in said and render.OK_MARK not in said
