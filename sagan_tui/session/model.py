@@ -81,7 +81,9 @@ class PanelModel:
         self._pod_stamps: dict[str, tuple] = {}
         self.event_position = 0
         self._counts: dict[int, int] = {}
-        self._seen_waves: set[tuple] = set()
+        # The pods of every wave announced or present at load: a wave holding any of them is one
+        # the owner was told of (its first loss re-dated by Sagan's evidence is the same wave).
+        self._seen_pods: set[str] = set()
         self._announced: dict[tuple, tuple[frozenset[str], str]] = {}  # wave id -> (its pods, its headline)
         self._pod_looks: dict[str, tuple] = {}  # per account, as its pods' rows were last drawn
         self._pod_until: dict[str, float] = {}  # per pod row shown, when time alone changes it
@@ -101,7 +103,7 @@ class PanelModel:
         self._read_deferred()
         self._read_pods()
         self._read_losses()
-        self._seen_waves = {self._wave_id(w) for w in self.waves}
+        self._seen_pods = {x.pod_id for w in self.waves for x in w.losses}
         self._stamp()
 
     def _stamp(self) -> None:
@@ -346,13 +348,14 @@ class PanelModel:
             self._read_losses()
             redo |= {x.pod_id for x in self.losses}
         pods, hidden = self.pod_rows_for(redo | self._moved_looks(self.clock()))
-        new_waves = tuple(w for w in self.waves if self._wave_id(w) not in self._seen_waves)
-        self._seen_waves |= {self._wave_id(w) for w in self.waves}
+        new_waves = tuple(w for w in self.waves if not any(x.pod_id in self._seen_pods for x in w.losses))
+        self._seen_pods |= {x.pod_id for w in self.waves for x in w.losses}
         self._announced.update({self._wave_id(w): (frozenset(x.pod_id for x in w.losses),
                                                    f"{len(w.losses)} pods lost {render.window(w.start, w.end)}")
                                 for w in new_waves})
         retracted = []
         if withdrawn:  # a wave the owner was told of held a pod now disproved: say so
+            self._seen_pods -= withdrawn  # a later real loss of it is news again
             for wid, (pods, headline) in list(self._announced.items()):
                 if pods & withdrawn:
                     retracted.append((tuple(sorted(pods & withdrawn)), headline))

@@ -455,13 +455,13 @@ class Poller:
             stops = self.cache.owner_stops() | self.cache.sagan_stops()
             # One pod, one account: a pod live under another account's key stays that account's,
             # flagged, never moved (and never lost for the move).
-            owners = self.cache.pod_owners(conn, [p.id for p in snap.pods])
+            prev = self._live_pods(conn, name)
+            owners = self.cache.pod_owners(conn, [p.id for p in snap.pods if p.id not in prev])  # new here only
             foreign = {p.id: owners[p.id] for p in snap.pods if owners.get(p.id, name) != name}
             pods = [p for p in snap.pods if p.id not in foreign]
             for pod in pods:
                 if pod.experiment is None:
                     pod.experiment = experiment_of.get(pod.id)
-            prev = self._live_pods(conn, name)
             for pod_id, seen in prev.items():
                 if seen.experiment is None and experiment_of.get(pod_id) is not None:
                     prev[pod_id] = seen.with_experiment(experiment_of[pod_id])
