@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import sqlite3
 import time
 from dataclasses import dataclass, field, replace
@@ -38,6 +39,21 @@ DIRECT_READS_BUDGET_S = 5.0
 DIRECT_READS_AT_ONCE = 4
 
 
+def read_allowance(windows, poll_interval: float, most: int = DIRECT_READS_MAX) -> int:
+    """Direct reads one poll may spend, given the last reply's rate-limit windows (RateWindow):
+    never the requests the account's own lists need before each window resets (a read that
+    starved the next list would blind the account, and the list confirms a missing pod too)."""
+    allow = most
+    for w in windows:
+        if w.remaining is not None:
+            lists = math.ceil((w.reset_s or 0) / max(poll_interval, 0.1)) + 1
+            spare = w.remaining - lists
+            # Polled faster than the window allows, the lists run out anyway: reads then take a
+            # quarter of what is left, so they shrink with it.
+            allow = min(allow, spare if spare > 0 else w.remaining // 4 - 1)
+    return max(0, allow)
+
+
 async def read_directly(transport: RunPodTransport, pod_ids: list[str], most: int,
                         budget_s: float) -> dict[str, "RunPodPod | None"]:
     """pod id -> the pod as RunPod reads it by id, or None where RunPod says it does not exist;
@@ -53,6 +69,8 @@ async def read_directly(transport: RunPodTransport, pod_ids: list[str], most: in
                 log.info("direct read of %s failed: %s", pod_id, exc)
 
     tasks = [asyncio.ensure_future(one(pid)) for pid in dict.fromkeys(pod_ids[:most])]
+    if not tasks:
+        return out
     done, pending = await asyncio.wait(tasks, timeout=budget_s)
     for t in pending:
         t.cancel()
@@ -433,11 +451,15 @@ class Poller:
         if res.to_read:
             # A missing pod is asked for by id: RunPod's not-found confirms it within this poll,
             # a pod that is there clears it; one that cannot be read waits for the next list.
-            reads = await read_directly(transport, res.to_read, DIRECT_READS_MAX,
+            reads = await read_directly(transport, res.to_read, self._read_allowance(transport),
                                         min(DIRECT_READS_BUDGET_S, self.settings.request_timeout))
             if reads:
                 res.add(await self.offload(self._write_reads, name, reads, self.clock()))
         return res
+
+    def _read_allowance(self, transport: RunPodTransport) -> int:
+        windows = getattr(getattr(transport, "rest", transport), "rate_limit", None) or {}
+        return read_allowance(windows.values(), self.settings.poll_interval)
 
     def _write_account(self, name, snap, now, took: timedelta = timedelta(0)) -> _Result:
         unreadable = len(snap.skipped)  # every record of the list that could not be read
@@ -551,7 +573,13 @@ class Poller:
             self.cache.upsert_losses(conn, gone_losses)
         res.pods_changed = [c.pod_id for c in upserts]
         res.losses = gone_losses
-        self._live.pop(name, None)  # the rows moved: the next poll reads them from the cache
+        kept = self._live.get(name)
+        if kept is not None:  # what was written, kept as the cache now holds it (no re-read of every pod)
+            for pod_id in res.pods_gone:
+                kept.pop(pod_id, None)
+            for pod_id, _why in cleared:
+                if pod_id in kept and pod_id not in res.pods_gone:
+                    kept[pod_id] = kept[pod_id]._replace(missing_since=None)
         return res
 
     def _joined(self, found: list[Loss], known: Mapping[str, str]) -> list[Loss]:

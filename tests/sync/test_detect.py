@@ -102,3 +102,17 @@ def test_an_uptime_past_any_pods_life_makes_the_record_unreadable_not_the_poll_f
 
     with pytest.raises(ValidationError, match="uptime"):
         RunPodPod(id="podaaa000001", uptime_seconds=10**12)
+
+
+def test_direct_reads_never_spend_what_the_accounts_own_lists_need():
+    from sagan_tui.sources.rest_shapes import RateWindow
+    from sagan_tui.sync.poller import read_allowance
+
+    minute = lambda left, reset: RateWindow("minute", left, reset)  # noqa: E731
+    assert read_allowance([], 2.0) == 12  # no rate limit said: the bound alone
+    assert read_allowance([minute(59, 60)], 2.0) == 12  # 31 lists to go, 28 spare
+    assert read_allowance([minute(36, 40)], 2.0) == 12  # 21 lists to go: 15 spare, the bound caps it
+    assert read_allowance([minute(25, 40)], 2.0) == 4  # 21 lists to go, 4 spare
+    assert read_allowance([minute(20, 40)], 2.0) == 4  # lists will run out anyway: a quarter, less one
+    assert read_allowance([minute(3, 40)], 2.0) == 0
+    assert read_allowance([minute(59, 60), RateWindow("hour", 0, 900)], 2.0) == 0
