@@ -42,6 +42,17 @@ def count_lines(table: KeyedTable) -> list[int]:
     return drawn
 
 
+def collect(kind: type, into: list):
+    """A message hook keeping each `kind` message once (the hook sees it at every node it
+    bubbles through)."""
+
+    def hook(message) -> None:
+        if isinstance(message, kind) and not any(m is message for m in into):
+            into.append(message)
+
+    return hook
+
+
 async def drawn_table(app: Harness, pilot, n: int = 20) -> KeyedTable:
     table = app.query_one(KeyedTable)
     table.set_rows(rows(n))
@@ -91,16 +102,18 @@ async def test_a_row_changed_off_screen_draws_nothing_and_reads_new_once_scrolle
         assert "6m" in line(table, y)
 
 
-async def test_the_cursor_follows_its_key_across_updates_and_stays_in_place_when_its_row_goes():
+async def test_a_chosen_cursor_follows_its_key_across_updates_and_stays_in_place_when_its_row_goes():
     app = Harness()
     highlighted: list = []
+    async with app.run_test(size=SIZE, message_hook=collect(KeyedTable.RowHighlighted, highlighted)) as pilot:
+        table = await drawn_table(app, pilot, n=40)
+        # Not put anywhere yet: rows arriving above it (another account's pods) leave it on the
+        # top row, the top of the pane in view.
+        first = {f"a{i}": Row((Cell(f"early-{i}"), Cell("1m")), order=-100 + i) for i in range(30)}
+        table.update_rows(first)
+        assert (table.cursor_row, table.cursor_key, table.scroll_offset.y) == (0, "a0", 0)
+        table.set_rows(rows())
 
-    def hook(message) -> None:  # called at each node the message bubbles through: once each
-        if isinstance(message, KeyedTable.RowHighlighted) and not any(m is message for m in highlighted):
-            highlighted.append(message)
-
-    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
-        table = await drawn_table(app, pilot)
         table.select_key("p12")
         moved = rows()
         moved["p12"] = Row(moved["p12"].cells, order=-1)  # now sorts first
@@ -120,12 +133,7 @@ async def test_the_cursor_follows_its_key_across_updates_and_stays_in_place_when
 async def test_the_cursor_keys_move_the_cursor_and_enter_opens_its_row():
     app = Harness()
     selected: list = []
-
-    def hook(message) -> None:  # called at each node the message bubbles through: once each
-        if isinstance(message, KeyedTable.RowSelected) and not any(m is message for m in selected):
-            selected.append(message)
-
-    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+    async with app.run_test(size=SIZE, message_hook=collect(KeyedTable.RowSelected, selected)) as pilot:
         table = await drawn_table(app, pilot, n=100)
         await pilot.press("down", "down")
         assert table.cursor_key == "p2"

@@ -39,9 +39,9 @@ class CellView:
 class KeyedTable(LineTable):
     """Rows live in `records` by key; the widget shows those that pass the scope and filter.
 
-    Every change is a diff, and the cursor stays on the row key it was on, so a refresh never
-    moves the owner's selection. A row whose drawing changed repaints its line (its one cell,
-    when only one changed); only a change of order repaints the pane (line_table.py).
+    Every change is a diff, and a cursor the owner put on a row stays on that row's key, so a
+    refresh never moves the owner's selection. A row whose drawing changed repaints its line
+    (its one cell, when only one changed); only a change of order repaints the pane.
     """
 
     # The arrows, page keys, home and end are ScrollView's bindings, with LineTable's actions.
@@ -135,25 +135,29 @@ class KeyedTable(LineTable):
         new = [self.widths[0], *(widths.get(c.key, w) for c, w in zip(self.specs, self.widths[1:]))]
         if new != self.widths:
             self.widths = new
-            self._strips.clear()
+            self.forget_all()
             self._size_to_rows()
             self.refresh()
 
     def _show(self, applied: Applied) -> None:
-        """Draw what a change of the store changed; the cursor stays on the key it was on, or on
-        its place when that row went."""
+        """Draw what a change of the store changed. A chosen cursor stays on the key it was on
+        (on its place when that row went); one not chosen yet stays on its place."""
         at_key = self._highlighted
         for key in applied.redraw:
             self._forget(key)
         if applied.reordered:
             self._size_to_rows()
-            index = self.store.index.get(at_key) if at_key is not None else None
-            self.move_cursor(row=self.cursor_row if index is None else index)
+            index = self.store.index.get(at_key) if at_key is not None and self.cursor_chosen else None
+            self.place_cursor(self.cursor_row if index is None else index)
             self.refresh()
-        else:
+        elif applied.redraw:
+            # The lines on screen, found once: a tick can change thousands of rows off screen,
+            # and those are drawn from the store when scrolled to.
+            top, index = self.scroll_offset.y, self.store.index
+            shown = range(top, top + self.size.height - self.header_height)
             for key, cells in applied.redraw.items():
-                at = self.store.index.get(key)
-                if at is not None:
+                if index.get(key, -1) in shown:
+                    at = index[key]
                     self.refresh_cell(at, cells[0] + 1) if len(cells) == 1 else self.refresh_row(at)
         self.on_rows_changed()
         self.refresh_titles()

@@ -17,8 +17,8 @@ from sagan_tui.ui.widgets.row_strip import line_strip
 if TYPE_CHECKING:
     from sagan_tui.ui.widgets.row_store import RowStore
 
-# Strips kept: a few screenfuls. Only rows on screen are ever drawn, so the cache is bounded by
-# what can be scrolled back to, not by the table's size.
+# Rows whose strips are kept: a few screenfuls. Only rows on screen are ever drawn, so the cache
+# is bounded by what can be scrolled back to, not by the table's size.
 CACHED_STRIPS = 400
 
 
@@ -66,18 +66,18 @@ class LineTable(ScrollView, can_focus=True):
     class TableMessage(Message):
         """From one table (no handler takes this class itself)."""
 
-        def __init__(self, table: "KeyedTable") -> None:
+        def __init__(self, table: "LineTable") -> None:
             super().__init__()
             self.table = table
 
         @property
-        def control(self) -> "KeyedTable":
+        def control(self) -> "LineTable":
             return self.table
 
     class RowMessage(TableMessage):
         """About one row: `key`, shown at `index` (no handler takes this class itself)."""
 
-        def __init__(self, table: "KeyedTable", key: str, index: int) -> None:
+        def __init__(self, table: "LineTable", key: str, index: int) -> None:
             super().__init__(table)
             self.key, self.index = key, index
 
@@ -97,8 +97,14 @@ class LineTable(ScrollView, can_focus=True):
         self.show_header = True
         self.cell_padding = 1
         self.cursor_row = 0
+        # Whether the owner (or a caller for them) put the cursor where it is. Until then it
+        # stays on its place as rows come, the top of the pane in view: rows arriving at the start
+        # (one account's pods, then another's) do not carry it off to whatever row came first.
+        self.cursor_chosen = False
         self.hover_row: int | None = None  # the row under the mouse, once it moved
-        self._strips: LRUCache[tuple, Strip] = LRUCache(CACHED_STRIPS)
+        # Row key -> its drawn variants (cursor, hover, stripe) -> strip; one entry to drop a row.
+        self._strips: LRUCache[str, dict[tuple, Strip]] = LRUCache(CACHED_STRIPS)
+        self._header: Strip | None = None
         self._drawn_for: object = None  # the pseudo classes (focus, hover...) the strips were drawn for
         self._highlighted: str | None = None
 
@@ -122,12 +128,8 @@ class LineTable(ScrollView, can_focus=True):
         return self.store.key_at(self.cursor_row)
 
     def _forget(self, key: str) -> None:
-        """Drop the row's cached strips (with and without the cursor, the hover, a zebra stripe)."""
-        for cursor in (False, True):
-            for hover in (False, True):
-                self._strips.discard((key, cursor, hover))
-                for parity in (0, 1):
-                    self._strips.discard((key, cursor, hover, parity))
+        """Drop the row's cached strips (with and without the cursor, the hover, a stripe)."""
+        self._strips.discard(key)
 
     def _size_to_rows(self) -> None:
         width = sum(self.widths) + 2 * self.cell_padding * len(self.widths)
@@ -152,14 +154,19 @@ class LineTable(ScrollView, can_focus=True):
         if self.header_height <= y < self.size.height:
             self.refresh(Region(x, y, self.widths[column] + 2 * pad, 1))
 
+    def forget_all(self) -> None:
+        """Drop every cached strip (styles, widths or the focus changed)."""
+        self._strips.clear()
+        self._header = None
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._strips.clear()
+        self.forget_all()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         state = self.get_pseudo_class_state()  # focus changes the cursor's colours
         if state != self._drawn_for:
-            self._strips.clear()
+            self.forget_all()
             self._drawn_for = state
         return super().render_lines(crop)
 
@@ -168,11 +175,9 @@ class LineTable(ScrollView, can_focus=True):
         width = self.size.width
         if y < self.header_height:
             header = self.get_component_rich_style("keyed-table--header")
-            strip = self._strips.get(("header",))
-            if strip is None:
-                cells = self.header_cells()
-                strip = self._strips[("header",)] = line_strip(cells, self.widths, self.cell_padding, header)
-            return strip.crop_extend(scroll_x, scroll_x + width, header)
+            if self._header is None:
+                self._header = line_strip(self.header_cells(), self.widths, self.cell_padding, header)
+            return self._header.crop_extend(scroll_x, scroll_x + width, header)
         index = y - self.header_height + scroll_y
         key = self.store.key_at(index)
         if key is None:
@@ -186,18 +191,27 @@ class LineTable(ScrollView, can_focus=True):
             highlight += self.get_component_rich_style("keyed-table--hover")
         if cursor:
             highlight += self.get_component_rich_style("keyed-table--cursor")
-        cache_key = (key, cursor, hover) if not self.zebra_stripes else (key, cursor, hover, index % 2)
-        strip = self._strips.get(cache_key)
+        drawn = self._strips.get(key)
+        if drawn is None:
+            drawn = self._strips[key] = {}
+        variant = (cursor, hover, self.zebra_stripes and index % 2)
+        strip = drawn.get(variant)
         if strip is None:
-            strip = self._strips[cache_key] = line_strip(self.line_cells(key), self.widths, self.cell_padding, base, highlight)
+            strip = drawn[variant] = line_strip(self.line_cells(key), self.widths, self.cell_padding, base, highlight)
         return strip.crop_extend(scroll_x, scroll_x + width, base + highlight)
 
     # --- the cursor -----------------------------------------------------------------------
 
     def move_cursor(self, *, row: int | None = None, animate: bool = False, scroll: bool = True) -> None:
-        """Put the cursor on the row at `row` (clamped to the rows), scrolled into view."""
+        """Put the cursor on the row at `row` (clamped to the rows), scrolled into view. From then
+        on it follows that row's key across updates (`cursor_chosen`)."""
         if row is None:
             return
+        self.cursor_chosen = True
+        self.place_cursor(row, animate, scroll)
+
+    def place_cursor(self, row: int, animate: bool = False, scroll: bool = True) -> None:
+        """Put the cursor on the row at `row` without choosing it (an update does this)."""
         old, new = self.cursor_row, max(0, min(row, self.row_count - 1))
         self.cursor_row = new
         if old != new:

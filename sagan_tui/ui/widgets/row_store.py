@@ -136,7 +136,7 @@ class RowStore:
             elif old != row:
                 self._keys.pop(k, None)
                 out.redraw[k] = [n for n, (a, b) in enumerate(zip(old.cells, row.cells))
-                                 if (a.text, a.style) != (b.text, b.style)]
+                                 if a.text != b.text or a.style != b.style]
                 moved = moved or old.group != row.group or old.order != row.order or (
                     i is not None and old.cells[i].sort_value != row.cells[i].sort_value)
             shown[k] = row
