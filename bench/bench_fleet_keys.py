@@ -58,13 +58,22 @@ def live_pods(cache: Path) -> int:
         return 0
 
 
-def presses(p: PtyProcess, n: int, cache: Path) -> tuple[list[float], dict[str, set[str]], int]:
+def presses(p: PtyProcess, n: int, cache: Path, timeout: float = 60.0) -> tuple[list[float], dict[str, set[str]], int]:
     """Seconds from each down arrow to the first output after it; each account's successful polls
-    seen meanwhile; how many times the screen said "stale"."""
+    seen meanwhile; how many times the screen said "stale".
+
+    At least `n` presses, and more until every source has three successes seen (two cycles, what
+    a poll's time is read from): a quick panel answers 10 presses within one poll interval.
+    """
     out: list[float] = []
     polls: dict[str, set[str]] = {}
     stale = 0
-    for _ in range(n):
+    end = time.monotonic() + timeout
+
+    def enough() -> bool:
+        return len(out) >= n and (len(polls) >= 3 and min(map(len, polls.values())) > 2 or time.monotonic() > end)
+
+    while not enough():
         mark = len(p.output)
         out.append(press(p, wait=5.0))
         for source, at in successes(cache).items():

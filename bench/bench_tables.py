@@ -95,7 +95,7 @@ async def measure(n: int, updates: int) -> dict:
         first = await paint(lambda: table.set_rows(rows))
         shown = table.row_count
         # One row in view changes per update, as one pod's status would after a poll.
-        in_view = [table.coordinate_to_cell_key((r, 0)).row_key.value for r in range(10)]
+        in_view = table.shown_keys()[:10]
         by_id = {p.pod_id: p for p in pods}
         upd, upd_paused = [], []
         for i in range(updates):

@@ -65,7 +65,7 @@ class Row:
 class Column:
     key: str
     label: str
-    width: int | None = None  # None: the label's width (DataTable never measures our cells)
+    width: int | None = None  # None: the label's width (cells are cut to it, never measured)
 
 
 def account_colour(name: str) -> str:

@@ -17,7 +17,6 @@ from sagan_tui.gc_settle import Settler
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
-from sagan_tui.ui.backlog import RowBacklog
 from sagan_tui.ui.key_first import KeyFirst
 from sagan_tui.ui.key_hold import KeyHold, Released
 from sagan_tui.ui.keys import apply_keymap
@@ -86,8 +85,6 @@ class SaganApp(App):
         self.session: PanelSession = None  # type: ignore[assignment]
         self.view = PanelView()
         self.key_hold = KeyHold()  # keys typed while a dialog opens go to the dialog
-        self.backlog = RowBacklog()  # big row changes go a slice per turn (ui/backlog.py)
-        self._draining = False
         self.runway_watch = RunwayWatch()  # the short-runway notice, once per crossing (runway.py)
         self.loaded = False
         self.paused = False
@@ -210,16 +207,12 @@ class SaganApp(App):
                 self.set_timer(self.key_first.due_in(), self._keys_quiet)
             return
         self._release_updates()
-        self._take(u)
-
-    def _take(self, update) -> None:
-        self._apply(self.backlog.take(update))
-        self._drain_later(update)
+        self._apply(u)
 
     def _release_updates(self) -> None:
         """A key's frame is drawn (or the keys stopped): the updates that waited for it, in order."""
         for update in self.key_first.release():
-            self._take(update)
+            self._apply(update)
 
     def _keys_quiet(self) -> None:
         if not self.key_first.held:
@@ -229,23 +222,6 @@ class SaganApp(App):
             self.set_timer(wait, self._keys_quiet)
         else:
             self._release_updates()
-
-    def _drain_later(self, like) -> None:
-        """The rows still waiting, a slice per turn: keys read meanwhile are handled in between."""
-        if self.backlog.waiting and not self._draining:
-            self._draining = True
-            empty = type(like)()
-
-            def drain() -> None:
-                self._draining = False
-                if self.backlog.waiting:
-                    self._apply(self.backlog.take(empty))
-                    self._drain_later(like)
-
-            # A timer, not call_later: the App's queue is read without returning to the event loop
-            # while it holds messages, so slices posted to it would run back to back, before
-            # the keys the driver has read and before any repaint.
-            self.set_timer(0.001, drain)
 
     def _apply(self, u) -> None:
         self.view.apply(u)

@@ -25,5 +25,5 @@ def configured_keymap(settings: object) -> dict[str, str]:
 def apply_keymap(app: "App") -> None:
     """Textual's keymap support (App.set_keymap) does the remapping on every binding with that id."""
     keymap = configured_keymap(app.settings)  # type: ignore[attr-defined]
-    if keymap or app._keymap:
+    if keymap:  # an App starts with no keymap: an empty table changes nothing
         app.set_keymap(keymap)

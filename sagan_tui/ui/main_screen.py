@@ -9,7 +9,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.timer import Timer
-from textual.widgets import DataTable
 
 from sagan_tui.ui.owner_actions import OwnerActionsScreen
 from sagan_tui.ui.widgets.key_bar import KeyBar
@@ -173,7 +172,7 @@ class MainScreen(OwnerActionsScreen):
 
     # --- events from the panes -------------------------------------------------------------
 
-    @on(DataTable.RowHighlighted, "#experiments")
+    @on(KeyedTable.RowHighlighted, "#experiments")
     def _experiment_highlighted(self) -> None:
         # The timeline follows once the cursor rests (CURSOR_REST_S): the key's own frame is not
         # shared with reading and drawing another experiment's events (300 rows, and the
@@ -188,17 +187,17 @@ class MainScreen(OwnerActionsScreen):
         if self.app.is_running and self.app.loaded and not self.timeline.everything and self._selected_number() != self._timeline_for:  # type: ignore[attr-defined]
             self.ask_timeline()
 
-    @on(DataTable.RowSelected, "#experiments")
-    def _experiment_selected(self, event: DataTable.RowSelected) -> None:
+    @on(KeyedTable.RowSelected, "#experiments")
+    def _experiment_selected(self, event: KeyedTable.RowSelected) -> None:
         if not self.app.loaded:  # type: ignore[attr-defined]
             return
         from sagan_tui.ui.screens.detail import DetailScreen
 
-        self.app.push_screen(DetailScreen(int(event.row_key.value), self.app.view, self.session.view))  # type: ignore[attr-defined]
+        self.app.push_screen(DetailScreen(int(event.key), self.app.view, self.session.view))  # type: ignore[attr-defined]
 
-    @on(DataTable.RowSelected, "#approvals")
-    def _approval_selected(self, event: DataTable.RowSelected) -> None:
-        found = [a for a in self.view.approvals if a.id == event.row_key.value]
+    @on(KeyedTable.RowSelected, "#approvals")
+    def _approval_selected(self, event: KeyedTable.RowSelected) -> None:
+        found = [a for a in self.view.approvals if a.id == event.key]
         if found:
             self.open_approval(found[0])
 

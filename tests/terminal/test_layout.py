@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from textual.widgets.data_table import ColumnKey
 
 from sagan_tui.ui.layout import body_rows
 
@@ -44,7 +43,7 @@ async def test_under_no_color_the_cursor_row_and_the_focused_pane_are_marked_wit
         assert app.no_color
         table = app.experiments_table
         assert table.has_focus
-        assert table.get_component_rich_style("datatable--cursor").reverse
+        assert table.get_component_rich_style("keyed-table--cursor").reverse
         assert table.styles.border_title_style.reverse
 
 
@@ -77,4 +76,4 @@ async def test_a_zoomed_timeline_shows_its_notes_whole(tmp_path):
         app.timeline.focus()
         await pilot.press("z")
         await pilot.pause()
-        assert app.timeline.columns[ColumnKey("note")].width > 60
+        assert app.timeline.column_width("note") > 60

@@ -88,7 +88,10 @@ async def test_a_poll_that_changes_one_pod_redraws_that_row_only(sim_factory, pa
         await polled(pilot, app)
         await poll_now(pilot, app)
         table = app.pods_table
-        assert table.get_row_index(SCRATCH[0]) < table.size.height  # in view
+        table.select_key(SCRATCH[0])  # in view, wherever the cursor had scrolled the pane to
+        await pilot.pause()
+        y = table.get_row_index(SCRATCH[0]) + table.header_height - table.scroll_offset.y
+        assert table.header_height <= y < table.size.height
         with sim.state.lock:
             stop_pod(sim.state, "personal", SCRATCH[0], sim.clock.now_t())
         rendered = rendered_pods(monkeypatch)

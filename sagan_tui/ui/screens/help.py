@@ -50,11 +50,14 @@ def panel_help(app) -> Text:
     """The help of `app` as it is now: its keymap, and which bindings read-only turned off."""
     from sagan_tui.ui.palette import entries
 
+    from sagan_tui.ui.keys import configured_keymap
     from sagan_tui.ui.owner_actions import OwnerActionsScreen
 
     enabled = {e.binding.id: e.enabled for e in entries(app) if e.binding.id}
     refused = {f"panel.{action}" for action in OwnerActionsScreen.MUTATING}
-    return help_text(lambda key: app.get_key_display(Binding(key, "")), app._keymap, enabled,
+    # The keymap the App was given (ui/keys.py), read from where it came from: Textual keeps its
+    # own copy private.
+    return help_text(lambda key: app.get_key_display(Binding(key, "")), configured_keymap(app.settings), enabled,
                      app.settings.read_only, refused)
 
 

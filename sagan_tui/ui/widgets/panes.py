@@ -7,7 +7,6 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets.data_table import ColumnKey
 
 from sagan_tui import render
 from sagan_tui.ui.layout import fit_body
@@ -17,8 +16,7 @@ from sagan_tui.ui.widgets.keyed_table import KeyedTable
 class _TopRowTable(KeyedTable):
     """The experiments and pods tables: their rows decide their heights (ui/layout.py)."""
 
-    def _apply(self, keys=None) -> None:
-        super()._apply(keys)
+    def on_rows_changed(self) -> None:
         fit_body(self)
 
     def on_resize(self) -> None:
@@ -92,17 +90,7 @@ class TimelineTable(KeyedTable):
 
     def on_resize(self) -> None:
         """The text columns (what, note) take the pane's free width (zoomed, the whole screen's)."""
-        widths = text_widths(self.scrollable_content_region.width, self.cell_padding)
-        changed = False
-        for key, width in widths.items():
-            column = self.columns.get(ColumnKey(key))
-            if column is not None and column.width != width:
-                column.width = width
-                changed = True
-        if changed:
-            self._clear_caches()
-            self._require_update_dimensions = True
-            self.refresh()
+        self.set_column_widths(text_widths(self.scrollable_content_region.width, self.cell_padding))
 
     def action_toggle_scope(self) -> None:
         self.everything = not self.everything

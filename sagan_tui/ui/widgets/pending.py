@@ -9,7 +9,7 @@ class PendingPane(Static):
     """The titled, empty frame of a pane that is mounted right after the first frame.
 
     The timeline, the loss area and the approvals (hidden until the incident layout) are two
-    DataTables and five widgets more for the first frame to style, lay out and draw: about a
+    tables and five widgets more for the first frame to style, lay out and draw: about a
     tenth of a second of the start (bench/bench_start.py). Each is swapped for its pane, with the
     same id and place in the grid, as soon as the first frame is out.
     """
