@@ -79,13 +79,6 @@ def presses(p: PtyProcess, n: int, cache: Path, timeout: float = 60.0) -> tuple[
         for source, at in successes(cache).items():
             polls.setdefault(source, set()).add(at)
         stale += "stale since" in visible_text(bytes(p.output[mark:]))
-    # A cycle needs three successes of a source: a short run of presses (the smoke test's) may end
-    # before them, however fast the keys came back, so the polls are watched on until they are in.
-    deadline = time.monotonic() + 20 * INTERVAL_S
-    while any(len(ats) < 3 for ats in polls.values()) and time.monotonic() < deadline:
-        p.pump(0.5)
-        for source, at in successes(cache).items():
-            polls.setdefault(source, set()).add(at)
     return out, polls, stale
 
 
