@@ -151,6 +151,9 @@ class SourceHealth:
     under_balance: bool | None = None
     # Why the balance is missing or old, e.g. "n/a (GraphQL retired)"; not stored: every poll says it again.
     balance_note: str | None = None
+    # "PREPAID" or "POSTPAID" as REST v2's balance route said (None: not read); a POSTPAID account
+    # is invoiced, and its balance never stops its pods.
+    billing_mode: str | None = None
 
     def __post_init__(self) -> None:
         # What the cache and JSON lines hold is text: the same values the enums and UTC stamps hold.

@@ -91,6 +91,9 @@ class AutoTransport:
     async def wave_evidence(self, *args: Any):  # noqa: ANN201 - WaveEvidence, as RestV2Transport
         return await self.rest.wave_evidence(*args)
 
+    async def audit_entries(self, *args: Any):  # noqa: ANN201 - as RestV2Transport
+        return await self.rest.audit_entries(*args)
+
     async def get_pod(self, pod_id: str):  # noqa: ANN201 - RunPodPod | None, as RestV2Transport
         return await self.rest.get_pod(pod_id)
 

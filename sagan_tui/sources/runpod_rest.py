@@ -192,6 +192,10 @@ class RestV2Transport(KeyedTransport):
         audit, audit_note = await read_audit(self._json, pod_ids, start, end)
         return WaveEvidence(billed, billed_note, audit, audit_note)
 
+    async def audit_entries(self, pod_ids: list[str], start: datetime, end: datetime):  # noqa: ANN201
+        """The audit log's stops and terminates of these pods, or None when it cannot be read."""
+        return (await read_audit(self._json, pod_ids, start, end))[0]
+
     async def get_pod(self, pod_id: str) -> RunPodPod | None:
         _check_id(pod_id)
         try:

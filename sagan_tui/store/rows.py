@@ -44,4 +44,5 @@ def health_from_row(r: Mapping[str, Any]) -> SourceHealth:
         consecutive_failures=r["consecutive_failures"] or 0, next_attempt=parse_ts(r["next_attempt"]),
         transport=r["transport"], balance=r["balance"], spend_per_hr=r["spend_per_hr"],
         spend_limit=r["spend_limit"],
-        under_balance=None if r["under_balance"] is None else bool(r["under_balance"]))
+        under_balance=None if r["under_balance"] is None else bool(r["under_balance"]),
+        billing_mode=r["billing_mode"] if "billing_mode" in r.keys() else None)

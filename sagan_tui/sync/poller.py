@@ -20,6 +20,7 @@ from sagan_tui.sources.runpod_select import make_transports
 from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache, parse_ts, ts
 from sagan_tui.sync.detect import Seen, reconcile
+from sagan_tui.sync.stop_evidence import exit_audit, exits_of, read_wave_evidence
 
 log = logging.getLogger(__name__)
 SAGAN = "sagan"
@@ -342,11 +343,15 @@ class Poller:
         snap = await self.transports[name].snapshot()
         now = self.clock()
         took = timedelta(seconds=time.monotonic() - asked)
-        return await self.offload(self._write_account, name, snap, now, took)
+        audit = await exit_audit(self.transports[name], snap, self._live.get(name, {}), now)
+        res = await self.offload(self._write_account, name, snap, now, took, audit)
+        await read_wave_evidence(self.transports[name], self.cache, self.offload, name, res.losses, now)
+        return res
 
-    def _write_account(self, name, snap, now, took: timedelta = timedelta(0)) -> _Result:
+    def _write_account(self, name, snap, now, took: timedelta = timedelta(0), audit=None) -> _Result:
         h = self._ok(name, now, now - took, balance=snap.balance, spend_per_hr=snap.spend_per_hr,
-                     spend_limit=snap.spend_limit, under_balance=snap.under_balance, balance_note=snap.balance_note)
+                     spend_limit=snap.spend_limit, under_balance=snap.under_balance, balance_note=snap.balance_note,
+                     billing_mode=snap.billing_mode)
         with self.cache.transaction() as conn:
             # Read under the write lock: Sagan's write (its pods' experiments, and setting them on
             # the pods it finds without) is wholly before this or wholly after. Read before it, a
@@ -364,23 +369,24 @@ class Poller:
             # A loss Sagan reported first still takes this poll's evidence (when it was last seen
             # running, from the poll's own dates): only one the poll already recorded is skipped.
             polled = {pod_id for pod_id, source in known.items() if "runpod-poll" in source.split("+")}
-            rec = reconcile(name, snap.pods, prev, now, stops, polled, partial=bool(snap.skipped), took=took)
-            losses = self._joined(rec.losses, known)
+            rec = reconcile(name, snap.pods, prev, now, stops, polled, partial=bool(snap.skipped) or snap.incomplete is not None, took=took)
+            losses = self._joined(rec.losses + exits_of(self.cache, conn, name, snap, prev, now, stops, known, audit),
+                                  known)
             self.cache.settle_pods(conn, [c.pod_id for c in rec.upserts])
             self.cache.upsert_pods(conn, rec.upserts)
-            if snap.skipped:  # a pod not listed may be an unreadable one: only those listed were seen
+            if snap.skipped or snap.incomplete:  # a pod not listed may be unread: only those listed were seen
                 self.cache.touch_pods(conn, rec.touched)
             else:  # every live pod was listed: one row says so
                 self.cache.account_seen(conn, name, now)
             self.cache.add_observations(conn, rec.observations)
             self.cache.upsert_losses(conn, losses)
             self.cache.record_balance(conn, name, now, snap.balance, snap.under_balance, snap.spend_per_hr,
-                                      snap.spend_limit)
+                                      snap.spend_limit, billing_mode=snap.billing_mode)
             self.cache.set_health(conn, h)
         self._live[name] = rec.live  # only once committed: a rolled-back write leaves the cache as it was
         return _Result(pods_changed=rec.changed, pods_gone=rec.gone,
                        losses=[x for x in losses if x.pod_id not in known],
-                       skipped=[f"{name}: {s}" for s in snap.skipped])
+                       skipped=[f"{name}: {s}" for s in [*snap.skipped, *([snap.incomplete] if snap.incomplete else [])]])
 
     def _joined(self, found: list[Loss], known: Mapping[str, str]) -> list[Loss]:
         """The poll's losses, each merged with the loss the cache already holds of the same pod."""
