@@ -12,6 +12,7 @@ from sagan_tui.config import Settings
 from sagan_tui.gil_gate import yield_to_ui
 from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.store.cache import Cache, CachedPod
+from sagan_tui.store.evidence_rows import loss_evidence
 from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
 from sagan_tui.triage.evidence import evidence_moved
 from sagan_tui.triage.verdict import headline as verdict_headline
@@ -138,7 +139,7 @@ class PanelModel:
             return
         ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
                             accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses),
-                            balances=self.cache.balance_history())
+                            balances=self.cache.balance_history(), evidence=loss_evidence(self.cache))
         self.waves = find_waves(self.losses, context=ctx)
 
     @staticmethod

@@ -48,7 +48,10 @@ def save_evidence(conn: sqlite3.Connection, account: str, pod_ids: Iterable[str]
 
 def loss_evidence(cache: Cache) -> dict[str, dict]:
     """pod id -> its evidence row (billed_usd, billed_note, audit_state, audit_note, actor, action)."""
-    return {r["pod_id"]: dict(r) for r in cache._rows("select * from loss_evidence")}
+    try:
+        return {r["pod_id"]: dict(r) for r in cache._rows("select * from loss_evidence")}
+    except sqlite3.OperationalError:  # a file of an older schema, opened read-only: none read then
+        return {}
 
 
 def evidence_read(cache: Cache, pod_ids: Iterable[str]) -> set[str]:

@@ -38,6 +38,7 @@ class ParsedLines:
     health: dict[str, SourceHealth] = field(default_factory=dict)
     dispatches: list[Dispatch] = field(default_factory=list)  # Sagan's own history, when at hand
     balances: dict[str, list[tuple]] = field(default_factory=dict)  # account -> balance history (a cache's)
+    evidence: dict[str, dict] = field(default_factory=dict)  # pod id -> billing and audit-log row (a cache's)
     errors: list[str] = field(default_factory=list)  # "line N: what was wrong"
 
 
