@@ -12,6 +12,10 @@ Sagan (a `stop_requested` row, a `runpod_stop_requested` event) asked for it. It
 
 Otherwise it is flagged "exited, cause unknown" on its row and is not a loss: an ordinary stop
 from RunPod's console looks the same from the pod list alone.
+
+An exit is judged at the account's poll after the one that saw it: Sagan's stop request of the
+same moment may be written after that account's poll (each source polls on its own), and a
+stop Sagan asked for must never read as a loss.
 """
 
 from __future__ import annotations
@@ -54,29 +58,37 @@ def ran_out(readings: Sequence[tuple[datetime, float | None, bool | None]], sinc
     return None
 
 
-def unrequested_exits(account: str, pods: Iterable[RunPodPod], prev: Mapping[str, Seen], now: datetime, *,
-                      requested: set[str], known_losses: set[str],
-                      readings: Sequence[tuple[datetime, float | None, bool | None]],
-                      billing_mode: str | None, audit: Mapping[str, AuditEntry] | None = None) -> Exits:
-    """Sort the poll's unrequested exits into losses and unexplained exits (see the module)."""
+def pending_loss(account: str, pod: RunPodPod, p: Seen, now: datetime) -> Loss:
+    """The loss an exit seen at `now` would be: dated by that poll, priced at the rate it ran at."""
+    was = p.pod()
+    return Loss(pod_id=pod.id, account=account, experiment=pod.experiment or was.experiment, running_at=p.running_at,
+                last_seen_at=p.last_seen_at, lost_at=now, gpu=pod.gpu or was.gpu,
+                datacenter=pod.datacenter or was.datacenter,
+                # REST v2's `cost` reads 0 once EXITED: the rate it ran at is the last poll's.
+                cost_per_hr=was.adjusted_cost_per_hr or was.cost_per_hr or pod.cost_per_hr,
+                source="runpod-poll", host=pod.host or was.host)
+
+
+def judge(account: str, pending: Iterable[Loss], listed: Mapping[str, RunPodPod], *, requested: set[str],
+          known_losses: set[str], readings: Sequence[tuple[datetime, float | None, bool | None]],
+          billing_mode: str | None, audit: Mapping[str, AuditEntry] | None = None) -> Exits:
+    """Judge the exits the account's last poll saw, now that Sagan's records of that moment are
+    in: a loss (with its reason), an unexplained exit to flag, or nothing (asked for, or running
+    again). `listed`: this poll's pods by id."""
     out = Exits()
-    for pod in candidates(pods, prev, requested, known_losses):
-        p = prev[pod.id]
-        acted = (audit or {}).get(pod.id)
-        broke = None if billing_mode == "POSTPAID" else ran_out(readings, p.last_seen_at, now)
+    for loss in pending:
+        now_pod = listed.get(loss.pod_id)
+        if (now_pod is not None and now_pod.running) or loss.pod_id in requested or loss.pod_id in known_losses:
+            continue
+        acted = (audit or {}).get(loss.pod_id)
+        broke = None if billing_mode == "POSTPAID" else ran_out(readings, loss.last_seen_at, loss.lost_at)
         if acted is not None:
             reason = f"{acted.action} by {acted.actor} (audit log)"
         elif broke is not None:
             bal = "under balance" if broke[1] is None else f"balance ${broke[1]:.2f}"
             reason = f"exited when {account}'s balance ran out ({bal})"
         else:
-            out.unknown.append(pod.id)
+            out.unknown.append(loss.pod_id)
             continue
-        was = p.pod()
-        out.losses.append(Loss(
-            pod_id=pod.id, account=account, experiment=pod.experiment or was.experiment, running_at=p.running_at,
-            last_seen_at=p.last_seen_at, lost_at=now, gpu=pod.gpu or was.gpu, datacenter=pod.datacenter or was.datacenter,
-            # REST v2's `cost` reads 0 once EXITED: the rate it ran at is the last poll's.
-            cost_per_hr=was.adjusted_cost_per_hr or was.cost_per_hr or pod.cost_per_hr,
-            source="runpod-poll", reason=reason, host=pod.host or was.host))
+        out.losses.append(loss.model_copy(update={"reason": reason}))
     return out

@@ -343,7 +343,7 @@ class Poller:
         snap = await self.transports[name].snapshot()
         now = self.clock()
         took = timedelta(seconds=time.monotonic() - asked)
-        audit = await exit_audit(self.transports[name], snap, self._live.get(name, {}), now)
+        audit = await exit_audit(self.transports[name], self.cache, name, now)
         res = await self.offload(self._write_account, name, snap, now, took, audit)
         await read_wave_evidence(self.transports[name], self.cache, self.offload, name, res.losses, now)
         return res
