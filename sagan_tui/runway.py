@@ -48,7 +48,7 @@ def _why_unreadable(h: SourceHealth) -> tuple[str, str]:
     if note:
         return f"balance {' '.join(str(note).split())[:60]}", "n/a"
     if h.transport == "rest-v2":
-        return "balance n/a (REST v2 has no balance route)", "n/a"
+        return "balance n/a (REST v2's balance route gave none)", "n/a"
     if h.message:
         return f"balance n/a ({' '.join(str(h.message).split())[:60]})", "n/a"
     return "balance n/a (not in RunPod's reply)", "n/a"

@@ -1,4 +1,5 @@
-"""RunPod's REST v2 (the pods and GPU-catalog subset of its OpenAPI) over the same simulated state as GraphQL.
+"""RunPod's REST v2 (the pods, GPU-catalog, billing and audit-log subset of its reference) over the same
+simulated state as GraphQL (billing, audit log and pagination: rest_billing.py).
 
 Shapes follow runpod/docs api-reference-v2/openapi.json: `GET /v2/pods` -> `{"pods": [Pod]}`,
 `GET|DELETE /v2/pods/{id}`, `POST /v2/pods/{id}/action` (start|stop|restart|terminate, 409 when

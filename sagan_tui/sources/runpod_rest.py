@@ -42,6 +42,7 @@ PODS_QUERY = {"includeClusterPods": "true"}
 POD = "/v2/pods/{id}"
 POD_ACTION = "/v2/pods/{id}/action"
 GPU_CATALOG = "/v2/catalog/gpus"
+COVERS_S = 60.0  # a prepaid balance covering less than this much of the running pods' spend is run out
 
 class RestV2Transport(KeyedTransport):
     """One RunPod account over REST v2. No retries here: the poller's per-source backoff owns that."""
@@ -150,8 +151,13 @@ class RestV2Transport(KeyedTransport):
         running = [p.cost_per_hr for p in pods if p.desired_status == "RUNNING"]
         # REST v2 has no spend rate beside the pods: the running pods' `cost` is what is billed now.
         spend = round(sum(c for c in running if c is not None), 4) if pods or incomplete is None else None
+        under = money.under_balance
+        if under is False and money.balance is not None and spend:
+            # RunPod stops a prepaid account's pods once its balance covers less than about 10 s
+            # of their spend: a balance that covers under a minute is read as run out.
+            under = money.balance < spend * COVERS_S / 3600
         return AccountSnapshot(account=self.account, pods=pods, skipped=skipped, incomplete=incomplete,
-                               balance=money.balance, under_balance=money.under_balance, spend_per_hr=spend,
+                               balance=money.balance, under_balance=under, spend_per_hr=spend,
                                balance_note=money.note, billing_mode=money.billing_mode)
 
     async def _list_pods(self) -> tuple[list[RunPodPod], list[str], str | None]:

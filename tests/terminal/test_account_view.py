@@ -40,7 +40,7 @@ def test_each_account_reads_as_words_whatever_the_colours():
     line, rest = rows["team"][6].split(" ", 1)
     assert rest == "$420.00 → $413.00 since 10:46:00" and len(line) == 24
     assert [BARS.index(c) for c in line] == sorted((BARS.index(c) for c in line), reverse=True)  # falling
-    assert rows["lab"][4] == "balance n/a (REST v2 has no balance route)"
+    assert rows["lab"][4] == "balance n/a (REST v2's balance route gave none)"
     assert rows["spare"][1] == "off (no key)" and rows["spare"][6] == "none yet"
 
 
