@@ -170,6 +170,8 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
         status = Cell(ds, "green" if ds == "RUNNING" else "yellow")
         # RunPod's lastStatusChange is news only when the pod is not running ("Exited by ...").
         note = Cell(clean(pod.last_status_change or "") if pod and not pod.running else "", DIM)
+        if cp is not None and getattr(cp, "flag", None) and pod and not pod.running:
+            note = Cell(clean(cp.flag), "yellow")  # e.g. "exited, cause unknown": no one asked for it
         if pod and getattr(pod, "cluster_id", None) and not note.text:  # the first frame's record has none
             note = Cell(f"cluster {clean(pod.cluster_id)}", DIM)  # an Instant Cluster member (REST v2)
     up_s = since(running_at, gone_at or now) if running_at else None

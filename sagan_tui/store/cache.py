@@ -35,6 +35,7 @@ class CachedPod:
     last_seen_at: datetime | None
     gone_at: datetime | None
     gone_reason: str | None
+    flag: str | None = None  # what the row must say beside its status (e.g. "exited, cause unknown")
 
     @property
     def pod_id(self) -> str:
@@ -315,7 +316,7 @@ class Cache:
         pod = RunPodPod.model_validate(json.loads(row["data"]))
         return CachedPod(pod=pod, first_seen_at=parse_ts(row["first_seen_at"]),
                          running_at=parse_ts(row["running_at"]), last_seen_at=parse_ts(row["last_seen_at"]),
-                         gone_at=parse_ts(row["gone_at"]), gone_reason=row["gone_reason"])
+                         gone_at=parse_ts(row["gone_at"]), gone_reason=row["gone_reason"], flag=row.get("flag"))
 
     def pods(self, include_gone: bool = True, account: str | None = None,
              pod_ids: Iterable[str] | None = None) -> list[CachedPod]:

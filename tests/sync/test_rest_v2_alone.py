@@ -76,6 +76,10 @@ async def test_an_exit_with_the_balance_fine_is_not_a_loss_and_its_row_says_caus
         flags = dict(rig.cache._tuples("select pod_id, flag from pods where pod_id in (%s)"
                                        % ",".join("?" * len(BROKE)), BROKE))
         assert flags == {p: EXITED_UNKNOWN for p in BROKE}
+        from sagan_tui.render import pod_row
+
+        for cp in rig.cache.pods(pod_ids=BROKE):  # the row says it
+            assert "exited, cause unknown" in pod_row(cp, None, rig.now()).search_text()
     finally:
         await rig.close()
 
