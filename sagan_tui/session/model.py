@@ -262,7 +262,7 @@ class PanelModel:
         h = self.health.get(cp.account)
         if h and h.state == HealthState.OK and h.last_success and (
                 cp.last_seen_at is None or h.last_success > cp.last_seen_at):
-            return CachedPod(cp.pod, cp.first_seen_at, cp.running_at, h.last_success, cp.gone_at, cp.gone_reason)
+            return replace(cp, last_seen_at=h.last_success)  # every other field kept (its flag too)
         return cp
 
     def approval_rows(self) -> dict[str, Row]:

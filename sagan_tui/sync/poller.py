@@ -370,7 +370,7 @@ class Poller:
             # running, from the poll's own dates): only one the poll already recorded is skipped.
             polled = {pod_id for pod_id, source in known.items() if "runpod-poll" in source.split("+")}
             rec = reconcile(name, snap.pods, prev, now, stops, polled, partial=bool(snap.skipped) or snap.incomplete is not None, took=took)
-            losses = self._joined(rec.losses + exits_of(self.cache, conn, name, snap, prev, now, stops, known, audit),
+            losses = self._joined(rec.losses + exits_of(self.cache, conn, name, snap, prev, now, stops, known, audit, rec.changed),
                                   known)
             self.cache.settle_pods(conn, [c.pod_id for c in rec.upserts])
             self.cache.upsert_pods(conn, rec.upserts)

@@ -44,9 +44,9 @@ async def exit_audit(transport: Any, cache: Any, account: str, now: datetime) ->
 
 def exits_of(cache: Any, conn: sqlite3.Connection, account: str, snap: AccountSnapshot, prev: Mapping[str, Seen],
              now: datetime, stops: set[str], known: Mapping[str, str],
-             audit: Mapping[str, AuditEntry] | None) -> list[Loss]:
-    """Judge the exits the last poll saw (losses returned, the unexplained flagged on their rows),
-    and keep this poll's new ones for the next."""
+             audit: Mapping[str, AuditEntry] | None, changed: list[str]) -> list[Loss]:
+    """Judge the exits the last poll saw (losses returned, the unexplained flagged on their rows,
+    which are added to `changed`: the panel redraws them), and keep this poll's new ones for the next."""
     again = [p.id for p in snap.pods if p.running and p.id in prev and not prev[p.id].running]
     if again:
         unflag_pods(conn, again)
@@ -61,6 +61,7 @@ def exits_of(cache: Any, conn: sqlite3.Connection, account: str, snap: AccountSn
                        billing_mode=snap.billing_mode, audit=audit)
         if judged.unknown:
             flag_pods(conn, {pod_id: EXITED_UNKNOWN for pod_id in judged.unknown})
+            changed += [p for p in judged.unknown if p not in changed]
         conn.execute("delete from pending_exits where account = ?", (account,))
         losses = judged.losses
     conn.executemany("insert or replace into pending_exits (pod_id, account, seen_at, loss) values (?,?,?,?)",
