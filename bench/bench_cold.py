@@ -9,19 +9,15 @@ under the same pty (200x50, TERM=xterm-256color), so machine noise falls on both
 from __future__ import annotations
 
 import compileall
-import re
 import shutil
-import statistics
 import tempfile
 from pathlib import Path
 
 import httpx
 
 from baseline_apps import MARKER
+from bench_start import POD_ID, against_bare, time_to_marker
 from common import PY, ROOT, Figure, SimProcess, clean_env, main, panel_argv
-from ptyrun import PtyProcess
-
-POD_ID = re.compile(r"[a-z0-9]{14}")
 
 
 def listed_pods(env: dict[str, str]) -> set[str]:
@@ -32,11 +28,6 @@ def listed_pods(env: dict[str, str]) -> set[str]:
                           headers={"Authorization": f"Bearer {env[f'RUNPOD_API_KEY_{name}']}"})
         ids |= {p["id"] for p in reply.json().get("pods", [])}
     return ids
-
-
-def time_to(argv: list[str], env: dict[str, str], seen, timeout: float = 120) -> float:
-    with PtyProcess(argv, env, size=(200, 50), cwd=str(ROOT)) as p:
-        return p.wait_for(seen, timeout)
 
 
 def run(small: bool = False) -> list[Figure]:
@@ -51,15 +42,13 @@ def run(small: bool = False) -> list[Figure]:
             for i in range(runs):
                 cache = home / f"fresh-{i}.sqlite"  # none yet: the panel creates it
                 env = clean_env(home, **sim.env)
-                bare.append(time_to([PY, str(ROOT / "bench" / "baseline_apps.py"), "bare"], env,
+                bare.append(time_to_marker([PY, str(ROOT / "bench" / "baseline_apps.py"), "bare"], env,
                                     lambda text: MARKER in text))
-                panel.append(time_to(panel_argv("--cache", str(cache), "--poll-interval", "2"), env, seen))
+                panel.append(time_to_marker(panel_argv("--cache", str(cache), "--poll-interval", "2"), env, seen))
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return [Figure("cold_start", "fresh cache to live pods on screen (calm simulator, auto transport)",
-                   statistics.median(panel), statistics.median(bare), "s", "<= 3x", 3.0,
-                   detail={"panel_s": [round(x, 3) for x in panel], "bare_s": [round(x, 3) for x in bare],
-                           "pods_listed": len(ids)})]
+    return [against_bare("cold_start", "fresh cache to live pods on screen (calm simulator, auto transport)",
+                         panel, bare, 3.0, pods_listed=len(ids))]
 
 
 if __name__ == "__main__":
