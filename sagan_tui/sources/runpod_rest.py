@@ -43,6 +43,10 @@ POD = "/v2/pods/{id}"
 POD_ACTION = "/v2/pods/{id}/action"
 GPU_CATALOG = "/v2/catalog/gpus"
 COVERS_S = 60.0  # a prepaid balance covering less than this much of the running pods' spend is run out
+# The balance is read at most this often (a read every poll would double REST v2's use of its
+# rate window: 60 a minute in RunPod's published policy, a 2 s poll's whole quota), and at once
+# whenever a pod RUNNING at the last poll is not RUNNING now: that reading judges the exit.
+BALANCE_EVERY_S = 15.0
 
 class RestV2Transport(KeyedTransport):
     """One RunPod account over REST v2. No retries here: the poller's per-source backoff owns that."""
@@ -60,6 +64,9 @@ class RestV2Transport(KeyedTransport):
         self.rate_limit: dict[str, RateWindow] = {}
         self._blocked_until = 0.0  # monotonic; set by an exhausted window or a 429
         self._gpu_names: dict[str, str] | None = None
+        self._money: tuple[float, Money] | None = None  # (monotonic read time, the balance read)
+        self._running: set[str] = set()  # pods RUNNING at the last snapshot
+        self.balance_every_s = BALANCE_EVERY_S
 
     @property
     def rate_remaining(self) -> int | None:
@@ -146,8 +153,14 @@ class RestV2Transport(KeyedTransport):
     # --- reads -------------------------------------------------------------------------
 
     async def snapshot(self) -> AccountSnapshot:
-        # The pods and the balance are asked for together: neither waits for the other's reply.
-        (pods, skipped, incomplete), money = await asyncio.gather(self._list_pods(), self.money())
+        if self._money is None or time.monotonic() - self._money[0] >= self.balance_every_s:
+            # The pods and the balance are asked for together: neither waits for the other's reply.
+            (pods, skipped, incomplete), money = await asyncio.gather(self._list_pods(), self._read_money())
+        else:
+            pods, skipped, incomplete = await self._list_pods()
+            now_running = {p.id for p in pods if p.desired_status == "RUNNING"}
+            money = await self._read_money() if self._running - now_running else self._money[1]
+        self._running = {p.id for p in pods if p.desired_status == "RUNNING"}
         running = [p.cost_per_hr for p in pods if p.desired_status == "RUNNING"]
         # REST v2 has no spend rate beside the pods: the running pods' `cost` is what is billed now.
         spend = round(sum(c for c in running if c is not None), 4) if pods or incomplete is None else None
@@ -182,6 +195,11 @@ class RestV2Transport(KeyedTransport):
                                                       for p in listed.records], "pods")
             del listed.records  # the decoded trees go now, whole, by reference counting
         return pods, skipped, listed.incomplete
+
+    async def _read_money(self) -> Money:
+        money = await self.money()
+        self._money = (time.monotonic(), money)
+        return money
 
     async def money(self) -> Money:
         """The balance and billing mode; never raises (a key without billing:read still lists pods)."""

@@ -61,3 +61,27 @@ def test_the_balance_reply_and_a_key_without_billing_read():
     assert read_money({"billingMode": "PREPAID"}).balance is None
     assert Money.unread(Forbidden("team", "no", status=403)).note == "n/a (key lacks billing:read)"
     assert Money.unread(RequestRejected("team", "x", status=404)).note == "n/a (no balance route at this RunPod)"
+
+
+async def test_the_balance_is_read_again_early_when_a_running_pod_stops(sim_factory):
+    from sagan_tui.sources.runpod_rest import RestV2Transport
+
+    sim = sim_factory(fixture={"accounts": {"team": {"api_key": "rk-team-early",
+                                                     "balance": [{"at": 0, "balance": 5.0}, {"at": 20, "balance": 0.0}]},
+                                            "personal": {"api_key": "rk-personal-early"}},
+                               "pods": [{"id": "earlypod0001", "account": "team", "running_at": 1, "exited_at": 21},
+                                        {"id": "earlypod0002", "account": "team", "running_at": 1}]})
+    t = RestV2Transport("team", "rk-team-early", base_url=sim.base_url)
+    t.balance_every_s = 3600.0  # no re-read for age within the test, however slow the machine
+    try:
+        sim.clock.hold(10)
+        assert (await t.snapshot()).balance == 5.0
+        sim.clock.hold(15)
+        assert (await t.snapshot()).balance == 5.0  # within BALANCE_EVERY_S: not asked again
+        sim.clock.hold(25)
+        snap = await t.snapshot()  # a pod stopped: asked at once
+        assert snap.balance == 0.0 and snap.under_balance is True
+    finally:
+        await t.aclose()
+    asked = [r.t for r in sim.requests if r.path == "/v2/billing/balance"]
+    assert asked == [10, 25]
