@@ -35,7 +35,7 @@ def burn_lines(wave: Wave, evidence: Mapping[str, Mapping[str, Any]]) -> list[st
         estimate_total += est or 0.0
         if billed is None:
             unbilled += 1
-            whys.append(why or "billing not read for this pod")
+            whys.append(why or "RunPod's billing not read")
         else:
             billed_total += billed
         shown = fmt.usd(billed) if billed is not None else f"n/a ({why or 'not read'})"
