@@ -6,8 +6,8 @@ both (and the spend limit) beside the REST poll. If it fails, the pods and the b
 count (the account's poll is REST's), and the machines are what is missing.
 
 Cold start: the first poll does not ask GraphQL, so the pods and the balance reach the screen
-from REST v2 alone, without the `runpod` SDK's import (about 2 s), which starts in a worker
-thread once that poll's reply is in; from the next poll on GraphQL is asked beside REST.
+from REST v2 alone, without the `runpod` SDK's import (about 2 s); from the next poll on GraphQL
+is asked beside REST (that poll waits, once, for the import).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 from sagan_tui.models import utcnow
 from sagan_tui.sources.errors import ApiRetired, RateLimited, SourceError
 from sagan_tui.sources.runpod_base import AccountSnapshot
-from sagan_tui.sources.runpod_graphql import GraphQLTransport, load_sdk_soon
+from sagan_tui.sources.runpod_graphql import GraphQLTransport
 from sagan_tui.sources.runpod_rest import RestV2Transport
 
 RETIRED_NOTE = "n/a (GraphQL retired)"
@@ -47,12 +47,10 @@ class AutoTransport:
     async def snapshot(self) -> AccountSnapshot:
         if not self._polled:
             self._polled = True
-            # The SDK's import starts once REST v2's reply is in, in a worker thread: started
-            # before, it held the interpreter (and the import locks the poll's own lazy imports
-            # wait on) through the request; left to the next poll, it held up every source then.
-            snap = await self.rest.snapshot()
-            load_sdk_soon()
-            return snap
+            # Not even the SDK's import starts now: in a worker thread beside this poll (or just
+            # after its reply) it held the interpreter for its whole length, and the pods reached
+            # the screen only once it was done. The next poll asks GraphQL, importing the SDK then.
+            return await self.rest.snapshot()
         pods, (money, _why) = await asyncio.gather(self.rest.snapshot(), self._read_money())
         for pod in pods.pods:  # REST v2 names no machine: GraphQL's, while it answers (a kept one stays true)
             pod.host = pod.host or (money.hosts.get(pod.id) if money is not None else None)

@@ -62,18 +62,6 @@ def _load_sdk() -> Any:
     return _sdk
 
 
-_loading: Any = None  # the Future of the SDK's import that load_sdk_soon started
-
-
-def load_sdk_soon() -> None:
-    """Start the SDK's import in a worker thread without waiting for it: the first call that
-    needs the SDK then waits only for what is left of it."""
-    global _loading
-    with _sdk_lock:
-        if _sdk is None and _loading is None:
-            _loading = _executor.submit(_load_sdk)
-
-
 class GraphQLTransport(KeyedTransport):
     """One RunPod account over GraphQL. Every call runs in a worker thread (the SDK blocks)."""
 
