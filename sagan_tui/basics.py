@@ -155,6 +155,9 @@ class SourceHealth:
     # while any are, the account's pods are not all known and its health is never a plain OK.
     unreadable: int = 0
     unreadable_since: datetime | None = None
+    # "PREPAID" or "POSTPAID" as REST v2's balance route said (None: not read); a POSTPAID account
+    # is invoiced, and its balance never stops its pods.
+    billing_mode: str | None = None
 
     def __post_init__(self) -> None:
         # What the cache and JSON lines hold is text: the same values the enums and UTC stamps hold.

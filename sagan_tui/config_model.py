@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 
 from sagan_tui.config import BOUNDS, account_specs, check_cache_path, check_text as _text, default_cache_path, disabled_reason
 
-# `auto`: pods and actions over REST v2, the balance from GraphQL while it answers (RunPod
-# retires GraphQL in early 2027); `rest-v2` alone has no balance; `graphql` is the old way.
+# `auto`: pods, balance and actions over REST v2, machines from GraphQL while it answers (RunPod
+# retires GraphQL in early 2027); `rest-v2`: REST v2 alone (no machines); `graphql`: the old way.
 Transport = Literal["auto", "rest-v2", "graphql"]
 
 

@@ -175,10 +175,12 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
         status = Cell(ds, "green" if ds == "RUNNING" else "yellow")
         # RunPod's lastStatusChange is news only when the pod is not running ("Exited by ...").
         note = Cell(clean(pod.last_status_change or "") if pod and not pod.running else "", DIM)
+        if cp is not None and getattr(cp, "flag", None) and pod and not pod.running:
+            note = Cell(clean(cp.flag), "yellow")  # e.g. "exited, cause unknown": no one asked for it
         if pod and getattr(pod, "cluster_id", None) and not note.text:  # the first frame's record has none
             note = Cell(f"cluster {clean(pod.cluster_id)}", DIM)  # an Instant Cluster member (REST v2)
     flag = getattr(cp, "flag", None) if cp is not None else None
-    if flag and not loss:  # Sagan and RunPod disagree, or two keys list it: said on its row
+    if flag and not loss and note.text != clean(flag):  # Sagan and RunPod disagree, two keys list it
         note = Cell(clean(f"⚠ {flag}" + (f"; {note.text}" if note.text else "")), "bold yellow")
     up_s = since(running_at, gone_at or now) if running_at else None
     seen_s = since(last_seen, now)

@@ -48,7 +48,7 @@ def _why_unreadable(h: SourceHealth) -> tuple[str, str]:
     if note:
         return f"balance {' '.join(str(note).split())[:60]}", "n/a"
     if h.transport == "rest-v2":
-        return "balance n/a (REST v2 has no balance route)", "n/a"
+        return "balance n/a (REST v2's balance route gave none)", "n/a"
     if h.message:
         return f"balance n/a ({' '.join(str(h.message).split())[:60]})", "n/a"
     return "balance n/a (not in RunPod's reply)", "n/a"
@@ -63,6 +63,9 @@ def runway(h: SourceHealth, warn_hours: float = DEFAULT_WARN_HOURS) -> Runway | 
             return None  # not polled yet: the status line already says so
         text, short = _why_unreadable(h)
         return Runway(h.source, UNKNOWN, None, text, short)
+    if getattr(h, "billing_mode", None) == "POSTPAID":
+        # Invoiced: the balance is no runway, and reaching $0 stops nothing.
+        return Runway(h.source, IDLE, None, "POSTPAID: invoiced, no runway", "postpaid")
     if h.balance <= 0 or h.under_balance:
         return Runway(h.source, OUT, 0.0, "OUT: $0, RunPod stops its pods", "OUT")
     spend = h.spend_per_hr or 0.0

@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 
 from sagan_tui.store.cache import Cache
+from sagan_tui.store.evidence_rows import loss_evidence
 from sagan_tui.triage import (
     Dispatch, GuardVerdict, TriageContext, Wave, active_wave, check_dispatch, dispatches_from, find_waves,
     render_report,
@@ -31,7 +32,8 @@ def triage_context(cache: Cache) -> TriageContext:
     polled = sorted({*(h for h in health if h != "sagan"), *(x.account for x in losses),
                      *(s.account for s in sightings)})
     return TriageContext(sightings=sightings, health=health, dispatches=dispatch_history(cache),
-                         accounts_polled=polled, losses=losses, balances=cache.balance_history())
+                         accounts_polled=polled, losses=losses, balances=cache.balance_history(),
+                         evidence=loss_evidence(cache))
 
 
 def dispatch_verdict(cache: Cache, number: int, now: datetime, guard_minutes: float) -> GuardVerdict:

@@ -47,6 +47,8 @@ async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, 
             snap = await t.snapshot()
             in_use_ok = True
             bal = f"${snap.balance:.2f}" if snap.balance is not None else "?"
+            if snap.billing_mode:
+                bal += f" ({snap.billing_mode})"
             if snap.balance_note:
                 bal = f"{bal} ({snap.balance_note})" if snap.balance is not None else snap.balance_note
             under = ", UNDER BALANCE" if snap.under_balance else ""
@@ -56,11 +58,29 @@ async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, 
         finally:
             await t.aclose()
         if acc.transport == "auto":
-            continue  # auto already asks both APIs: the balance part above says how GraphQL answered
+            out.append(await _machines(settings, name))  # auto's GraphQL part: machines, exit reasons
+            continue
         other = await _other_transport(settings, name, acc.transport, in_use_ok)
         if other:
             out.append(other)
     return [(ok, what, scrub(detail, secrets)) for ok, what, detail in out]
+
+
+async def _machines(settings, name: str) -> tuple[bool | None, str, str]:
+    """Under `auto`, whether GraphQL still names each pod's machine (REST v2 names none)."""
+    from sagan_tui.sources.runpod_select import make_transport
+
+    t = make_transport(settings, name, "graphql")
+    what = f"runpod {name} machines"
+    try:
+        money = await t.money()
+        return (True, what, f"from GraphQL ({len(set(money.hosts.values()))} machines)")
+    except SourceError as exc:
+        gone = exc.kind == ErrorKind.GONE
+        return (None, what, "none: GraphQL retired (410); REST v2 names no machine" if gone
+                else f"none for now: GraphQL {exc.kind.value}: {exc.message}")
+    finally:
+        await t.aclose()
 
 
 async def _other_transport(settings, name: str, in_use: str,

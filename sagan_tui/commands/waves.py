@@ -30,6 +30,7 @@ def load_cache(path: str):
     Read-only: a report never changes the cache it reads (CacheUnusable, naming the cause, when
     the file cannot be read as a cache)."""
     from sagan_tui.store.cache import Cache
+    from sagan_tui.store.evidence_rows import loss_evidence
     from sagan_tui.triage import Dispatch
     from sagan_tui.triage.records import ParsedLines, refusal
 
@@ -46,7 +47,8 @@ def load_cache(path: str):
                 losses.append(loss)
         return ParsedLines(losses=losses, sightings=cache.sightings(), health=cache.health(),
                            dispatches=dispatches, balances=cache.balance_history(), errors=errors,
-                           withdrawn=cache.losses(states=("withdrawn",)))
+                           withdrawn=cache.losses(states=("withdrawn",)),
+                           evidence=loss_evidence(cache))
     finally:
         cache.close()
 
@@ -61,7 +63,8 @@ def context_for(records, accounts=()):
                      *(x.account for x in losses), *(s.account for s in records.sightings)})
     return losses, TriageContext(sightings=records.sightings, health=records.health,
                                  dispatches=records.dispatches or dispatches_from(losses, records.sightings),
-                                 accounts_polled=polled, losses=losses, balances=records.balances)
+                                 accounts_polled=polled, losses=losses, balances=records.balances,
+                                 evidence=records.evidence)
 
 
 def run(args: Namespace) -> int:

@@ -12,6 +12,7 @@ from sagan_tui.config import Settings
 from sagan_tui.gil_gate import yield_to_ui
 from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.store.cache import Cache, CachedPod
+from sagan_tui.store.evidence_rows import loss_evidence
 from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
 from sagan_tui.triage.evidence import evidence_moved
 from sagan_tui.triage.verdict import headline as verdict_headline
@@ -143,7 +144,7 @@ class PanelModel:
             return
         ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
                             accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses),
-                            balances=self.cache.balance_history())
+                            balances=self.cache.balance_history(), evidence=loss_evidence(self.cache))
         self.waves = find_waves(self.losses, context=ctx)
 
     @staticmethod
@@ -266,7 +267,7 @@ class PanelModel:
         h = self.health.get(cp.account)
         if h and h.state == HealthState.OK and h.last_success and (
                 cp.last_seen_at is None or h.last_success > cp.last_seen_at):
-            return CachedPod(cp.pod, cp.first_seen_at, cp.running_at, h.last_success, cp.gone_at, cp.gone_reason)
+            return replace(cp, last_seen_at=h.last_success)  # every other field kept (its flag too)
         return cp
 
     def approval_rows(self) -> dict[str, Row]:

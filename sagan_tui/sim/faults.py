@@ -25,19 +25,24 @@ GONE_MESSAGE = "This API has been retired (410 Gone). Use the REST v2 API."
 AUTH_MESSAGE = "Unauthorized request, please check your API key."  # the runpod SDK's own words
 RATE_MESSAGE = f"Rate limit exceeded: too many requests. Retry in {RETRY_AFTER_S} s."
 # Which requests each narrow kind hits; any other kind hits every request of its source.
-ONLY: dict[str, set[str]] = {"410": {"graphql"}, "graphql-rate-limit": {"graphql"}, "403": {"rest-action"}}
+ONLY: dict[str, set[str]] = {"410": {"graphql"}, "graphql-rate-limit": {"graphql"}, "403": {"rest-action"},
+                             "billing-403": {"rest-billing"}, "audit-403": {"rest-audit"},
+                             "truncated-page": {"rest-pods-page"}}
 # Cut mid-record, as a dropped connection behind a proxy leaves it.
 TRUNCATED = {"graphql": b'{"data": {"myself": {"pods": [{"id": "', "sagan": b'{"experiments": [{"id": "',
              "rest": b'{"pods": [{"id": "'}
 
 
-def active_fault(windows: list[FailureWindow], t: float, api: Api, action: bool = False) -> str | None:
+def active_fault(windows: list[FailureWindow], t: float, api: Api, action: bool = False,
+                 scope: str | None = None) -> str | None:
     """The kind of the first window that holds scenario time t (from <= t < to) for this request.
 
     A 410 is GraphQL's retirement: REST v2 on the same account keeps answering. `action`: a
     REST v2 request that changes a pod (the only ones a 403 window refuses).
     """
     where = {api, f"{api}-action"} if action else {api}
+    if scope:  # `billing`, `audit` or `pods-page`: the narrow kinds meant for those requests alone
+        where.add(f"{api}-{scope}")
     for w in windows:
         if w.start <= t < w.end and (w.kind not in ONLY or ONLY[w.kind] & where):
             return w.kind
@@ -84,6 +89,9 @@ async def fault_response(kind: str, api: Api, stopping: threading.Event) -> Resp
             "code": "RATE_LIMITED", "retryAfter": RETRY_AFTER_S}}]}, 200)
     if kind == "403":
         return error_response(api, 403, "forbidden", "access denied")
+    if kind in ("billing-403", "audit-403"):
+        scope = "billing:read" if kind == "billing-403" else "audit:read"
+        return error_response(api, 403, "forbidden", f"the API key lacks the {scope} scope")
     if kind == "410":
         return error_response(api, 410, "gone", GONE_MESSAGE)
     return error_response(api, 500, "internal", "Internal server error")

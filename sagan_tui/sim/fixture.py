@@ -16,7 +16,11 @@ from sagan_tui.models import ApprovalRequest, Experiment, valid_pod_id
 
 # The last three answer as RunPod does (sim/faults.py): GraphQL's 200 + `errors` for a key it
 # does not accept and for its rate limit, and REST v2's 403 on a pod action the key may not do.
-FaultKind = Literal["401", "429", "500", "timeout", "bad-json", "410", "graphql-auth", "graphql-rate-limit", "403"]
+# `billing-403` and `audit-403`: a key without billing:read (the balance and billing history
+# answer 403) or without the audit log's scope; `truncated-page`: a page of `GET /v2/pods` that
+# ends early without a cursor (the reply says `truncated`), the defence's test, not RunPod's list.
+FaultKind = Literal["401", "429", "500", "timeout", "bad-json", "410", "graphql-auth", "graphql-rate-limit", "403",
+                    "billing-403", "audit-403", "truncated-page"]
 DEFAULT_IMAGE = "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"
 
 
@@ -59,6 +63,9 @@ class AccountSpec(_Strict):
     balance: float | list[BalanceStep] = 100.0
     spend_limit: float | None = None
     failures: list[FailureWindow] = Field(default_factory=list)
+    # What REST v2's balance route says: a POSTPAID account is invoiced, its balance stops nothing.
+    billing_mode: Literal["PREPAID", "POSTPAID"] = "PREPAID"
+    page_size: int | None = Field(None, ge=1)  # pages `GET /v2/pods` (else the fixture's, else one page)
 
     @field_validator("balance", mode="before")
     @classmethod
@@ -134,6 +141,13 @@ class EventSpec(TypedDict):
     metadata: NotRequired[Any]
 
 
+class TerminatedBy(_Strict):
+    """Who stopped or terminated a pod, as the account's audit log names them."""
+
+    actor: str
+    action: Literal["terminate", "stop"] = "terminate"
+
+
 class PodSpec(_Strict):
     """A pod and its timeline: camelCase pod fields, snake_case scenario times (DESIGN.md)."""
 
@@ -170,6 +184,9 @@ class PodSpec(_Strict):
     # RunPod then nulls the whole pod entry and names the field in `errors`.
     null_fields: list[str] = Field(default_factory=list)
     host: str | None = Field(None, alias="host")  # served as machine.podHostId (else one per pod)
+    # A user or API key of the account ended the pod at lost_at (terminate) or exited_at (stop):
+    # the audit log has the entry; RunPod's pod list shows only what happened.
+    terminated_by: TerminatedBy | None = Field(None, alias="terminated_by")
 
     @field_validator("host", mode="before")
     @classmethod
@@ -206,6 +223,7 @@ class Fixture(_Strict):
     approvalRequests: list[ApprovalSpec] = Field(default_factory=list)
     events: list[EventSpec] = Field(default_factory=list)
     pods: list[PodSpec]
+    page_size: int | None = Field(None, ge=1)  # pages `GET /v2/pods` of every account (cursor pagination)
 
 
 def default_accounts() -> dict[str, AccountSpec]:

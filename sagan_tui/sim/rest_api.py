@@ -1,4 +1,5 @@
-"""RunPod's REST v2 (the pods and GPU-catalog subset of its OpenAPI) over the same simulated state as GraphQL.
+"""RunPod's REST v2 (the pods, GPU-catalog, billing and audit-log subset of its reference) over the same
+simulated state as GraphQL (billing, audit log and pagination: rest_billing.py).
 
 Shapes follow runpod/docs api-reference-v2/openapi.json: `GET /v2/pods` -> `{"pods": [Pod]}`,
 `GET|DELETE /v2/pods/{id}`, `POST /v2/pods/{id}/action` (start|stop|restart|terminate, 409 when
@@ -25,6 +26,7 @@ from .catalog import GPU_TYPES
 from .faults import error_response
 from .ids import stable_int
 from .pods import SimPod
+from .rest_billing import audit_logs, balance, page_of, pod_billing
 from .state import SimState
 
 PREFIX = "/v2"
@@ -154,6 +156,9 @@ def rest_routes(state: SimState, guarded: Guard) -> list[Route]:
         route("/pods/{id}", "DELETE", _delete_pod),
         route("/pods/{id}/action", "POST", _pod_action),
         route("/catalog/gpus", "GET", _gpu_catalog),
+        route("/billing/balance", "GET", balance),
+        route("/billing/pods", "GET", pod_billing),
+        route("/audit-logs", "GET", audit_logs),
     ]
 
 
@@ -161,7 +166,8 @@ def _list_pods(state: SimState, account: str, params: dict[str, str], _body: Any
     # Instant Cluster members only when asked for, as RunPod's listPods documents.
     clusters = params.get("includeClusterPods", "").lower() == "true"
     views = (rest_view(p, t, state) for p in state.account_pods(account, t) if clusters or p.spec.cluster is None)
-    return JSONResponse({"pods": [v for v in views if v is not None]})
+    listed = [v for v in views if v is not None]
+    return page_of(state, account, listed, params, t) or JSONResponse({"pods": listed})
 
 
 def _own_pod(state: SimState, account: str, pod_id: str, t: float) -> SimPod | None:

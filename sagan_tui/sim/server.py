@@ -191,7 +191,10 @@ class SimServer:
             windows = self.state.sagan.failures
         else:
             windows = self.state.accounts[who].failures if who else []
-        kind = active_fault(windows, t, api, action=api == "rest" and request.method in ("POST", "DELETE"))
+        path = request.url.path
+        scope = "billing" if path.startswith("/v2/billing") else "audit" if path.startswith("/v2/audit-logs") else None
+        kind = active_fault(windows, t, api, action=api == "rest" and request.method in ("POST", "DELETE"),
+                            scope=scope)
         if kind:
             response = await fault_response(kind, api, self._stopping)
         elif who is None:

@@ -11,11 +11,11 @@ Status mapping onto the GraphQL `desiredStatus` vocabulary the rest of the panel
     TERMINATED    -> TERMINATED
     anything else -> kept as sent (shown, never read as running)
 
-What REST v2 does not give that GraphQL does: the account balance, spend per hour, spend limit
-and under-balance flag (v2 has billing *history* only, so AccountSnapshot's money fields stay
-None); `lastStatusChange` (so a pod RunPod exits but still lists cannot be told from an
-ordinary stop by the poll alone: under `auto` GraphQL supplies it while it answers, and
-Sagan's records remain the evidence after that); `podType`,
+What REST v2 gives elsewhere: the balance and billing mode (rest_evidence.py; the spend is the
+running pods' `cost`, under balance is read from the two). What it does not give that GraphQL
+does: the spend limit; `lastStatusChange` (so a pod RunPod exits but still lists cannot be told
+from an ordinary stop by the poll alone: under `auto` GraphQL supplies it while it answers, and
+sync/exits.py judges the exit from the balance and the audit log); `podType`,
 `adjustedCostPerHr` and `machineId`. `cost` is the current rate and reads 0.0 once EXITED.
 """
 

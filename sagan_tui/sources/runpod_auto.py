@@ -1,9 +1,13 @@
-"""The `auto` transport: pods and actions over REST v2, the balance from GraphQL `myself` while it answers.
+"""The `auto` transport: pods, balance and actions over REST v2; machines and exit reasons from
+GraphQL `myself` while it answers.
 
-REST v2 has no balance route, and the balance is what tells a balance stop from a platform
-reaper. GraphQL is asked for the money (and each pod's machine and last status change, which
-REST v2 lacks too) beside the REST poll: if it fails, the pods still count (the account's poll
-is REST's), and the balance shows why it is missing or old.
+REST v2 names no machine (only `dataCenterId`) and no `lastStatusChange`: GraphQL is asked for
+both (and the spend limit) beside the REST poll. If it fails, the pods and the balance still
+count (the account's poll is REST's), and the machines are what is missing.
+
+Cold start: the first poll does not ask GraphQL, so the pods and the balance reach the screen
+from REST v2 alone, without the `runpod` SDK's import (about 2 s); from the next poll on GraphQL
+is asked beside REST (that poll waits, once, for the import).
 """
 
 from __future__ import annotations
@@ -38,24 +42,31 @@ class AutoTransport:
         self._money_at = ""
         self._quiet_until = 0.0  # monotonic: GraphQL is not asked before then
         self._quiet_note = ""
+        self._polled = False
 
     async def snapshot(self) -> AccountSnapshot:
-        pods, (money, note) = await asyncio.gather(self.rest.snapshot(), self._read_money())
+        if not self._polled:
+            self._polled = True
+            # Not even the SDK's import starts now: in a worker thread beside this poll (or just
+            # after its reply) it held the interpreter for its whole length, and the pods reached
+            # the screen only once it was done. The next poll asks GraphQL, importing the SDK then.
+            return await self.rest.snapshot()
+        pods, (money, why) = await asyncio.gather(self.rest.snapshot(), self._read_money())
         for pod in pods.pods:  # REST v2 names no machine: GraphQL's, while it answers (a kept one stays true)
             pod.host = pod.host or (money.hosts.get(pod.id) if money is not None else None)
             # Nor why a pod exited: GraphQL's words tell a pod RunPod reaped (still listed) from a stop.
             pod.last_status_change = pod.last_status_change or (
                 money.status_changes.get(pod.id) if money is not None else None)
-        if money is not None and note is None:  # this poll's GraphQL reply, not a kept one
+        if money is not None and why is None:  # this poll's GraphQL reply, not a kept one
             pods = replace(pods, also_listed=money.also_listed)
         if money is None:
-            return replace(pods, balance=None, spend_per_hr=None, spend_limit=None, under_balance=None,
-                           balance_note=note)
-        return replace(pods, balance=money.balance, spend_per_hr=money.spend_per_hr, spend_limit=money.spend_limit,
-                       under_balance=money.under_balance, balance_note=note)
+            return pods  # the balance is REST v2's; only the machines are missing
+        # The spend limit has no REST v2 reading here: GraphQL's while it answers.
+        return replace(pods, spend_limit=money.spend_limit)
 
     async def _read_money(self) -> tuple[AccountSnapshot | None, str | None]:
-        """The money and why it is missing or old; never raises (the pods decide the poll)."""
+        """GraphQL's machines, exit reasons and spend limit, and why they are missing or old;
+        never raises (the pods decide the poll)."""
         if time.monotonic() < self._quiet_until:
             return self._kept(self._quiet_note)
         try:
@@ -80,6 +91,12 @@ class AutoTransport:
             return None, f"n/a (GraphQL {why})"
         # An older balance is still evidence (a stop for want of money): shown with its age.
         return self._money, f"as of {self._money_at} UTC (GraphQL {why})"
+
+    async def wave_evidence(self, *args: Any):  # noqa: ANN201 - WaveEvidence, as RestV2Transport
+        return await self.rest.wave_evidence(*args)
+
+    async def audit_entries(self, *args: Any):  # noqa: ANN201 - as RestV2Transport
+        return await self.rest.audit_entries(*args)
 
     async def get_pod(self, pod_id: str):  # noqa: ANN201 - RunPodPod | None, as RestV2Transport
         return await self.rest.get_pod(pod_id)

@@ -41,6 +41,31 @@ class AccountSnapshot:
     billing_mode: str | None = None
 
 
+@dataclass(frozen=True)
+class AuditEntry:
+    """One stop or terminate of a pod in an account's audit log: who, what, when (ISO text)."""
+
+    pod_id: str
+    actor: str
+    action: str
+    at: str
+
+
+@dataclass(frozen=True)
+class WaveEvidence:
+    """What RunPod's billing and audit log say about some lost pods, read once around a wave.
+
+    `billed`: pod id -> USD RunPod billed it in the window's hour buckets (a pod absent from it
+    was billed nothing there); None with `billed_note` when billing could not be read. `audit`:
+    the stops and terminates of those pods; None with `audit_note` when the log could not be read.
+    """
+
+    billed: dict[str, float] | None
+    billed_note: str | None
+    audit: tuple[AuditEntry, ...] | None
+    audit_note: str | None
+
+
 class KeyedTransport:
     """What every transport holds: one account, its key, where to reach RunPod, and how long to wait."""
 

@@ -1,7 +1,11 @@
 """RunPod over its REST v2 API (httpx): the same interface, errors and guarantees as the GraphQL transport.
 
-Routes and shapes follow RunPod's v2 OpenAPI (runpod/docs, api-reference-v2/openapi.json):
-`GET /v2/pods` -> `{"pods": [Pod]}` (not paged), `GET /v2/pods/{id}` -> Pod,
+Routes and shapes follow RunPod's v2 OpenAPI (runpod/docs, api-reference-v2/openapi.json, and
+the reference pages of 2026-11-18 for the balance and the audit log; tests/contracts/SOURCES.md):
+`GET /v2/pods` -> `{"pods": [Pod]}` (cursor pages followed should it ever be paged: rest_pages.py),
+`GET /v2/billing/balance` -> `{"balanceAmount", "billingMode"}` (scope billing:read),
+`GET /v2/billing/pods` -> `{"records": [{podId, startTime, totalAmount, ...}], "metadata"}`,
+`GET /v2/audit-logs` -> `{"items": [...], "pagination"}`, `GET /v2/pods/{id}` -> Pod,
 `POST /v2/pods/{id}/action` `{"action": "start|stop|restart|terminate"}` -> Pod (204 for
 terminate); errors are RFC 9457 problems `{"title", "status", "detail", "errors"?}`; every
 authenticated reply carries `RateLimit: "minute";r=..;t=.., "hour";..., "day";...` and a 429
@@ -10,9 +14,11 @@ carries `Retry-After` (integer seconds).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -26,7 +32,9 @@ from sagan_tui.gc_pause import gc_paused
 from sagan_tui.sources.rest_shapes import (  # noqa: F401 - STATUS_MAP and parse_rate_limit are read here by tests
     STATUS_MAP, RateWindow, _spent, flatten_rest_pod, map_status, parse_rate_limit,
 )
-from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, Unreadable, check_pod_id as _check_id
+from sagan_tui.sources.rest_evidence import BALANCE, Money, read_audit, read_billed, read_money
+from sagan_tui.sources.rest_pages import read_pages
+from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, Unreadable, WaveEvidence, check_pod_id as _check_id
 
 PODS = "/v2/pods"
 # Instant Cluster members are left out of GET /v2/pods unless asked for: GPU pods all the same.
@@ -34,6 +42,11 @@ PODS_QUERY = {"includeClusterPods": "true"}
 POD = "/v2/pods/{id}"
 POD_ACTION = "/v2/pods/{id}/action"
 GPU_CATALOG = "/v2/catalog/gpus"
+COVERS_S = 60.0  # a prepaid balance covering less than this much of the running pods' spend is run out
+# The balance is read at most this often (a read every poll would double REST v2's use of its
+# rate window: 60 a minute in RunPod's published policy, a 2 s poll's whole quota), and at once
+# whenever a pod RUNNING at the last poll is not RUNNING now: that reading judges the exit.
+BALANCE_EVERY_S = 15.0
 
 class RestV2Transport(KeyedTransport):
     """One RunPod account over REST v2. No retries here: the poller's per-source backoff owns that."""
@@ -51,6 +64,9 @@ class RestV2Transport(KeyedTransport):
         self.rate_limit: dict[str, RateWindow] = {}
         self._blocked_until = 0.0  # monotonic; set by an exhausted window or a 429
         self._gpu_names: dict[str, str] | None = None
+        self._money: tuple[float, Money] | None = None  # (monotonic read time, the balance read)
+        self._running: set[str] = set()  # pods RUNNING at the last snapshot
+        self.balance_every_s = BALANCE_EVERY_S
 
     @property
     def rate_remaining(self) -> int | None:
@@ -137,25 +153,73 @@ class RestV2Transport(KeyedTransport):
     # --- reads -------------------------------------------------------------------------
 
     async def snapshot(self) -> AccountSnapshot:
-        # The decoded tree (~150,000 objects at 10,000 pods) is born and freed within one pause of the
-        # collector: resumed while the tree lived, its next allocation walked all of it (30-40 ms,
-        # the interpreter lock held, the panel's keys waiting). The wait for the reply stays outside it.
-        resp = await self._request("GET", PODS, params=PODS_QUERY)
+        if self._money is None or time.monotonic() - self._money[0] >= self.balance_every_s:
+            # The pods and the balance are asked for together: neither waits for the other's reply.
+            (pods, skipped, incomplete, bad), money = await asyncio.gather(self._list_pods(), self._read_money())
+        else:
+            pods, skipped, incomplete, bad = await self._list_pods()
+            now_running = {p.id for p in pods if p.desired_status == "RUNNING"}
+            money = await self._read_money() if self._running - now_running else self._money[1]
+        self._running = {p.id for p in pods if p.desired_status == "RUNNING"}
+        running = [p.cost_per_hr for p in pods if p.desired_status == "RUNNING"]
+        # REST v2 has no spend rate beside the pods: the running pods' `cost` is what is billed now.
+        spend = round(sum(c for c in running if c is not None), 4) if pods or incomplete is None else None
+        under = money.under_balance
+        if under is False and money.balance is not None and spend:
+            # RunPod stops a prepaid account's pods once its balance covers less than about 10 s
+            # of their spend: a balance that covers under a minute is read as run out.
+            under = money.balance < spend * COVERS_S / 3600
+        return AccountSnapshot(account=self.account, pods=pods, skipped=skipped, incomplete=incomplete,
+                               unreadable=bad.pods, unnamed=bad.unnamed, balance=money.balance, under_balance=under, spend_per_hr=spend,
+                               balance_note=money.note, billing_mode=money.billing_mode)
+
+    async def _list_pods(self) -> tuple[list[RunPodPod], list[str], str | None, Unreadable]:
+        # Each page's decoded tree (~150,000 objects at 10,000 pods) is born and freed within one
+        # pause of the collector: resumed while the tree lived, its next allocation walked all of
+        # it (30-40 ms, the interpreter lock held, the panel's keys waiting). The wait for each
+        # reply stays outside it.
+        async def page(cursor: str | None) -> object:
+            resp = await self._request("GET", PODS, params={**PODS_QUERY, **({"cursor": cursor} if cursor else {})})
+            with gc_paused():
+                return self._decoded("GET", PODS, resp)
+
+        try:
+            listed = await read_pages(page, "pods", "GET /v2/pods",
+                                      ident=lambda p: p.get("id") if isinstance(p, dict) else None)
+        except ValueError:
+            # Never read a reply without a pod list as "no pods": that would be a fake wave.
+            raise BadReply(self.account, "REST reply has no pods list") from None
         with gc_paused():
-            data = self._decoded("GET", PODS, resp)
-            pods_raw = data.get("pods") if isinstance(data, dict) else None
-            if not isinstance(pods_raw, list):
-                # Never read a reply without a pod list as "no pods": that would be a fake wave.
-                raise BadReply(self.account, "REST reply has no pods list")
-            names = await self._catalog_names(pods_raw)
+            names = await self._catalog_names(listed.records)
             bad = Unreadable()
-            pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names) for p in pods_raw],
-                                          "pods", bad)
-            del data, pods_raw  # the decoded tree goes now, whole, by reference counting
-        # REST v2 has no balance endpoint (billing history only): the money fields stay unknown.
-        return AccountSnapshot(account=self.account, pods=pods, skipped=skipped, unreadable=bad.pods,
-                               unnamed=bad.unnamed,
-                               balance_note="n/a (REST v2 has no balance route)")
+            pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names)
+                                                      for p in listed.records], "pods", bad)
+            del listed.records  # the decoded trees go now, whole, by reference counting
+        return pods, skipped, listed.incomplete, bad
+
+    async def _read_money(self) -> Money:
+        money = await self.money()
+        self._money = (time.monotonic(), money)
+        return money
+
+    async def money(self) -> Money:
+        """The balance and billing mode; never raises (a key without billing:read still lists pods)."""
+        try:
+            data = await self._json("GET", BALANCE)
+        except SourceError as exc:
+            return Money.unread(exc)
+        return read_money(data)
+
+    async def wave_evidence(self, pod_ids: list[str], start: datetime, end: datetime) -> WaveEvidence:
+        """RunPod's billed amounts and audit entries for lost pods over [start, end]: one billing
+        read and one audit-log read (its pages), whatever the number of pods. Never raises."""
+        billed, billed_note = await read_billed(self._json, pod_ids, start, end)
+        audit, audit_note = await read_audit(self._json, pod_ids, start, end)
+        return WaveEvidence(billed, billed_note, audit, audit_note)
+
+    async def audit_entries(self, pod_ids: list[str], start: datetime, end: datetime):  # noqa: ANN201
+        """The audit log's stops and terminates of these pods, or None when it cannot be read."""
+        return (await read_audit(self._json, pod_ids, start, end))[0]
 
     async def get_pod(self, pod_id: str) -> RunPodPod | None:
         _check_id(pod_id)

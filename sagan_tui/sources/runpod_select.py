@@ -10,10 +10,12 @@ if TYPE_CHECKING:
     from sagan_tui.config_model import Settings
 
 # What each transport reads from which API (doctor and the README say the same).
+# Which API serves what, per transport (doctor's line and the README's table say this).
 SERVES = {
-    "auto": "pods and actions over REST v2, balance from GraphQL",
-    "rest-v2": "pods and actions over REST v2, no balance (REST v2 has no balance route)",
-    "graphql": "pods, actions and balance over GraphQL",
+    "auto": "pods, balance, billing, audit log and actions over REST v2; machines and exit reasons "
+            "from GraphQL while it answers",
+    "rest-v2": "pods, balance, billing, audit log and actions over REST v2; machines: none (REST v2 names none)",
+    "graphql": "pods, balance, machines and actions over GraphQL; billing and audit log: none",
 }
 
 

@@ -474,11 +474,12 @@ class Cache:
                "transport": h.transport, "balance": h.balance, "spend_per_hr": h.spend_per_hr,
                "spend_limit": h.spend_limit,
                "under_balance": None if h.under_balance is None else int(h.under_balance),
-               "unreadable": h.unreadable, "unreadable_since": ts(h.unreadable_since)}
+               "unreadable": h.unreadable, "unreadable_since": ts(h.unreadable_since),
+               "billing_mode": h.billing_mode}
         cols = list(row)
         sets = ", ".join(f"{c}=excluded.{c}" for c in cols if c != "source")
         # A failed poll keeps the last known balance and the last success: both are still facts.
-        for keep in ("last_success", "balance", "spend_per_hr", "spend_limit", "under_balance"):
+        for keep in ("last_success", "balance", "spend_per_hr", "spend_limit", "under_balance", "billing_mode"):
             sets = sets.replace(f"{keep}=excluded.{keep}", f"{keep}=coalesce(excluded.{keep}, sync_state.{keep})")
         if cursor is not None:
             row["cursor"] = cursor
@@ -489,7 +490,7 @@ class Cache:
 
     def record_balance(self, conn: sqlite3.Connection, account: str, at: datetime, balance: float | None,
                        under_balance: bool | None, spend_per_hr: float | None = None,
-                       spend_limit: float | None = None) -> bool:
+                       spend_limit: float | None = None, billing_mode: str | None = None) -> bool:
         """A balance_history row when the account's balance or under-balance flag moved since its
         last row (a poll that read neither adds nothing); whether one was added."""
         if balance is None and under_balance is None:
@@ -499,8 +500,10 @@ class Cache:
                             " order by at desc, id desc limit 1", (account,)).fetchone()
         if last is not None and tuple(last) == (balance, under):
             return False
-        conn.execute("insert into balance_history (account, at, balance, under_balance, spend_per_hr, spend_limit)"
-                     " values (?,?,?,?,?,?)", (account, ts(at), balance, under, spend_per_hr, spend_limit))
+        conn.execute("insert into balance_history (account, at, balance, under_balance, spend_per_hr, spend_limit,"
+                     " billing_mode)"
+                     " values (?,?,?,?,?,?,?)", (account, ts(at), balance, under, spend_per_hr, spend_limit,
+                                                  billing_mode))
         return True
 
     def balance_history(self) -> dict[str, list[tuple]]:

@@ -45,7 +45,8 @@ def health_from_row(r: Mapping[str, Any]) -> SourceHealth:
         transport=r["transport"], balance=r["balance"], spend_per_hr=r["spend_per_hr"],
         spend_limit=r["spend_limit"],
         under_balance=None if r["under_balance"] is None else bool(r["under_balance"]),
-        unreadable=_column(r, "unreadable") or 0, unreadable_since=parse_ts(_column(r, "unreadable_since")))
+        unreadable=_column(r, "unreadable") or 0, unreadable_since=parse_ts(_column(r, "unreadable_since")),
+        billing_mode=_column(r, "billing_mode"))
 
 
 def _column(r: Mapping[str, Any], name: str) -> Any:

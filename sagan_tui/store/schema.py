@@ -144,8 +144,25 @@ def _v4(db: sqlite_utils.Database) -> None:
     db.execute(pods_seen(POD_COLUMNS, "p.gone_at is null and p.missing_since is null"))
 
 
+def _v5(db: sqlite_utils.Database) -> None:
+    """Evidence from REST v2 alone: each account's billing mode (a POSTPAID account is not stopped
+    by its balance) with its health and its balance history, and what RunPod's billing and audit
+    log said of each lost pod, read once around its wave (`loss_evidence`), and exits awaiting
+    their judgement (`pending_exits`)."""
+    _add_column(db, "sync_state", "billing_mode")
+    _add_column(db, "balance_history", "billing_mode")
+    db["loss_evidence"].create({
+        "pod_id": str, "account": str, "read_at": str, "billed_usd": float, "billed_note": str,
+        "audit_state": str, "audit_note": str, "actor": str, "action": str, "acted_at": str,
+    }, pk="pod_id", if_not_exists=True)
+    # An exit nobody asked for, judged at the account's next poll (once Sagan's records of the
+    # same moment are in): the loss it would be, as JSON.
+    db["pending_exits"].create({"pod_id": str, "account": str, "seen_at": str, "loss": str},
+                               pk="pod_id", if_not_exists=True)
+
+
 # One sequence for every change of shape: each version is appended, never edited once released.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

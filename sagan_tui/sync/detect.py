@@ -172,7 +172,9 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
             out.changed.append(pod.id)
             out.upserts.append(CachedPod(pod=pod, first_seen_at=(p.first_seen_at if p else None) or now,
                                          running_at=running_at, last_seen_at=now, gone_at=None, gone_reason=None))
-            if p is None or (p.key[_STATUS], p.key[_CHANGE]) != (pod.desired_status, pod.last_status_change):
+            # A lastStatusChange only filling in (auto's GraphQL answering from its second poll on,
+            # the status the same) is no change of status: no observation.
+            if p is None or p.key[_STATUS] != pod.desired_status or p.key[_CHANGE] not in (None, pod.last_status_change):
                 out.observations.append((pod.id, account, now, pod.desired_status, pod.uptime_seconds,
                                          pod.last_status_change))
         else:

@@ -22,6 +22,7 @@ from sagan_tui.sources.runpod_select import make_transports
 from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache, parse_ts, ts
 from sagan_tui.sync.detect import ListFacts, Seen, reconcile
+from sagan_tui.sync.stop_evidence import exit_audit, exits_of, read_wave_evidence
 
 log = logging.getLogger(__name__)
 SAGAN = "sagan"
@@ -447,7 +448,8 @@ class Poller:
         snap = await transport.snapshot()
         now = self.clock()
         took = timedelta(seconds=time.monotonic() - asked)
-        res = await self.offload(self._write_account, name, snap, now, took)
+        audit = await exit_audit(transport, self.cache, name, now)
+        res = await self.offload(self._write_account, name, snap, now, took, audit)
         if res.to_read:
             # A missing pod is asked for by id: RunPod's not-found confirms it within this poll,
             # a pod that is there clears it; one that cannot be read waits for the next list.
@@ -455,18 +457,20 @@ class Poller:
                                         min(DIRECT_READS_BUDGET_S, self.settings.request_timeout))
             if reads:
                 res.add(await self.offload(self._write_reads, name, reads, self.clock()))
+        await read_wave_evidence(transport, self.cache, self.offload, name, res.losses, now)
         return res
 
     def _read_allowance(self, transport: RunPodTransport) -> int:
         windows = getattr(getattr(transport, "rest", transport), "rate_limit", None) or {}
         return read_allowance(windows.values(), self.settings.poll_interval)
 
-    def _write_account(self, name, snap, now, took: timedelta = timedelta(0)) -> _Result:
+    def _write_account(self, name, snap, now, took: timedelta = timedelta(0), audit=None) -> _Result:
         unreadable = len(snap.skipped)  # every record of the list that could not be read
         before = self._health[name]
         h = replace(self._ok(name, now, now - took, commit=False, balance=snap.balance,
                              spend_per_hr=snap.spend_per_hr, spend_limit=snap.spend_limit,
-                             under_balance=snap.under_balance, balance_note=snap.balance_note),
+                             under_balance=snap.under_balance, balance_note=snap.balance_note,
+                             billing_mode=snap.billing_mode),
                     unreadable=unreadable,
                     unreadable_since=(before.unreadable_since or now) if unreadable else None)
         with self.cache.transaction() as conn:
@@ -507,8 +511,11 @@ class Poller:
                               for p in pods if p.id in prev and prev[p.id].missing_since is None
                               and known.get(p.id, ("", ""))[1] == "missing" and said_at[p.id] <= began
                               and p.desired_status not in STOPPED_STATES]
-            confirmed = {x.pod_id for x in rec.losses if x.state == "confirmed"}
-            losses = self._joined(rec.losses, {k: v[0] for k, v in known.items()})
+            # Exits nobody asked for (sync/exits.py): judged a poll later, against the balance and audit log.
+            exited = exits_of(self.cache, conn, name, snap, prev, now, stops,
+                              {k: v[0] for k, v in known.items() if v[1] == "confirmed"}, audit, rec.changed)
+            confirmed = {x.pod_id for x in [*rec.losses, *exited] if x.state == "confirmed"}
+            losses = self._joined([*rec.losses, *exited], {k: v[0] for k, v in known.items()})
             self.cache.settle_pods(conn, [c.pod_id for c in rec.upserts])
             self.cache.upsert_pods(conn, rec.upserts)
             if snap.skipped or snap.incomplete or rec.missing or rec.still_missing:
@@ -522,7 +529,7 @@ class Poller:
             self.cache.flag_pods(conn, {pid: f"listed by both {owner} and {name} keys"
                                         for pid, owner in foreign.items()})
             self.cache.record_balance(conn, name, now, snap.balance, snap.under_balance, snap.spend_per_hr,
-                                      snap.spend_limit)
+                                      snap.spend_limit, billing_mode=snap.billing_mode)
             self.cache.set_health(conn, h)
         # Only once committed: a failed write leaves the health (and its backoff) and the pods as they were.
         self._health[name] = h

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 from sagan_tui.basics import HealthState
 from sagan_tui.triage import fmt
@@ -42,6 +42,9 @@ class TriageContext:
     accounts_polled: tuple[str, ...] = ()  # every configured account
     losses: tuple[Loss, ...] = ()  # every known loss, for the experiments' dispatch history
     balances: Mapping[str, tuple[BalanceStep, ...]] = field(default_factory=dict)  # account -> its history
+    # pod id -> what RunPod's billing and audit log said of it, read around its wave (the cache's
+    # loss_evidence row: billed_usd, billed_note, audit_state, audit_note, actor, action)
+    evidence: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Accept lists and plain tuples from callers; store immutable, typed values.

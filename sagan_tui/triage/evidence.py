@@ -20,7 +20,7 @@ SLACK = timedelta(minutes=2)
 
 def over_rest(transport: str | None) -> bool:
     """Whether the account's pods come over REST v2 (alone, or under `auto`): no machine id then
-    but GraphQL's, and a balance only while GraphQL still answers."""
+    but GraphQL's, and the balance from REST v2's balance route."""
     return "rest" in (transport or "") or transport == "auto"
 
 
@@ -84,13 +84,10 @@ def balance_reading(account: str, start: datetime, end: datetime, health: Source
         return BalanceReading(account, "ok", f"{account} balance {bal} through the window, not under balance: "
                               "not a balance stop", ev)
     if health is None or (health.balance is None and health.under_balance is None):
-        if health is not None and health.transport == "auto":
-            why = f" ({health.balance_note})" if getattr(health, "balance_note", None) else ""
-            return BalanceReading(account, "unknown", f"balance of {account} not readable{why}: its pods come over "
-                                  "REST v2, which has no balance route, and GraphQL gave none")
         if health is not None and over_rest(health.transport):
-            return BalanceReading(account, "unknown", f"balance of {account} not readable: the account is on "
-                                  "REST v2, which has no balance route")
+            why = f" ({health.balance_note})" if getattr(health, "balance_note", None) else ""
+            return BalanceReading(account, "unknown", f"balance of {account} not readable{why}: REST v2's "
+                                  "balance route did not answer it")
         return BalanceReading(account, "unknown", f"balance of {account} unknown")
     if health.last_success is not None and not lo - LOOKBACK <= health.last_success <= hi + LOOKBACK:
         # Read long before or after the wave (a report run the next day): it says nothing about the window.

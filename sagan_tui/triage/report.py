@@ -9,6 +9,7 @@ from sagan_tui.models import Loss
 from sagan_tui.safe_text import one_line
 from sagan_tui.triage import fmt
 from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose, survivors
+from sagan_tui.triage.billed import burn_lines, ticket_suffix
 from sagan_tui.triage.gaps import burn, gap_of
 from sagan_tui.triage.verdict import Verdict, order_findings, verdict
 from sagan_tui.triage.waves import Wave, active_wave
@@ -65,10 +66,11 @@ def _counted(values: Iterable[str | None]) -> str:
     return ", ".join(f"{k} ({n})" for k, n in sorted(counts.items(), key=lambda kv: (kv[0] == "?", -kv[1], kv[0])))
 
 
-def _ticket(wave: Wave) -> list[str]:
+def _ticket(wave: Wave, evidence=None) -> list[str]:
     lines = [f"RunPod pods terminated without a stop request, {fmt.day(wave.start)} "
              f"{fmt.window(wave.start, wave.end, seconds=True)}:"]
-    lines += [f"{x.pod_id}  account={x.account}  lost {fmt.hms(x.lost_at)} UTC" for x in wave.losses]
+    lines += [f"{x.pod_id}  account={x.account}  lost {fmt.hms(x.lost_at)} UTC{ticket_suffix(x.pod_id, evidence or {})}"
+              for x in wave.losses]
     return ["```text", *lines, "```"]
 
 
@@ -96,8 +98,10 @@ def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: dateti
             f"data centers {_counted(x.datacenter for x in wave.losses)}; GPUs {_counted(x.gpu for x in wave.losses)}.",
             "", *loss_table(wave.losses, (x.pod_id for x in wave.long_running())), ""]
     findings = order_findings(diagnose(wave, context), v) if context is not None else list(wave.diagnosis)
+    evidence = context.evidence if context is not None else {}
     out += ["**Diagnosis**", "", *_findings(findings, wave.pod_ids), "",
-            "**Pod ids for a RunPod support ticket**", "", *_ticket(wave), ""]
+            "**Burn: RunPod's billing beside the estimate**", "", *burn_lines(wave, evidence), "",
+            "**Pod ids for a RunPod support ticket**", "", *_ticket(wave, evidence), ""]
     return out
 
 

@@ -3,8 +3,10 @@
 Causes: `platform-reaper` (pods killed a fixed time after RUNNING, survivors ruling out an
 account-wide stop), `account-stop` (an account's balance ran out or its spend hit the limit, or
 every running pod of one account went while other accounts' pods lived), `host-failure` (the
-lost pods shared one machine, pods on other machines lived, run times do not cluster), and
-`unclear` (nothing singles out a cause; the missing evidence is named).
+lost pods shared one machine, pods on other machines lived, run times do not cluster),
+`account-action` (the audit log names a user or API key of the account that stopped or
+terminated them: account_evidence.py weighs it, and the billing mode), and `unclear` (nothing
+singles out a cause; the missing evidence is named).
 
 How it is weighed. Each piece of evidence gives points for or against a cause:
 
@@ -24,6 +26,9 @@ How it is weighed. Each piece of evidence gives points for or against a cause:
 | lost pods on several machines | | | -2 |
 | machines unknown, all in one data centre (the fallback) | | | +1 |
 | machines unknown, several data centres | | | -2 |
+| a hit account is POSTPAID (its balance stops nothing; shown against every cause) | | -3 | |
+| the audit log names who stopped them (account-action +3, +6 for all) | -2 | -2 | -2 |
+| the audit log is readable and names no one (account-action -2) | +1 | | |
 
 A balance that is fine is shown against `account-stop` but weighs nothing: a spend limit, a key
 or RunPod acting on the account stay possible, and a balance the panel cannot read must never
@@ -49,6 +54,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from sagan_tui.triage import fmt
 from sagan_tui.triage import gaps as G
+from sagan_tui.triage.account_evidence import ACTION, action_next_step, audit_points, postpaid_points
 from sagan_tui.triage.diagnosis import Finding, TriageContext, running_seen, survivors
 from sagan_tui.triage.evidence import balance_reading, hosts_of, over_rest
 
@@ -57,7 +63,7 @@ if TYPE_CHECKING:
     from sagan_tui.triage.waves import Wave
 
 REAPER, ACCOUNT, HOST, UNCLEAR = "platform-reaper", "account-stop", "host-failure", "unclear"
-CAUSES = (REAPER, ACCOUNT, HOST)
+CAUSES = (REAPER, ACCOUNT, HOST, ACTION)
 LEVELS = ("low", "medium", "high")
 MIN_SCORE, MIN_LEAD = 2, 1
 HIGH_SCORE, HIGH_LEAD, MEDIUM_SCORE, MEDIUM_LEAD = 5, 3, 3, 2
@@ -211,9 +217,12 @@ def survivors_elsewhere(wave: Wave, sightings: Iterable[PodSighting]) -> list[Po
                    and (seen := running_seen(s)) is not None and seen >= wave.end), key=lambda s: s.pod_id)
 
 
-def _balance_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[Finding], list[str], list]:
+def _balance_points(wave: Wave, ctx: TriageContext, postpaid: set[str] = frozenset()
+                    ) -> tuple[list[Point], list[Finding], list[str], list]:
     points, shown, missing, broke = [], [], [], []
     for acc in wave.accounts:
+        if acc in postpaid:
+            continue  # invoiced: whatever its balance reads, it stopped nothing (account_evidence.py)
         r = balance_reading(acc, wave.start, wave.end, ctx.health.get(acc), ctx.balances.get(acc, ()))
         if r.state == "unknown":
             missing.append(r.statement)
@@ -293,19 +302,24 @@ def verdict(wave: Wave, context: TriageContext | None = None) -> Verdict:
         # Evidence lists follow the sightings' order: the verdict must not depend on it.
         ctx = TriageContext(sightings=sorted(ctx.sightings, key=_by_id), health=ctx.health,
                             dispatches=ctx.dispatches, accounts_polled=ctx.accounts_polled, losses=ctx.losses,
-                            balances=ctx.balances)
+                            balances=ctx.balances, evidence=ctx.evidence)
     points: list[Point] = []
     missing: list[str] = []
     for pts, miss in (_gap_points(wave), _account_points(wave, ctx)):
         points += pts
         missing += miss
-    bal_points, balance_ok, bal_missing, broke = _balance_points(wave, ctx)
+    modes = {a: getattr(h, "billing_mode", None) for a, h in ctx.health.items()}
+    post_points, always_against, postpaid = postpaid_points(wave, modes, ACCOUNT)
+    bal_points, balance_ok, bal_missing, broke = _balance_points(wave, ctx, postpaid)
     points += bal_points
     missing += bal_missing
     host_points, host_missing, hosts_known = _host_points(wave, ctx)
     points += host_points
     missing += host_missing
-    v = weigh(wave, points, balance_ok, missing, hosts_known)
+    audit, audit_missing = audit_points(wave, ctx.evidence, REAPER, (ACCOUNT, HOST))
+    points += [Point(*p) for p in (*post_points, *audit)]
+    missing += audit_missing
+    v = weigh(wave, points, balance_ok, missing, hosts_known, always_against, ctx.evidence)
     return replace(v, broke=tuple(broke)) if broke else v
 
 
@@ -319,7 +333,7 @@ def _score(points: Sequence[Point], cause: str) -> tuple[int, int]:
 
 
 def weigh(wave: Wave, points: Sequence[Point], shown_against: Sequence[Finding], missing: Sequence[str],
-          hosts_known: bool) -> Verdict:
+          hosts_known: bool, always_against: Sequence[Finding] = (), evidence=None) -> Verdict:
     """The cause and confidence by the module's rule, from the points gathered."""
     scores = {c: _score(points, c) for c in CAUSES}
     net = {c: f - a for c, (f, a) in scores.items()}
@@ -340,12 +354,14 @@ def weigh(wave: Wave, points: Sequence[Point], shown_against: Sequence[Finding],
     focus = best if cause == UNCLEAR else cause
     ranked = sorted((p for p in points if p.cause == focus), key=lambda p: -abs(p.weight))
     for_ = _unique(p.finding for p in ranked if p.weight > 0)
-    against = _unique([*(p.finding for p in ranked if p.weight < 0), *(shown_against if focus == ACCOUNT else ())])
+    against = _unique([*(p.finding for p in ranked if p.weight < 0), *(shown_against if focus == ACCOUNT else ()),
+                       *always_against])
     weights: dict[str, int] = defaultdict(int)
     for p in points:
         if p.cause == focus:
             weights[p.kind] += abs(p.weight)
-    return Verdict(cause, confidence, for_, against, next_step(cause, wave, points, missing),
+    step = action_next_step(wave, evidence or {}) if cause == ACTION else next_step(cause, wave, points, missing)
+    return Verdict(cause, confidence, for_, against, step,
                    tuple(dict.fromkeys(missing)), tuple(net.items()), tuple(weights.items()))
 
 

@@ -160,8 +160,10 @@ class SaganApp(App):
     async def _after_first_frame(self) -> None:
         from sagan_tui.ui.first_paint import after_first_frame
 
-        await after_first_frame(self)
+        # The session opens the cache and polls in its own thread while the other panes mount:
+        # on a fresh cache the pods come from its first poll, which need not wait for them.
         self._start_session()
+        await after_first_frame(self)
 
     def _publish(self, update: object) -> None:
         """The session's updates as typed messages (from its thread: post_message is thread-safe)."""

@@ -125,6 +125,15 @@ def test_start_smoke(monkeypatch):
 
 
 @pytest.mark.slow
+def test_cold_start_smoke():
+    import bench_cold
+
+    figures = bench_cold.run(small=True)
+    well_formed(figures, {"cold_start"})
+    assert figures[0].detail["pods_listed"] > 0
+
+
+@pytest.mark.slow
 def test_output_smoke():
     import bench_output
 

@@ -175,9 +175,11 @@ async def test_auto_takes_each_pods_machine_from_graphql_beside_rest_v2(sim_fact
     auto = AutoTransport("team", "rk-team-auto", base_url=sim.base_url, rest_base_url=sim.base_url)
     try:
         assert [p.host for p in (await rest.snapshot()).pods] == [None]
+        cold = await auto.snapshot()  # the first poll does not wait for GraphQL (nor the SDK's import)
+        assert [p.host for p in cold.pods] == [None] and cold.balance == 100.0
         snap = await auto.snapshot()
         assert [(p.id, p.host) for p in snap.pods] == [("hostpod00001", "h-dead")]
-        assert snap.balance == 100.0
+        assert snap.balance == 100.0 and snap.billing_mode == "PREPAID"
     finally:
         await rest.aclose()
         await auto.aclose()

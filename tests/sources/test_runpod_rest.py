@@ -156,7 +156,8 @@ async def test_snapshot_reads_pods_names_gpus_and_sends_bearer(canned, rest):
     snap = await rest.snapshot()
     assert [p.id for p in snap.pods] == ["7h9k2m4n6p"] and snap.pods[0].gpu == "RTX 4090"
     assert len(snap.skipped) == 1 and "pods[1]" in snap.skipped[0]
-    assert snap.balance is None and snap.spend_per_hr is None  # v2 has no balance to read
+    # No balance route answered here (a bare 404 page): the balance is n/a, the spend the running pods' cost.
+    assert snap.balance is None and snap.balance_note.startswith("n/a") and snap.spend_per_hr == 0.44
     assert rest.rate_remaining == 57 and rest.rate_limit["hour"].remaining == 2990
     assert all(h.get("Authorization") == f"Bearer {KEY}" for _, _, h, _ in canned.seen)
     # The catalog is read once, not on every poll.
@@ -227,7 +228,8 @@ async def test_a_server_that_never_answers_ends_in_a_timeout_after_one_request(c
         with pytest.raises(SourceTimeout) as err:
             await asyncio.wait_for(t.snapshot(), 60)
         assert KEY not in str(err.value)
-        assert [(m, p) for m, p, _, _ in canned.seen] == [("GET", LIST)]  # no retries here: the poller's backoff
+        # No retries here (the poller's backoff owns that); the balance is asked beside the list.
+        assert sorted((m, p) for m, p, _, _ in canned.seen) == sorted([("GET", LIST), ("GET", "/v2/billing/balance")])
     finally:
         await t.aclose()
 
@@ -319,6 +321,7 @@ async def test_sim_serves_v2_pods_with_rate_limit_headers(sim_rest):
     assert by_id["p3ndingpod0001"].desired_status == "CREATED" and not by_id["p3ndingpod0001"].has_runtime
     first = rest.rate_remaining
     await rest.snapshot()
+    # The second poll reads the list alone: the balance is read at most every BALANCE_EVERY_S.
     assert first is not None and rest.rate_remaining == first - 1
     assert "hf_simsecret" not in json.dumps([p.model_dump(mode="json") for p in snap.pods])
 

@@ -64,30 +64,34 @@ def _no_key_in(text: str) -> bool:
     return all(k not in text for k in KEYS.values())
 
 
-async def test_the_default_transport_is_auto_with_pods_over_rest_and_the_balance_from_graphql(sim_factory, tmp_path):
+async def test_the_default_transport_is_auto_with_pods_and_balance_over_rest_and_machines_from_graphql(
+        sim_factory, tmp_path):
     sim = sim_factory(fixture=fixture())
     poller, cache = _poller(sim, tmp_path)
-    (changes,) = await _polls(poller, sim, [10])
+    first, changes = await _polls(poller, sim, [5, 10])
+    # The first poll does not wait for GraphQL: REST v2's pods and balance, nothing else.
+    assert first.health["team"].balance == 412.5 and first.health["team"].billing_mode == "PREPAID"
+    assert not [r for r in sim.requests if r.api == "graphql" and r.t <= 5]
     team = changes.health["team"]
     assert team.state == HealthState.OK and team.transport == "auto"
     assert (team.balance, team.spend_limit, team.under_balance, team.balance_note) == (412.5, 80.0, False, None)
     assert {p.pod_id for p in cache.pods(account="team")} == {"teampodaaa001", "teampodbbb002"}
     apis = {(r.api, r.path) for r in sim.requests if r.account == "team"}
-    assert ("rest", "/v2/pods") in apis and ("graphql", "/graphql") in apis
-    # GraphQL is asked for the money and each pod's machine (REST v2 names none): the pods come from REST v2.
+    assert ("rest", "/v2/pods") in apis and ("rest", "/v2/billing/balance") in apis and ("graphql", "/graphql") in apis
+    # GraphQL is asked for each pod's machine (REST v2 names none): the pods come from REST v2.
     gql = [r.body["query"] for r in sim.requests if r.api == "graphql" and r.account == "team"]
-    assert gql and all("clientBalance" in q and "podHostId" in q and "desiredStatus" not in q for q in gql)
+    assert gql and all("podHostId" in q and "desiredStatus" not in q for q in gql)
 
 
-async def test_graphql_410_under_auto_keeps_the_pods_updating_with_balance_na(sim_factory, tmp_path):
+async def test_graphql_410_under_auto_keeps_the_pods_and_the_rest_v2_balance(sim_factory, tmp_path):
     lost = [{**PODS[0], "lost_at": 30}, *PODS[1:]]
     sim = sim_factory(fixture=fixture([{"from": 20, "kind": "410"}], pods=lost))
     poller, cache = _poller(sim, tmp_path)
-    before, after = await _polls(poller, sim, [10, 40])
+    _, before, after = await _polls(poller, sim, [5, 10, 40])
     assert before.health["team"].balance == 412.5
     team = after.health["team"]
     assert team.state == HealthState.OK and team.error_kind is None
-    assert team.balance is None and team.under_balance is None and team.balance_note == "n/a (GraphQL retired)"
+    assert (team.balance, team.under_balance, team.balance_note) == (412.5, False, None)  # GraphQL's end changes none
     # Nothing else changed: the pod that vanished over REST v2 is a loss, the other is live.
     assert [x.pod_id for x in cache.losses()] == ["teampodaaa001"]
     assert after.pods_gone == ("teampodaaa001",)
@@ -119,13 +123,12 @@ async def test_graphql_200_errors_rate_limit_backs_off_by_its_hint(sim_factory, 
     assert not cache.losses()
 
 
-async def test_graphql_rate_limit_under_auto_keeps_the_last_balance_with_its_age(sim_factory, tmp_path):
+async def test_graphql_rate_limit_under_auto_leaves_the_rest_v2_balance_as_it_is(sim_factory, tmp_path):
     sim = sim_factory(fixture=fixture([{"from": 20, "kind": "graphql-rate-limit"}]))
     poller, cache = _poller(sim, tmp_path)
-    _, limited = await _polls(poller, sim, [10, 30])
+    _, _, limited = await _polls(poller, sim, [5, 10, 30])
     team = limited.health["team"]
-    assert team.state == HealthState.OK and team.balance == 412.5
-    assert team.balance_note.startswith("as of ") and team.balance_note.endswith("(GraphQL rate-limited)")
+    assert team.state == HealthState.OK and (team.balance, team.balance_note) == (412.5, None)
 
 
 async def test_a_pod_breaking_the_non_null_schema_is_skipped_with_its_reason_and_nothing_is_lost(sim_factory, tmp_path):
@@ -212,10 +215,13 @@ async def test_doctor_says_which_api_serves_what_for_each_account(sim_factory, t
     env = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp_path / "absent.toml"), "RUNPOD_TRANSPORT_PERSONAL": "graphql"}
     settings, _ = load_settings(env, sagan_tui_cache=str(tmp_path / "cache.sqlite"))
     lines = {what: (ok, detail) for ok, what, detail in await _checks(settings, settings.secrets())}
-    assert lines["runpod team transport"] == (True, "auto: pods and actions over REST v2, balance from GraphQL")
-    assert lines["runpod team"] == (True, "auto: 2 pods, balance n/a (GraphQL retired)")
-    assert lines["runpod personal transport"] == (True, "graphql: pods, actions and balance over GraphQL")
-    assert lines["runpod personal"] == (True, "graphql: 1 pods, balance $35.00")
+    assert lines["runpod team transport"] == (True, "auto: pods, balance, billing, audit log and actions over "
+                                                    "REST v2; machines and exit reasons from GraphQL while it answers")
+    assert lines["runpod team"] == (True, "auto: 2 pods, balance $412.50 (PREPAID)")  # REST v2's balance route
+    assert lines["runpod team machines"] == (None, "none: GraphQL retired (410); REST v2 names no machine")
+    assert lines["runpod personal transport"] == (True, "graphql: pods, balance, machines and actions over "
+                                                        "GraphQL; billing and audit log: none")
+    assert lines["runpod personal"] == (True, "graphql: 1 pods, balance $35.00")  # GraphQL names no billing mode
     assert "runpod team (graphql, not in use)" not in lines  # auto already asks both
 
 

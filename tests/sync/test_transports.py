@@ -148,10 +148,8 @@ async def test_both_transports_fill_the_same_cache(sim_factory, tmp_path, mix):
     assert _status_histories(cache)["q8r1zt5mk0pv3e"] == ["CREATED", "RUNNING", "MISSING", "GONE"]
     for name, transport in MIXES[mix].items():
         assert health[name].transport == transport and base_health[name].transport == "graphql"
-        if transport == "graphql":
-            assert health[name].balance == base_health[name].balance is not None
-        else:
-            assert health[name].balance is None  # REST v2 has no balance endpoint
+        # REST v2's balance route reads the same balance GraphQL's `myself` did.
+        assert health[name].balance == base_health[name].balance is not None
     blob = b"".join(p.read_bytes() for p in (tmp_path / mix).iterdir() if p.name.startswith("cache.sqlite"))
     for secret in [*settings.secrets(), ENV_SECRETISH]:
         assert secret.encode() not in blob
@@ -169,7 +167,8 @@ async def test_rest_accounts_speak_only_v2(sim_factory, tmp_path):
     for r in sim.requests:
         if r.account in ("team", "personal"):
             by_account.setdefault(r.account, set()).add((r.api, r.method, r.path))
-    assert by_account["team"] <= {("rest", "GET", "/v2/pods"), ("rest", "GET", "/v2/catalog/gpus")}
+    assert by_account["team"] <= {("rest", "GET", "/v2/pods"), ("rest", "GET", "/v2/catalog/gpus"),
+                                  ("rest", "GET", "/v2/billing/balance")}
     assert ("rest", "GET", "/v2/pods") in by_account["team"]
     assert by_account["personal"] == {("graphql", "POST", "/graphql")}
 
@@ -252,9 +251,9 @@ async def test_doctor_names_the_transport_and_the_way_out(sim_factory, tmp_path)
     ok, detail = lines["runpod team (rest-v2, not in use)"]
     assert ok is True and "answers (2 pods)" in detail and "RUNPOD_TRANSPORT_TEAM=auto" in detail
     ok, detail = lines["runpod personal"]
-    assert ok is True and detail.startswith("rest-v2: 1 pods") and "REST v2 has no balance route" in detail
-    assert lines["runpod personal transport"] == (True, "rest-v2: pods and actions over REST v2, no balance "
-                                                        "(REST v2 has no balance route)")
+    assert ok is True and detail.startswith("rest-v2: 1 pods") and "balance $100.00 (PREPAID)" in detail
+    assert lines["runpod personal transport"] == (True, "rest-v2: pods, balance, billing, audit log and actions "
+                                                        "over REST v2; machines: none (REST v2 names none)")
     ok, detail = lines["runpod personal (graphql, not in use)"]
     assert ok is True and "switch" not in detail
     assert not any("rk-team-x" in d or "rk-personal-x" in d for _, d in lines.values())

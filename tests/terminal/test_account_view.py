@@ -33,14 +33,19 @@ def test_each_account_reads_as_words_whatever_the_colours():
               "team": SourceHealth("team", state=HealthState.OK, last_success=frozen.NOW, balance=412.5,
                                    spend_per_hr=1.49, spend_limit=80.0),
               "lab": SourceHealth("lab", state=HealthState.OK, last_success=frozen.NOW, transport="rest-v2"),
+              "invoiced": SourceHealth("invoiced", state=HealthState.OK, last_success=frozen.NOW, transport="rest-v2",
+                                       balance=0.0, under_balance=False, billing_mode="POSTPAID"),
               "spare": SourceHealth("spare", state=HealthState.DISABLED)}
     rows = {r[0][0]: [text for text, _style in r] for r in account_rows(health, seeded_history(), frozen.NOW, 5, 12)}
-    assert list(rows) == ["team", "lab", "spare"]
+    assert list(rows) == ["team", "lab", "invoiced", "spare"]
+    # The billing mode shows: a POSTPAID account at $0 is invoiced, not out.
+    assert rows["invoiced"][7] == "POSTPAID" and rows["invoiced"][4] == "POSTPAID: invoiced, no runway"
+    assert rows["team"][7] == "—"
     assert rows["team"][1:6] == ["ok", "$412.50", "$1.49/h", "11.5 d left", "$80.00/h"]
     line, rest = rows["team"][6].split(" ", 1)
     assert rest == "$420.00 → $413.00 since 10:46:00" and len(line) == 24
     assert [BARS.index(c) for c in line] == sorted((BARS.index(c) for c in line), reverse=True)  # falling
-    assert rows["lab"][4] == "balance n/a (REST v2 has no balance route)"
+    assert rows["lab"][4] == "balance n/a (REST v2's balance route gave none)"
     assert rows["spare"][1] == "off (no key)" and rows["spare"][6] == "none yet"
 
 

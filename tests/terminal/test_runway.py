@@ -36,7 +36,7 @@ def test_the_issues_example_is_23_hours_left():
     (acct(0.0, 2.0), "out", "OUT: $0, RunPod stops its pods"),
     (acct(3.0, 1.0, under_balance=True), "out", "OUT: $0, RunPod stops its pods"),
     (acct(50.0, 0.0), "idle", "no spend"),
-    (acct(None, None, transport="rest-v2"), "unknown", "balance n/a (REST v2 has no balance route)"),
+    (acct(None, None, transport="rest-v2"), "unknown", "balance n/a (REST v2's balance route gave none)"),
     (acct(None, None, state=HealthState.ERROR, error_kind=ErrorKind.AUTH), "unknown", "balance n/a (poll failing: 401)"),
     (acct(None, None, message="GraphQL retired (410)"), "unknown", "balance n/a (GraphQL retired (410))"),
 ])

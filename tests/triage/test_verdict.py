@@ -50,7 +50,7 @@ def test_a_rest_v2_account_says_which_evidence_it_lacks():
     rest = {a: SourceHealth(source=a, state="ok", last_success=at("10:57:10"), transport="rest-v2") for a in BOTH}
     v = verdict(Wave.of(R5), TriageContext(sightings=[CONTROL], health=rest, accounts_polled=BOTH))
     said = " ".join(v.missing)
-    assert "balance of team not readable: the account is on REST v2" in said
+    assert "balance of team not readable: REST v2's balance route did not answer it" in said
     assert "REST v2, which names no machine" in said and "data centre stands in" in said
     assert v.cause == "platform-reaper"  # the gaps and the survivor still tell
     assert any(x.startswith("missing: ") for x in v.to_json()["against"])

@@ -43,7 +43,7 @@ def health_text(h: SourceHealth, now: datetime, poll_interval: float) -> tuple[s
 
 Cell = tuple[str, str]  # text, style
 COLUMNS = (("account", "left"), ("health", "left"), ("balance", "right"), ("spend", "right"), ("runway", "left"),
-           ("limit", "right"), ("balance history", "left"))
+           ("limit", "right"), ("balance history", "left"), ("billing", "left"))
 
 
 def trend_text(points: Sequence[tuple[datetime, float]], now: datetime) -> str:
@@ -71,7 +71,9 @@ def account_rows(health: Mapping[str, SourceHealth], history: Mapping[str, Seque
                      (money(h.spend_per_hr, per_hour=True) if h.spend_per_hr is not None else "—", ""),
                      (r.text, RUNWAY_STYLE[r.state]) if r else ("—", "dim"),
                      (money(h.spend_limit, per_hour=True) if h.spend_limit is not None else "—", ""),
-                     (trend, "")))
+                     (trend, ""),
+                     # PREPAID: the balance stops the pods at $0; POSTPAID: invoiced, it stops nothing.
+                     (h.billing_mode or "—", "bold" if h.billing_mode == "POSTPAID" else "dim")))
     return rows
 
 
@@ -79,7 +81,7 @@ def accounts_table(rows: list[tuple[Cell, ...]]) -> Table:
     table = Table(expand=True, box=None, pad_edge=False, header_style="bold")
     for i, (name, justify) in enumerate(COLUMNS):
         # Every column but the history keeps its width: at 80 columns the sparkline gives way.
-        width = None if i == len(COLUMNS) - 1 else max([len(name), *(len(r[i][0]) for r in rows)])
+        width = None if name == "balance history" else max([len(name), *(len(r[i][0]) for r in rows)])
         table.add_column(name, justify=justify, no_wrap=True, overflow="ellipsis",  # type: ignore[arg-type]
                          min_width=width)
     for row in rows:
