@@ -536,7 +536,7 @@ class Poller:
         self._live[name] = rec.live
         skipped = [f"{name}: {s}" for s in snap.skipped]
         if snap.incomplete:
-            skipped.append(f"{name}: list incomplete ({snap.incomplete}): no pod read as missing")
+            skipped.append(f"{name}: {snap.incomplete} (list incomplete: no pod read as missing)")
         skipped += [f"{name}: pod {pid} listed by the {owner} key too: kept under {owner}"
                     for pid, owner in foreign.items()]
         return _Result(pods_changed=rec.changed, pods_gone=rec.gone,
