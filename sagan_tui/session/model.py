@@ -357,10 +357,10 @@ class PanelModel:
         retracted = []
         if withdrawn:  # a wave the owner was told of held a pod now disproved: say so
             self._seen_pods -= withdrawn  # a later real loss of it is news again
-            for wid, (pods, headline) in list(self._announced.items()):
-                if pods & withdrawn:
-                    retracted.append((tuple(sorted(pods & withdrawn)), headline))
-                    self._announced[wid] = (pods - withdrawn, headline)
+            for wid, (told, headline) in list(self._announced.items()):
+                if told & withdrawn:
+                    retracted.append((tuple(sorted(told & withdrawn)), headline))
+                    self._announced[wid] = (told - withdrawn, headline)
         new_inbox = tuple(self.experiments[n] for n in sorted(self.inbox() - inbox_before))
         if not self._inbox_baseline:
             new_inbox = ()

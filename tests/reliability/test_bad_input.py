@@ -63,8 +63,11 @@ async def test_a_pod_whose_record_turned_unreadable_is_not_lost(stub, poller):
     assert changes.health["team"].state == HealthState.OK and len(changes.skipped) == 1
     assert not changes.new_losses and not changes.pods_gone and not poller.cache.losses()
     assert {p.pod_id for p in poller.cache.pods(include_gone=False)} == {"aaaaaa111111", "bbbbbb222222"}
-    # Once every record reads again, a pod that is truly missing is a loss as before.
+    # Once every record reads again, a pod that is truly missing is missing, and a loss once the
+    # next list misses it too (this stub answers no direct read of a pod).
     stub.set("/graphql", graphql(pod("aaaaaa111111")))
+    changes = await poller.poll_once(force=True)
+    assert changes.pods_missing == ("bbbbbb222222",) and not changes.new_losses
     changes = await poller.poll_once(force=True)
     assert [x.pod_id for x in changes.new_losses] == ["bbbbbb222222"]
 

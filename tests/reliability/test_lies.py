@@ -214,6 +214,8 @@ async def test_a_confirmed_loss_listed_running_again_is_withdrawn_from_waves_and
         truth = await poller.poll_once()
         delta = model.apply(truth)
         notes = announcements(delta, before, model.health)
+        # The rows of the withdrawn pods come with it, as rows (the panel applies them by key).
+        assert set(victims) <= set(delta.pods) and all(hasattr(r, "cells") for r in delta.pods.values())
     finally:
         await poller.aclose()
     assert set(truth.withdrawn) == set(victims) and cache.losses() == [] and model.waves == []
