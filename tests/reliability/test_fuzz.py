@@ -12,7 +12,7 @@ import asyncio
 import logging
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from sagan_tui.models import (
     ApprovalRequest, ErrorKind, Experiment, HealthState, PodLifecycle, RunPodPod, WorkflowEvent,
@@ -22,8 +22,8 @@ from sagan_tui.sources.runpod_rest import flatten_rest_pod
 
 from .conftest import SOAK, open_poller
 from .fuzz_replies import (
-    BROKEN_BODIES, NOT_JSON, POD_STATUS, REST_STATUS, SAGAN_ROUTES, graphql_pod, json_value, one_broken, parse_body,
-    records, rest_pod, serialise,
+    BROKEN_BODIES, NOT_JSON, POD_STATUS, REST_STATUS, SAGAN_ROUTES, event, graphql_pod, json_value, one_broken,
+    parse_body, records, rest_pod, serialise,
 )
 
 EXAMPLES = 1500 if SOAK else 30
@@ -32,6 +32,14 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=
 ANCHORS = ["anchorpod00001", "anchorpod00002"]
 MODELS = {"/api/experiments": ("experiments", Experiment), "/api/events": ("events", WorkflowEvent),
           "/api/approval-requests": ("approvalRequests", ApprovalRequest), "/api/pods": ("pods", PodLifecycle)}
+
+
+# Failing examples the random runs (`make fuzz`) found, pinned: `make test` runs each every time.
+# An event whose metadata has a lone surrogate as a key failed every Sagan poll (pydantic's
+# serializer refused it) instead of storing that record.
+SURROGATE_KEY = {"/api/experiments": serialise({"experiments": []}),
+                 "/api/events": serialise({"events": [{**event(0), "metadata": {"\ud800": 0}}]}),
+                 "/api/approval-requests": serialise({"approvalRequests": []}), "/api/pods": serialise({"pods": []})}
 
 
 class Rig:
@@ -67,6 +75,7 @@ def test_sagan_replies(stub, tmp_path, caplog, figures):
 
     @FUZZ
     @given(bodies=one_broken(SAGAN_ROUTES))
+    @example(bodies=SURROGATE_KEY)
     def one(bodies):
         for path, body in bodies.items():
             stub.set(path, body)
