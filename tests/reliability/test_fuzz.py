@@ -26,6 +26,8 @@ from .fuzz_replies import (
     parse_body, records, rest_pod, serialise,
 )
 
+# Its @given functions live inside the tests (one rig per run): marked for `make fuzz` by hand.
+pytestmark = pytest.mark.hypothesis
 EXAMPLES = 1500 if SOAK else 30
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,
                 suppress_health_check=list(HealthCheck))
