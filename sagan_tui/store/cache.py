@@ -19,7 +19,7 @@ from sagan_tui.models import (
     Action, ApprovalRequest, Experiment, Loss, PodLifecycle, PodSighting, RunPodPod, SourceHealth,
     WorkflowEvent, parse_records,
 )
-from sagan_tui.store import opening
+from sagan_tui.store import moved, opening
 from sagan_tui.store.opening import CacheError, CacheUnusable  # noqa: F401 - the store's errors, named here too
 from sagan_tui.store.rows import health_from_row, parse_ts, ts
 
@@ -93,8 +93,23 @@ class Cache:
         except BaseException:
             conn.close()
             raise
+        moved.opened(self)  # which file (and -wal, -shm) it opened, to notice it removed or replaced
+
+    def moved(self) -> str | None:
+        """"removed" or "replaced" when the path no longer names the file this cache opened."""
+        return moved.state(self)
+
+    def recreate(self) -> str | None:
+        """The file put back at its path from what this cache holds (or the file now there used,
+        what it lacks kept beside it); what was done, in one line; None when nothing moved."""
+        with self._lock, self._read_lock:
+            return moved.recreate(self)
 
     def close(self) -> None:
+        # A file removed under a writer is put back first, and a connection to a file no longer at
+        # its path is never closed (store/moved.py says why).
+        if not self.read_only and self.moved() is not None:
+            self.recreate()
         with self._read_lock:
             self._reader.close()
         with self._lock:
