@@ -76,6 +76,7 @@ class PanelSession:
         self._round: set[str] = set()
         self._generation = 0
         self.polls = 0
+        self._cache_trouble: str | None = None  # the last failure to put the cache file back, said once
 
     # --- life ------------------------------------------------------------------------
 
@@ -287,9 +288,35 @@ class PanelSession:
             await asyncio.sleep(seconds)
 
     async def _watch(self) -> None:
+        moved = await self._in_db(self._cache_file)
+        if moved is not None:
+            self._publish(moved)
         update = await self._in_db(self._foreign)
         if update is not None:
             self._publish(update)
+
+    def _cache_file(self) -> PanelUpdate | None:
+        """The cache file removed or replaced under the panel (store/moved.py): said at once, put back
+        from what the session holds, and every pane read again from the file now at the path."""
+        from sagan_tui.session.model import Note
+        from sagan_tui.store.opening import CacheError, cause_of
+
+        how = self.cache.moved() if self.model is not None else None
+        if how is None:
+            return None
+        try:
+            said = self.cache.recreate()
+        except (OSError, sqlite3.Error, CacheError) as exc:
+            why = _one_line(f"cache file {self.cache.path} was {how} and could not be recreated:"
+                            f" {cause_of(exc)} (tried again every {WATCH_S:g} s; quitting loses what it holds)")
+            if why == self._cache_trouble:
+                return None
+            self._cache_trouble = why
+            return PanelUpdate(notes=(Note(why, f"Cache file {how}", "error", 60.0, ring=True),))
+        self._cache_trouble = None
+        self.model.load(self.model.health)  # its stamps were of the other file's connection
+        note = Note(_one_line(said or ""), f"Cache file {how}", "warning", 30.0, ring=True)
+        return PanelUpdate(**{**self._full().__dict__, "notes": (note,)})
 
     def look_now(self) -> "asyncio.Future[None]":
         """Read other writers' commits now instead of at the next look; done once its update is posted."""
