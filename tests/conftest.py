@@ -82,3 +82,19 @@ def snap_compare(snap_compare, monkeypatch):
 
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     return snap_compare
+
+
+@pytest.fixture(scope="session")
+def other_user():
+    """How to run `python -m sagan_tui` as another user (tests/other_user.py); skips saying why
+    when this machine cannot."""
+    import shutil
+
+    from tests.other_user import other_user as make
+
+    who = make()
+    if who.skip:
+        pytest.skip(who.skip)
+    yield who
+    if who.copy is not None:
+        shutil.rmtree(who.copy, ignore_errors=True)
