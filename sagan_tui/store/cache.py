@@ -106,8 +106,7 @@ class Cache:
             return moved.recreate(self)
 
     def close(self) -> None:
-        # A file removed under a writer is put back first, and a connection to a file no longer at
-        # its path is never closed (store/moved.py says why).
+        # A file removed under a writer is put back first: closing would end its history.
         if not self.read_only and self.moved() is not None:
             self.recreate()
         with self._read_lock:

@@ -10,7 +10,6 @@ SQLite's backup API (which reads through the WAL) to a new file at the path.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import sqlite3
 import time
@@ -21,14 +20,6 @@ from sagan_tui.store import opening
 
 if TYPE_CHECKING:
     from sagan_tui.store.cache import Cache
-
-# Connections to a file no longer at its path, kept open until the process ends. Rule: never close
-# one. On close SQLite checkpoints and then unlinks `<path>-wal` and `<path>-shm` by name when it is
-# the file's last user; with a new file at the path those names are the new file's, in use by other
-# processes. An extra reference keeps the interpreter's shutdown from closing them too; the kernel
-# drops their descriptors and locks when the process exits, and unlinks nothing.
-_ORPHANS: list[sqlite3.Connection] = []
-
 
 SIDES = ("-wal", "-shm")
 
@@ -48,11 +39,6 @@ def state(cache: "Cache") -> str | None:
     return "removed" if now is None else "replaced"
 
 
-def orphan(conn: sqlite3.Connection) -> None:
-    ctypes.pythonapi.Py_IncRef(ctypes.py_object(conn))
-    _ORPHANS.append(conn)
-
-
 def recreate(cache: "Cache") -> str | None:
     """Put the cache back at its path, or move to the file now there; what was done, in one line
     (None when the path still names the file it opened). The caller holds both of the cache's locks."""
@@ -63,8 +49,11 @@ def recreate(cache: "Cache") -> str | None:
     path.parent.mkdir(parents=True, exist_ok=True)  # a removed cache directory too
     held = _backup(cache.db.conn, path)
     counts = _counts(held)
-    orphan(cache.db.conn)
-    orphan(cache._reader)
+    # Closing a connection to a file no longer at its path is safe: SQLite sees the file moved
+    # (its SQLITE_FCNTL_HAS_MOVED) and neither checkpoints nor unlinks `<path>-wal` and `-shm`,
+    # which may be another file's by now (test_cache_moved.py pins it).
+    cache._reader.close()
+    cache.db.conn.close()
     how = state(cache) or how  # another process may have put a file back meanwhile
     # The log and index of the file that went, if they are still at the path: their commits are in
     # the copy now. Left there, SQLite would take them for those of the file put at the path. One of

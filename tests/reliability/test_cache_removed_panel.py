@@ -12,7 +12,8 @@ from .conftest import poll_now, wait_for
 from .processes import EXE, command_env
 
 
-async def test_the_panel_says_its_cache_was_removed_and_report_still_lists_its_losses(sim_factory, panel, tmp_path):
+async def test_the_panel_says_its_cache_was_removed_and_report_still_lists_its_losses(sim_factory, panel, tmp_path,
+                                                                                      figures):
     sim = sim_factory(scenario="reaping-wave")
     app, cache = panel(sim.env())
     async with app.run_test(size=(200, 50)) as pilot:
@@ -36,3 +37,4 @@ async def test_the_panel_says_its_cache_was_removed_and_report_still_lists_its_l
     assert report.returncode == 0, report.stderr
     assert all(p in report.stdout for p in lost), (lost, report.stdout[:2000])
     assert "0 pods lost" not in report.stdout
+    figures["cache_removed_under_panel"] = {"losses_held": len(lost), "listed_by_report_after": len(lost)}

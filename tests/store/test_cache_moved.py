@@ -9,10 +9,12 @@ import sys
 import textwrap
 from contextlib import closing
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
 from sagan_tui.models import Action, Loss
+from sagan_tui.store import opening
 from sagan_tui.store.cache import Cache, CacheUnusable
 
 T0 = datetime(2026, 5, 14, 10, 54, 55, tzinfo=timezone.utc)
@@ -180,3 +182,46 @@ def test_two_processes_on_a_removed_cache_end_on_one_sound_file_with_both_histor
     c.audit(Action(at=T0, action="hold", target="#366", result="ok"))
     c.close()
     assert sound(path) and read_back(path) == (set(R5), ["#192", "#333", "#363", "#366"])
+
+
+def _start(path) -> subprocess.Popen:
+    p = subprocess.Popen([sys.executable, "-c", OTHER, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, cwd=os.getcwd())
+    assert p.stdout.readline().strip() == "open"
+    return p
+
+
+def _ask(p: subprocess.Popen, what: str) -> str:
+    p.stdin.write(what + "\n")
+    p.stdin.flush()
+    return p.stdout.readline()
+
+
+def test_the_last_process_on_a_removed_file_exiting_leaves_the_new_files_log_alone(tmp_path):
+    # SQLite's last connection to a file checkpoints and unlinks `<path>-wal` and `-shm` by name on
+    # close, unless it sees the file moved: the last process on the removed file closing must leave
+    # the new file's log to the process using it.
+    path = tmp_path / "c.sqlite"
+    seed = Cache(path)
+    held_only_in_the_wal(seed)
+    seed.close()
+    first, last = _start(path), _start(path)
+    try:
+        os.remove(path)
+        assert "was removed" in _ask(first, "recreate")
+        assert _ask(first, "quit").strip() == "closed" and first.wait(timeout=30) == 0
+        assert "holding all this process held" in _ask(last, "recreate")  # the only one left on the old file
+        c = Cache(path)
+        c.db.conn.execute("pragma wal_autocheckpoint = 0")
+        c.audit(Action(at=T0, action="hold", target="#366", result="ok"))  # in the new file's log only
+        log = opening.identity(Path(f"{path}-wal"))
+        assert _ask(last, "quit").strip() == "closed" and last.wait(timeout=30) == 0
+        assert opening.identity(Path(f"{path}-wal")) == log
+    finally:
+        for p in (first, last):
+            if p.poll() is None:
+                p.kill()
+    c.audit(Action(at=T0, action="hold", target="#367", result="ok"))
+    assert read_back(path)[1] == ["#192", "#363", "#366", "#367"]
+    c.close()
+    assert sound(path) and read_back(path)[1] == ["#192", "#363", "#366", "#367"]
