@@ -79,7 +79,8 @@ def _file_check(cache) -> None:
     try:
         said = cache.recreate()
     except (OSError, sqlite3.Error, CacheError) as exc:  # said, and tried again after the next poll
-        said = f"cache file {cache.path} was {how} and could not be recreated: {cause_of(exc)}"
+        detail = str(exc) if isinstance(exc, CacheError) else f"{cache.path}: {cause_of(exc)}"
+        said = f"the cache file was {how} and could not be put back: {detail} (tried again after the next poll)"
     print(f"sagan-tui: {said}", file=sys.stderr, flush=True)
 
 

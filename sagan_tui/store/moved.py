@@ -41,52 +41,69 @@ def state(cache: "Cache") -> str | None:
 
 def recreate(cache: "Cache") -> str | None:
     """Put the cache back at its path, or move to the file now there; what was done, in one line
-    (None when the path still names the file it opened). The caller holds both of the cache's locks."""
-    how = state(cache)
-    if how is None:
+    (None when the path still names the file it opened). The caller holds both of the cache's locks.
+    On a failure the cache goes on with the file it had (to be tried again), no copy left behind."""
+    import sqlite_utils
+
+    if state(cache) is None:
         return None
     path = cache.path
     path.parent.mkdir(parents=True, exist_ok=True)  # a removed cache directory too
     held = _backup(cache.db.conn, path)
-    counts = _counts(held)
+    try:
+        placed = _place_if_removed(cache, held)
+        conn, notices = opening.open_writable(path)  # the file at the path: the copy, or the one there
+        try:
+            reader = opening.reader(path)
+            said = placed or _keep_what_it_lacks(cache, held)
+        except BaseException:
+            conn.close()
+            raise
+    finally:
+        held.unlink(missing_ok=True)  # placed, kept aside or not needed by now, unless this failed
+    old = (cache._reader, cache.db.conn)
+    cache.db, cache._reader = sqlite_utils.Database(conn), reader
+    opened(cache)
     # Closing a connection to a file no longer at its path is safe: SQLite sees the file moved
     # (its SQLITE_FCNTL_HAS_MOVED) and neither checkpoints nor unlinks `<path>-wal` and `-shm`,
-    # which may be another file's by now (test_cache_moved.py pins it).
-    cache._reader.close()
-    cache.db.conn.close()
-    how = state(cache) or how  # another process may have put a file back meanwhile
+    # which are the new file's by now (test_cache_moved.py pins it).
+    for c in old:
+        c.close()
+    return "; ".join([said, *notices])
+
+
+def _place_if_removed(cache: "Cache", held: Path) -> str | None:
+    """`held` (a copy of what the cache holds) placed at the path if no file is there; what was done."""
+    path = cache.path
+    how = state(cache) or "removed"  # as it is now: another process may have put a file back meanwhile
     # The log and index of the file that went, if they are still at the path: their commits are in
     # the copy now. Left there, SQLite would take them for those of the file put at the path. One of
     # another file (a process that ended on a file removed before) is moved aside, not deleted.
     for suffix in SIDES:
         side = Path(f"{path}{suffix}")
-        mine = opening.identity(side) == cache.side_identity.get(suffix)
-        if mine:
+        if opening.identity(side) == cache.side_identity.get(suffix):
             side.unlink(missing_ok=True)
         elif how == "removed" and side.exists():
             os.replace(side, path.with_name(f"{path.name}.stray-{time.strftime('%Y%m%dT%H%M%S')}{suffix}"))
-    placed = how == "removed" and _place(held, path)
-    if placed:
-        said = (f"cache file {path} was removed under this process: recreated from what it held"
-                f" ({counts[0]} losses, {counts[1]} audit rows, {counts[2]} pods)")
-    else:
-        what = "replaced by another file" if how == "replaced" else "removed, and another process put a file there"
-        lacks = _lacks(held, path)
-        if any(lacks):
-            aside = _keep_aside(held, path)
-            said = (f"cache file {path} was {what}, which lacks {lacks[0]} losses, {lacks[1]} audit rows and"
-                    f" {lacks[2]} pods this process held: all it held is kept in {aside}; now using the file"
-                    " at the path")
-        else:
-            held.unlink()
-            said = f"cache file {path} was {what}, holding all this process held: now using it"
-    import sqlite_utils
+    if how != "removed":
+        return None
+    counts = _counts(held)
+    if not _place(held, path):
+        return None
+    return (f"cache file {path} was removed under this process: recreated from what it held"
+            f" ({counts[0]} losses, {counts[1]} audit rows, {counts[2]} pods)")
 
-    conn, notices = opening.open_writable(path)
-    cache.db = sqlite_utils.Database(conn)
-    cache._reader = opening.reader(path)
-    opened(cache)
-    return "; ".join([said, *notices])
+
+def _keep_what_it_lacks(cache: "Cache", held: Path) -> str:
+    """The file at the path is another one: `held` kept beside it when it lacks some of what `held` has."""
+    path = cache.path
+    lacks = _lacks(held, path)
+    if not any(lacks):
+        return f"cache file {path} was replaced by another file holding all this process held: now using it"
+    aside = _keep_aside(held, path)
+    return (f"cache file {path} was replaced by another file, which lacks {lacks[0]} losses, {lacks[1]} audit"
+            f" rows and {lacks[2]} pods this process held: all it held is kept in {aside}; now using the file"
+            " at the path")
 
 
 def _backup(conn: sqlite3.Connection, path: Path) -> Path:
@@ -97,12 +114,16 @@ def _backup(conn: sqlite3.Connection, path: Path) -> Path:
         if not tmp.exists():
             break
         n += 1
-    dst = sqlite3.connect(tmp, isolation_level=None)
     try:
-        conn.backup(dst)
-        dst.execute("pragma journal_mode = delete")  # the copy stands alone until it is placed
-    finally:
-        dst.close()
+        dst = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.backup(dst)
+            dst.execute("pragma journal_mode = delete")  # the copy stands alone until it is placed
+        finally:
+            dst.close()
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return tmp
 
 

@@ -342,7 +342,14 @@ def reader(path: Path) -> sqlite3.Connection:
     """The second, read-only connection a Cache reads committed rows through."""
     try:
         conn = _connect(str(path))
+    except sqlite3.Error as exc:
+        raise unusable(path, exc) from None
+    try:
         conn.execute("pragma query_only = 1")
+        # Opens the file's -wal and -shm now, by name, and keeps them: a connection that had not
+        # read yet could not, once those names were removed (store/moved.py).
+        conn.execute("select count(*) from sqlite_master").fetchone()
         return conn
     except sqlite3.Error as exc:
+        conn.close()
         raise unusable(path, exc) from None

@@ -225,3 +225,21 @@ def test_the_last_process_on_a_removed_file_exiting_leaves_the_new_files_log_alo
     assert read_back(path)[1] == ["#192", "#363", "#366", "#367"]
     c.close()
     assert sound(path) and read_back(path)[1] == ["#192", "#363", "#366", "#367"]
+
+
+def test_a_cache_that_cannot_be_put_back_goes_on_with_its_file_and_leaves_no_copy(tmp_path):
+    path = tmp_path / "c.sqlite"
+    c = Cache(path)
+    held_only_in_the_wal(c)
+    os.remove(path)
+    path.mkdir()  # something that is no cache file took its name
+    for _ in range(2):  # tried again, the same way
+        with pytest.raises(CacheUnusable, match="is a directory"):
+            c.recreate()
+        assert [p.name for p in tmp_path.iterdir()] == ["c.sqlite"]  # the directory alone: no copy left
+    c.audit(Action(at=T0, action="hold", target="#366", result="ok"))  # still the file it had
+    assert sorted(a.target for a in c.actions()) == ["#192", "#363", "#366"]
+    path.rmdir()
+    assert "(5 losses, 3 audit rows" in c.recreate()
+    c.close()
+    assert read_back(path) == (set(R5), ["#192", "#363", "#366"])
