@@ -122,7 +122,8 @@ def _backup(conn: sqlite3.Connection, path: Path) -> Path:
         finally:
             dst.close()
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        for leftover in (tmp, Path(f"{tmp}-journal")):
+            leftover.unlink(missing_ok=True)
         raise
     return tmp
 
