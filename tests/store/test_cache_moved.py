@@ -243,3 +243,13 @@ def test_a_cache_that_cannot_be_put_back_goes_on_with_its_file_and_leaves_no_cop
     assert "(5 losses, 3 audit rows" in c.recreate()
     c.close()
     assert read_back(path) == (set(R5), ["#192", "#363", "#366"])
+
+
+def test_closing_a_cache_that_cannot_be_put_back_says_why_and_closes(tmp_path, caplog):
+    path = tmp_path / "c.sqlite"
+    c = Cache(path)
+    held_only_in_the_wal(c)
+    os.remove(path)
+    path.mkdir()
+    c.close()  # a panel quitting: it must still quit
+    assert "could not be put back" in caplog.text and [p.name for p in tmp_path.iterdir()] == ["c.sqlite"]
