@@ -145,3 +145,15 @@ async def test_one_record_dated_absurdly_does_not_poison_the_cursor(stub, poller
               for v in (kv.split("=", 1)[1] for kv in cursor.split(";"))]
     assert all(s <= again.at + timedelta(seconds=1) for s in stamps), cursor
     assert [r for r in stub.requests[mark:] if r[1] == "/api/experiments"]
+
+
+async def test_an_event_held_at_the_feed_cursor_sent_again_broken_changes_nothing(stub, poller):
+    # `make fuzz` found the case (its oracle expected a skip): the feed re-reads the events at its
+    # cursor's instant and does not validate the ids it holds there again (sync/poller.py `known`).
+    held = {"id": "e-held", "eventType": "note", "note": "first", "createdAt": "2026-05-14T10:00:00Z"}
+    stub.set("/api/events", {"events": [held]})
+    await poller.poll_once(force=True)
+    stub.set("/api/events", {"events": [{**held, "entityKind": None, "note": "changed"}]})
+    changes = await poller.poll_once(force=True)
+    assert changes.health["sagan"].state == HealthState.OK and changes.skipped == ()
+    assert [(e.id, e.entity_kind, e.note) for e in poller.cache.events()] == [("e-held", "experiment", "first")]

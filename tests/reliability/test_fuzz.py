@@ -66,6 +66,15 @@ class Rig:
         return {r["k"] for r in self.cache._rows(sql)}
 
 
+def held_at_cursor(rig) -> set[str]:
+    """Ids of the events the next poll re-reads at its feed cursor's instant and, being held, does not
+    validate again (sync/poller.py `known`): a record sent again under such an id changes nothing."""
+    from sagan_tui.store.cache import parse_ts
+
+    parts = dict(p.split("=", 1) for p in (rig.cache.cursor("sagan") or "").split(";") if "=" in p)
+    return rig.cache.event_ids_at(parse_ts(parts["ev"])) if parts.get("ev") else set()
+
+
 def skipped_logged(caplog) -> int:
     return sum(1 for r in caplog.records if r.getMessage().startswith("skipped record:"))
 
@@ -81,7 +90,7 @@ def test_sagan_replies(stub, tmp_path, caplog, figures):
     def one(bodies):
         for path, body in bodies.items():
             stub.set(path, body)
-        before = rig.cache.counts()
+        before, held = rig.cache.counts(), held_at_cursor(rig)
         caplog.clear()
         changes = rig.poll()
         h = changes.health["sagan"]
@@ -103,6 +112,10 @@ def test_sagan_replies(stub, tmp_path, caplog, figures):
                 bad += 1  # "expected a list": skipped with its reason, nothing written
                 continue
             for item in items:
+                # `make fuzz` found one: a mutation's fixed id ("H" * 300,000) held from an earlier case.
+                if model is WorkflowEvent and isinstance(item, dict) and isinstance(item.get("id"), str) \
+                        and item["id"] in held:
+                    continue
                 try:
                     rec = model.model_validate(item)
                 except Exception:
