@@ -290,12 +290,12 @@ class PanelSession:
             await asyncio.sleep(seconds)
 
     async def _watch(self) -> None:
-        moved = await self._in_db(self._cache_file)
-        if moved is not None:
-            self._publish(moved)
-        update = await self._in_db(self._foreign)
-        if update is not None:
+        for update in await self._in_db(self._look):
             self._publish(update)
+
+    def _look(self) -> list[PanelUpdate]:
+        """One look, in the writer thread: the cache file still there, then other writers' commits."""
+        return [u for u in (self._cache_file(), self._foreign()) if u is not None]
 
     def _cache_file(self) -> PanelUpdate | None:
         """The cache file removed or replaced under the panel (store/moved.py): said at once, put back
