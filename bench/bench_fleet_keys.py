@@ -114,7 +114,9 @@ def summary(r: dict) -> dict:
 
 def run(small: bool = False) -> list[Figure]:
     quiet_logging()
-    (big, base), n = ((300, 100), 10) if small else ((10_000, 1_000), 120)
+    # Small: 30 presses (about 8 s at ~0.3 s each), so each source polls (every 2 s) at least three
+    # times within them and its cycle is seen; 10 spanned one or two polls and the smoke failed on load.
+    (big, base), n = ((300, 100), 30) if small else ((10_000, 1_000), 120)
     b = measure(base, n)
     r = measure(big, n)
     detail = {"presses": n, "every_s": EVERY_S, "interval_s": INTERVAL_S, "size": "200x50",
