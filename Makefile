@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench soak install clean
+.PHONY: demo test fuzz bench soak install clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -21,6 +21,12 @@ demo: $(STAMP)
 # Two workers, one test file each at a time (module fixtures such as a shared simulator stay whole).
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile $(PYTEST_ARGS)
+
+# The property and fuzz tests (hypothesis's `hypothesis` mark) on random draws: `make test` runs
+# them derandomized, the same examples on every machine. A counterexample printed here is pinned as an
+# @example beside its test. SAGAN_TUI_SOAK=1 draws the soak's counts (1,500 per fuzz test).
+fuzz: $(STAMP)
+	SAGAN_TUI_FUZZ=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile -m hypothesis $(PYTEST_ARGS)
 
 # The long variants of tests/reliability (fuzzing, concurrent writers, kill -9, memory); prints
 # the figures of docs/reliability.md and writes them to build/reliability-figures.json. About 15 minutes.

@@ -79,8 +79,21 @@ class Wire(BaseModel):
             # pydantic's own serializer: several times json.dumps(dump()), which cost more than
             # SQLite's insert of an event row.
             return self.model_dump_json(by_alias=True, exclude_none=exclude_none, exclude=extras)
-        except ValueError:  # it refuses a lone surrogate nested in free-form metadata; json escapes it
-            return json.dumps(self.model_dump(mode="json", by_alias=True, exclude_none=exclude_none, exclude=extras))
+        except ValueError:
+            # It refuses a lone surrogate nested in free-form metadata, as a value or as a key (valid
+            # JSON: what a JavaScript server sends after slice() cut a pair), and so does its JSON
+            # mode. Dumped as Python values, json writes the surrogate as the ASCII escape `\ud800`:
+            # the record is stored exactly, and one such record never fails the poll's transaction.
+            # `_jsonable` writes what json cannot (datetimes) as pydantic's JSON mode does.
+            return json.dumps(self.model_dump(by_alias=True, exclude_none=exclude_none, exclude=extras),
+                              default=_jsonable)
+
+
+def _jsonable(value: Any) -> Any:
+    """A value json cannot write (a datetime, an enum) as pydantic's JSON mode writes it."""
+    from pydantic_core import to_jsonable_python
+
+    return to_jsonable_python(value)
 
 
 # --- Sagan ----------------------------------------------------------------------------

@@ -8,11 +8,15 @@ from typing import Any, Callable
 import pytest
 from hypothesis import settings
 
-# CI (CI=true) runs each property on the same examples every time, with no example database: a
-# counterexample is found on a developer's random runs, and a submission never fails on a draw.
-settings.register_profile("ci", derandomize=True, database=None)
-if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-    settings.load_profile("ci")
+# `make test` runs each property on the same examples on every machine (CI or not), with no
+# example database: a result never depends on a draw or on what an earlier run found. The random
+# exploration is `make fuzz` (SAGAN_TUI_FUZZ=1, longer with SAGAN_TUI_SOAK=1); a counterexample
+# it finds is pinned as an @example beside its test, so `make test` runs it every time.
+# Loaded here, before any test module builds its own settings(...): those inherit the profile.
+settings.register_profile("derandomized", derandomize=True, database=None)
+settings.register_profile("fuzz", derandomize=False, database=None, print_blob=True)
+FUZZING = os.environ.get("SAGAN_TUI_FUZZ") == "1"
+settings.load_profile("fuzz" if FUZZING else "derandomized")
 
 
 @pytest.fixture(autouse=True)
@@ -78,3 +82,19 @@ def snap_compare(snap_compare, monkeypatch):
 
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     return snap_compare
+
+
+@pytest.fixture(scope="session")
+def other_user():
+    """How to run `python -m sagan_tui` as another user (tests/other_user.py); skips saying why
+    when this machine cannot."""
+    import shutil
+
+    from tests.other_user import other_user as make
+
+    who = make()
+    if who.skip:
+        pytest.skip(who.skip)
+    yield who
+    if who.copy is not None:
+        shutil.rmtree(who.copy, ignore_errors=True)

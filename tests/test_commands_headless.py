@@ -83,3 +83,63 @@ def test_doctor_fails_on_bad_key(sim_process, tmp_path):
 def test_unknown_flag_value_is_a_clear_error():
     r = subprocess.run([*EXE, "waves", "--input", "x.jsonl", "--gap", "soon"], capture_output=True, text=True)
     assert r.returncode == 2 and "--gap" in r.stderr and "not a number" in r.stderr
+
+
+# Pods no simulator lists: losses only the seeded cache holds.
+SEEDED = ["zzgone0000001a", "zzgone0000002b", "zzgone0000003c"]
+
+
+def _seed_losses(path) -> None:
+    from datetime import datetime, timezone
+
+    from sagan_tui.models import Loss
+    from sagan_tui.store.cache import Cache
+
+    at = datetime(2026, 5, 14, 10, 54, 55, tzinfo=timezone.utc)
+    c = Cache(path)
+    with c.transaction() as conn:
+        c.upsert_losses(conn, [Loss(pod_id=p, account="team", lost_at=at, source="runpod",
+                                    reason="vanished while RUNNING") for p in SEEDED])
+    c.close()
+
+
+def test_sync_puts_back_a_cache_file_removed_under_it_and_report_still_lists_the_losses(sim_process, tmp_path):
+    import threading
+
+    _, env = sim_process
+    cache = tmp_path / "cache.sqlite"
+    _seed_losses(cache)
+    proc = subprocess.Popen([*EXE, "sync", "--for", "600", "--poll-interval", "0.5"], env=_env(env, tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    guard = threading.Timer(300, proc.kill)  # a hang fails the test instead of holding the suite
+    guard.start()
+    try:
+        assert "sagan=" in proc.stdout.readline()  # it has the cache open and has polled once
+        os.remove(cache)
+        said = proc.stderr.readline()  # after its next poll (a line with no "cache file" would be another word)
+        while said and "cache file" not in said:
+            said = proc.stderr.readline()
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=120)
+    finally:
+        guard.cancel()
+        if proc.poll() is None:
+            proc.kill()
+    assert said.startswith(f"sagan-tui: cache file {cache} was removed under this process: recreated from what it"
+                           " held (3 losses"), said
+    assert proc.returncode == 130
+    r = subprocess.run([*EXE, "report", "--cache", str(cache)], env=_env(env, tmp_path), capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert all(p in r.stdout for p in SEEDED), r.stdout
+
+
+def test_sync_refuses_a_cache_whose_file_is_gone_but_whose_log_is_still_there(sim_process, tmp_path):
+    _, env = sim_process
+    cache = tmp_path / "cache.sqlite"
+    (tmp_path / "cache.sqlite-wal").write_bytes(b"\x37\x7f\x06\x82" + bytes(28))  # a WAL header's magic
+    r = subprocess.run([*EXE, "sync", "--once"], env=_env(env, tmp_path), capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and r.stdout == ""
+    assert f"sagan-tui sync: cache {cache}: the database file is gone but its write-ahead log {cache}-wal" in r.stderr
+    assert not cache.exists() and (tmp_path / "cache.sqlite-wal").stat().st_size == 32

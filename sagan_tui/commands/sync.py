@@ -45,6 +45,7 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
             started = time.monotonic()
             changes = await poller.poll_once()
             print(changes.summary_line(), flush=True)
+            _file_check(cache)
             failures = sum(1 for h in changes.health.values() if h.state.value == "error")
             if args.once or (deadline is not None and time.monotonic() >= deadline):
                 break
@@ -60,9 +61,27 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
             print(f"pruned {pruned}", flush=True)
     finally:
         await poller.aclose()
+        _file_check(cache)  # a file removed during the last poll or pause: put back before closing
         cache.close()
     # --once is a check: a source in error makes it fail; a long run reports and goes on.
     return 1 if args.once and failures else 0
+
+
+def _file_check(cache) -> None:
+    """The cache file removed or replaced under the sync (store/moved.py): put back, said on stderr."""
+    import sqlite3
+
+    from sagan_tui.store.opening import CacheError, cause_of
+
+    how = cache.moved()
+    if how is None:
+        return
+    try:
+        said = cache.recreate()
+    except (OSError, sqlite3.Error, CacheError) as exc:  # said, and tried again after the next poll
+        detail = str(exc) if isinstance(exc, CacheError) else f"{cache.path}: {cause_of(exc)}"
+        said = f"the cache file was {how} and could not be put back: {detail} (tried again after the next poll)"
+    print(f"sagan-tui: {said}", file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,6 +40,8 @@ PRUNE_EVERY_S = 3600.0
 # A write queued behind another process's long transaction is retried this long (each try
 # waits the cache's busy timeout) before it is reported as failed.
 LOCKED_RETRY_S = 120.0
+# A cache file that could not be put back is tried again this often: each try copies the whole cache.
+CACHE_RETRY_S = 30.0
 
 
 def _one_line(text: object) -> str:
@@ -76,6 +78,7 @@ class PanelSession:
         self._round: set[str] = set()
         self._generation = 0
         self.polls = 0
+        self._cache_trouble: tuple[str, float] | None = None  # the last failure to put the cache back, and when
 
     # --- life ------------------------------------------------------------------------
 
@@ -287,9 +290,37 @@ class PanelSession:
             await asyncio.sleep(seconds)
 
     async def _watch(self) -> None:
-        update = await self._in_db(self._foreign)
-        if update is not None:
+        for update in await self._in_db(self._look):
             self._publish(update)
+
+    def _look(self) -> list[PanelUpdate]:
+        """One look, in the writer thread: the cache file still there, then other writers' commits."""
+        return [u for u in (self._cache_file(), self._foreign()) if u is not None]
+
+    def _cache_file(self) -> PanelUpdate | None:
+        """The cache file removed or replaced under the panel (store/moved.py): said at once, put back
+        from what the session holds, and every pane read again from the file now at the path."""
+        from sagan_tui.session.model import Note
+        from sagan_tui.store.opening import CacheError, cause_of
+
+        how = self.cache.moved() if self.model is not None else None
+        trouble = self._cache_trouble
+        if how is None or (trouble is not None and time.monotonic() < trouble[1] + CACHE_RETRY_S):
+            return None
+        try:
+            said = self.cache.recreate()
+        except (OSError, sqlite3.Error, CacheError) as exc:
+            detail = str(exc) if isinstance(exc, CacheError) else f"{self.cache.path}: {cause_of(exc)}"
+            why = _one_line(f"the cache file was {how} and could not be put back: {detail} (tried again"
+                            f" every {CACHE_RETRY_S:g} s; quitting loses what it holds)")
+            self._cache_trouble = (why, time.monotonic())
+            if trouble is not None and why == trouble[0]:
+                return None  # said once
+            return PanelUpdate(notes=(Note(why, f"Cache file {how}", "error", 60.0, ring=True),))
+        self._cache_trouble = None
+        self.model.load(self.model.health)  # its stamps were of the other file's connection
+        note = Note(_one_line(said or ""), f"Cache file {how}", "warning", 30.0, ring=True)
+        return PanelUpdate(**{**self._full().__dict__, "notes": (note,)})
 
     def look_now(self) -> "asyncio.Future[None]":
         """Read other writers' commits now instead of at the next look; done once its update is posted."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -19,10 +20,11 @@ from sagan_tui.models import (
     Action, ApprovalRequest, Experiment, Loss, PodLifecycle, PodSighting, RunPodPod, SourceHealth,
     WorkflowEvent, parse_records,
 )
-from sagan_tui.store import opening
+from sagan_tui.store import moved as moved_file, opening
 from sagan_tui.store.opening import CacheError, CacheUnusable  # noqa: F401 - the store's errors, named here too
 from sagan_tui.store.rows import health_from_row, parse_ts, ts
 
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,26 @@ class Cache:
         except BaseException:
             conn.close()
             raise
+        moved_file.opened(self)  # which file (and -wal, -shm) it opened, to notice it removed or replaced
+
+    def moved(self) -> str | None:
+        """"removed" or "replaced" when the path no longer names the file this cache opened."""
+        return moved_file.state(self)
+
+    def recreate(self) -> str | None:
+        """The file put back at its path from what this cache holds (or the file now there used,
+        what it lacks kept beside it); what was done, in one line; None when nothing moved."""
+        with self._lock, self._read_lock:
+            return moved_file.recreate(self)
 
     def close(self) -> None:
+        # A file removed under a writer is put back first: closing would end its history.
+        if not self.read_only and self.moved() is not None:
+            try:
+                self.recreate()
+            except (OSError, sqlite3.Error, CacheError) as exc:  # closing still: nothing more can be done
+                log.warning("cache %s: its file was %s and could not be put back: %s", self.path, self.moved(),
+                            opening.cause_of(exc))
         with self._read_lock:
             self._reader.close()
         with self._lock:

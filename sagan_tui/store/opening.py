@@ -218,9 +218,42 @@ def move_aside(path: Path) -> Path:
         return aside
 
 
+def _no_stray_log(path: Path) -> None:
+    """Refuse a fresh cache beside the write-ahead log of a removed one.
+
+    The log's last commits (losses among them) are in no database file yet: SQLite opening a
+    fresh file at the path deletes a log it finds there and starts an empty cache, so the
+    history would be lost without a word. A panel or `sync` still running on the removed file
+    recreates it (store/cache.py `Cache.recreate`), which also removes the log.
+    """
+    wal = Path(f"{path}-wal")
+    try:
+        size = wal.stat().st_size
+    except OSError:
+        return
+    if size:
+        raise unusable(path, (
+            f"the database file is gone but its write-ahead log {wal} ({size:,} bytes) is still there, holding"
+            " its last commits; a fresh cache here would discard it. If a panel or `sync` still runs on this"
+            f" cache, it recreates the file within a second; otherwise move {wal} and {path}-shm aside"
+            " (to keep them) or delete them, and run again to start an empty cache"))
+
+
+def identity(path: Path) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of the file `path` names now (symlinks followed, as SQLite opens it);
+    None when no file is there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def open_writable(path: Path) -> tuple[sqlite3.Connection, list[str]]:
     """A writable connection (WAL, migrated) and the notices worth telling the user."""
     exists = _check_path(path)
+    if not exists:
+        _no_stray_log(path)
     _writable(path, exists)
     try:
         return _open_writable(path, exists)
@@ -309,7 +342,14 @@ def reader(path: Path) -> sqlite3.Connection:
     """The second, read-only connection a Cache reads committed rows through."""
     try:
         conn = _connect(str(path))
+    except sqlite3.Error as exc:
+        raise unusable(path, exc) from None
+    try:
         conn.execute("pragma query_only = 1")
+        # Opens the file's -wal and -shm now, by name, and keeps them: a connection that had not
+        # read yet could not, once those names were removed (store/moved.py).
+        conn.execute("select count(*) from sqlite_master").fetchone()
         return conn
     except sqlite3.Error as exc:
+        conn.close()
         raise unusable(path, exc) from None

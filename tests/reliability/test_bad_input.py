@@ -43,6 +43,20 @@ async def test_one_record_sqlite_cannot_hold_is_skipped_not_the_whole_poll(stub,
     assert poller.cache.experiment(3).title == "lone \ufffd surrogate"
 
 
+async def test_an_event_with_a_lone_surrogate_in_its_metadata_is_stored_not_the_whole_poll(stub, poller):
+    # What a JavaScript server sends after slice() cut a surrogate pair: valid JSON, not UTF-8.
+    # As a key it failed every Sagan poll (pydantic's serializer and its JSON mode refuse it).
+    meta = {"\ud800": 1, "k": "x\udfff", "deep": [{"\udc80": ["\ud83d"]}]}
+    stub.set("/api/events", {"events": [
+        {"id": "e-cut", "eventType": "note", "createdAt": "2026-05-14T10:00:00Z", "metadata": meta},
+        {"id": "e-ok", "eventType": "note", "createdAt": "2026-05-14T10:00:01Z", "metadata": {"k": 1}}]})
+    changes = await poller.poll_once(force=True)
+    assert changes.health["sagan"].state == HealthState.OK, changes.health["sagan"].message
+    assert changes.skipped == ()
+    held = {e.id: e.metadata for e in poller.cache.events()}
+    assert held == {"e-cut": meta, "e-ok": {"k": 1}}  # stored exactly, read back equal
+
+
 async def test_a_record_nested_too_deep_to_store_is_skipped(stub, poller):
     deep: list = []
     for _ in range(300):  # parses, validates as Any, but pydantic will not serialise it for the cache
@@ -134,3 +148,15 @@ async def test_one_record_dated_absurdly_does_not_poison_the_cursor(stub, poller
               for v in (kv.split("=", 1)[1] for kv in cursor.split(";"))]
     assert all(s <= again.at + timedelta(seconds=1) for s in stamps), cursor
     assert [r for r in stub.requests[mark:] if r[1] == "/api/experiments"]
+
+
+async def test_an_event_held_at_the_feed_cursor_sent_again_broken_changes_nothing(stub, poller):
+    # `make fuzz` found the case (its oracle expected a skip): the feed re-reads the events at its
+    # cursor's instant and does not validate the ids it holds there again (sync/poller.py `known`).
+    held = {"id": "e-held", "eventType": "note", "note": "first", "createdAt": "2026-05-14T10:00:00Z"}
+    stub.set("/api/events", {"events": [held]})
+    await poller.poll_once(force=True)
+    stub.set("/api/events", {"events": [{**held, "entityKind": None, "note": "changed"}]})
+    changes = await poller.poll_once(force=True)
+    assert changes.health["sagan"].state == HealthState.OK and changes.skipped == ()
+    assert [(e.id, e.entity_kind, e.note) for e in poller.cache.events()] == [("e-held", "experiment", "first")]

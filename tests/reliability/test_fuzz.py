@@ -12,7 +12,7 @@ import asyncio
 import logging
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from sagan_tui.models import valid_pod_id
 from sagan_tui.models import (
@@ -23,16 +23,26 @@ from sagan_tui.sources.runpod_rest import flatten_rest_pod
 
 from .conftest import SOAK, open_poller
 from .fuzz_replies import (
-    BROKEN_BODIES, NOT_JSON, POD_STATUS, REST_STATUS, SAGAN_ROUTES, graphql_pod, json_value, one_broken, parse_body,
-    records, rest_pod, serialise,
+    BROKEN_BODIES, NOT_JSON, POD_STATUS, REST_STATUS, SAGAN_ROUTES, event, graphql_pod, json_value, one_broken,
+    parse_body, records, rest_pod, serialise,
 )
 
+# Its @given functions live inside the tests (one rig per run): marked for `make fuzz` by hand.
+pytestmark = pytest.mark.hypothesis
 EXAMPLES = 1500 if SOAK else 30
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,
                 suppress_health_check=list(HealthCheck))
 ANCHORS = ["anchorpod00001", "anchorpod00002"]
 MODELS = {"/api/experiments": ("experiments", Experiment), "/api/events": ("events", WorkflowEvent),
           "/api/approval-requests": ("approvalRequests", ApprovalRequest), "/api/pods": ("pods", PodLifecycle)}
+
+
+# Failing examples the random runs (`make fuzz`) found, pinned: `make test` runs each every time.
+# An event whose metadata has a lone surrogate as a key failed every Sagan poll (pydantic's
+# serializer refused it) instead of storing that record.
+SURROGATE_KEY = {"/api/experiments": serialise({"experiments": []}),
+                 "/api/events": serialise({"events": [{**event(0), "metadata": {"\ud800": 0}}]}),
+                 "/api/approval-requests": serialise({"approvalRequests": []}), "/api/pods": serialise({"pods": []})}
 
 
 class Rig:
@@ -57,6 +67,15 @@ class Rig:
         return {r["k"] for r in self.cache._rows(sql)}
 
 
+def held_at_cursor(rig) -> set[str]:
+    """Ids of the events the next poll re-reads at its feed cursor's instant and, being held, does not
+    validate again (sync/poller.py `known`): a record sent again under such an id changes nothing."""
+    from sagan_tui.store.cache import parse_ts
+
+    parts = dict(p.split("=", 1) for p in (rig.cache.cursor("sagan") or "").split(";") if "=" in p)
+    return rig.cache.event_ids_at(parse_ts(parts["ev"])) if parts.get("ev") else set()
+
+
 def skipped_logged(caplog) -> int:
     return sum(1 for r in caplog.records if r.getMessage().startswith("skipped record:"))
 
@@ -68,10 +87,11 @@ def test_sagan_replies(stub, tmp_path, caplog, figures):
 
     @FUZZ
     @given(bodies=one_broken(SAGAN_ROUTES))
+    @example(bodies=SURROGATE_KEY)
     def one(bodies):
         for path, body in bodies.items():
             stub.set(path, body)
-        before = rig.cache.counts()
+        before, held = rig.cache.counts(), held_at_cursor(rig)
         caplog.clear()
         changes = rig.poll()
         h = changes.health["sagan"]
@@ -93,6 +113,10 @@ def test_sagan_replies(stub, tmp_path, caplog, figures):
                 bad += 1  # "expected a list": skipped with its reason, nothing written
                 continue
             for item in items:
+                # `make fuzz` found one: a mutation's fixed id ("H" * 300,000) held from an earlier case.
+                if model is WorkflowEvent and isinstance(item, dict) and isinstance(item.get("id"), str) \
+                        and item["id"] in held:
+                    continue
                 try:
                     rec = model.model_validate(item)
                 except Exception:

@@ -234,13 +234,6 @@ def test_a_full_disk_inside_a_write_is_reported_as_such_not_as_a_failed_rollback
 
 # --- other users and full disks: real ones where this machine allows -----------------------
 
-def _as_other_user() -> list[str]:
-    """The command prefix that runs as a user who cannot write root's files (root ignores modes)."""
-    if os.geteuid() != 0:
-        return []
-    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-
-
 @pytest.fixture
 def shared_dir(tmp_path):
     """A directory another user can enter (pytest's own are private to their owner)."""
@@ -257,29 +250,31 @@ def _sub_env(d: Path) -> dict:
     return {**base, "HOME": str(d), "SAGAN_TUI_CONFIG": str(d / "none.toml"), "SAGAN_BASE_URL": "http://127.0.0.1:9"}
 
 
-def test_another_users_cache_is_read_by_reports_and_refused_by_sync_untouched(shared_dir):
+def test_another_users_cache_is_read_by_reports_and_refused_by_sync_untouched(shared_dir, other_user):
     path = a_cache_with_a_loss(shared_dir / "c.sqlite")
     path.chmod(0o644)
-    if not _as_other_user():
+    if os.geteuid() != 0:  # root ignores modes: there the commands run as another user instead
         path.chmod(0o444)
     shared_dir.chmod(0o555)
     before = fingerprint(path)
-    r = subprocess.run([*_as_other_user(), *EXE, "report", "--cache", str(path)], env=_sub_env(shared_dir),
+    env = {**_sub_env(shared_dir), **other_user.env}
+    r = subprocess.run([*other_user.command, "report", "--cache", str(path)], env=env, cwd=other_user.cwd,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "1 pod lost" in r.stdout, r.stderr
-    r = subprocess.run([*_as_other_user(), *EXE, "sync", "--once", "--cache", str(path)], env=_sub_env(shared_dir),
+    r = subprocess.run([*other_user.command, "sync", "--once", "--cache", str(path)], env=env, cwd=other_user.cwd,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "read-only" in r.stderr and "Traceback" not in r.stderr, r.stderr
     shared_dir.chmod(0o755)
     assert fingerprint(path) == before and sorted(p.name for p in shared_dir.iterdir()) == ["c.sqlite"]
 
 
-def test_a_read_only_cache_directory_is_a_clear_error(shared_dir):
+def test_a_read_only_cache_directory_is_a_clear_error(shared_dir, other_user):
     ro = shared_dir / "ro"
     ro.mkdir(mode=0o555)
     ro.chmod(0o555)
-    r = subprocess.run([*_as_other_user(), *EXE, "sync", "--once", "--cache", str(ro / "c.sqlite")],
-                       env=_sub_env(shared_dir), capture_output=True, text=True, timeout=60)
+    r = subprocess.run([*other_user.command, "sync", "--once", "--cache", str(ro / "c.sqlite")],
+                       env={**_sub_env(shared_dir), **other_user.env}, cwd=other_user.cwd, capture_output=True,
+                       text=True, timeout=60)
     assert r.returncode == 2 and f"its directory {ro} is read-only" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and list(ro.iterdir()) == []
 

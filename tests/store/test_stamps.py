@@ -117,3 +117,19 @@ def test_lone_surrogate_in_metadata_is_still_stored(tmp_path):
     with c.transaction() as conn:
         assert c.upsert_events(conn, [e]) == 1
     assert c.events()[0].metadata == {"s": "\udc80", "deep": ["x\ud800"]}
+
+
+def test_lone_surrogate_as_a_metadata_key_is_stored_and_read_back(tmp_path):
+    meta = {"\ud800": {"\udfff": ["\udc80"]}, "ok": "\u00e9"}
+    raw = {"id": "e1", "eventType": "note", "createdAt": "2026-05-14T10:00:00Z", "metadata": meta}
+    e = WorkflowEvent.model_validate(raw)
+    plain = WorkflowEvent.model_validate({**raw, "metadata": None})
+    # The same JSON as pydantic writes for every other field (its datetimes too), the key escaped.
+    assert json.loads(e.dump_json()) == {**json.loads(plain.dump_json()), "metadata": meta}
+    c = Cache(tmp_path / "c.sqlite")
+    try:
+        with c.transaction() as conn:
+            assert c.upsert_events(conn, [e]) == 1
+        assert c.events() == [e]
+    finally:
+        c.close()

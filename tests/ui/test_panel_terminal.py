@@ -196,7 +196,7 @@ def test_a_retention_below_a_day_stops_the_panel_before_it_prunes_anything(tmp_p
     c.close()
 
 
-def test_a_read_only_cache_directory_ends_the_panel_with_exit_2_naming_it(tmp_path):
+def test_a_read_only_cache_directory_ends_the_panel_with_exit_2_naming_it(tmp_path, other_user):
     """As a user who cannot write there (root ignores modes: the panel then runs as nobody)."""
     import tempfile
 
@@ -206,9 +206,9 @@ def test_a_read_only_cache_directory_ends_the_panel_with_exit_2_naming_it(tmp_pa
         ro = shared / "ro"
         ro.mkdir()
         ro.chmod(0o555)
-        as_other = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
-        env = {**_env(shared), "HOME": str(shared)}
-        p = PtyProcess([*as_other, *EXE, "--cache", str(ro / "cache.sqlite")], env, size=(120, 30)).start()
+        env = {**_env(shared), "HOME": str(shared), **other_user.env}
+        p = PtyProcess([*other_user.command, "--cache", str(ro / "cache.sqlite")], env, size=(120, 30),
+                       cwd=other_user.cwd).start()
         try:
             exited(p)
             assert p.proc.returncode == 2
