@@ -51,7 +51,7 @@ async def read_pages(fetch: Fetch, key: str, what: str, *, ident: Callable[[Any]
             raise ValueError(f"{what}: page {out.pages} has no {key} list")
         for r in records:
             rid = ident(r) if ident is not None else None
-            if rid is not None:
+            if isinstance(rid, str):  # a record names itself by text, or not at all (a list id is junk)
                 if rid in seen_ids and out.incomplete is None:
                     out.incomplete = f"{what}: pages disagree ({rid} listed on two pages)"
                 seen_ids.add(rid)

@@ -185,7 +185,7 @@ class RestV2Transport(KeyedTransport):
 
         try:
             listed = await read_pages(page, "pods", "GET /v2/pods",
-                                      ident=lambda p: p.get("id") if isinstance(p, dict) else None)
+                                      ident=lambda p: p.get("id") if isinstance(p, dict) else None)  # junk ids: rest_pages skips them
         except ValueError:
             # Never read a reply without a pod list as "no pods": that would be a fake wave.
             raise BadReply(self.account, "REST reply has no pods list") from None

@@ -49,6 +49,13 @@ async def test_a_reply_that_says_it_is_incomplete_or_pages_that_disagree_are_nam
     assert got.incomplete is not None and why in got.incomplete, got.incomplete
 
 
+async def test_a_record_whose_id_is_not_text_is_read_as_any_other_record():
+    # Found by the REST fuzz: an id that is a list (unhashable) failed the whole poll as a bug.
+    fetch, _ = pages({"pods": [{"id": ["x", 1]}, {"id": {"a": 1}}, {"id": "b"}, {"id": None}]})
+    got = await read_pages(fetch, "pods", "list", ident=lambda p: p.get("id"))
+    assert len(got.records) == 4 and got.incomplete is None
+
+
 async def test_a_page_without_a_list_is_an_error_never_no_records():
     fetch, _ = pages({"items": [{"id": "a"}], "nextCursor": "c1"}, {"error": "x"})
     with pytest.raises(ValueError, match="page 2 has no pods list"):
