@@ -224,6 +224,9 @@ class Fixture(_Strict):
     events: list[EventSpec] = Field(default_factory=list)
     pods: list[PodSpec]
     page_size: int | None = Field(None, ge=1)  # pages `GET /v2/pods` of every account (cursor pagination)
+    # REST v2 requests per account per minute (RunPod's published window is the default): a bench
+    # that reads every reply twice (once as the poller, once to time the server) needs twice that.
+    rest_per_minute: int | None = Field(None, ge=1, le=100_000)
 
 
 def default_accounts() -> dict[str, AccountSpec]:

@@ -133,7 +133,8 @@ class RateLimiter:
 
 def rest_routes(state: SimState, guarded: Guard) -> list[Route]:
     """The v2 routes, each behind the server's guard (request log, latency, faults, bearer key)."""
-    limiter = RateLimiter()
+    per_minute = getattr(state, "rest_per_minute", None)
+    limiter = RateLimiter(POLICY if per_minute is None else (("minute", per_minute, 60), *POLICY[1:]))
 
     def route(path: str, method: str, handler: Callable[[SimState, str, dict[str, str], Any, float], Response]):
         async def endpoint(request: Request) -> Response:

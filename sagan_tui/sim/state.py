@@ -89,6 +89,7 @@ class SimState:
         self.sagan = fixture.sagan
         self.accounts = dict(fixture.accounts or {})
         self.page_size = fixture.page_size  # pages every account's `GET /v2/pods` (sim/rest_billing.py)
+        self.rest_per_minute = fixture.rest_per_minute
         self.experiments: dict[int, SimExperiment] = {}
         self.approvals: dict[str, SimApproval] = {}
         self.pods: dict[str, SimPod] = {}

@@ -518,9 +518,9 @@ class Poller:
             losses = self._joined([*rec.losses, *exited], {k: v[0] for k, v in known.items()})
             self.cache.settle_pods(conn, [c.pod_id for c in rec.upserts])
             self.cache.upsert_pods(conn, rec.upserts)
-            if snap.skipped or snap.incomplete or rec.missing or rec.still_missing:
+            if snap.skipped or snap.incomplete:
                 self.cache.touch_pods(conn, rec.touched)  # only those listed were seen
-            else:  # every live pod was listed: one row says so
+            else:  # every live pod was listed: one row says so (`pods_seen` dates no missing pod by it)
                 self.cache.account_seen(conn, name, now)
             self.cache.add_observations(conn, rec.observations)
             withdrawn = self.cache.withdraw_losses(
@@ -552,7 +552,8 @@ class Poller:
         res = _Result()
         with self.cache.transaction() as conn:
             stops = self.cache.owner_stops() | self.cache.sagan_stops()
-            live = self._live_pods(conn, name)
+            # Only the pods read: the account's every row is not walked again for a few of them.
+            live = {pid: Seen.of(c) for pid, c in self.cache.live_pods(conn, name, list(reads)).items()}
             held = {x.pod_id: x for x in self.cache.losses(pod_ids=list(reads), states=("missing",))}
             upserts, gone_losses, cleared, observed = [], [], [], []
             for pod_id, pod in reads.items():
