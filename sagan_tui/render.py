@@ -159,7 +159,7 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
     last_seen = (cp.last_seen_at if cp else None) or (loss.last_seen_at if loss else None)
     base = LOST if loss else (DIM if gone_at else "")
     stopped = not gone_at and pod is not None and pod.desired_status in STOPPED_STATES
-    missing = getattr(cp, "missing_since", None) if cp is not None and not gone_at else None
+    missing = cp.missing_since if cp is not None and not gone_at else None
     if loss:
         status = Cell("LOST", "bold red")
         note = Cell(clean(loss.reason or loss.source), LOST)
@@ -321,7 +321,7 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         out.append(("…", DIM))
     elif h.stale(now, poll_interval):
         out.append((f"stale since {hhmm(h.last_success)}", f"bold {STALE}"))
-    elif getattr(h, "unreadable", 0):
+    elif h.unreadable:
         # Some of its pods are not known: never a plain OK while that lasts.
         n = h.unreadable
         since_text = f" since {hhmm(h.unreadable_since)}" if h.unreadable_since else ""

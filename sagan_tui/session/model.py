@@ -331,9 +331,9 @@ class PanelModel:
         if changes.approvals_changed:
             changed_exps |= self._read_deferred()
         # Only the rows that may read differently are rendered: a poll costs what it changed.
-        withdrawn = set(getattr(changes, "withdrawn", ()))
+        withdrawn = set(changes.withdrawn)
         redo = {*changes.pods_changed, *changes.pods_gone, *(x.pod_id for x in changes.new_losses),
-                *getattr(changes, "pods_missing", ()), *withdrawn}
+                *changes.pods_missing, *withdrawn}
         if redo:
             old_counts = self._counts
             self._read_pods(redo)

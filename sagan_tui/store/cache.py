@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator
 
 import sqlite_utils
 
@@ -410,10 +410,6 @@ class Cache:
         conn.executemany("update losses set state = 'withdrawn', withdrawn_at = ?, withdrawn_reason = ?"
                          " where pod_id = ? and state != 'withdrawn'", [(ts(at), why, pod_id) for pod_id, why in rows])
         return had
-
-    def flag_pods(self, conn: sqlite3.Connection, flags: Mapping[str, str | None]) -> None:
-        """pod_id -> what its row must say beside its status (None clears it)."""
-        conn.executemany("update pods set flag = ? where pod_id = ?", [(f, p) for p, f in flags.items()])
 
     def flagged_pods(self) -> dict[str, str]:
         """pod_id -> flag, of every pod whose row carries one (doctor lists them)."""

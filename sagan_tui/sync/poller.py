@@ -22,6 +22,7 @@ from sagan_tui.sources.runpod_select import make_transports
 from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache, parse_ts, ts
 from sagan_tui.sync.detect import ListFacts, Seen, reconcile
+from sagan_tui.store.evidence_rows import flag_pods
 from sagan_tui.sync.stop_evidence import exit_audit, exits_of, read_wave_evidence
 
 log = logging.getLogger(__name__)
@@ -414,7 +415,7 @@ class Poller:
                       if x.pod_id in said else x for x in merged]
             fresh = [x for x in merged if before.get(x.pod_id) != x]
             self.cache.upsert_losses(conn, fresh)
-            self.cache.flag_pods(conn, flags)
+            flag_pods(conn, flags)
         confirmed = {k for k, x in before.items() if x.state == "confirmed"}
         res.losses = [x for x in fresh if x.pod_id not in confirmed and x.state == "confirmed"]
         self._merged = True
@@ -526,7 +527,7 @@ class Poller:
             withdrawn = self.cache.withdraw_losses(
                 conn, [w for w in rec.withdrawn if w[0] not in confirmed], now)
             self.cache.upsert_losses(conn, losses)
-            self.cache.flag_pods(conn, {pid: f"listed by both {owner} and {name} keys"
+            flag_pods(conn, {pid: f"listed by both {owner} and {name} keys"
                                         for pid, owner in foreign.items()})
             self.cache.record_balance(conn, name, now, snap.balance, snap.under_balance, snap.spend_per_hr,
                                       snap.spend_limit, billing_mode=snap.billing_mode)
