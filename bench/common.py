@@ -143,7 +143,7 @@ def quiet_logging() -> None:
 
 
 def settings_for_sim(sim_env: dict[str, str], cache: Path, **flags: Any):
-    from sagan_tui.config import load_settings
+    from sagan_tui.config_model import load_settings
 
     env = {**sim_env, "SAGAN_TUI_CONFIG": str(cache.parent / "no-config.toml")}
     settings, _ = load_settings(env, sagan_tui_cache=str(cache), bell=False, **flags)

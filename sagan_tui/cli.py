@@ -86,10 +86,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sub_value is not None:
             setattr(args, name, sub_value)
     command = args.command or ("demo" if args.demo else "panel")
-    if command in ("panel", "demo"):
-        from sagan_tui.startup import hold_gc
-
-        hold_gc()  # until the panel's first frame is out (startup.py says why)
     module = importlib.import_module(f"sagan_tui.commands.{command}")
     try:
         return int(module.run(args) or 0)

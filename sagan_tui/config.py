@@ -1,9 +1,12 @@
-"""Settings: flags over environment over the TOML file in the user config dir over defaults.
+"""The settings' layers, gathered: flags over environment over the TOML file in the user config dir over defaults.
 
-Gathering the layers (`gather`) imports no pydantic: the panel draws its first frame from the
-gathered values, read leniently (`Draft`), and validates them into `Settings` (config_model.py,
-pydantic) in its load right after; pydantic and the model classes cost a quarter of a second
-of the start. Every other command validates at once through `load_settings`.
+This module imports no pydantic and nothing of the panel: `gather` layers the sources into a
+`Draft` (the values as given, not a settings type), and the one settings type, `Settings`, is
+made from it once by `config_model.validate` (pydantic). The rules both sides share (the bounds,
+the text and path checks) live here, so the dependency runs one way: config_model -> config.
+`UiSettings` is the plain, frozen subset a UI reads (no pydantic, no secrets' wrappers): made
+from validated Settings (`Settings.ui()`), or, for a frame drawn before the validation has run,
+from a Draft (`Draft.ui()`), where a value the validation would refuse reads as its default.
 """
 
 from __future__ import annotations
@@ -13,12 +16,9 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 import platformdirs
-
-if TYPE_CHECKING:
-    from sagan_tui.config_model import AccountConfig, Settings, Transport  # noqa: F401 - also lazy below
 
 APP_NAME = "sagan-tui"
 DEFAULT_ACCOUNTS = ("team", "personal")
@@ -34,8 +34,9 @@ SETTING_NAMES = (
 # DESIGN.md's names; every other setting is SAGAN_TUI_<NAME> (e.g. SAGAN_TUI_POLL_INTERVAL).
 DIRECT_ENV = {"sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache"}
 COLOR_SYSTEMS = ("auto", "256", "truecolor", "standard")
-# (lowest, highest) of each numeric setting; config_model.Settings checks them, and the first
-# frame reads a value outside them as its default (so nothing acts on it before that check).
+NOTIFY_MODES = ("bell", "osc9", "osc777", "osc99", "off")
+# (lowest, highest) of each numeric setting; config_model.Settings checks them, and Draft.ui()
+# reads a value outside them as its default (so nothing acts on it before that check).
 BOUNDS = {
     "poll_interval": (0.5, 3600.0),  # seconds: faster hammers the APIs, slower is not watching
     "request_timeout": (0.1, 600.0),
@@ -157,33 +158,34 @@ def _env_accounts(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
 
 
 @dataclass(frozen=True)
-class Draft:
-    """The settings as gathered, not yet validated.
+class UiSettings:
+    """What a UI reads of the settings, as plain values: no pydantic type, safe to send to another
+    process. `secrets` are the texts the UI redacts from what it shows, never shown themselves."""
 
-    The panel's first frame reads the few it needs through the properties below, leniently (a
-    value that will not validate reads as its default: the validation then stops the panel with
-    the error); `validate` makes them Settings.
+    cache_path: Path
+    poll_interval: float = 5.0
+    read_only: bool = False
+    guard_minutes: float = 15.0
+    color_system: str = "auto"
+    mouse: bool = True
+    notify: str = "bell"
+    runway_warn_hours: float = 12.0
+    keymap: tuple[tuple[str, str], ...] = ()  # (binding id, keys), as Settings.keymap holds them
+    secrets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The settings' layers as gathered: values as given, not yet validated.
+
+    `config_model.validate` makes them Settings, once. A frame drawn before that reads the few
+    values it needs through `ui()` and the properties below, leniently (a value that will not
+    validate reads as its default: the validation then stops the panel with the error).
     """
 
     values: dict[str, Any]  # the file's settings, then the environment's and the flags' over them
     accounts: dict[str, dict[str, Any]]  # by name, each merged the same way (keys as given)
     warnings: list[str] = field(default_factory=list)
-
-    def validate(self) -> "Settings":
-        """The Settings these values make; ConfigError naming the setting (never its value)."""
-        from sagan_tui.config_model import AccountConfig, Settings
-
-        try:
-            base = Settings.model_validate({k: v for k, v in self.values.items() if k != "accounts"})
-        except Exception as exc:
-            raise ConfigError(_explain(exc)) from None
-        accounts = {}
-        for name, spec in self.accounts.items():
-            try:
-                accounts[name] = AccountConfig.model_validate({**spec, "name": name})
-            except Exception as exc:
-                raise ConfigError(_explain(exc, f"accounts.{_printable(name)}.")) from None
-        return base.model_copy(update={"accounts": accounts})
 
     def check_cache_path(self) -> None:
         """ConfigError if the cache path cannot be a file: the first frame reads that path
@@ -204,12 +206,7 @@ class Draft:
 
     @property
     def poll_interval(self) -> float:
-        try:
-            value = float(self.values.get("poll_interval", 5.0))
-        except (TypeError, ValueError):
-            return 5.0
-        low, high = BOUNDS["poll_interval"]
-        return value if math.isfinite(value) and low <= value <= high else 5.0
+        return self._number("poll_interval", 5.0, BOUNDS["poll_interval"])
 
     @property
     def read_only(self) -> bool:
@@ -227,6 +224,42 @@ class Draft:
     def color_system(self) -> str:
         value = self.values.get("color_system", "auto")
         return value if value in COLOR_SYSTEMS else "auto"
+
+    @property
+    def notify(self) -> str:
+        value = self.values.get("notify")
+        if value in NOTIFY_MODES:
+            return value
+        return "off" if not self.bell else "bell"  # the older `bell = false`, as Settings reads it
+
+    @property
+    def runway_warn_hours(self) -> float:
+        return self._number("runway_warn_hours", 12.0, (0.0, 24 * 365.0))
+
+    @property
+    def guard_minutes(self) -> float:
+        return self._number("guard_minutes", 15.0, BOUNDS["guard_minutes"])
+
+    def ui(self) -> UiSettings:
+        """The UI's values, read leniently: `keymap` only when every entry is valid (else none,
+        and the validation names the bad one)."""
+        from sagan_tui.keymap import KeymapError, check_keymap
+
+        try:
+            keymap = tuple(check_keymap(self.values.get("keymap") or {}).items())
+        except KeymapError:
+            keymap = ()
+        return UiSettings(cache_path=self.cache_path, poll_interval=self.poll_interval, read_only=self.read_only,
+                          guard_minutes=self.guard_minutes, color_system=self.color_system, mouse=self.mouse,
+                          notify=self.notify, runway_warn_hours=self.runway_warn_hours, keymap=keymap,
+                          secrets=tuple(self.secrets()))
+
+    def _number(self, name: str, default: float, bounds: tuple[float, float]) -> float:
+        try:
+            value = float(self.values.get(name, default))
+        except (TypeError, ValueError):
+            return default
+        return value if math.isfinite(value) and bounds[0] <= value <= bounds[1] else default
 
     def secrets(self) -> list[str]:
         """What Settings.secrets() will be: the token and every key that enables its account."""
@@ -247,7 +280,7 @@ def gather(environ: Mapping[str, str] | None = None, **flags: Any) -> Draft:
 
     `environ` stands in for os.environ (tests and --demo pass the simulator's), never mutated.
     Accounts merge per name: file, then RUNPOD_API_KEY_<NAME> / RUNPOD_TRANSPORT_<NAME>, then
-    flags. A malformed file is a ConfigError here; a bad value is one at `Draft.validate`.
+    flags. A malformed file is a ConfigError here; a bad value is one at `config_model.validate`.
     """
     env = dict(os.environ if environ is None else environ)
     warnings: list[str] = []
@@ -272,38 +305,3 @@ def gather(environ: Mapping[str, str] | None = None, **flags: Any) -> Draft:
         accounts.setdefault(name, {}).update(spec if isinstance(spec, dict) else {"api_key": spec})
     warnings += [disabled_reason(name) for name, spec in accounts.items() if not _secret_text(spec.get("api_key"))]
     return Draft(values, accounts, warnings)
-
-
-def load_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> tuple["Settings", list[str]]:
-    """Settings and the warnings worth telling the user (disabled accounts, open perms): `gather`
-    then `Draft.validate`."""
-    draft = gather(environ, **flags)
-    return draft.validate(), draft.warnings
-
-
-def _printable(name: str, limit: int = 40) -> str:
-    """A name as it can be printed: bytes that are not UTF-8 escaped, control characters too, cut short."""
-    text = name.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _explain(exc: Exception, prefix: str = "") -> str:
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        parts = []
-        for e in errors():
-            loc = ".".join(str(p) for p in e.get("loc", ()))
-            msg = str(e.get("msg", "")).removeprefix("Value error, ")
-            parts.append(f"{prefix}{loc}: {msg}")  # never the input: it may be a secret
-        return "invalid configuration: " + "; ".join(parts)
-    return f"invalid configuration: {type(exc).__name__}"
-
-
-def __getattr__(name: str) -> Any:
-    # Settings and AccountConfig live in config_model.py (pydantic), imported on first use.
-    if name in ("Settings", "AccountConfig", "Transport"):
-        from sagan_tui import config_model
-
-        return getattr(config_model, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

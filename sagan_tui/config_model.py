@@ -1,17 +1,21 @@
-"""The validated settings (pydantic): built by config.Draft.validate, imported only then.
+"""The one settings type, `Settings` (pydantic), validated once from the gathered layers.
 
-config.py gathers the layers without pydantic, so the panel's first frame can be drawn from
-them; everything here runs in the panel's load, after that frame.
+config.py gathers the layers (and holds the rules) without pydantic; `validate` makes a Draft
+Settings, naming the setting that is wrong (never its value); `load_settings` is both steps.
+This module imports config, never the other way; a UI reads `Settings.ui()`, plain values.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from sagan_tui.config import BOUNDS, account_specs, check_cache_path, check_text as _text, default_cache_path, disabled_reason
+from sagan_tui.config import (  # noqa: F401 - SETTING_NAMES, ConfigError, gather: for the callers that validate
+    BOUNDS, SETTING_NAMES, ConfigError, Draft, UiSettings, account_specs, check_cache_path,
+    check_text as _text, default_cache_path, disabled_reason, gather,
+)
 
 # `auto`: pods, balance and actions over REST v2, machines from GraphQL while it answers (RunPod
 # retires GraphQL in early 2027); `rest-v2`: REST v2 alone (no machines); `graphql`: the old way.
@@ -96,8 +100,8 @@ class AccountConfig(BaseModel):
 class Settings(BaseModel):
     """Everything the panel, `sync`, `doctor` and the reports are configured with.
 
-    A plain model, built only by config.load_settings / Draft.validate, which layer the sources
-    themselves: pydantic-settings cost 0.1-0.2 s of the start for no feature used here.
+    A plain model, built only by `validate` / `load_settings` from config.gather's layers:
+    pydantic-settings would layer the sources itself, for no feature used here.
     """
 
     model_config = ConfigDict(extra="ignore", validate_default=True)
@@ -189,3 +193,51 @@ class Settings(BaseModel):
             if acc.enabled:
                 out.append(acc.key())
         return out
+
+    def ui(self) -> UiSettings:
+        """The plain values a UI reads (config.UiSettings)."""
+        return UiSettings(cache_path=self.cache_path, poll_interval=self.poll_interval, read_only=self.read_only,
+                          guard_minutes=self.guard_minutes, color_system=self.color_system, mouse=self.mouse,
+                          notify=self.notify, runway_warn_hours=self.runway_warn_hours,
+                          keymap=tuple(self.keymap.items()), secrets=tuple(self.secrets()))
+
+
+def validate(draft: Draft) -> Settings:
+    """The Settings a Draft's values make; ConfigError naming the setting (never its value)."""
+    try:
+        base = Settings.model_validate({k: v for k, v in draft.values.items() if k != "accounts"})
+    except Exception as exc:
+        raise ConfigError(_explain(exc)) from None
+    accounts = {}
+    for name, spec in draft.accounts.items():
+        try:
+            accounts[name] = AccountConfig.model_validate({**spec, "name": name})
+        except Exception as exc:
+            raise ConfigError(_explain(exc, f"accounts.{_printable(name)}.")) from None
+    return base.model_copy(update={"accounts": accounts})
+
+
+def load_settings(environ: Mapping[str, str] | None = None, **flags: Any) -> tuple[Settings, list[str]]:
+    """Settings and the warnings worth telling the user (disabled accounts, open perms): `gather`
+    then `validate`."""
+    draft = gather(environ, **flags)
+    return validate(draft), draft.warnings
+
+
+def _printable(name: str, limit: int = 40) -> str:
+    """A name as it can be printed: bytes that are not UTF-8 escaped, control characters too, cut short."""
+    text = name.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _explain(exc: Exception, prefix: str = "") -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        parts = []
+        for e in errors():
+            loc = ".".join(str(p) for p in e.get("loc", ()))
+            msg = str(e.get("msg", "")).removeprefix("Value error, ")
+            parts.append(f"{prefix}{loc}: {msg}")  # never the input: it may be a secret
+        return "invalid configuration: " + "; ".join(parts)
+    return f"invalid configuration: {type(exc).__name__}"

@@ -10,7 +10,6 @@ from typing import Any, Callable, Iterable, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from sagan_tui.gil_gate import yield_to_ui
 from sagan_tui.basics import (  # noqa: F401 - re-exported: models is where records are imported from
     KNOWN_STATUSES, NO_TURN, OWNER_TURN_STATUSES, TURNS, ErrorKind, ExperimentFacts, HealthState, PodFacts,
     SourceHealth, as_utc, is_owner_turn, iso, turn_for, utcnow,
@@ -358,7 +357,6 @@ def parse_records(model: type[M], items: Iterable[Any], what: str,
     good: list[M] = []
     bad: list[str] = []
     for i, item in enumerate(items if isinstance(items, (list, tuple)) else []):
-        yield_to_ui()  # a 10,000-pod reply: the panel's keys go first (gil_gate.py)
         try:
             good.append(model.model_validate(item))
             continue

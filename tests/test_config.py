@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from sagan_tui.config import ConfigError, load_settings
+from sagan_tui.config_model import ConfigError, load_settings, validate
 
 BASE = {"SAGAN_TUI_CONFIG": "/nonexistent/sagan-tui.toml"}
 
@@ -70,7 +70,7 @@ def test_secrets_hidden_in_repr():
 
 
 def test_setting_names_are_the_models_fields():
-    from sagan_tui.config import SETTING_NAMES, Settings
+    from sagan_tui.config_model import SETTING_NAMES, Settings
 
     assert sorted(SETTING_NAMES) == sorted(Settings.model_fields)
 
@@ -88,11 +88,38 @@ def test_the_first_frame_reads_the_draft_as_the_settings_will_be(env):
     from sagan_tui.config import gather
 
     draft = gather({**BASE, **env})
-    s = draft.validate()
-    for name in ("cache_path", "poll_interval", "read_only", "bell", "mouse", "color_system"):
+    s = validate(draft)
+    for name in ("cache_path", "poll_interval", "read_only", "bell", "mouse", "color_system", "notify",
+                 "guard_minutes", "runway_warn_hours"):
         assert getattr(draft, name) == getattr(s, name), name
     assert list(draft.accounts) == list(s.accounts)
     assert draft.secrets() == s.secrets()
+    assert draft.ui() == s.ui()  # the UI's plain values, whichever it was handed
+
+
+def test_the_uis_values_are_plain_and_frozen():
+    """What a UI reads of the settings: no pydantic type in it (it may cross to another process)."""
+    import dataclasses
+
+    s, _ = load_settings({**BASE, "SAGAN_API_TOKEN": "tok-1", "SAGAN_TUI_POLL_INTERVAL": "2",
+                          "SAGAN_TUI_NOTIFY": "osc9", "SAGAN_TUI_KEYMAP": ""})
+    ui = s.ui()
+    assert (ui.poll_interval, ui.notify, ui.secrets, ui.keymap) == (2.0, "osc9", ("tok-1",), ())
+    assert all(type(v).__module__ in ("builtins", "pathlib") for v in dataclasses.astuple(ui))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ui.poll_interval = 5.0  # type: ignore[misc]
+
+
+def test_a_value_the_validation_refuses_reads_as_its_default_before_it():
+    from sagan_tui.config import gather
+
+    draft = gather({**BASE, "SAGAN_TUI_POLL_INTERVAL": "0.01", "SAGAN_TUI_GUARD_MINUTES": "nan",
+                    "SAGAN_TUI_NOTIFY": "siren", "SAGAN_TUI_RUNWAY_WARN_HOURS": "-1"})
+    ui = draft.ui()
+    assert (ui.poll_interval, ui.guard_minutes, ui.notify, ui.runway_warn_hours) == (5.0, 15.0, "bell", 12.0)
+    with pytest.raises(ConfigError) as e:
+        validate(draft)
+    assert all(n in str(e.value) for n in ("poll_interval", "guard_minutes", "notify", "runway_warn_hours"))
 
 
 def test_a_bad_account_setting_names_the_account():
@@ -101,7 +128,7 @@ def test_a_bad_account_setting_names_the_account():
     draft = gather({**BASE, "RUNPOD_API_KEY_LAB": "rk-lab", "RUNPOD_TRANSPORT_LAB": "soap"})
     assert draft.poll_interval == 5.0  # the draft itself reads fine
     with pytest.raises(ConfigError) as e:
-        draft.validate()
+        validate(draft)
     assert "accounts.lab.transport" in str(e.value) and "rk-lab" not in str(e.value)
 
 
@@ -121,6 +148,21 @@ def test_gathering_the_settings_imports_no_pydantic():
 
     code = ("import sys; from sagan_tui.config import gather; d = gather({'SAGAN_TUI_CONFIG': '/nonexistent.toml'})\n"
             "print(sorted(m for m in ('pydantic', 'sagan_tui.config_model', 'sagan_tui.models') if m in sys.modules))\n"
-            "d.validate(); print('pydantic' in sys.modules)")
+            "import sagan_tui.config_model as m; m.validate(d); print('pydantic' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[:2] == ["[]", "True"]
+
+
+def test_the_settings_modules_import_one_way():
+    """config (the layers, pydantic-free) is imported by config_model (Settings), never the reverse."""
+    import ast
+    from pathlib import Path
+
+    import sagan_tui.config as config
+
+    tree = ast.parse(Path(config.__file__).read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in imported if m and (m.startswith("sagan_tui.config_model") or m == "pydantic")}
+    assert "Settings" not in dir(config)
+

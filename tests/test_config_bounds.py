@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from sagan_tui import cli
-from sagan_tui.config import BOUNDS, ConfigError, gather, load_settings
+from sagan_tui.config_model import BOUNDS, ConfigError, gather, load_settings
 from sagan_tui.models import WorkflowEvent
 from sagan_tui.store.cache import Cache
 

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
 from sagan_tui.actions.results import ActionResult, StopTarget
-from sagan_tui.config import Settings
+from sagan_tui.config_model import Settings
 from sagan_tui.models import Action, ApprovalRequest, utcnow, valid_pod_id
 from sagan_tui.safe_text import clean, one_line
 from sagan_tui.sources.errors import SourceError, SourceTimeout, scrub

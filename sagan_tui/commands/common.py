@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from sagan_tui.config import ConfigError, Draft, gather
 
 if TYPE_CHECKING:
-    from sagan_tui.config import Settings
+    from sagan_tui.config_model import Settings
 
 
 def draft_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> Draft:
@@ -33,9 +33,11 @@ def draft_from_args(args: argparse.Namespace, environ: dict[str, str] | None = N
 
 def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> "Settings":
     """`draft_from_args`, validated: a bad setting exits with code 2 and names it."""
+    from sagan_tui.config_model import validate
+
     draft = draft_from_args(args, environ, **extra)
     try:
-        return draft.validate()
+        return validate(draft)
     except ConfigError as exc:
         print(f"sagan-tui: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -6,7 +6,8 @@ import argparse
 import asyncio
 import sys
 
-from sagan_tui.config import ConfigError, config_path, load_settings
+from sagan_tui.config import ConfigError, config_path
+from sagan_tui.config_model import load_settings
 from sagan_tui.models import ErrorKind
 from sagan_tui.sources.errors import SourceError, scrub
 

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from sagan_tui.commands.common import draft_from_args
 from sagan_tui.config import ConfigError
-from sagan_tui.startup import release_gc
 
 if TYPE_CHECKING:
-    from sagan_tui.config import Draft, Settings
+    from sagan_tui.config import Draft
+    from sagan_tui.config_model import Settings
 
 
 def settings_for(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> Draft:
@@ -99,11 +99,8 @@ def run_panel(settings: Settings | Draft) -> int:
     from sagan_tui.ui.app import SaganApp
 
     app = SaganApp(settings)
-    try:
-        with exit_on_stop_signals(app):
-            app.run(mouse=settings.mouse)
-    finally:
-        release_gc()  # if the app stopped before its first frame
+    with exit_on_stop_signals(app):
+        app.run(mouse=settings.mouse)
     return app.return_code or 0
 
 

@@ -45,7 +45,7 @@ def run(args: Namespace) -> int:
             return _fail(f"--since: not an ISO 8601 time: {args.since!r} (e.g. 2026-05-14T10:30:00Z)")
     path = args.cache
     if not path:
-        from sagan_tui.config import ConfigError, load_settings
+        from sagan_tui.config_model import ConfigError, load_settings
 
         try:
             path = str(load_settings()[0].cache_path)

@@ -25,7 +25,8 @@ from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, Sess
 if TYPE_CHECKING:
     from sagan_tui.actions.results import ActionResult, StopTarget
     from sagan_tui.actions.runner import ActionRunner
-    from sagan_tui.config import Draft, Settings
+    from sagan_tui.config import Draft
+    from sagan_tui.config_model import Settings
     from sagan_tui.models import Action, ApprovalRequest
     from sagan_tui.session.model import Delta, PanelModel
     from sagan_tui.store.cache import Cache
@@ -113,11 +114,12 @@ class PanelSession:
 
     async def _main(self) -> None:
         from sagan_tui.config import ConfigError, Draft
+        from sagan_tui.config_model import validate
 
         if self.model is not None:  # opened already, by open_now
             return await self._serving()
         try:
-            settings = self.settings.validate() if isinstance(self.settings, Draft) else self.settings
+            settings = validate(self.settings) if isinstance(self.settings, Draft) else self.settings
         except ConfigError as exc:  # its text names the setting, never a secret
             self._publish(SessionFailed(f"sagan-tui: {_one_line(exc)}", exit_code=2))
             return

@@ -8,8 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Callable, Iterable, Mapping
 
-from sagan_tui.config import Settings
-from sagan_tui.gil_gate import yield_to_ui
+from sagan_tui.config_model import Settings
 from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.store.evidence_rows import loss_evidence
@@ -193,7 +192,6 @@ class PanelModel:
             self._pod_until = {}
         out = {}
         for pid in keys:
-            yield_to_ui()  # 10,000 rows at the first read: the panel's keys go first (gil_gate.py)
             row = self._pod_row(pid, lost, now)
             if row is not None:
                 out[pid] = row
@@ -207,7 +205,6 @@ class PanelModel:
         rows: dict[str, Row] = {}
         hidden: list[str] = []
         for pid in keys:
-            yield_to_ui()
             row = self._pod_row(pid, lost, now)
             if row is None:
                 hidden.append(pid)

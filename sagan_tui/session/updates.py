@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
-    from sagan_tui.config import Settings
+    from sagan_tui.config_model import Settings
     from sagan_tui.models import ApprovalRequest, Experiment, Loss, SourceHealth
     from sagan_tui.session.model import Note
     from sagan_tui.store.cache import CachedPod

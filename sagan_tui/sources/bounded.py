@@ -13,21 +13,11 @@ from typing import Any, Callable
 
 import httpx
 
-from sagan_tui.gil_gate import yield_to_ui
 from sagan_tui.sources.errors import ReplyTooLarge, SourceTimeout, Unreachable
 
 DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
 # Headers the body already went through: the bytes handed on are decoded and complete.
 _SPENT_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
-
-
-def preemptible(obj: dict[str, Any]) -> dict[str, Any]:
-    """json's `object_hook` for replies: each decoded object returns through Python, where another
-    thread waiting for the GIL (the panel's UI) can take it. One C call decoding a 10,000-pod
-    reply held it 70-100 ms, every key pressed meanwhile waiting; with the hook, ~8% slower. While the
-    panel's UI thread has work, the decoding waits here for it (gil_gate.py)."""
-    yield_to_ui()
-    return obj
 
 
 class LoopClient:

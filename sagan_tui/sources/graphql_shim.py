@@ -13,11 +13,10 @@ import threading
 import time
 from typing import Any
 
-from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, preemptible, too_large
+from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, too_large
 from sagan_tui.sources.errors import (
     ApiRetired, BadReply, SourceTimeout, Unreachable, for_status, parse_retry_after, scrub,
 )
-from sagan_tui.gc_pause import gc_paused
 from sagan_tui.sources.graphql_errors import read_errors
 
 CHUNK = 64 * 1024
@@ -57,8 +56,7 @@ class StrictRequests:
         if resp.status_code >= 400:
             self._raise_status(resp, source, key)
         try:
-            with gc_paused():
-                body = resp.json(object_hook=preemptible)
+            body = resp.json()
         except (ValueError, RecursionError):
             raise BadReply(source, f"GraphQL reply is not valid JSON ({len(content)} bytes)") from None
         # The SDK indexes into the reply without looking (`"errors" in body`, `errors[0]["message"]`):

@@ -11,7 +11,6 @@ from typing import Any, Callable
 from sagan_tui.models import RunPodPod, parse_records
 from sagan_tui.sources.errors import AuthError, BadReply, RequestRejected, SourceError, SourceTimeout, scrub
 from sagan_tui.sources.graphql_errors import PodNotFound
-from sagan_tui.gc_pause import gc_paused
 from sagan_tui.sources.graphql_shim import StrictRequests, local as _local
 from sagan_tui.sources.runpod_base import (
     AccountSnapshot, KeyedTransport, Unreadable, check_pod_id as _check_id, float_or_none,
@@ -138,20 +137,18 @@ class GraphQLTransport(KeyedTransport):
 
     async def snapshot(self) -> AccountSnapshot:
         nulled: list[str] = []
-        # The reply's tree is born and freed within one pause of the collector (see runpod_rest.snapshot).
-        with gc_paused():
-            myself = await self._myself(ACCOUNT_QUERY, nulled)
-            if not isinstance(myself.get("pods"), list):
-                # Never read a reply without a pod list as "no pods": that would be a fake wave.
-                raise BadReply(self.account, "GraphQL reply has no myself.pods list")
-            # An entry RunPod nulled (a field broke its non-null rule) is skipped with RunPod's reason;
-            # the skip makes the poll partial, so no pod is read as gone for want of it.
-            listed = [p for p in myself["pods"] if p is not None]
-            bad = Unreadable()
-            pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods", bad)
-            nulls = len(myself["pods"]) - len(listed)
-            money = _money(myself)
-            del myself, listed
+        myself = await self._myself(ACCOUNT_QUERY, nulled)
+        if not isinstance(myself.get("pods"), list):
+            # Never read a reply without a pod list as "no pods": that would be a fake wave.
+            raise BadReply(self.account, "GraphQL reply has no myself.pods list")
+        # An entry RunPod nulled (a field broke its non-null rule) is skipped with RunPod's reason;
+        # the skip makes the poll partial, so no pod is read as gone for want of it.
+        listed = [p for p in myself["pods"] if p is not None]
+        bad = Unreadable()
+        pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods", bad)
+        nulls = len(myself["pods"]) - len(listed)
+        money = _money(myself)
+        del myself, listed
         # One skip per entry, as every other unreadable record is counted (and logged) one by one.
         nulled += ["pods: a null entry without a reason"] * max(0, nulls - len(nulled))
         return AccountSnapshot(account=self.account, pods=pods, skipped=nulled + skipped, unreadable=bad.pods,
@@ -160,13 +157,12 @@ class GraphQLTransport(KeyedTransport):
     async def money(self) -> AccountSnapshot:
         """The balance, spend and under-balance flag, and each pod's machine (no pod records): what
         `auto` asks GraphQL for."""
-        with gc_paused():  # the reply's tree is born and freed within one pause (runpod_rest.snapshot)
-            myself = await self._myself(BALANCE_QUERY)
-            pods = myself.get("pods")
-            hosts, changes = _texts(pods, ("machine", "podHostId")), _texts(pods, ("lastStatusChange",))
-            listed = frozenset(_texts(pods, ("id",)))  # the pods this API lists: none is missing
-            money = _money(myself)
-            del myself, pods
+        myself = await self._myself(BALANCE_QUERY)
+        pods = myself.get("pods")
+        hosts, changes = _texts(pods, ("machine", "podHostId")), _texts(pods, ("lastStatusChange",))
+        listed = frozenset(_texts(pods, ("id",)))  # the pods this API lists: none is missing
+        money = _money(myself)
+        del myself, pods
         return AccountSnapshot(account=self.account, pods=[], hosts=hosts, status_changes=changes,
                                also_listed=listed, **money)
 

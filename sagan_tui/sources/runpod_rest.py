@@ -24,11 +24,10 @@ from typing import Any
 import httpx
 
 from sagan_tui.models import RunPodPod, parse_records
-from sagan_tui.sources.bounded import LoopClient, bounded_request, preemptible
+from sagan_tui.sources.bounded import LoopClient, bounded_request
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
 )
-from sagan_tui.gc_pause import gc_paused
 from sagan_tui.sources.rest_shapes import (  # noqa: F401 - STATUS_MAP and parse_rate_limit are read here by tests
     STATUS_MAP, RateWindow, _spent, flatten_rest_pod, map_status, parse_rate_limit,
 )
@@ -144,8 +143,7 @@ class RestV2Transport(KeyedTransport):
         if resp.status_code == 204 or not resp.content:
             return None
         try:
-            with gc_paused():
-                return resp.json(object_hook=preemptible)
+            return resp.json()
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError, RecursionError):
             raise BadReply(self.account,
                            f"{method} {path}: reply is not valid JSON ({len(resp.content)} bytes)") from None
@@ -174,14 +172,9 @@ class RestV2Transport(KeyedTransport):
                                balance_note=money.note, billing_mode=money.billing_mode)
 
     async def _list_pods(self) -> tuple[list[RunPodPod], list[str], str | None, Unreadable]:
-        # Each page's decoded tree (~150,000 objects at 10,000 pods) is born and freed within one
-        # pause of the collector: resumed while the tree lived, its next allocation walked all of
-        # it (30-40 ms, the interpreter lock held, the panel's keys waiting). The wait for each
-        # reply stays outside it.
         async def page(cursor: str | None) -> object:
             resp = await self._request("GET", PODS, params={**PODS_QUERY, **({"cursor": cursor} if cursor else {})})
-            with gc_paused():
-                return self._decoded("GET", PODS, resp)
+            return self._decoded("GET", PODS, resp)
 
         try:
             listed = await read_pages(page, "pods", "GET /v2/pods",
@@ -189,12 +182,11 @@ class RestV2Transport(KeyedTransport):
         except ValueError:
             # Never read a reply without a pod list as "no pods": that would be a fake wave.
             raise BadReply(self.account, "REST reply has no pods list") from None
-        with gc_paused():
-            names = await self._catalog_names(listed.records)
-            bad = Unreadable()
-            pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names)
-                                                      for p in listed.records], "pods", bad)
-            del listed.records  # the decoded trees go now, whole, by reference counting
+        names = await self._catalog_names(listed.records)
+        bad = Unreadable()
+        pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names)
+                                                  for p in listed.records], "pods", bad)
+        del listed.records  # the decoded trees go now, whole, by reference counting
         return pods, skipped, listed.incomplete, bad
 
     async def _read_money(self) -> Money:

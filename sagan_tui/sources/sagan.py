@@ -17,7 +17,7 @@ from sagan_tui.models import (
     ApprovalRequest, Experiment, PodLifecycle, WorkflowEvent, iso, parse_records,
 )
 from sagan_tui.sources import routes
-from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, LoopClient, bounded_request, preemptible
+from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, LoopClient, bounded_request
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, ServerError, SourceError, SourceTimeout, Unreachable, for_status,
     parse_retry_after, scrub,
@@ -88,7 +88,7 @@ class SaganClient:
         resp = await bounded_request(self._client.get(), method, route, source=SOURCE, where=where, params=params,
                                      json=body, deadline_s=self.timeout, max_bytes=self.max_reply_bytes)
         try:
-            data = resp.json(object_hook=preemptible)
+            data = resp.json()
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError, RecursionError):
             if resp.status_code >= 400:
                 raise for_status(SOURCE, resp.status_code, f"{where}: HTTP {resp.status_code}",

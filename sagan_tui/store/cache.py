@@ -15,7 +15,6 @@ from typing import Any, Iterable, Iterator
 
 import sqlite_utils
 
-from sagan_tui.gil_gate import yield_to_ui
 from sagan_tui.models import (
     Action, ApprovalRequest, Experiment, Loss, PodLifecycle, PodSighting, RunPodPod, SourceHealth,
     WorkflowEvent, parse_records,
@@ -366,7 +365,6 @@ class Cache:
                             " order by account, pod_id")
         out = []
         for r in rows:
-            yield_to_ui()  # every pod, at each poll with a wave: the panel's keys go first (gil_gate.py)
             out.append(PodSighting(pod_id=r[0], account=r[1], experiment=r[2], first_seen_at=parse_ts(r[3]),
                                    running_at=parse_ts(r[4]), last_seen_at=parse_ts(r[5]), desired_status=r[6],
                                    gpu=r[7], datacenter=r[8], cost_per_hr=r[9], gone=r[10] is not None,

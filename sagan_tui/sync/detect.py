@@ -15,7 +15,6 @@ from operator import attrgetter
 from typing import Mapping, NamedTuple
 
 from sagan_tui.basics import STOPPED_STATES
-from sagan_tui.gil_gate import yield_to_ui
 from sagan_tui.models import Loss, RunPodPod
 from sagan_tui.store.cache import CachedPod
 
@@ -147,7 +146,6 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
     held = held or {}
     jitter = RUNNING_AT_JITTER + took  # `took`: how long the poll's reply took to arrive
     for pod in pods:
-        yield_to_ui()  # the panel's keys go first (gil_gate.py)
         p = prev.get(pod.id)
         key = pod_key(pod)
         running_at = _running_at(pod, p, now)

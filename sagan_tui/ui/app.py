@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 from datetime import datetime, timedelta
@@ -12,8 +11,6 @@ from textual import events, on
 from textual.app import App
 from textual.binding import Binding
 
-from sagan_tui import gil_gate
-from sagan_tui.gc_settle import Settler
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
@@ -30,7 +27,8 @@ from sagan_tui.ui.widgets.status_bar import StatusBar
 if TYPE_CHECKING:  # the rest is imported where it is used: none of it is needed for the first frame
     from textual.command import Provider
 
-    from sagan_tui.config import Draft, Settings
+    from sagan_tui.config import Draft
+    from sagan_tui.config_model import Settings
     from sagan_tui.models import Loss
     from sagan_tui.session import PanelSession
     from sagan_tui.store.cache import Cache
@@ -91,9 +89,7 @@ class SaganApp(App):
         self._first_health: dict = {}
         self.first_paint_s: float | None = None
         self._opened = None
-        self._ungate: Callable[[], None] = lambda: None
         self.key_first: KeyFirst = KeyFirst()  # updates wait for a key's frame while keys come
-        self.settler = Settler()  # full collections wait for a pause in the keys (gc_settle.py)
         if cache is not None:  # read here, before the app's loop runs: whole from the first frame
             from sagan_tui.session import PanelSession
 
@@ -139,8 +135,6 @@ class SaganApp(App):
         """The MainScreen's panes are in place: paint them from the session opened before the loop,
         or (the `sagan-tui` start) from the first frame's thin read, then start the session."""
         t0 = time.perf_counter()
-        # The session's threads stand aside while this thread has a key or a frame (gil_gate.py).
-        self._ungate = gil_gate.install(asyncio.get_running_loop())
         apply_keymap(self)  # the [keymap] table (ui/keys.py), before any key is read
         self.main_screen.narrow(self.size.width)
         if self._opened is not None:
@@ -249,7 +243,6 @@ class SaganApp(App):
             ring(self, notes)  # bell or desktop notification, per the notify setting (ui/notify.py)
         if u.health is not None or u.in_flight is not None:
             self._tick_status(tick=False)
-        self.settler.settle()  # what this update left alive stays out of full collections (gc_settle.py)
 
     # --- the status line, and what time alone changes ------------------------------------
 
@@ -287,7 +280,6 @@ class SaganApp(App):
         if tick:  # relative times: the rows' ages and the wave panel's "ago" and "until"
             self.session.tick()
             self.loss_area.tick(now)
-            self.settler.sweep_if_due()
 
     def _wave_words(self, now: datetime) -> str | None:
         """The header's words for the active wave (None when none is active)."""
@@ -384,7 +376,6 @@ class SaganApp(App):
 
     async def on_event(self, event) -> None:
         if isinstance(event, events.Key):
-            self.settler.key()
             self.key_first.key()
         if self.key_hold.take(event):  # a dialog is opening: ui/key_hold.py
             return
@@ -400,7 +391,5 @@ class SaganApp(App):
             self.call_after_refresh(self._release_updates)
 
     def on_unmount(self) -> None:
-        self._ungate()
-        self.settler.release()  # another app in this process (tests) starts with nothing frozen
         if self.session is not None:
             self.session.close()

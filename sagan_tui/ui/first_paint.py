@@ -2,8 +2,7 @@
 
 What it buys: the owner sees the panes within a few hundred milliseconds instead of after the
 one to two seconds that pydantic, sqlite-utils, httpx, the cache's migrations and the full model
-read take (bench/ `start`). The shortcuts, all of them: the command line holds the garbage
-collector through the imports (startup.py); `Draft` settings are gathered but validated only
+read take (bench/ `start`). The shortcuts, all of them: `Draft` settings are gathered but validated only
 after the first frame (config.py); the top rows of two panes and the health are peeked with a
 second, read-only SQL reader (store/quick.py) into the plain records below (which the renderers
 read as they read Experiment and CachedPod); the three other panes are empty frames
@@ -147,8 +146,5 @@ def paint_first(app: "SaganApp") -> dict[str, SourceHealth]:
 
 
 async def after_first_frame(app: "SaganApp") -> None:
-    """Once the first frame is out: the collector back on, the other panes in their frames."""
-    from sagan_tui.startup import release_gc
-
-    release_gc()  # held by the command line through the imports and the first frame
+    """Once the first frame is out: the other panes in their frames."""
     await app.main_screen.mount_later_panes()

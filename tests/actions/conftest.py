@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Footer, Static
 
 from sagan_tui.actions.runner import ActionRunner
-from sagan_tui.config import Settings, load_settings
+from sagan_tui.config_model import Settings, load_settings
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.sync.poller import Poller
 from sagan_tui.session import PanelSession, PanelUpdate

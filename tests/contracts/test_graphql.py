@@ -73,7 +73,7 @@ def test_every_mutation_the_installed_sdk_builds_for_us_validates(builder, args)
 
 async def test_every_document_sent_to_the_simulator_in_a_poll_and_an_action_validates(sim_factory, tmp_path):
     from sagan_tui.actions.runner import ActionRunner
-    from sagan_tui.config import load_settings
+    from sagan_tui.config_model import load_settings
     from sagan_tui.store.cache import Cache
     from sagan_tui.sync.poller import Poller
 

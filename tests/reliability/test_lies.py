@@ -14,7 +14,7 @@ from contextlib import redirect_stdout
 import httpx
 import pytest
 
-from sagan_tui.config import load_settings
+from sagan_tui.config_model import load_settings
 from sagan_tui.store.cache import Cache
 from sagan_tui.sync.poller import Poller
 from tests.reliability.hostile_proxy import NOT_FOUND, HostileProxy, graphql_pods, half

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 
-from sagan_tui.config import load_settings
+from sagan_tui.config_model import load_settings
 from sagan_tui.sources.errors import SourceError
 from sagan_tui.sources.runpod_graphql import GraphQLTransport
 from sagan_tui.sources.runpod_rest import RestV2Transport

@@ -79,8 +79,6 @@ def test_the_simulator_imports_only_models_and_routes_from_the_package():
             "print(sorted(m for m in sys.modules if m.startswith('sagan_tui.') and not m.startswith('sagan_tui.sim')))\n"
             "print([m for m in ('runpod', 'textual', 'httpx') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
-    # gc_pause and gil_gate: stdlib-only helpers (the collector paused while a large reply is built;
-    # models' record parsing steps aside for a panel's UI thread)
-    assert out[0] == ("['sagan_tui.basics', 'sagan_tui.gc_pause', 'sagan_tui.gil_gate', 'sagan_tui.models', "
+    assert out[0] == ("['sagan_tui.basics', 'sagan_tui.models', "
                       "'sagan_tui.sources', 'sagan_tui.sources.routes']")
     assert out[1] == "[]"

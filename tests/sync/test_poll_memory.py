@@ -4,7 +4,7 @@ import asyncio
 import json
 import sqlite3
 
-from sagan_tui.config import load_settings
+from sagan_tui.config_model import load_settings
 from sagan_tui.models import PodLifecycle
 from sagan_tui.sources.runpod_graphql import _load_sdk
 from sagan_tui.store.cache import Cache, ts

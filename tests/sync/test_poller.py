@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 
-from sagan_tui.config import load_settings
+from sagan_tui.config_model import load_settings
 from sagan_tui.models import ErrorKind, HealthState
 from sagan_tui.store.cache import Cache, parse_ts
 from sagan_tui.sync.poller import Poller

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sagan_tui.actions.guard import incident_report, triage_context
-from sagan_tui.config import load_settings
+from sagan_tui.config_model import load_settings
 from sagan_tui.store.evidence_rows import EXITED_UNKNOWN
 from sagan_tui.triage import find_waves
 from tests.triage.incidents import BROKE, REAPED, SteppedPolls, three_causes, unrelated

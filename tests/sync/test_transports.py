@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from sagan_tui.config import load_settings
+from sagan_tui.config_model import load_settings
 from sagan_tui.models import ErrorKind, HealthState
 from sagan_tui.store.cache import Cache
 from sagan_tui.sync.poller import Poller

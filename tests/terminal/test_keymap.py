@@ -11,7 +11,7 @@ import pytest
 from textual.binding import Binding
 
 import sagan_tui.ui
-from sagan_tui.config import ConfigError, gather, load_settings
+from sagan_tui.config_model import ConfigError, gather, load_settings
 from sagan_tui.keymap import BY_ID, ID_PATTERN, KEYS, KeymapError, check_keymap, key_problem
 from sagan_tui.store.cache import Cache
 from sagan_tui.ui.app import SaganApp

@@ -114,7 +114,7 @@ def test_the_panels_hook_sends_one_notification_per_poll_naming_how_many_more(mo
 
 
 def test_the_older_bell_false_setting_still_silences_the_panel(tmp_path):
-    from sagan_tui.config import load_settings
+    from sagan_tui.config_model import load_settings
 
     env = {"SAGAN_TUI_CONFIG": str(tmp_path / "none.toml")}
     assert load_settings(env)[0].notify == "bell"
@@ -127,7 +127,7 @@ def test_the_older_bell_false_setting_still_silences_the_panel(tmp_path):
 
 
 def test_a_wrong_notify_value_is_a_config_error_naming_it(tmp_path):
-    from sagan_tui.config import ConfigError, load_settings
+    from sagan_tui.config_model import ConfigError, load_settings
 
     with pytest.raises(ConfigError, match="notify"):
         load_settings({"SAGAN_TUI_CONFIG": str(tmp_path / "none.toml"), "SAGAN_TUI_NOTIFY": "osc8"})

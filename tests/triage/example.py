@@ -46,7 +46,7 @@ SECOND = "\n---\n\n"
 
 
 async def _fill(path: Path) -> None:
-    from sagan_tui.config import load_settings
+    from sagan_tui.config_model import load_settings
     from sagan_tui.sim import SimServer
     from sagan_tui.store.cache import Cache
     from sagan_tui.sync.poller import Poller

@@ -112,7 +112,7 @@ class SteppedPolls:
 
 
 def settings_for(sim: Any, tmp: Path, **flags: Any):
-    from sagan_tui.config import load_settings
+    from sagan_tui.config_model import load_settings
 
     s, _ = load_settings({**sim.env(), "SAGAN_TUI_CONFIG": str(tmp / "none.toml")},
                          sagan_tui_cache=str(tmp / "cache.sqlite"), poll_interval=10.0, **flags)

@@ -39,7 +39,7 @@ def sim_cache(tmp_path_factory) -> tuple[Path, list[str]]:
     polls on both sides of a jump see the scenario in two different frames (a wave squeezed into
     seconds, and updates dated before the poller's cursor are never read again).
     """
-    from sagan_tui.config import load_settings
+    from sagan_tui.config_model import load_settings
     from sagan_tui.sim import SimServer
 
     path = tmp_path_factory.mktemp("sim") / "cache.sqlite"

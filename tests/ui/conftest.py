@@ -8,7 +8,7 @@ from typing import Callable
 
 import pytest
 
-from sagan_tui.config import Settings, load_settings
+from sagan_tui.config_model import Settings, load_settings
 from sagan_tui.store.cache import Cache
 from sagan_tui.sync.poller import Poller
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from sagan_tui.config import Settings, load_settings
+from sagan_tui.config_model import Settings, load_settings
 from sagan_tui.models import (
     ApprovalRequest, ErrorKind, Experiment, HealthState, Loss, RunPodPod, SourceHealth, WorkflowEvent,
 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 import sqlite3
@@ -11,7 +10,6 @@ import sys
 import threading
 from pathlib import Path
 
-from sagan_tui import startup
 from sagan_tui.config import gather
 from sagan_tui.store.cache import Cache
 from sagan_tui.store.quick import peek
@@ -35,7 +33,6 @@ DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.models", "sagan_tui.config
 PROBE = """
 import asyncio, json, sys
 sys.path.insert(0, {root!r})
-from sagan_tui import startup
 from sagan_tui.config import gather
 from sagan_tui.ui.app import SaganApp
 
@@ -220,38 +217,3 @@ async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path):
     assert app.return_code == 2 and not app.loaded and app.session.cache is None
     assert "request_timeout" in message and "never-shown" not in message
 
-
-async def test_the_collector_held_through_the_start_runs_again_after_the_first_frame(tmp_path):
-    """`sagan-tui` holds the cyclic GC through its imports and first frame (startup.py): the
-    panel lets it go once the frame is out, not at the end of a load that may fail or hang."""
-    s = frozen.settings(tmp_path)
-    cache = Cache(s.cache_path)
-    frozen.fill(cache)
-    cache.close()
-    gate = threading.Event()
-    app = SaganApp(s, clock=lambda: frozen.NOW, poll=False)
-    app_load = PanelSession._open
-    try:
-        PanelSession._open = lambda *a: (gate.wait(30), app_load(*a))[1]
-        startup.hold_gc()
-        assert not gc.isenabled()
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: gc.isenabled(), what="the collector")
-            assert not app.loaded  # the load is still held
-            gate.set()
-            await wait_for(pilot, lambda: app.loaded, what="the load")
-    finally:
-        gate.set()
-        PanelSession._open = app_load
-        startup.release_gc()
-        gc.enable()
-
-
-def test_a_collector_someone_else_stopped_stays_stopped():
-    gc.disable()
-    try:
-        startup.hold_gc()
-        startup.release_gc()
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
