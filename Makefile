@@ -1,12 +1,15 @@
 # The two commands a newcomer types: `make demo` and `make test`.
+# Another interpreter: `make test PYTHON=python3.13 VENV=.venv313` (its own venv), or `make test-3.13`.
+PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+PYTHON313 ?= $(firstword $(wildcard /root/.pyenv/versions/3.13.*/bin/python3.13) python3.13)
 
-.PHONY: demo test fuzz bench soak install clean
+.PHONY: demo test test-3.13 fuzz bench soak install clean
 
 $(PY):
-	python3 -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
 $(STAMP): $(PY) pyproject.toml
@@ -21,6 +24,10 @@ demo: $(STAMP)
 # Two workers, one test file each at a time (module fixtures such as a shared simulator stay whole).
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile $(PYTEST_ARGS)
+
+# The suite on Python 3.13 too (requires-python says 3.11+), in its own venv.
+test-3.13:
+	$(MAKE) test PYTHON=$(PYTHON313) VENV=.venv313
 
 # The property and fuzz tests (hypothesis's `hypothesis` mark) on random draws: `make test` runs
 # them derandomized, the same examples on every machine. A counterexample printed here is pinned as an
@@ -37,4 +44,4 @@ bench: $(STAMP)
 	$(PY) bench/run_all.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) .venv313 build dist *.egg-info

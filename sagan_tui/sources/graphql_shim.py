@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, too_large
+from sagan_tui.sources.collector_pause import collector_paused
 from sagan_tui.sources.errors import (
     ApiRetired, BadReply, SourceTimeout, Unreachable, for_status, parse_retry_after, scrub,
 )
@@ -56,7 +57,8 @@ class StrictRequests:
         if resp.status_code >= 400:
             self._raise_status(resp, source, key)
         try:
-            body = resp.json()
+            with collector_paused():
+                body = resp.json()
         except (ValueError, RecursionError):
             raise BadReply(source, f"GraphQL reply is not valid JSON ({len(content)} bytes)") from None
         # The SDK indexes into the reply without looking (`"errors" in body`, `errors[0]["message"]`):

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from sagan_tui.models import RunPodPod, parse_records
+from sagan_tui.sources.collector_pause import collector_paused
 from sagan_tui.sources.errors import AuthError, BadReply, RequestRejected, SourceError, SourceTimeout, scrub
 from sagan_tui.sources.graphql_errors import PodNotFound
 from sagan_tui.sources.graphql_shim import StrictRequests, local as _local
@@ -145,7 +146,8 @@ class GraphQLTransport(KeyedTransport):
         # the skip makes the poll partial, so no pod is read as gone for want of it.
         listed = [p for p in myself["pods"] if p is not None]
         bad = Unreadable()
-        pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods", bad)
+        with collector_paused():  # the reply's tree read into records (collector_pause.py)
+            pods, skipped = parse_records(RunPodPod, [flatten_pod(p, self.account) for p in listed], "pods", bad)
         nulls = len(myself["pods"]) - len(listed)
         money = _money(myself)
         del myself, listed

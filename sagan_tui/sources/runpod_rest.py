@@ -25,6 +25,7 @@ import httpx
 
 from sagan_tui.models import RunPodPod, parse_records
 from sagan_tui.sources.bounded import LoopClient, bounded_request
+from sagan_tui.sources.collector_pause import collector_paused
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
 )
@@ -143,7 +144,8 @@ class RestV2Transport(KeyedTransport):
         if resp.status_code == 204 or not resp.content:
             return None
         try:
-            return resp.json()
+            with collector_paused():
+                return resp.json()
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError, RecursionError):
             raise BadReply(self.account,
                            f"{method} {path}: reply is not valid JSON ({len(resp.content)} bytes)") from None
@@ -184,9 +186,10 @@ class RestV2Transport(KeyedTransport):
             raise BadReply(self.account, "REST reply has no pods list") from None
         names = await self._catalog_names(listed.records)
         bad = Unreadable()
-        pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names)
-                                                  for p in listed.records], "pods", bad)
-        del listed.records  # the decoded trees go now, whole, by reference counting
+        with collector_paused():  # the pages' trees read into records (collector_pause.py)
+            pods, skipped = parse_records(RunPodPod, [flatten_rest_pod(p, self.account, names)
+                                                      for p in listed.records], "pods", bad)
+            del listed.records  # the decoded trees go now, whole, by reference counting
         return pods, skipped, listed.incomplete, bad
 
     async def _read_money(self) -> Money:
