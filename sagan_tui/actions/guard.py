@@ -43,7 +43,7 @@ def dispatch_verdict(cache: Cache, number: int, now: datetime, guard_minutes: fl
 
 
 def current_wave(cache: Cache, now: datetime, guard_minutes: float) -> Wave | None:
-    return active_wave(find_waves(cache.losses()), now, guard_minutes)
+    return active_wave(find_waves(cache.losses(), guard_minutes=guard_minutes), now, guard_minutes)
 
 
 def hold_note(cache: Cache, now: datetime, guard_minutes: float) -> str:
