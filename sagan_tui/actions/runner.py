@@ -193,6 +193,27 @@ class ActionRunner:
         parts = await asyncio.gather(*(self.release(n, note) for n in numbers))
         return _summary("release", "released", [f"#{n}" for n in numbers], parts)
 
+    async def canary(self, number: int, confirm: str | None = None) -> ActionResult:
+        """The canary: a held experiment released and re-dispatched at once, through the dispatch
+        guard (its number typed while a wave or forming cluster is active)."""
+        async def send() -> str:
+            exp = self._experiment(number)
+            if exp.status != "blocked":
+                raise Refusal(f"#{number} is {exp.status}, not blocked: a canary is one of the held experiments")
+            from sagan_tui.actions.guard import dispatch_verdict
+            verdict = await self.offload(dispatch_verdict, self.cache, int(number), self.clock(),
+                                         self.settings.guard_minutes)
+            if verdict.needs_typed_confirmation and (confirm or "").strip() != str(number):
+                raise Refusal(f"dispatch guard: {verdict.summary}; type {number} to confirm")
+            self._confirmed(await self.sagan.set_status(int(number), "approved", "Canary: released by the owner "
+                                                        "to re-dispatch one pod and watch it."), "status")
+            reply = await self.sagan.launch_pod(int(number), "Canary re-dispatch by the owner from sagan-tui.")
+            self._confirmed(reply, "launch-pod")
+            return f"#{number} released and re-dispatched as the canary: watching its pod"
+
+        exp = self.cache.experiment(int(number))
+        return await self._perform("canary", f"#{number}", send, account=exp.runpod_account if exp else None)
+
     async def redispatch(self, number: int, note: str = "", confirm: str | None = None) -> ActionResult:
         """Ask Sagan to launch a pod for an approved experiment, through the dispatch guard.
 

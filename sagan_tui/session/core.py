@@ -440,6 +440,32 @@ class PanelSession:
             lambda: self.runner.bulk_release(numbers, note))
         return self._call(self._acting, run, ("release", numbers))
 
+    def release_refused(self, number: int) -> "asyncio.Future[ActionResult]":
+        """`u` on an experiment that is not blocked: the runner refuses it with the reason, audited."""
+        return self._call(self._acting, lambda: self.runner.release(number))
+
+    def canary(self, number: int, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
+        """Release `number` and re-dispatch it through the guard; on success its pod is watched."""
+        return self._call(self._canary, number, confirm)
+
+    async def _canary(self, number: int, confirm: str | None) -> "ActionResult":
+        from sagan_tui.session.incident_view import held_now, start_canary
+
+        result = await self._acting(lambda: self.runner.canary(number, confirm), ("release", [number]))
+        if result.ok and self.model is not None:
+            start_canary(self.model, number, held_now(self.model))
+        return result
+
+    def canary_rest(self) -> "asyncio.Future[tuple[int, ...]]":
+        """The held experiments a passed canary proposes releasing (empty unless it passed)."""
+        def rest() -> tuple[int, ...]:
+            c = self.model.canary if self.model is not None else None
+            if c is None or c.state(self.clock()) != "passed":
+                return ()
+            return tuple(n for n in c.held if (e := self.model.experiments.get(n)) and e.status == "blocked")
+
+        return self._call(self._in_db, rest)
+
     def blocked_by(self, numbers: Sequence[int]) -> "asyncio.Future[dict[int, str]]":
         """experiment -> who blocked it (the owner, W, Sagan's pod-stop cascade), for the release dialog."""
         from sagan_tui.actions.holds import blocked_by

@@ -182,7 +182,7 @@ class PanelModel:
         out = {}
         for n in nums:
             row = out[str(n)] = render.experiment_row(self.experiments[n], self._counts.get(n, 0), now,
-                                                      self.deferred.get(n))
+                                                      self.deferred.get(n), self.incident.warnings.get(n))
             self._exp_until[n] = row.until
         return out
 
