@@ -61,6 +61,7 @@ class PanelSession:
         self.cache, self.poller = cache, poller
         self._owns_cache = cache is None
         self.model: PanelModel | None = None
+        self._incident_shown: dict | None = None  # the incident view last handed over (session/incident_view.py)
         self.runner: ActionRunner | None = None
         self._publish = publish
         self._poll = poll
@@ -366,8 +367,9 @@ class PanelSession:
                 wave.diagnosis  # noqa: B018 - cached on the wave (its verdict with it)
         from sagan_tui.session.incident_view import incident_view
 
+        self._incident_shown = incident_view(m)
         return LossView(tuple(m.losses), tuple(m.waves), frozenset(m.dismissed), frozenset(m.affected_pods()),
-                        **incident_view(m))
+                        **self._incident_shown)
 
     def _timeline(self, tag: str) -> TimelineRows:
         experiment, kind = self._timelines[tag]
@@ -412,8 +414,12 @@ class PanelSession:
             return
         pods, hidden = self.model.due_pod_rows()
         exps = self.model.due_experiment_rows()
-        if pods or hidden or exps:
-            self._publish(PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden)))
+        from sagan_tui.session.incident_view import incident_view
+
+        # The canary's progress and the since-you-looked line move with time alone.
+        losses = self._loss_view() if incident_view(self.model) != self._incident_shown else None
+        if pods or hidden or exps or losses:
+            self._publish(PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden), losses=losses))
 
     # --- the owner's actions: each returns an awaitable of its typed result --------------
 

@@ -62,9 +62,10 @@ def _canary_step(m: PanelModel, now: datetime) -> list[str]:
     before = c.state(now)
     if c.pod_id is None:
         mine = sorted((p for p in m.pods.values() if p.experiment == c.experiment and p.running_at is not None
-                       and p.running_at >= c.dispatched_at), key=lambda p: p.running_at)
+                       and p.pod_id not in c.known and p.gone_at is None), key=lambda p: p.running_at)
         if mine:
-            c = c.saw_running(mine[0].pod_id, mine[0].running_at)
+            p = mine[0]
+            c = c.saw_running(p.pod_id, p.running_at if p.running_at >= c.dispatched_at else now)
     if c.pod_id is not None:
         lost = next((x for x in m.losses if x.pod_id == c.pod_id), None)
         if lost is not None:
@@ -109,7 +110,8 @@ def acknowledge(m: PanelModel) -> tuple[str, Any]:
 def start_canary(m: PanelModel, number: int, held: tuple[int, ...]) -> tuple[str, Any]:
     wave = m.active_wave() or (m.waves[-1] if m.waves else None)
     kill = wave.gap_median_s if wave is not None else None
-    m.canary = Canary.start(number, m.clock(), kill, held)
+    known = {p.pod_id for p in m.pods.values() if p.experiment == number}
+    m.canary = Canary.start(number, m.clock(), kill, held, known)
     return _said(m.canary.text(m.clock()))
 
 

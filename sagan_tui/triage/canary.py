@@ -30,16 +30,20 @@ class Canary:
     dispatched_at: datetime
     watch_s: float
     held: tuple[int, ...] = ()  # the rest, released when it passes
+    known: frozenset[str] = frozenset()  # the experiment's pods before the canary: not the canary
     pod_id: str | None = None
     running_at: datetime | None = None
     lost_at: datetime | None = None
 
     @classmethod
-    def start(cls, experiment: int, now: datetime, kill_s: float | None, held=()) -> Canary:
-        return cls(experiment, now, watch_seconds(kill_s), tuple(n for n in held if n != experiment))
+    def start(cls, experiment: int, now: datetime, kill_s: float | None, held=(), known=()) -> Canary:
+        return cls(experiment, now, watch_seconds(kill_s), tuple(n for n in held if n != experiment),
+                   frozenset(known))
 
     def saw_running(self, pod_id: str, running_at: datetime) -> Canary:
-        if self.pod_id is not None or self.lost_at is not None:
+        """Its pod RUNNING since `running_at`; a time before the dispatch (another clock's) is
+        not believed: the watch then starts when it was first seen RUNNING, which the caller gives."""
+        if self.pod_id is not None or self.lost_at is not None or pod_id in self.known:
             return self
         return replace(self, pod_id=pod_id, running_at=running_at)
 
