@@ -24,9 +24,9 @@ class Signature:
     account: str | None = None  # the account, when the founding run is an account stop
 
     def matches(self, loss: Loss) -> bool:
-        if self.kill_s is not None:
-            g = G.gap_of(loss)
-            if g is not None and abs(g - self.kill_s) <= self.kill_tol_s:
+        if self.kill_s is not None and (r := loss.running_at) is not None:
+            # inline gap_of: this runs for every loss inside an active wave's window
+            if abs((loss.lost_at - r).total_seconds() - self.kill_s) <= self.kill_tol_s:
                 return True
         if self.host is not None and loss.host == self.host:
             return True
@@ -37,8 +37,7 @@ class Signature:
         its kill time within tolerance, its one machine, or its one account."""
         if self.kill_s is not None:
             core = _core_gaps(losses)
-            med = G.median(core)
-            if med is not None and abs(med - self.kill_s) <= self.kill_tol_s:
+            if core and abs(_median_sorted(core) - self.kill_s) <= self.kill_tol_s:
                 return True
         if self.host is not None and all(x.host == self.host for x in losses):
             return True
@@ -46,8 +45,30 @@ class Signature:
 
 
 def _core_gaps(losses: Sequence[Loss]) -> list[float]:
-    gaps = [g for g in map(G.gap_of, losses) if g is not None]
-    return [g for g, long in zip(gaps, G.long_running_flags(gaps)) if not long]
+    """The run's RUNNING-to-lost gaps, sorted, long-running bystanders left out (gaps.py's rule)."""
+    gaps = sorted(g for x in losses if (r := x.running_at) is not None
+                  and (g := (x.lost_at - r).total_seconds()) >= 0)
+    n = len(gaps)
+    if n < G.LONG_MIN_N:
+        return gaps
+    med = _median_sorted(gaps)
+    mad = _median_sorted(sorted(abs(g - med) for g in gaps))
+    return [g for g in gaps if not (g > G.LONG_FACTOR * med and g - med > G.LONG_MADS * mad)]
+
+
+def _median_sorted(values: Sequence[float]) -> float:
+    n = len(values)
+    h = n // 2
+    return values[h] if n % 2 else (values[h - 1] + values[h]) / 2
+
+
+def _quartiles_sorted(v: Sequence[float]) -> tuple[float, float, float]:
+    """(p25, median, p75) of sorted values, inclusive method: statistics.quantiles' numbers, cheaper."""
+    def at(q: float) -> float:
+        pos = q * (len(v) - 1)
+        i = int(pos)
+        return v[i] if i + 1 >= len(v) else v[i] + (v[i + 1] - v[i]) * (pos - i)
+    return at(0.25), at(0.5), at(0.75)
 
 
 def signature(founding: Wave) -> Signature:
@@ -57,10 +78,11 @@ def signature(founding: Wave) -> Signature:
     losses = founding.losses
     core = _core_gaps(losses)
     kill = tol = None
-    q = G.quartiles(core)
-    res = G.resolution(losses)
-    if q is not None and len(core) >= G.TIGHT_MIN_N and q[2] - q[0] <= G.tight_limit(q[1], res):
-        kill, tol = q[1], max(q[2] - q[0], G.tight_limit(q[1], res))
+    if len(core) >= G.TIGHT_MIN_N:
+        q = _quartiles_sorted(core)
+        limit = G.tight_limit(q[1], G.resolution(losses))
+        if q[2] - q[0] <= limit:
+            kill, tol = q[1], max(q[2] - q[0], limit)
     hosts = {x.host for x in losses}
     host = next(iter(hosts)) if len(hosts) == 1 and None not in hosts else None
     account = None

@@ -141,7 +141,17 @@ def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetim
     marked: set[int] = set()
     st = tl.sorted_times
     for w in waves:
-        if getattr(w, "members", None) is not None:  # followed across quiet minutes: mark its bursts
+        members = getattr(w, "members", None)
+        if members is not None and getattr(w, "timeline", None) is tl:
+            # Followed across quiet minutes: its runs of the chaining gap, read from the times at
+            # hand (bursts would weigh its kill time first).
+            spans, a = [], st[members[0]]
+            for p, q in zip(members, members[1:]):
+                if st[q] - st[p] > w.gap:
+                    spans.append((max(a, lo), min(st[p], hi)))
+                    a = st[q]
+            spans.append((max(a, lo), min(st[members[-1]], hi)))
+        elif members is not None:
             spans = [(max(x.start.timestamp(), lo), min(x.end.timestamp(), hi)) for x in w.bursts]
         elif getattr(w, "timeline", None) is tl:  # its times are at hand: no datetime arithmetic
             spans = [(max(st[w.first], lo), min(st[w.stop - 1], hi))]
