@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from datetime import timezone
+from operator import sub
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.timeline import Timeline
@@ -14,46 +16,48 @@ if TYPE_CHECKING:
     from sagan_tui.triage.waves import Wave
 
 
+NAN = float("nan")
+
+
 @dataclass(frozen=True)
 class Signature:
     """What a loss must share with a wave's founding run to join it."""
 
     kill_s: float | None = None  # the founding run's median RUNNING-to-lost, when its gaps cluster
     kill_tol_s: float = 0.0
-    host: str | None = None  # the one machine every founding loss ran on, when known
+    host: str | None = None  # the one machine every founding loss ran on (run times that do not cluster)
     account: str | None = None  # the account, when the founding run is an account stop
 
-    def matches(self, loss: Loss) -> bool:
-        if self.kill_s is not None and (r := loss.running_at) is not None:
-            # inline gap_of: this runs for every loss inside an active wave's window
-            if abs((loss.lost_at - r).total_seconds() - self.kill_s) <= self.kill_tol_s:
-                return True
-        if self.host is not None and loss.host == self.host:
-            return True
-        return self.account is not None and loss.account == self.account
+    def matches(self, gap: float, loss: Callable[[], Loss]) -> bool:
+        """`gap`: the loss's RUNNING-to-lost seconds (NaN when unknown); `loss` reads the record
+        only when a machine or an account must be compared."""
+        if self.kill_s is not None:
+            return abs(gap - self.kill_s) <= self.kill_tol_s  # NaN compares false
+        if self.host is not None:
+            return loss().host == self.host
+        return self.account is not None and loss().account == self.account
 
-    def matches_run(self, losses: Sequence[Loss]) -> bool:
+    def matches_run(self, gaps: Sequence[float], losses: Callable[[], Sequence[Loss]]) -> bool:
         """A later run that founds a wave of its own joins whole when it shares the signature:
         its kill time within tolerance, its one machine, or its one account."""
         if self.kill_s is not None:
-            core = _core_gaps(losses)
-            if core and abs(_median_sorted(core) - self.kill_s) <= self.kill_tol_s:
-                return True
-        if self.host is not None and all(x.host == self.host for x in losses):
-            return True
-        return self.account is not None and all(x.account == self.account for x in losses)
+            core = _core(gaps)
+            return bool(core) and abs(_median_sorted(core) - self.kill_s) <= self.kill_tol_s
+        if self.host is not None:
+            return all(x.host == self.host for x in losses())
+        return self.account is not None and all(x.account == self.account for x in losses())
 
 
-def _core_gaps(losses: Sequence[Loss]) -> list[float]:
-    """The run's RUNNING-to-lost gaps, sorted, long-running bystanders left out (gaps.py's rule)."""
-    gaps = sorted(g for x in losses if (r := x.running_at) is not None
-                  and (g := (x.lost_at - r).total_seconds()) >= 0)
-    n = len(gaps)
-    if n < G.LONG_MIN_N:
-        return gaps
-    med = _median_sorted(gaps)
-    mad = _median_sorted(sorted(abs(g - med) for g in gaps))
-    return [g for g in gaps if not (g > G.LONG_FACTOR * med and g - med > G.LONG_MADS * mad)]
+def _core(gaps: Iterable[float]) -> list[float]:
+    """Known gaps, sorted, long-running bystanders left out (gaps.py's rule)."""
+    known = sorted(g for g in gaps if g >= 0)  # NaN compares false: unknown gaps drop out
+    if len(known) < G.LONG_MIN_N:
+        return known
+    med = _median_sorted(known)
+    if known[-1] <= G.LONG_FACTOR * med:
+        return known  # the common case: nothing long-running, no deviations to weigh
+    mad = _median_sorted(sorted(abs(g - med) for g in known))
+    return [g for g in known if not (g > G.LONG_FACTOR * med and g - med > G.LONG_MADS * mad)]
 
 
 def _median_sorted(values: Sequence[float]) -> float:
@@ -71,25 +75,29 @@ def _quartiles_sorted(v: Sequence[float]) -> tuple[float, float, float]:
     return at(0.25), at(0.5), at(0.75)
 
 
-def signature(founding: Wave) -> Signature:
+def signature(founding: Wave, gaps: Sequence[float]) -> Signature:
     """The founding run's signature: its kill time when its gaps cluster (the tolerance is its
-    spread, at least the tight limit of gaps.py), its machine when all ran on one, its account
-    when the verdict (weighed only then: it is the costly part) is an account stop."""
-    losses = founding.losses
-    core = _core_gaps(losses)
-    kill = tol = None
+    spread, at least the tight limit of gaps.py); else its machine when all ran on one known
+    host; else its account when the verdict (weighed only then: it is the costly part) is an
+    account stop."""
+    core = _core(gaps)
     if len(core) >= G.TIGHT_MIN_N:
         q = _quartiles_sorted(core)
-        limit = G.tight_limit(q[1], G.resolution(losses))
+        limit = G.tight_limit(q[1], G.resolution(founding.losses) if _timed_by_polls(founding) else 0.0)
         if q[2] - q[0] <= limit:
-            kill, tol = q[1], max(q[2] - q[0], limit)
+            return Signature(q[1], max(q[2] - q[0], limit))
+    losses = founding.losses
     hosts = {x.host for x in losses}
-    host = next(iter(hosts)) if len(hosts) == 1 and None not in hosts else None
-    account = None
-    if kill is None and host is None and len({x.account for x in losses}) == 1:
-        if founding.verdict.cause == "account-stop":
-            account = losses[0].account
-    return Signature(kill, tol or 0.0, host, account)
+    if len(hosts) == 1 and None not in hosts:
+        return Signature(host=next(iter(hosts)))
+    if len({x.account for x in losses}) == 1 and founding.verdict.cause == "account-stop":
+        return Signature(account=losses[0].account)
+    return Signature()
+
+
+def _timed_by_polls(founding: Wave) -> bool:
+    # resolution() reads last_seen_at of every loss; a run without any is timed exactly.
+    return any(x.last_seen_at is not None for x in founding.losses)
 
 
 @dataclass
@@ -99,6 +107,7 @@ class _Growing:
     positions: list[int]
     horizon: float  # POSIX seconds: the last loss's time + the guard window
     founding: Wave
+    gaps: Sequence[float]
     followed: bool = False
     _sig: Signature | None = None
 
@@ -106,8 +115,19 @@ class _Growing:
     def sig(self) -> Signature:
         # Weighed only when a later loss comes within the window: most runs never need it.
         if self._sig is None:
-            self._sig = signature(self.founding)
+            self._sig = signature(self.founding, self.gaps)
         return self._sig
+
+
+def _gap_column(tl: Timeline) -> list[float]:
+    """Every loss's RUNNING-to-lost seconds in sorted order (NaN when RUNNING is unknown; a
+    negative one is dropped where gaps are read), from the times at hand: one read of running_at
+    per loss instead of datetime arithmetic per comparison."""
+    running = map(tl.column("running_at").__getitem__, tl.order)
+    utc = timezone.utc
+    started = [NAN if r is None else r.timestamp() if r.tzinfo is not None else r.replace(tzinfo=utc).timestamp()
+               for r in running]
+    return list(map(sub, tl.sorted_times, started))
 
 
 def follow(tl: Timeline, spans: Sequence[tuple[int, int]], gap: float, guard_s: float,
@@ -119,11 +139,12 @@ def follow(tl: Timeline, spans: Sequence[tuple[int, int]], gap: float, guard_s: 
 
     st = tl.sorted_times
     n = len(st)
+    gaps = _gap_column(tl)
     built: list[_Growing] = []
     live: list[_Growing] = []
 
-    def loss_at(p: int) -> Loss:
-        return tl.losses[tl.order[p]]
+    def loss_at(p: int) -> Callable[[], Loss]:
+        return lambda: tl.losses[tl.order[p]]
 
     def absorb(lo: int, hi: int) -> None:
         # Positions lo..hi-1 lie outside every run: each may join the first live wave it matches.
@@ -132,9 +153,8 @@ def follow(tl: Timeline, spans: Sequence[tuple[int, int]], gap: float, guard_s: 
             reach = [w for w in live if t <= w.horizon]
             if not reach:
                 return  # horizons grow only by joining, so no later loss reaches either
-            x = loss_at(p)
             for w in reach:
-                if w.sig.matches(x):
+                if w.sig.matches(gaps[p], loss_at(p)):
                     w.positions.append(p)
                     w.horizon = t + guard_s
                     w.followed = True
@@ -146,13 +166,13 @@ def follow(tl: Timeline, spans: Sequence[tuple[int, int]], gap: float, guard_s: 
             absorb(prev, a)
             live = [w for w in live if st[a] <= w.horizon]
         run = Wave(tl, a, b, context, gap=gap)
-        host = next((w for w in live if w.sig.matches_run(run.losses)), None)
+        host = next((w for w in live if w.sig.matches_run(gaps[a:b], lambda: run.losses)), None)
         if host is not None:
             host.positions.extend(range(a, b))
             host.horizon = st[b - 1] + guard_s
             host.followed = True
         else:
-            g = _Growing(list(range(a, b)), st[b - 1] + guard_s, run)
+            g = _Growing(list(range(a, b)), st[b - 1] + guard_s, run, gaps[a:b])
             built.append(g)
             live.append(g)
         prev = b
