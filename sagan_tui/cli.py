@@ -23,6 +23,16 @@ def _positive(text: str) -> float:
     return value
 
 
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0: {text!r}")
+    return value
+
+
 def _int_at_least_1(text: str) -> int:
     try:
         value = int(text)
@@ -68,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=["json", "markdown"], default="markdown")
     s.add_argument("--gap", type=_positive, default=90.0, help="seconds between losses of one wave")
     s.add_argument("--min-losses", type=_int_at_least_1, default=3, help="losses that make a wave")
+    s.add_argument("--guard-minutes", type=_non_negative, default=15.0,
+                   help="how long a wave follows its cause after its last loss (0: no following)")
 
     s = sub.add_parser("report", help="the incident report (markdown) from the cache")
     s.add_argument("--cache", dest="sub_cache", help="the SQLite cache file")

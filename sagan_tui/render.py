@@ -112,15 +112,17 @@ def status_cell(status: str, known: bool) -> Cell:
     return Cell(s, "") if known else Cell(f"{s}?", UNKNOWN)
 
 
-def experiment_row(exp: Experiment, live_pods: int, now: datetime, deferred_at: datetime | None = None) -> Row:
+def experiment_row(exp: Experiment, live_pods: int, now: datetime, deferred_at: datetime | None = None,
+                   warning: str | None = None) -> Row:
+    """`warning`: the session's word that the owner's hold on it did not hold (an override)."""
     age = since(exp.created_at or exp.updated_at, now)
     cells = (
         Cell(f"#{exp.number}", OWNER if exp.owner_turn else "", sort=exp.number),
         status_cell(exp.status, exp.status_known),
-        turn_cell(exp, deferred_at),
+        Cell("HOLD OVERRIDDEN", "bold color(231) on color(160)") if warning else turn_cell(exp, deferred_at),
         Cell(str(live_pods) if live_pods else "·", "bold" if live_pods else DIM, sort=live_pods),
         Cell(coarse(age), DIM, sort=-(age or 0)),
-        Cell(clean(exp.title)),
+        Cell(clean(f"{warning} | {exp.title}" if warning else exp.title)),
     )
     return Row(cells, group=0 if exp.owner_turn else 1, order=-exp.number, until=now.timestamp() + coarse_left(age))
 

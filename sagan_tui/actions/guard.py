@@ -43,7 +43,7 @@ def dispatch_verdict(cache: Cache, number: int, now: datetime, guard_minutes: fl
 
 
 def current_wave(cache: Cache, now: datetime, guard_minutes: float) -> Wave | None:
-    return active_wave(find_waves(cache.losses()), now, guard_minutes)
+    return active_wave(find_waves(cache.losses(), guard_minutes=guard_minutes), now, guard_minutes)
 
 
 def hold_note(cache: Cache, now: datetime, guard_minutes: float) -> str:
@@ -54,10 +54,15 @@ def hold_note(cache: Cache, now: datetime, guard_minutes: float) -> str:
     return f"Held by the owner: {wave_summary(wave)}." if wave is not None else ""
 
 
-def incident_report(cache: Cache, now: datetime) -> str:
+def incident_report(cache: Cache, now: datetime, guard_minutes: float = 15.0) -> str:
+    """Every wave since the owner's last acknowledgement (all of them when none): the night's
+    incident, not only the wave on screen; a wave still going at the acknowledgement stays whole."""
+    from sagan_tui.store.incident_rows import wave_acks
+
     ctx = triage_context(cache)
-    waves = find_waves(ctx.losses, context=ctx)
-    return render_report(waves, ctx, now, all_losses=ctx.losses)
+    waves = find_waves(ctx.losses, context=ctx, guard_minutes=guard_minutes)
+    since = max((at for at, *_ in wave_acks(cache).values()), default=None)
+    return render_report(waves, ctx, now, since=since, all_losses=ctx.losses)
 
 
 def export_report(cache: Cache, now: datetime, directory: Path) -> tuple[Path, str]:

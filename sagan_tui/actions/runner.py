@@ -21,6 +21,7 @@ DECIDED = {"approve": "approved", "reject": "rejected", "defer": "deferred"}
 # is never counted as a loss when the pod disappears from the next poll.
 STOP_VERB = "stop"
 DEFAULT_HOLD_NOTE = "Held by the owner from sagan-tui."
+DEFAULT_RELEASE_NOTE = "Released by the owner from sagan-tui."
 
 
 class Refusal(Exception):
@@ -171,6 +172,47 @@ class ActionRunner:
         exp = self.cache.experiment(int(number))
         return await self._perform("hold", f"#{number}", send, account=exp.runpod_account if exp else None,
                                    detail=one_line(note, limit=500) or None)
+
+    async def release(self, number: int, note: str = "") -> ActionResult:
+        """Undo a hold: `blocked` back to `approved` (Sagan's status verb); only a blocked experiment."""
+        async def send() -> str:
+            exp = self._experiment(number)
+            if exp.status != "blocked":
+                raise Refusal(f"#{number} is {exp.status}, not blocked: there is no hold to release")
+            reply = await self.sagan.set_status(int(number), "approved", note.strip() or DEFAULT_RELEASE_NOTE)
+            self._confirmed(reply, "status")
+            status = (reply.get("experiment") or {}).get("status", "approved")
+            return f"#{number} released: status {status}"
+
+        exp = self.cache.experiment(int(number))
+        return await self._perform("release", f"#{number}", send, account=exp.runpod_account if exp else None,
+                                   detail=one_line(note, limit=500) or None)
+
+    async def bulk_release(self, numbers: Iterable[int], note: str = "") -> ActionResult:
+        numbers = list(dict.fromkeys(int(n) for n in numbers))
+        parts = await asyncio.gather(*(self.release(n, note) for n in numbers))
+        return _summary("release", "released", [f"#{n}" for n in numbers], parts)
+
+    async def canary(self, number: int, confirm: str | None = None) -> ActionResult:
+        """The canary: a held experiment released and re-dispatched at once, through the dispatch
+        guard (its number typed while a wave or forming cluster is active)."""
+        async def send() -> str:
+            exp = self._experiment(number)
+            if exp.status != "blocked":
+                raise Refusal(f"#{number} is {exp.status}, not blocked: a canary is one of the held experiments")
+            from sagan_tui.actions.guard import dispatch_verdict
+            verdict = await self.offload(dispatch_verdict, self.cache, int(number), self.clock(),
+                                         self.settings.guard_minutes)
+            if verdict.needs_typed_confirmation and (confirm or "").strip() != str(number):
+                raise Refusal(f"dispatch guard: {verdict.summary}; type {number} to confirm")
+            self._confirmed(await self.sagan.set_status(int(number), "approved", "Canary: released by the owner "
+                                                        "to re-dispatch one pod and watch it."), "status")
+            reply = await self.sagan.launch_pod(int(number), "Canary re-dispatch by the owner from sagan-tui.")
+            self._confirmed(reply, "launch-pod")
+            return f"#{number} released and re-dispatched as the canary: watching its pod"
+
+        exp = self.cache.experiment(int(number))
+        return await self._perform("canary", f"#{number}", send, account=exp.runpod_account if exp else None)
 
     async def redispatch(self, number: int, note: str = "", confirm: str | None = None) -> ActionResult:
         """Ask Sagan to launch a pod for an approved experiment, through the dispatch guard.

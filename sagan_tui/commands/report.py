@@ -64,8 +64,8 @@ def run(args: Namespace) -> int:
     for err in records.errors:
         print(f"sagan-tui report: {err}", file=sys.stderr)
     losses, context = context_for(records)
-    if since is not None:
-        losses = [x for x in losses if x.lost_at >= since]
+    # Waves are found over every loss, then those still going at `since` are kept whole: a wave
+    # that began before the chosen start is the same incident, not a smaller one.
     waves = find_waves(losses, context=context)
     text = render_report(waves, context, utcnow(), since=since, all_losses=losses)
     if not args.output:

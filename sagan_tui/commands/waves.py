@@ -82,10 +82,14 @@ def run(args: Namespace) -> int:
     for err in records.errors:  # already "line N: what was wrong"
         print(err, file=sys.stderr)
     losses, context = context_for(records)
-    waves = find_waves(losses, gap=args.gap, min_losses=args.min_losses, context=context)
+    from sagan_tui.triage.forming import find_forming
+
+    waves = find_waves(losses, gap=args.gap, min_losses=args.min_losses, context=context,
+                       guard_minutes=args.guard_minutes)
     if args.format == "json":
         withdrawn = [*records.withdrawn, *(x for x in records.losses if x.state == "withdrawn")]
-        json.dump(waves_to_json(waves, withdrawn), sys.stdout, indent=2)
+        forming = find_forming(losses, waves, gap=args.gap, min_losses=args.min_losses)
+        json.dump(waves_to_json(waves, withdrawn, forming), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_report(waves, context, utcnow(), all_losses=losses))

@@ -62,6 +62,7 @@ class PanelSession:
         self.cache, self.poller = cache, poller
         self._owns_cache = cache is None
         self.model: PanelModel | None = None
+        self._incident_shown: dict | None = None  # the incident view last handed over (session/incident_view.py)
         self.runner: ActionRunner | None = None
         self._publish = publish
         self._poll = poll
@@ -366,7 +367,11 @@ class PanelSession:
         for wave in (m.active_wave(), max(m.waves, key=lambda w: w.end, default=None)):
             if wave is not None:
                 wave.diagnosis  # noqa: B018 - cached on the wave (its verdict with it)
-        return LossView(tuple(m.losses), tuple(m.waves), frozenset(m.dismissed), frozenset(m.affected_pods()))
+        from sagan_tui.session.incident_view import incident_view
+
+        self._incident_shown = incident_view(m)
+        return LossView(tuple(m.losses), tuple(m.waves), frozenset(m.dismissed), frozenset(m.affected_pods()),
+                        **self._incident_shown)
 
     def _timeline(self, tag: str) -> TimelineRows:
         experiment, kind = self._timelines[tag]
@@ -411,8 +416,12 @@ class PanelSession:
             return
         pods, hidden = self.model.due_pod_rows()
         exps = self.model.due_experiment_rows()
-        if pods or hidden or exps:
-            self._publish(PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden)))
+        from sagan_tui.session.incident_view import incident_view
+
+        # The canary's progress and the since-you-looked line move with time alone.
+        losses = self._loss_view() if incident_view(self.model) != self._incident_shown else None
+        if pods or hidden or exps or losses:
+            self._publish(PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden), losses=losses))
 
     # --- the owner's actions: each returns an awaitable of its typed result --------------
 
@@ -422,13 +431,76 @@ class PanelSession:
 
     def decide(self, approval: "ApprovalRequest", decision: str, answers: dict[str, str],
                note: str) -> "asyncio.Future[ActionResult]":
-        return self._call(self._acting, lambda: self.runner.decide(approval, decision, answers, note))
+        own = ("hold" if decision == "reject" else "approve", [approval.experiment_number]) \
+            if approval.experiment_number is not None and decision != "defer" else None
+        return self._call(self._acting, lambda: self.runner.decide(approval, decision, answers, note), own)
 
     def hold(self, numbers: Sequence[int], note: str) -> "asyncio.Future[ActionResult]":
         numbers = list(numbers)
         run = (lambda: self.runner.hold(numbers[0], note)) if len(numbers) == 1 else (
             lambda: self.runner.bulk_hold(numbers, note))
-        return self._call(self._acting, run)
+        return self._call(self._acting, run, ("hold", numbers))
+
+    def release(self, numbers: Sequence[int], note: str = "") -> "asyncio.Future[ActionResult]":
+        """Blocked back to approved (one, or the marks); the owner's own change is not announced back."""
+        numbers = list(numbers)
+        run = (lambda: self.runner.release(numbers[0], note)) if len(numbers) == 1 else (
+            lambda: self.runner.bulk_release(numbers, note))
+        return self._call(self._acting, run, ("release", numbers))
+
+    def release_refused(self, number: int) -> "asyncio.Future[ActionResult]":
+        """`u` on an experiment that is not blocked: the runner refuses it with the reason, audited."""
+        return self._call(self._acting, lambda: self.runner.release(number))
+
+    def canary(self, number: int, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
+        """Release `number` and re-dispatch it through the guard; on success its pod is watched."""
+        return self._call(self._canary, number, confirm)
+
+    async def _canary(self, number: int, confirm: str | None) -> "ActionResult":
+        from sagan_tui.session.incident_view import held_now, start_canary
+
+        result = await self._acting(lambda: self.runner.canary(number, confirm), ("release", [number]))
+        if result.ok and self.model is not None:
+            start_canary(self.model, number, held_now(self.model))
+        return result
+
+    def canary_rest(self) -> "asyncio.Future[tuple[int, ...]]":
+        """The held experiments a passed canary proposes releasing (empty unless it passed)."""
+        def rest() -> tuple[int, ...]:
+            c = self.model.canary if self.model is not None else None
+            if c is None or c.state(self.clock()) != "passed":
+                return ()
+            return tuple(n for n in c.held if (e := self.model.experiments.get(n)) and e.status == "blocked")
+
+        return self._call(self._in_db, rest)
+
+    def blocked_by(self, numbers: Sequence[int]) -> "asyncio.Future[dict[int, str]]":
+        """experiment -> who blocked it (the owner, W, Sagan's pod-stop cascade), for the release dialog."""
+        from sagan_tui.actions.holds import blocked_by
+
+        return self._call(self._in_db, blocked_by, self.cache, list(numbers))
+
+    def acknowledge_wave(self) -> "asyncio.Future[str]":
+        """The wave on screen acknowledged (persisted): quiet until it grows; what was done, in words."""
+        from sagan_tui.session.incident_view import acknowledge
+
+        return self._call(self._changing, acknowledge, self.model)
+
+    def start_canary(self, number: int) -> "asyncio.Future[str]":
+        """Watch `number` as the canary (after its guarded re-dispatch): its line in the wave panel."""
+        from sagan_tui.session.incident_view import held_now, start_canary
+
+        return self._call(self._changing, lambda m: start_canary(m, number, held_now(m)), self.model)
+
+    def held_now(self) -> "asyncio.Future[tuple[int, ...]]":
+        from sagan_tui.session.incident_view import held_now
+
+        return self._call(self._in_db, held_now, self.model)
+
+    def key_pressed(self) -> None:
+        """The owner pressed a key: the since-you-looked count starts from the last one before an absence."""
+        self._soon(lambda: self.model and self.model.incident.key_pressed(
+            self.clock(), getattr(self.settings, "away_minutes", 10.0)))
 
     def redispatch(self, number: int, note: str, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
         return self._call(self._acting, lambda: self.runner.redispatch(number, note, confirm=confirm))
@@ -448,9 +520,20 @@ class PanelSession:
         """An action the owner backed out of in its dialog, audited (nothing is sent)."""
         return self._call(lambda: self.runner.record_cancelled(verb, target, account=account, detail=detail))
 
-    async def _acting(self, run: Callable[[], Awaitable["ActionResult"]]) -> "ActionResult":
+    async def _acting(self, run: Callable[[], Awaitable["ActionResult"]],
+                      own: tuple[str, list[int]] | None = None) -> "ActionResult":
         result = await run()
         if result.ok or any(p.ok for p in result.parts):
+            if own is not None and self.model is not None:  # the owner's own change: a hold to watch, no "your turn"
+                verb, numbers = own
+                done = {n for n in numbers if result.ok and len(numbers) == 1
+                        or any(p.ok and p.target == f"#{n}" for p in result.parts)}
+                for n in done:
+                    self.model.incident.own_change(n, self.clock())
+                    if verb == "hold":
+                        self.model.incident.held(n, self.clock())
+                    else:
+                        self.model.incident.released(n)
             self._refresh()  # its effect shows on the next poll
         return result
 

@@ -12,7 +12,10 @@ from sagan_tui.config_model import Settings
 from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.store.evidence_rows import loss_evidence
+from sagan_tui.session.incident import IncidentWatch
+from sagan_tui.session.incident_view import incident_news, load_incident
 from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
+from sagan_tui.triage.forming import active_forming, find_forming
 from sagan_tui.triage.evidence import evidence_moved
 from sagan_tui.triage.verdict import headline as verdict_headline
 from sagan_tui import render
@@ -54,6 +57,8 @@ class Delta:
     new_waves: tuple[Wave, ...] = ()
     # (pod ids withdrawn, the headline of the wave they were announced in): a false alarm to retract
     retracted: tuple[tuple[tuple[str, ...], str], ...] = ()
+    # (title, line) of the incident's news: a wave grown, a cluster forming, a hold overridden, a canary
+    incident: tuple[tuple[str, str], ...] = ()
     # The records behind the changed rows, for the UI's selection and dialogs (never mutated).
     experiment_records: Mapping[int, Experiment] = field(default_factory=dict)
     pod_records: Mapping[str, CachedPod | None] = field(default_factory=dict)  # None: no longer held
@@ -71,6 +76,9 @@ class PanelModel:
         self.losses: list[Loss] = []
         self.health: dict[str, SourceHealth] = {}
         self.waves: list[Wave] = []
+        self.forming: list = []  # forming clusters (triage/forming.py), every one; active_forming() for now's
+        self.incident = IncidentWatch()
+        self.canary = None  # a Canary (triage/canary.py) while one is watched
         self.approvals: tuple = ()  # the pending requests, as last read
         self.hidden_gone: set[str] = set()  # gone (not lost) pods dismissed this session
         self.dismissed: set[str] = set()  # losses dismissed: hidden from the pods pane, kept everywhere else
@@ -104,6 +112,9 @@ class PanelModel:
         self._read_pods()
         self._read_losses()
         self._seen_pods = {x.pod_id for w in self.waves for x in w.losses}
+        self.incident.seen(self.waves)
+        self.incident.forming_news(self.active_forming())  # present at load: not news
+        load_incident(self)
         self._stamp()
 
     def _stamp(self) -> None:
@@ -139,12 +150,13 @@ class PanelModel:
         self.losses = self.cache.losses() if read is None else read
         self.dismissed = {x.pod_id for x in self.losses if x.dismissed}
         if len(self.losses) < 2:  # no wave without losses: spare reading every pod again
-            self.waves = []
+            self.waves, self.forming = [], []
             return
         ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
                             accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses),
                             balances=self.cache.balance_history(), evidence=loss_evidence(self.cache))
-        self.waves = find_waves(self.losses, context=ctx)
+        self.waves = find_waves(self.losses, context=ctx, guard_minutes=self.settings.guard_minutes)
+        self.forming = find_forming(self.losses, self.waves)
 
     @staticmethod
     def _wave_id(w: Wave) -> tuple:
@@ -156,6 +168,9 @@ class PanelModel:
     def active_wave(self) -> Wave | None:
         return active_wave(self.waves, self.clock(), self.settings.guard_minutes)
 
+    def active_forming(self) -> list:
+        return active_forming(self.forming, self.clock(), self.settings.guard_minutes)
+
     # --- rows --------------------------------------------------------------------------
 
     def experiment_rows(self, numbers=None) -> dict[str, Row]:
@@ -166,7 +181,7 @@ class PanelModel:
         out = {}
         for n in nums:
             row = out[str(n)] = render.experiment_row(self.experiments[n], self._counts.get(n, 0), now,
-                                                      self.deferred.get(n))
+                                                      self.deferred.get(n), self.incident.warnings.get(n))
             self._exp_until[n] = row.until
         return out
 
@@ -318,6 +333,7 @@ class PanelModel:
         health_before, self.health = self.health, dict(changes.health)
         inbox_before = self.inbox()
         changed_exps: set[int] = set(changes.experiments)
+        status_before = {n: self.experiments[n].status for n in changed_exps if n in self.experiments}
         if len(changed_exps) > POINT_READS_MAX:
             self.experiments = {e.number: e for e in self.cache.experiments()}
         else:
@@ -358,7 +374,11 @@ class PanelModel:
                 if told & withdrawn:
                     retracted.append((tuple(sorted(told & withdrawn)), headline))
                     self._announced[wid] = (told - withdrawn, headline)
-        new_inbox = tuple(self.experiments[n] for n in sorted(self.inbox() - inbox_before))
+        now = self.clock()
+        incident = incident_news(self, changes, status_before, new_waves, losses_moved, now)
+        # A status change the owner caused (hold, release, approve) is not "your turn" news.
+        new_inbox = tuple(self.experiments[n] for n in sorted(self.inbox() - inbox_before)
+                          if not self.incident.is_quiet(n, now))
         if not self._inbox_baseline:
             new_inbox = ()
             sagan = self.health.get("sagan")
@@ -368,7 +388,8 @@ class PanelModel:
             pods=pods, pods_removed=tuple(hidden),
             approvals=self.approval_rows() if changes.approvals_changed else None,
             timeline=bool(changes.events_added or losses_moved),
-            losses=losses_moved, new_inbox=new_inbox, new_waves=new_waves, retracted=tuple(retracted),
+            losses=losses_moved or bool(incident), new_inbox=new_inbox, new_waves=new_waves,
+            retracted=tuple(retracted), incident=incident,
             experiment_records={n: self.experiments[n] for n in changed_exps if n in self.experiments},
             pod_records={pid: self.pods.get(pid) for pid in redo})
 
@@ -438,6 +459,9 @@ def announcements(delta: Delta, health_before: Mapping[str, HealthState],
         head = verdict_headline(w)
         out.append(Note(one_line(f"{len(w.losses)} pods lost {render.window(w.start, w.end)}"
                                  f" in {', '.join(w.accounts)}. {head}"), "Reaping wave", "error", 30, True))
+    for title, line in delta.incident:
+        severity = "warning" if title != "Reaping wave grew" else "error"
+        out.append(Note(one_line(line), title, severity, 30, True))
     for pods, headline in delta.retracted:
         out.append(Note(one_line(f"False alarm: {', '.join(pods)} not lost after all (RunPod lists"
                                  f" {'them' if len(pods) > 1 else 'it'} again); the wave announced as"

@@ -23,6 +23,14 @@ class LossView:
     waves: tuple["Wave", ...]
     dismissed: frozenset[str]
     affected: frozenset[str]
+    # The incident's plain text for the wave panel (session/incident_view.py): forming clusters'
+    # WATCH lines, the canary's line, the since-you-looked line, overrides as (experiment, line),
+    # and whether the wave on screen is acknowledged (by its key, its first pod).
+    forming: tuple[str, ...] = ()
+    canary: str = ""
+    since_looked: str = ""
+    overrides: tuple[tuple[int, str], ...] = ()
+    acknowledged: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

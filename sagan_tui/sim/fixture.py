@@ -215,6 +215,38 @@ class PodSpec(_Strict):
         return self
 
 
+class ReaperSpec(_Strict):
+    """Kills every pod of `accounts` that reaches RUNNING in [from, to] (scenario seconds),
+    `kill_after_s` after RUNNING: scripted pods and pods launched while serving alike (a pod
+    whose script already ends it keeps its script)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
+
+    accounts: list[str] = Field(default_factory=lambda: ["team", "personal"])
+    kill_after_s: float = Field(60.0, gt=0)
+    start: float = Field(0.0, alias="from")
+    end: float = Field(float("inf"), alias="to")
+
+
+class RecoverySpec(_Strict):
+    """Sagan's recovery loop: `after_s` after a tracked pod of an experiment is lost, unless the
+    experiment is blocked then, it re-dispatches (a new pod, RUNNING `running_after_s` later) while
+    the experiment's `budget` lasts; losses of one experiment within `dedupe_s` make one
+    re-dispatch. `experiments` limits it (all when empty); `pod_ids` names the new pods in order
+    (then generated); `dispatch: false` queues the experiment for implementing instead of
+    creating a pod."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
+
+    after_s: float = Field(52.0, ge=0)
+    running_after_s: float = Field(40.0, ge=0)
+    budget: int = Field(2, ge=0)
+    dedupe_s: float = Field(5.0, ge=0)
+    experiments: list[int] = Field(default_factory=list)
+    dispatch_experiments: list[int] | None = None  # these get pods; the rest are queued (None: all)
+    pod_ids: list[str] = Field(default_factory=list)
+
+
 class Fixture(_Strict):
     name: str | None = None
     sagan: SaganSpec = Field(default_factory=SaganSpec)
@@ -227,6 +259,8 @@ class Fixture(_Strict):
     # REST v2 requests per account per minute (RunPod's published window is the default): a bench
     # that reads every reply twice (once as the poller, once to time the server) needs twice that.
     rest_per_minute: int | None = Field(None, ge=1, le=100_000)
+    reapers: list[ReaperSpec] = Field(default_factory=list)
+    recovery: RecoverySpec | None = None
 
 
 def default_accounts() -> dict[str, AccountSpec]:

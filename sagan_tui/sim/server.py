@@ -178,6 +178,7 @@ class SimServer:
     async def _guarded(self, request: Request, api: Api, run: Callable[[Any, str, float], Response]) -> Response:
         """Record the request, then latency, scheduled faults, auth and body checks, then `run`."""
         t = self.clock.now_t()
+        self.state.advance(t)  # the recovery loop's due actions first: the reply shows them
         body, body_ok = _parse_json(await request.body())
         who = self._who(api, _bearer(request))
         rec = RecordedRequest(api, request.method, request.url.path, dict(request.query_params), who, body,

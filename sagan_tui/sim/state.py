@@ -16,6 +16,7 @@ from .clock import SimClock
 from .fixture import ApprovalSpec, EventSpec, ExperimentSpec, Fixture, PodSpec
 from .ids import new_pod_id, stable_int, stable_uuid
 from .pods import Intent, SimPod
+from .recovery import RecoveryLoop, reaped
 from .timeline import Timeline
 
 # Statuses in which Sagan is driving a run: a pod event may move them (queued, running, blocked).
@@ -99,6 +100,8 @@ class SimState:
         self._seq = 0
         # event ids are uuid-shaped: a per-seed prefix and the event's sequence number
         self._id_prefix = stable_uuid("events", seed)[:24]
+        self.reapers = list(fixture.reapers)
+        self.recovery = RecoveryLoop(fixture.recovery) if fixture.recovery is not None else None
         self._load(fixture)
 
     # --- loading ----------------------------------------------------------------------
@@ -146,10 +149,19 @@ class SimState:
             self._add_experiment(ExperimentSpec(number=number, status=status, runpod_account=account))
 
     def _add_pod(self, spec: PodSpec) -> list[Intent]:
+        spec = reaped(spec, self.reapers)
+        if self.recovery is not None:
+            self.recovery.lost(spec)
         exp = self.experiments.get(spec.experiment) if spec.experiment is not None else None
         pod, intents = SimPod.build(spec, exp.id if exp else None)
         self.pods[spec.id] = pod
         return intents if spec.tracked else []  # Sagan has no record of an untracked pod
+
+    def advance(self, t: float) -> None:
+        """Perform what Sagan's recovery loop had due by scenario time t (sim/recovery.py)."""
+        if self.recovery is not None:
+            with self.lock:
+                self.recovery.advance(self, t)
 
     def add_pod(self, spec: PodSpec) -> SimPod:
         """A pod created while serving (launch-pod, a deploy mutation), its events recorded."""

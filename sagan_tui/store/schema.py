@@ -161,8 +161,17 @@ def _v5(db: sqlite_utils.Database) -> None:
                                pk="pod_id", if_not_exists=True)
 
 
+def _v6(db: sqlite_utils.Database) -> None:
+    """The owner's acknowledgements of waves (`wave_acks`): a wave is known by its first pod, and
+    what it looked like when acknowledged (pods, accounts, cause, confidence) tells whether it
+    has grown since, which makes it news again."""
+    db["wave_acks"].create({
+        "wave_key": str, "acked_at": str, "pods": int, "accounts": str, "cause": str, "confidence": str,
+    }, pk="wave_key", if_not_exists=True)
+
+
 # One sequence for every change of shape: each version is appended, never edited once released.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -31,6 +31,7 @@ class GuardVerdict:
     expected_burn_usd: float  # GPU time one more lost try would cost (0.0 when no price is known)
     summary: str  # one line for the "hold" note, "" when nothing is wrong
     burn_basis: str = ""  # how expected_burn_usd was reached: price, seconds and their sources
+    forming: tuple = ()  # the active forming clusters (triage/forming.py) when no wave is active
 
 
 def wave_summary(wave: Wave) -> str:
@@ -104,16 +105,27 @@ def _to_running(losses: Sequence[Loss], dispatches: Iterable[Sequence]) -> tuple
 
 def check_dispatch(experiment: int, losses: Sequence[Loss], dispatches: Iterable[Sequence], now: datetime,
                    guard_minutes: float = 15.0, waves: Sequence[Wave] | None = None) -> GuardVerdict:
-    """Typed confirmation while a wave is active or when the experiment's last two dispatches were lost."""
+    """Typed confirmation while a wave or a forming cluster is active, or when the experiment's
+    last two dispatches were lost."""
     losses = list(losses)
     dispatches = list(dispatches)
-    wave = active_wave(find_waves(losses) if waves is None else waves, now, guard_minutes)
+    from sagan_tui.triage.forming import active_forming, find_forming
+
+    waves = find_waves(losses, guard_minutes=guard_minutes) if waves is None else waves
+    wave = active_wave(waves, now, guard_minutes)
+    # A forming cluster arms the guard like a wave: the second loss is when a re-dispatch can
+    # still be saved.
+    forming = () if wave is not None else tuple(active_forming(find_forming(losses, waves), now, guard_minutes))
     lost_two = last_dispatches_lost(experiment, dispatches, {x.pod_id for x in losses})
     cost = try_cost(experiment, losses, wave, dispatches)
     reasons, summary = [], ""
     if wave is not None:
         summary = wave_summary(wave)
         reasons.append(f"{summary}; last loss {fmt.duration(max(0.0, (now - wave.end).total_seconds()))} ago")
+    for c in forming:
+        summary = summary or c.headline
+        reasons.append(f"{c.headline} ({', '.join(c.pod_ids)}); last loss "
+                       f"{fmt.duration(max(0.0, (now - c.end).total_seconds()))} ago")
     if lost_two:
         line = f"{fmt.exp(experiment)} lost its last 2 dispatches ({', '.join(lost_two)}): a recovery loop"
         reasons.append(line)
@@ -121,4 +133,5 @@ def check_dispatch(experiment: int, losses: Sequence[Loss], dispatches: Iterable
     if reasons and cost.price_per_hr:
         reasons.append(f"one more lost try: ~{fmt.usd(cost.usd)} of GPU time ({cost.short}); "
                        f"~{fmt.usd(cost.usd * (MAX_RETRIES + 1))} if auto-recovery retries it {MAX_RETRIES} times")
-    return GuardVerdict(bool(wave or lost_two), tuple(reasons), wave, cost.usd, summary, cost.basis)
+    return GuardVerdict(bool(wave or forming or lost_two), tuple(reasons), wave, cost.usd, summary, cost.basis,
+                        forming)

@@ -141,14 +141,28 @@ def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetim
     marked: set[int] = set()
     st = tl.sorted_times
     for w in waves:
-        if getattr(w, "timeline", None) is tl:  # its times are at hand: no datetime arithmetic
-            a, b = max(st[w.first], lo), min(st[w.stop - 1], hi)
+        members = getattr(w, "members", None)
+        if members is not None and getattr(w, "timeline", None) is tl:
+            # Followed across quiet minutes: its runs of the chaining gap, read from the times at
+            # hand (bursts would weigh its kill time first).
+            spans, a = [], st[members[0]]
+            for p, q in zip(members, members[1:]):
+                if st[q] - st[p] > w.gap:
+                    spans.append((max(a, lo), min(st[p], hi)))
+                    a = st[q]
+            spans.append((max(a, lo), min(st[members[-1]], hi)))
+        elif members is not None:
+            spans = [(max(x.start.timestamp(), lo), min(x.end.timestamp(), hi)) for x in w.bursts]
+        elif getattr(w, "timeline", None) is tl:  # its times are at hand: no datetime arithmetic
+            spans = [(max(st[w.first], lo), min(st[w.stop - 1], hi))]
         else:
-            a, b = max(w.start.timestamp(), lo), min(w.end.timestamp(), hi)
-        if a <= b:
+            spans = [(max(w.start.timestamp(), lo), min(w.end.timestamp(), hi))]
+        for a, b in spans:
+            if a > b:
+                continue
             ca, cb = _column(edges, a), _column(edges, b)
             if ca == cb:
-                marked.add(ca)  # the common case: a wave is minutes long, a column often longer
+                marked.add(ca)  # the common case: a burst is minutes long, a column often longer
             else:
                 marked.update(range(ca, cb + 1))
     return replace(grid, rows=tuple(rows), counts=counts, max_count=max((max(r) for r in counts), default=0),

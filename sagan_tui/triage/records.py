@@ -165,14 +165,17 @@ def wave_to_json(wave: Wave) -> dict[str, Any]:
         "accounts": list(wave.accounts), "experiments": list(wave.experiments),
         "datacenters": list(wave.datacenters), "gpu_types": list(wave.gpu_types),
         "gap_median_s": wave.gap_median_s, "burn_usd": round(wave.burn_usd, 4),
+        "bursts": [{"start": iso(b.start), "end": iso(b.end), "pod_ids": list(b.pod_ids),
+                    "accounts": list(b.accounts)} for b in wave.bursts],
         "verdict": wave.verdict.to_json(),
         "diagnosis": [{"kind": f.kind, "statement": f.statement, "evidence": list(f.evidence)} for f in wave.diagnosis],
     }
 
 
-def waves_to_json(waves: Iterable[Wave], withdrawn: Iterable[Loss] = ()) -> dict[str, Any]:
-    """`waves` and, beside them, the losses `withdrawn` (disproved: in no wave), each with why."""
-    return {"waves": [wave_to_json(w) for w in waves],
+def waves_to_json(waves: Iterable[Wave], withdrawn: Iterable[Loss] = (), forming: Iterable = ()) -> dict[str, Any]:
+    """`waves`, the `forming` clusters (correlated losses not yet a wave, triage/forming.py) and
+    the losses `withdrawn` (disproved: in no wave), each with why."""
+    return {"waves": [wave_to_json(w) for w in waves], "forming": [c.to_json() for c in forming],
             "withdrawn": [withdrawn_to_json(x) for x in sorted(withdrawn, key=lambda x: (x.lost_at, x.pod_id))]}
 
 

@@ -85,11 +85,21 @@ def verdict_lines(v: Verdict) -> list[str]:
     return out
 
 
+def burst_lines(wave: Wave) -> list[str]:
+    """The wave's rounds when it holds more than one (the following rule of waves.py)."""
+    if len(wave.bursts) < 2:
+        return []
+    rows = [f"- {fmt.window(b.start, b.end, seconds=True)}: {len(b.losses)} pod{'s' * (len(b.losses) != 1)} "
+            f"({', '.join(b.accounts)}): {', '.join(b.pod_ids)}" for b in wave.bursts]
+    return [f"**{len(wave.bursts)} bursts**, each inside the guard of the one before, at the same signature:",
+            "", *rows, ""]
+
+
 def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: datetime, active: bool) -> list[str]:
     head = f"## Wave {i}: {fmt.day(wave.start)} {fmt.window(wave.start, wave.end, seconds=True)}, " \
            f"{', '.join(wave.accounts)} ({len(wave.losses)} pods)"
     v = verdict(wave, context) if context is not None else wave.verdict
-    out = [head, "", *verdict_lines(v)]
+    out = [head, "", *verdict_lines(v), *burst_lines(wave)]
     if active:
         out += [f"**Active**: last loss {fmt.duration((now - wave.end).total_seconds())} ago. "
                 "Do not re-dispatch into it.", ""]

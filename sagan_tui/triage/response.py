@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Mapping, Protocol
 
 from sagan_tui.triage import fmt
+from sagan_tui.triage.canary import watch_seconds
 from sagan_tui.triage.verdict import ACCOUNT, HOST, REAPER, Verdict
 from sagan_tui.triage.waves import Wave
 
@@ -44,6 +45,9 @@ class Proposal:
 
     def line(self, key: str) -> ResponseLine:
         return next(x for x in self.lines if x.key == key)
+
+
+CANARY = "canary"
 
 
 def _accounts_in_question(wave: Wave, v: Verdict) -> tuple[str, ...]:
@@ -92,5 +96,10 @@ def propose(wave: Wave, experiments: Mapping[int, ExperimentLike], verdict: Verd
                                                  "the ticket", (), checked=False, enabled=False),
         ResponseLine(TICKET, f"Export the ticket for RunPod with {len(ids)} pod id{'s' * (len(ids) != 1)}",
                      f"file + clipboard: {fmt.listed(ids, 5)}", tuple(ids), checked=v.cause in (REAPER, HOST)),
+        # The way out, stated (not sent from here): one held experiment tried before the rest.
+        ResponseLine(CANARY, "Then the canary (C on one held experiment)",
+                     f"released and re-dispatched through the guard, watched past "
+                     f"{fmt.duration(watch_seconds(wave.gap_median_s))} (kill time + margin); "
+                     "the rest are released (U) only if it lives", (), checked=False, enabled=False),
     )
     return Proposal(v, lines, tuple(holds), note, tuple(left_out))

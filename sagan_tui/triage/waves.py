@@ -1,4 +1,20 @@
-"""Reaping waves: maximal runs of losses each within `gap` seconds of the previous one."""
+"""Reaping waves: runs of losses each within `gap` seconds of the previous one, followed while active.
+
+Two rules make a wave. The **chaining gap**: a maximal run of losses, each within `gap` seconds
+(default 90) of the previous one, holding at least `min_losses`, founds a wave. The **following
+rule** (triage/follow.py): while a wave is active (its last loss within `guard_minutes`), a later
+loss with its signature joins it and so extends its guard, however far past the chaining gap it
+comes: the same kill time after RUNNING (within the founding run's spread, at least the tight
+limit of gaps.py, a few seconds), the same machine when the founding run shared one, the same
+account when the verdict is an account stop. The re-dispatches Sagan makes into a reaper die at
+the reaper's kill time minutes later; the guard exists to catch exactly those, so they must not
+fall outside the wave or depend on how fast the losses came. A later run that founds a wave of
+its own joins whole when its kill time (or machine, or account) matches. A wave so holds
+several **bursts**: its losses split where two successive ones lie more than BURST_FACTOR kill
+times apart (a re-dispatch of a lost pod dies within about two lifetimes of the first loss, a
+longer quiet is a new round); the split is relative to the kill time, so playback speed does
+not change it.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +32,9 @@ from sagan_tui.triage.timeline import Timeline
 from sagan_tui.triage.verdict import Verdict, order_findings
 from sagan_tui.triage.verdict import verdict as judge
 
+GUARD_MINUTES = 15.0  # a wave is active this long after its last loss (the setting's default)
+BURST_FACTOR = 3.0  # successive losses further apart than this many kill times start a new burst
+
 if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
     from sagan_tui.models import Loss
 
@@ -30,6 +49,10 @@ class Wave:
     first: int  # the wave is positions [first, stop) of the timeline's sorted order
     stop: int
     context: TriageContext | None = field(default=None, repr=False)  # what `diagnosis` looks at
+    # Positions in sorted order when the wave followed its cause past a run (ascending); None
+    # for a plain run [first, stop).
+    members: tuple[int, ...] | None = field(default=None, repr=False)
+    gap: float = field(default=90.0, repr=False)  # the chaining gap it was found with
 
     @classmethod
     def of(cls, losses: Iterable[Loss], context: TriageContext | None = None) -> Wave:
@@ -44,12 +67,17 @@ class Wave:
     @cached_property
     def start(self) -> datetime:
         """The first lost_at."""
-        return _dt(self.timeline.sorted_times[self.first])
+        return _dt(self.timeline.sorted_times[self.positions[0]])
 
     @cached_property
     def end(self) -> datetime:
         """The last lost_at."""
-        return _dt(self.timeline.sorted_times[self.stop - 1])
+        return _dt(self.timeline.sorted_times[self.positions[-1]])
+
+    @property
+    def positions(self) -> Sequence[int]:
+        """Its losses' positions in the timeline's sorted order, ascending."""
+        return range(self.first, self.stop) if self.members is None else self.members
 
     def __repr__(self) -> str:
         return f"Wave(start={self.start!r}, end={self.end!r}, first={self.first}, stop={self.stop})"
@@ -63,17 +91,37 @@ class Wave:
 
     @property
     def size(self) -> int:
-        return self.stop - self.first
+        return len(self.positions)
 
     @cached_property
     def losses(self) -> tuple[Loss, ...]:
         """Ordered by lost_at; losses at the same instant by content, so input order never matters."""
-        a, b = self.first, self.stop
-        members = self.timeline.sorted_losses(a, b)
-        st = self.timeline.sorted_times
-        if any(map(float.__eq__, st[a:b - 1], st[a + 1:b])):
+        tl = self.timeline
+        if self.members is None:
+            a, b = self.first, self.stop
+            members = tl.sorted_losses(a, b)
+            times = tl.sorted_times[a:b]
+        else:
+            members = [tl.losses[tl.order[p]] for p in self.members]
+            times = [tl.sorted_times[p] for p in self.members]
+        if any(map(float.__eq__, times[:-1], times[1:])):
             members.sort(key=lambda x: (x.lost_at, _tie_key(x)))
         return tuple(members)
+
+    @cached_property
+    def bursts(self) -> tuple[Burst, ...]:
+        """Its losses split into rounds: a new burst where two successive losses lie more than
+        BURST_FACTOR kill times apart (the chaining gap when no kill time is known)."""
+        med = self.gap_median_s
+        split = BURST_FACTOR * med if med else self.gap
+        out: list[list[Loss]] = []
+        prev: datetime | None = None
+        for x in self.losses:
+            if prev is None or (x.lost_at - prev).total_seconds() > split:
+                out.append([])
+            out[-1].append(x)
+            prev = x.lost_at
+        return tuple(Burst(tuple(b)) for b in out)
 
     @cached_property
     def accounts(self) -> tuple[str, ...]:
@@ -166,6 +214,29 @@ class Wave:
         return [x for (x, _), long in zip(self._gap_pairs, self._long_flags) if long]
 
 
+@dataclass(frozen=True)
+class Burst:
+    """One round of a wave: losses close in time (ordered by lost_at)."""
+
+    losses: tuple[Loss, ...]
+
+    @property
+    def start(self) -> datetime:
+        return self.losses[0].lost_at
+
+    @property
+    def end(self) -> datetime:
+        return self.losses[-1].lost_at
+
+    @property
+    def pod_ids(self) -> tuple[str, ...]:
+        return tuple(x.pod_id for x in self.losses)
+
+    @property
+    def accounts(self) -> tuple[str, ...]:
+        return _most_first(x.account for x in self.losses)
+
+
 def _most_first(values: Iterable[str | None]) -> tuple[str, ...]:
     counts = Counter(v for v in values if v)
     return tuple(sorted(counts, key=lambda v: (-counts[v], v)))
@@ -191,15 +262,22 @@ def _tie_key(x: Loss) -> tuple:
 
 
 def find_waves(losses: Iterable[Loss] | Timeline, gap: float = 90.0, min_losses: int = 3,
-               context: TriageContext | None = None) -> list[Wave]:
-    """The waves of `losses` (or of a Timeline of them), oldest first, diagnosed against `context`.
+               context: TriageContext | None = None, guard_minutes: float = GUARD_MINUTES) -> list[Wave]:
+    """The waves of `losses` (or of a Timeline of them), oldest first, diagnosed against `context`,
+    each followed for `guard_minutes` after its last loss (the module's following rule; 0 turns
+    following off).
 
     O(n log n): one sort of float timestamps, then a scan in C; Python-level work per loss is
-    only done for the losses inside waves, and summaries only when first read.
+    only done for the losses inside waves or inside a wave's guard window, and summaries only
+    when first read.
     """
+    from sagan_tui.triage.follow import follow
+
     tl = Timeline.of(losses)
-    st = tl.sorted_times
-    return [Wave(tl, a, b, context) for a, b in wave_spans(st, gap, min_losses)]
+    spans = wave_spans(tl.sorted_times, gap, min_losses)
+    if guard_minutes <= 0 or not spans:
+        return [Wave(tl, a, b, context, gap=gap) for a, b in spans]
+    return follow(tl, spans, gap, guard_minutes * 60.0, context)
 
 
 def _dt(t: float) -> datetime:
@@ -207,7 +285,7 @@ def _dt(t: float) -> datetime:
     return datetime.fromtimestamp(t, timezone.utc)
 
 
-def active_wave(waves: Iterable[Wave], now: datetime, guard_minutes: float = 15.0) -> Wave | None:
+def active_wave(waves: Iterable[Wave], now: datetime, guard_minutes: float = GUARD_MINUTES) -> Wave | None:
     """The latest wave whose last loss is within guard_minutes of now.
 
     A wave already under way counts even if a loss carries a time after `now` (clock skew

@@ -377,6 +377,10 @@ class SaganApp(App):
     async def on_event(self, event) -> None:
         if isinstance(event, events.Key):
             self.key_first.key()
+            # For "since you last looked": the session needs the owner's presence, not every key.
+            if self.session is not None and time.monotonic() - getattr(self, "_key_noted", -1e9) > 15:
+                self._key_noted = time.monotonic()
+                self.session.key_pressed()
         if self.key_hold.take(event):  # a dialog is opening: ui/key_hold.py
             return
         if isinstance(event, Released):

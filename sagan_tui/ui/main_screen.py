@@ -34,6 +34,12 @@ def later_panes() -> list:
     return [TimelineTable(id="timeline"), LossArea(id="loss-area"), ApprovalsTable(id="approvals")]
 
 
+def incident_lines(view) -> tuple[str, ...]:
+    """The session's incident text for the wave panel, in the order it is shown."""
+    return (*view.forming, *((view.canary,) if view.canary else ()), *(line for _, line in view.overrides),
+            *((view.since_looked,) if view.since_looked else ()))
+
+
 class MainScreen(OwnerActionsScreen):
     """The experiments, pods, timeline, loss area and approvals; the inbox and incident layouts."""
 
@@ -110,7 +116,7 @@ class MainScreen(OwnerActionsScreen):
             if tl.tag == "main":
                 self._show_timeline(tl)
         if u.losses is not None:
-            self.loss_area.show(u.losses.losses, u.losses.waves, now, guard_minutes)
+            self.loss_area.show(u.losses.losses, u.losses.waves, now, guard_minutes, incident_lines(u.losses))
             if self.has_class("-incident"):
                 self.pods_table.set_scope(self._affected_scope(), "affected")
 

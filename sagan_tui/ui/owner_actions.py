@@ -82,10 +82,15 @@ class OwnerActionsScreen(Screen):
         _b("A", "audit", "Audit log"),
         _b("e", "export_report", "Export report"),
         _b("W", "wave_response", "Wave response"),  # verdict's dialog: ui/screens/wave_response.py
+        _b("u", "release", "Release", show=False),  # in help (?), off the key bar: it is full
+        _b("U", "bulk_release", "Release marked", show=False),
+        _b("C", "canary", "Canary", show=False),
+        _b("k", "acknowledge", "Acknowledge wave", show=False),
     ]
     MUTATING: dict[str, str] = {"hold": "hold", "redispatch": "re-dispatch", "stop_pod": "stop pod",
                                 "promote": "promote", "bulk_hold": "bulk hold", "bulk_stop": "bulk stop",
-                                "wave_response": "wave response"}
+                                "wave_response": "wave response", "release": "release",
+                                "bulk_release": "bulk release", "canary": "canary"}
 
     # --- what a subclass says ----------------------------------------------------------
 
@@ -214,6 +219,82 @@ class OwnerActionsScreen(Screen):
         from sagan_tui.ui.screens.wave_response import open_wave_response
 
         open_wave_response(self.app)  # at once: keys typed after W meet the dialog's bindings
+
+    # --- the incident: release, canary, acknowledge ----------------------------------------
+
+    def action_release(self) -> None:
+        exp = self._target_experiment("release", "blocked", self.session.release_refused)
+        if exp is not None:
+            self._release_dialog([exp.number], bulk=False)
+
+    def action_bulk_release(self) -> None:
+        if self._refused_if_read_only("bulk_release"):
+            return
+        marked = [n for n in self.marked_experiments()
+                  if (e := self.view.experiments.get(n)) is not None and e.status == "blocked"]
+        if marked:
+            self._release_dialog(marked, bulk=True)
+            return
+        session = self.session
+
+        def rest(numbers: tuple[int, ...]) -> Any:  # no marks: the held ones a passed canary vouches for
+            if not numbers:
+                return self.notify("Nothing to release: mark held experiments (space), or pass a canary first.",
+                                   severity="warning", markup=False)
+            return self._release_dialog(list(numbers), bulk=False, ready=True)
+
+        self._then(session.canary_rest, rest)
+
+    def _release_dialog(self, numbers: list[int], bulk: bool, ready: bool = False) -> None:
+        from sagan_tui.ui.screens.prompt import NoteScreen
+
+        session = self.session
+
+        def chosen(note: str | None) -> None:
+            if note is not None:
+                self._run(lambda: session.release(numbers, note), clear_marks=bulk)
+
+        def show(who: dict[int, str]) -> Any:
+            lines = [f"{exp_line(e) if (e := self.view.experiments.get(n)) else f'#{n}'}  held by {who.get(n, '?')}"
+                     for n in numbers]
+            return self.app.push_screen(NoteScreen(
+                f"Release {counted(len(numbers), 'experiment')}", lines, confirm_label="Release",
+                note=("Sets the status back to approved: Sagan may dispatch it again, auto-recovery included."
+                      + ("" if ready else " During a wave, C (canary) re-dispatches one first.")),
+                note_value="Released by the owner from sagan-tui."), chosen)
+
+        self._then(lambda: session.blocked_by(numbers), show)
+
+    def action_canary(self) -> None:
+        exp = self._target_experiment("canary", "blocked", self.session.release_refused)
+        if exp is None:
+            return
+        session, n = self.session, exp.number
+
+        def dialog(verdict: Any) -> Any:
+            from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
+            def typed(text: str | None) -> None:
+                if text is not None:
+                    self._run(lambda: session.canary(n, text))
+
+            if verdict.needs_typed_confirmation:
+                return self.app.push_screen(GuardedDispatchScreen(exp, verdict), typed)
+            return self.app.push_screen(ConfirmScreen(
+                f"Canary 1 experiment: #{n}", [exp_line(exp)], confirm_label="Release and re-dispatch",
+                note="Releases it, re-dispatches one pod and watches it past the wave's kill time."),
+                self._on_confirm(lambda: session.canary(n, str(n))))
+
+        self._then(lambda: session.dispatch_verdict(n), dialog)
+
+    def action_acknowledge(self) -> None:
+        session = self.session
+
+        async def run() -> None:
+            said = await session.acknowledge_wave()
+            self.app.notify(said, title="Acknowledged", markup=False)
+
+        self.app.run_worker(run(), group="owner-ack", exit_on_error=False)
 
     # --- approval ----------------------------------------------------------------------
 

@@ -292,3 +292,21 @@ async def test_a_bulk_stop_where_one_of_three_is_refused_is_titled_2_of_3_stoppe
     assert (result.title, result.severity) == ("2 of 3 stopped", "warning"), result.message
     assert result.message.startswith("2 of 3 stopped") and "teampod999zzzz" in result.message
     assert len(r.graphql("podStop")) == 2
+
+
+async def test_release_restores_a_held_experiment_to_approved_at_the_simulator_and_names_who_held_it(rig):
+    from sagan_tui.actions.holds import blocked_by
+
+    r = await rig(fixture=actions_fixture())
+    assert (await r.runner.hold(502, "reaping wave: hold recovery")).ok
+    await r.poll()
+    assert blocked_by(r.cache, [502]) == {502: "the owner"}
+    refused = await r.runner.release(500)  # not blocked: nothing sent
+    assert refused.refused and "not blocked" in refused.message
+    result = await r.runner.release(502)
+    assert result.ok, result.message
+    assert r.sent("sagan")[-1].body == {"status": "approved", "note": "Released by the owner from sagan-tui."}
+    await r.poll()
+    assert r.cache.experiment(502).status == "approved"
+    assert r.sim.state.experiments[502].status_at(r.sim.clock.now_t()) == "approved"
+    assert [a.result for a in _audit(r, "release")] == ["ok", "refused"]

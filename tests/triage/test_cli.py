@@ -29,9 +29,24 @@ def test_json(tmp_path):
     f.write_text(jsonl(R4 + R5))
     out = run("waves", "--input", str(f), "--format", "json")
     assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    (wave,) = doc["waves"]  # r5 came inside r4's guard at r4's kill time: one wave of two bursts
+    assert [b["pod_ids"] for b in wave["bursts"]] == [[x.pod_id for x in R4], sorted(x.pod_id for x in R5)]
+    assert sorted(wave["accounts"]) == ["personal", "team"] and 59 <= wave["gap_median_s"] <= 61
+    assert doc["forming"] == []
+    out = run("waves", "--input", str(f), "--format", "json", "--guard-minutes", "0")
     waves = json.loads(out.stdout)["waves"]
     assert [len(w["losses"]) for w in waves] == [3, 5]
-    assert sorted(waves[1]["accounts"]) == ["personal", "team"] and 59 <= waves[1]["gap_median_s"] <= 61
+
+
+def test_json_lists_a_forming_pair_with_exactly_its_pods(tmp_path):
+    f = tmp_path / "losses.jsonl"
+    f.write_text(jsonl(R5[:2]))
+    out = run("waves", "--input", str(f), "--format", "json")
+    doc = json.loads(out.stdout)
+    assert doc["waves"] == []
+    assert [c["pod_ids"] for c in doc["forming"]] == [["m1ayhl6nsbxw04", "v0c7bx292xqvg4"]]
+    assert doc["forming"][0]["reason"] == "2 pods lost 1 s apart, both ~60 s after RUNNING"
 
 
 def test_markdown_from_stdin_with_gap_and_min_losses():
@@ -94,7 +109,7 @@ def cache_file(tmp_path):
 def test_waves_and_report_over_a_cache(cache_file, tmp_path):
     out = run("waves", "--cache", str(cache_file), "--format", "json")
     assert out.returncode == 0, out.stderr
-    assert [len(w["losses"]) for w in json.loads(out.stdout)["waves"]] == [3, 5]
+    assert [len(w["losses"]) for w in json.loads(out.stdout)["waves"]] == [8]
     report = tmp_path / "incident.md"
     out = run("report", "--cache", str(cache_file), "--since", "2026-05-14T10:50:00Z", "--output", str(report))
     assert out.returncode == 0, out.stderr

@@ -102,8 +102,8 @@ def test_try_cost_from_sagan_dispatch_times_when_known():
 def test_the_guard_shows_gpu_time_and_the_retry_loop_never_a_made_up_figure():
     v = check_dispatch(192, R4 + R5, [], at("10:56:30"))
     line = next(r for r in v.reasons if r.startswith("one more lost try"))
-    assert line.startswith(f"one more lost try: ~$0.04 of GPU time ($1.49/h x 40 s to RUNNING (run log) + 60 s until lost")
-    assert "~$0.16 if auto-recovery retries it 3 times" in line
+    assert line.startswith(f"one more lost try: ~$0.04 of GPU time ($1.49/h x 40 s to RUNNING (run log) + 61 s until lost")
+    assert "~$0.17 if auto-recovery retries it 3 times" in line
     assert "$1.50" not in " ".join(v.reasons) and v.burn_basis.startswith("$1.49/h (#192's last pod)")
     unpriced = [x.model_copy(update={"cost_per_hr": None}) for x in R5]
     v = check_dispatch(192, unpriced, [], at("10:56:30"))

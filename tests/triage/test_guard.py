@@ -17,7 +17,8 @@ HISTORY = dispatches_from(LOSSES, [CONTROL])
 def test_active_wave_needs_typed_confirmation():
     v = check_dispatch(365, LOSSES, HISTORY, at("10:57:00"))
     assert v.needs_typed_confirmation and v.wave is not None and v.wave.end == at("10:54:55")
-    assert v.summary.startswith("Reaping wave 10:5") and "5 pods lost in team, personal, ~60 s after RUNNING" in v.summary
+    # r5 came inside r4's guard at r4's kill time: one wave of both bursts
+    assert v.summary.startswith("Reaping wave 10:41") and "8 pods lost in team, personal, ~61 s after RUNNING" in v.summary
     assert v.reasons[0].startswith(v.summary)
     # #365 never lost a pod: the price is the wave's ($1.49/h), for at least its ~60 s gap
     assert 1.49 * 59 / 3600 <= v.expected_burn_usd <= 1.49 * 180 / 3600
@@ -50,3 +51,12 @@ def test_given_waves_are_used_and_prices_come_from_the_experiment():
     cheap = check_dispatch(7, [x.model_copy(update={"cost_per_hr": 1.49}) for x in pricey], [], at("11:01:00"))
     assert v.expected_burn_usd == pytest.approx(cheap.expected_burn_usd * 2.99 / 1.49)
     assert not check_dispatch(7, pricey, [], at("11:01:00"), waves=[]).needs_typed_confirmation
+
+
+def test_a_forming_cluster_arms_the_guard_like_a_wave():
+    pair = R5[:2]
+    v = check_dispatch(365, pair, [], at("10:56:00"))
+    assert v.needs_typed_confirmation and v.wave is None
+    assert [c.pod_ids for c in v.forming] == [("m1ayhl6nsbxw04", "v0c7bx292xqvg4")]
+    assert v.summary == "WATCH: 2 pods lost 1 s apart, both ~60 s after RUNNING"
+    assert not check_dispatch(365, pair[:1], [], at("10:56:00")).needs_typed_confirmation

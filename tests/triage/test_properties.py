@@ -25,7 +25,7 @@ losses_st = st.lists(
 @SETTINGS
 @given(losses_st, st.floats(1, 300), st.integers(1, 5))
 def test_waves_partition_and_separation(losses, gap, min_losses):
-    waves = find_waves(losses, gap=gap, min_losses=min_losses)
+    waves = find_waves(losses, gap=gap, min_losses=min_losses, guard_minutes=0)
     seen = [id(x) for w in waves for x in w.losses]
     assert len(seen) == len(set(seen))  # every loss in at most one wave
     for w in waves:
@@ -35,6 +35,22 @@ def test_waves_partition_and_separation(losses, gap, min_losses):
         assert all((b - a).total_seconds() <= gap for a, b in zip(times, times[1:]))
     for a, b in zip(waves, waves[1:]):
         assert (b.start - a.end).total_seconds() > gap
+
+
+@SETTINGS
+@given(losses_st, st.floats(1, 300), st.integers(1, 5), st.floats(0.1, 60))
+def test_following_only_adds_to_the_runs_it_follows(losses, gap, min_losses, guard):
+    runs = find_waves(losses, gap=gap, min_losses=min_losses, guard_minutes=0)
+    waves = find_waves(losses, gap=gap, min_losses=min_losses, guard_minutes=guard)
+    seen = [id(x) for w in waves for x in w.losses]
+    assert len(seen) == len(set(seen))  # every loss in at most one wave
+    for run in runs:  # every run of the chaining gap lies whole inside exactly one wave
+        assert sum({id(x) for x in run.losses} <= {id(x) for x in w.losses} for w in waves) == 1
+    for w in waves:
+        times = [x.lost_at for x in w.losses]
+        assert times == sorted(times) and (times[0], times[-1]) == (w.start, w.end)
+        assert [x for b in w.bursts for x in b.losses] == list(w.losses)
+        assert all((b - a).total_seconds() <= max(gap, guard * 60) + 1e-6 for a, b in zip(times, times[1:]))
 
 
 @SETTINGS

@@ -42,10 +42,13 @@ def test_waves_json_has_design_md_keys():
     json.dumps(out)  # serialisable as is
     (w,) = out["waves"]
     assert set(w) == {"start", "end", "losses", "accounts", "experiments", "datacenters", "gpu_types",
-                      "gap_median_s", "burn_usd", "verdict", "diagnosis"}  # exactly DESIGN.md's keys
+                      "gap_median_s", "burn_usd", "verdict", "diagnosis", "bursts"}  # DESIGN.md's keys
     assert set(w["verdict"]) == {"cause", "confidence", "for", "against", "next_step"}
     assert list(w).index("verdict") < list(w).index("diagnosis")
     assert w["start"] == "2026-05-14T10:54:54Z" and w["end"] == "2026-05-14T10:54:55Z"
     assert len(w["losses"]) == 5 and w["losses"][0]["lost_at"].endswith("Z")
+    assert w["bursts"] == [{"start": w["start"], "end": w["end"], "pod_ids": [x["pod_id"] for x in w["losses"]],
+                            "accounts": ["team", "personal"]}]
+    assert out["forming"] == []
     assert set(w["diagnosis"][0]) == {"kind", "statement", "evidence"}
     assert w["diagnosis"][0]["statement"].startswith("gaps cluster")  # heaviest toward the verdict first

@@ -16,8 +16,10 @@ CTX = TriageContext(sightings=(CONTROL,), health=HEALTH, accounts_polled=("team"
 BURN_HEAD = "| pod | account | billed by RunPod |"
 
 
-def report(losses=R4 + R5, **kw) -> str:
-    return render_report(find_waves(losses, context=CTX), CTX, NOW, all_losses=losses, **kw)
+def report(losses=R4 + R5, guard_minutes=0, **kw) -> str:
+    """Without following by default: these tests read r4 and r5 as two sections."""
+    waves = find_waves(losses, context=CTX, guard_minutes=guard_minutes)
+    return render_report(waves, CTX, NOW, all_losses=losses, **kw)
 
 
 def test_table_is_domain_md_shape():
@@ -66,6 +68,17 @@ def test_since_leaves_earlier_waves_out():
     assert "| a41c9e07 |" not in text and "| 3d8f3042 |" in text
 
 
+def test_a_followed_wave_is_one_section_listing_its_bursts_and_every_pod_in_its_ticket():
+    text = report(guard_minutes=15)
+    assert text.count("## Wave ") == 1 and "## Wave 1: 2026-05-14 10:41:02-10:54:55 UTC, team, personal (8 pods)" in text
+    assert "**2 bursts**" in text and "- 10:41:02-10:43:41 UTC: 3 pods (team): x3k9qa7m2tbw5e" in text
+    ticket = text.split("```text\n")[1].split("```")[0]
+    assert all(x.pod_id in ticket for x in R4 + R5)
+    assert "Losses outside any wave" not in text
+    # --since inside the wave keeps it whole: the same incident, not a smaller one
+    assert "| a41c9e07 |" in report(guard_minutes=15, since=at("10:50:00"))
+
+
 def test_untrusted_text_cannot_break_the_table():
     nasty = [loss(f"pod{i:010d}", run="ab|cd\nef", lost="10:54:54") for i in range(3)]
     text = render_report(find_waves(nasty), None, NOW, all_losses=nasty)
@@ -84,7 +97,7 @@ def test_no_secret_looking_strings():
 
 def test_each_wave_section_opens_with_its_verdict_then_for_and_against():
     ctx = TriageContext(sightings=[CONTROL], health=HEALTH, accounts_polled=("team", "personal"))
-    text = render_report(find_waves(R4 + R5, context=ctx), ctx, at("10:56:00"))
+    text = render_report(find_waves(R4 + R5, context=ctx, guard_minutes=0), ctx, at("10:56:00"))
     for section in text.split("\n## Wave ")[1:]:
         body = section.split("\n")[2:]  # after the heading and its blank line
         assert body[0].startswith("**PLATFORM REAPER, ") and "hold re-dispatch, ticket to RunPod" in body[0]

@@ -29,7 +29,8 @@ def test_a_platform_reaper_proposes_holding_the_dispatching_experiments_and_the_
     assert p.verdict.cause == "platform-reaper"
     assert p.holds == (333, 363, 366)  # #192 is already blocked: its recovery dispatches nothing
     assert p.left_out == ("#192 (already blocked)",)
-    hold, dismiss, ticket = p.lines
+    hold, dismiss, ticket, canary = p.lines
+    assert not canary.enabled and "re-dispatched through the guard, watched past 2 min" in canary.detail
     assert (hold.key, dismiss.key, ticket.key) == (HOLD, DISMISS, TICKET)
     assert hold.checked and ticket.checked and not dismiss.checked and not dismiss.enabled
     assert hold.label == "Hold 3 experiments" and hold.detail.endswith(": #333, #363, #366")

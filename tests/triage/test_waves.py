@@ -41,10 +41,43 @@ def test_r4_is_a_team_only_wave():
     assert any(e.startswith("personal: polled OK") for e in scope.evidence)
 
 
-def test_r4_and_r5_are_two_waves_in_order():
-    waves = find_waves(R5 + R4)
+def test_r4_and_r5_are_one_wave_of_two_bursts_the_same_reaper_inside_r4s_guard():
+    (wave,) = find_waves(R5 + R4)
+    assert [b.pod_ids for b in wave.bursts] == [tuple(x.pod_id for x in R4), find_waves(R5)[0].pod_ids]
+    assert (wave.start, wave.end) == (R4[0].lost_at, at("10:54:55"))
+    assert wave.verdict.cause == "platform-reaper"  # both accounts: the true cause, not r4's billing guess
+
+
+def test_without_following_r4_and_r5_are_two_waves_in_order():
+    waves = find_waves(R5 + R4, guard_minutes=0)
     assert [len(w.losses) for w in waves] == [3, 5]
     assert waves[0].end < waves[1].start
+    assert [len(w.bursts) for w in waves] == [1, 1]
+
+
+def test_re_dispatches_lost_at_the_kill_time_minutes_later_join_the_active_wave_and_extend_its_guard():
+    redispatched = [loss("q8r1zt5mk0pv3e", running="10:45:00", lost="10:46:01"),
+                    loss("b4y7wn2gx6cj9s", running="10:45:15", lost="10:46:16")]  # 2.3 min after r4's third
+    (wave,) = find_waves(R4 + redispatched)
+    assert wave.pod_ids[-2:] == ("q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s") and wave.end == at("10:46:16")
+    assert len(wave.bursts) == 1  # within three kill times of r4's last loss: the same round's re-dispatches
+    assert active_wave([wave], at("10:46:16") + timedelta(minutes=15)) is wave
+    assert find_waves(R4 + redispatched, guard_minutes=0)[0].pod_ids == tuple(x.pod_id for x in R4)
+
+
+def test_a_later_loss_with_another_kill_time_or_past_the_guard_stays_outside():
+    other_time = loss("othertime00001", running="10:40:00", lost="10:47:11")  # 431 s after RUNNING
+    too_late = loss("toolate0000001", running="10:58:10", lost="10:59:11")  # 61 s, but 15.5 min on
+    (wave,) = find_waves(R4 + [other_time, too_late])
+    assert wave.pod_ids == tuple(x.pod_id for x in R4)
+
+
+def test_a_host_failure_takes_in_later_losses_on_the_same_machine_only():
+    dead = [loss(f"hostpod{i:07d}", running=f"10:{30 + 3 * i}:00", lost=f"10:40:0{i}", host="h-17") for i in range(3)]
+    later = [loss("samehost000001", running="10:20:00", lost="10:48:00", host="h-17"),
+             loss("otherhost00001", running="10:20:00", lost="10:48:30", host="h-99")]
+    (wave,) = find_waves(dead + later)
+    assert "samehost000001" in wave.pod_ids and "otherhost00001" not in wave.pod_ids
 
 
 def test_scattered_single_losses_make_no_wave():
@@ -81,7 +114,7 @@ def test_burn_counts_unknown_prices_apart():
 
 
 def test_active_wave_within_guard_minutes_only():
-    waves = find_waves(R4 + R5)
+    waves = find_waves(R4 + R5, guard_minutes=0)
     assert active_wave(waves, at("10:55:30")) is waves[1]
     assert active_wave(waves, at("10:54:55") + timedelta(minutes=15)) is waves[1]
     assert active_wave(waves, at("10:54:55") + timedelta(minutes=15, seconds=1)) is None

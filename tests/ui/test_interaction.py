@@ -135,7 +135,7 @@ async def test_help_lists_every_binding(tmp_path):
 
 async def test_help_in_read_only_marks_every_mutating_key_refused_and_no_other(tmp_path):
     mutating = {"panel.hold", "panel.redispatch", "panel.stop_pod", "panel.promote", "panel.bulk_hold",
-                "panel.bulk_stop", "panel.wave_response"}
+                "panel.bulk_stop", "panel.wave_response", "panel.release", "panel.bulk_release", "panel.canary"}
     for read_only in (True, False):
         app = frozen_app(tmp_path, read_only=read_only)
         async with app.run_test(size=SIZE) as pilot:
@@ -150,7 +150,7 @@ async def test_read_only_refuses_every_mutating_key_out_loud(tmp_path):
     """Issue 17.4: each mutating key says "read-only: <action> refused", and the audit log records it."""
     app = frozen_app(tmp_path, read_only=True)
     refused = {"h": "hold", "r": "re-dispatch", "p": "promote", "H": "bulk hold", "S": "bulk stop", "s": "stop pod",
-               "W": "wave response"}
+               "W": "wave response", "u": "release", "U": "bulk release", "C": "canary"}
     async with app.run_test(size=SIZE) as pilot:
         for key, what in refused.items():
             if key == "s":

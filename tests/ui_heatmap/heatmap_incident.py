@@ -47,5 +47,7 @@ CONTROL = PodSighting(pod_id="j18eiux6ccekyj", account="team", experiment=365, f
 CONTEXT = TriageContext(sightings=(CONTROL,), accounts_polled=("team", "personal"), losses=tuple(LOSSES))
 
 
-def waves(losses=LOSSES):
-    return find_waves(losses, context=CONTEXT)
+def waves(losses=LOSSES, guard_minutes=0):
+    """r4 and r5 as two waves (no following): these tests are about drawing two waves; the
+    followed wave of both bursts has tests of its own (test_wave_panel_incident.py)."""
+    return find_waves(losses, context=CONTEXT, guard_minutes=guard_minutes)

@@ -2,10 +2,13 @@
 
 Scenario time 0 stands for about 10:38:40 UTC. The r4 wave (10:39-10:45, team: four sibling
 A100 dispatches of #192, three vanish) is compressed into the first two minutes; Sagan's
-recovery re-dispatches two more that are lost too, then stops the survivor (cascading #192 to
-blocked). The quiet time before r5 is compressed so r5 lands at t=474..575; from there the
+recovery loop (sim/recovery.py: it skips blocked experiments) re-dispatches two more, which a
+team-only reaper kills ~61 s after RUNNING, then the budget is spent and Sagan stops the
+survivor (cascading #192 to blocked). The quiet time before r5 is compressed so r5 lands at t=474..575; from there the
 timings are the log's: RUNNING at 10:53:54 is t=514, lost at 10:54:54 is t=574. Control pods
-(#365 j18eiux6ccekyj in team, #361 f6n3kd9sa1qz4w in personal) survive the window.
+(#365 j18eiux6ccekyj in team, #361 f6n3kd9sa1qz4w in personal) survive the window. After r5
+the loop queues #363, #366 and #333 again (r6) unless the owner held them; #192's budget is
+spent. A reaper in both accounts kills what reaches RUNNING during r5's window, a canary too.
 """
 
 from __future__ import annotations
@@ -22,7 +25,13 @@ R5_RUNNING, R5_LOST = 514.0, 574.0
 R4_LOST = [("k3m8qz0v2xw7ta", 5, 38, 98), ("h9d2pj6wq4ne1c", 8, 45, 106), ("t5x0bv8rk2mu7y", 11, 52, 112)]
 R4_SURVIVOR = ("w2c6nf3hs9ld0q", 14, 58)
 R4_SURVIVOR_STOPPED = 305.0  # Sagan gives up on r4 and stops it: "RunPod pod stopped; volume preserved."
-RECOVERY_LOST = [("q8r1zt5mk0pv3e", 150, 190, 251), ("b4y7wn2gx6cj9s", 165, 205, 266)]
+# The recovery loop's r4 re-dispatches of #192 (pod id, created, RUNNING, lost), as it makes them:
+# 52 s after the first two losses, RUNNING 40 s later, reaped 61 s after that.
+RECOVERY_LOST = [("q8r1zt5mk0pv3e", 150, 190, 251), ("b4y7wn2gx6cj9s", 158, 198, 259)]
+REAPERS = [{"accounts": ["team"], "kill_after_s": 61, "from": 60, "to": 300},
+           {"accounts": ["team", "personal"], "kill_after_s": 60, "from": 500, "to": 600}]
+RECOVERY = {"after_s": 52, "running_after_s": 40, "budget": 2, "experiments": [192, 363, 366, 333],
+            "dispatch_experiments": [192], "pod_ids": [p[0] for p in RECOVERY_LOST]}
 # (pod id, account, experiment, created, RUNNING, lost, gpu, datacenter) - DOMAIN.md's r5 table
 R5 = [
     ("v0c7bx292xqvg4", "team", 192, 474, R5_RUNNING, R5_LOST + 1, A100, "US-KS-2"),
@@ -64,7 +73,7 @@ def gpu_kw(gpu: tuple[str, float], datacenter: str) -> dict[str, Any]:
 
 def _pods() -> list[dict[str, Any]]:
     out = [pod(pid, "team", 192, c, r, lost_at=lost, slug="persona-spread", env=ENV_192, **gpu_kw(A100, "US-KS-2"))
-           for pid, c, r, lost in R4_LOST + RECOVERY_LOST]
+           for pid, c, r, lost in R4_LOST]
     pid, c, r = R4_SURVIVOR
     out.append(pod(pid, "team", 192, c, r, stopped_at=R4_SURVIVOR_STOPPED, slug="persona-spread", env=ENV_192,
                    **gpu_kw(A100, "US-KS-2")))
@@ -91,10 +100,6 @@ def _incident_events() -> list[dict[str, Any]]:
         event(470, 333, "note", "Recovery r5: switching to account=personal after r1-r4 failed on team.",
               actorKind="agent"),
     ]
-    for at, (pid, acc, n) in zip((630, 632, 634), (("m1ayhl6nsbxw04", "team", 363), ("lqpfpmbytlgded", "team", 366),
-                                                  ("j0xvy1q82ryo8m", "personal", 333))):
-        ev.append(status_event(at, n, "running", "implementing", f"Auto-recovery r6 queued after pod loss "
-                               f"({_lost(pid, acc)})."))
     ev += [
         status_event(640, 192, "running", "blocked", f"r5 lost ({_lost('v0c7bx292xqvg4', 'team')}) in a wave "
                      "spanning both accounts; blocker raised, no re-dispatch."),
@@ -154,4 +159,5 @@ def build(seed: int = 0) -> dict[str, Any]:
         "name": "reaping-wave",
         "accounts": accounts(),
         "experiments": experiments, "events": events, "pods": _pods(), "approvalRequests": approvals,
+        "reapers": REAPERS, "recovery": RECOVERY,
     }

@@ -32,14 +32,15 @@ class LossArea(Horizontal):
         for box in self.query(VerticalScroll):
             box.can_focus = False  # the heatmap takes the focus, not its scroller
 
-    def show(self, losses: Sequence["Loss"], waves: Sequence["Wave"], now: datetime, guard: float) -> None:
+    def show(self, losses: Sequence["Loss"], waves: Sequence["Wave"], now: datetime, guard: float,
+             extra: tuple[str, ...] = ()) -> None:
         """Every loss (dismissed ones too: they are evidence) and the waves; called again on the
         status tick so that "ago", "just now" and "guard until" read true."""
         losses, waves = list(losses), list(waves)
         self.query_one(LossHeatmap).set_losses(losses, waves, now, guard_minutes=guard)
         last = max(losses, key=lambda x: x.lost_at, default=None)
-        self.query_one(WavePanel).set_waves(waves, now, guard, last)
-        self._shown = (losses, waves, guard)
+        self.query_one(WavePanel).set_waves(waves, now, guard, last, extra)
+        self._shown = (losses, waves, guard, extra)
         n = len(losses)
         self.border_title = f"Losses · {n}" + (f" · {len(waves)} wave{'s' if len(waves) != 1 else ''}"
                                                 if waves else "")
@@ -50,6 +51,6 @@ class LossArea(Horizontal):
         shown = getattr(self, "_shown", None)
         if shown is None:
             return
-        losses, waves, guard = shown
+        losses, waves, guard, extra = shown
         last = max(losses, key=lambda x: x.lost_at, default=None)
-        self.query_one(WavePanel).set_waves(waves, now, guard, last)
+        self.query_one(WavePanel).set_waves(waves, now, guard, last, extra)

@@ -116,23 +116,39 @@ def clock_line(wave: Wave, active: bool, now: datetime, guard_minutes: float) ->
 
 
 def render_wave_panel(waves: Sequence[Wave], now: datetime, guard_minutes: float = 15.0,
-                      last_loss: Loss | None = None) -> Group:
-    """The panel's content: a banner, the wave's scope, then each finding with its evidence."""
+                      last_loss: Loss | None = None, extra: Sequence[str] = ()) -> Group:
+    """The panel's content: a banner, the wave's scope, then each finding with its evidence;
+    `extra` are the session's incident lines (forming clusters, the canary, overrides, since
+    you last looked), shown as given."""
     wave, active = shown_wave(waves, now, guard_minutes)
     if wave is None:
-        return Group(*_no_wave(now, last_loss))
-    parts, _ = wave_parts(waves, wave, active, now, guard_minutes)
+        return Group(*_no_wave(now, last_loss), *_extra(extra))
+    parts, _ = wave_parts(waves, wave, active, now, guard_minutes, extra)
     return Group(*parts)
 
 
+def _extra(lines: Sequence[str]) -> list:
+    """The session's incident lines: a WATCH line loud, the rest in the warning colour."""
+    return [Text(printable(line), style="bold color(16) on color(214)" if line.startswith("WATCH:")
+                 else "bold color(214)") for line in lines]
+
+
+def _bursts(wave: Wave) -> list:
+    if len(wave.bursts) < 2:
+        return []
+    rows = "; ".join(f"{fmt.window(b.start, b.end, seconds=True)} ({len(b.losses)})" for b in wave.bursts)
+    return [Text(f"{len(wave.bursts)} bursts: {rows}", style="color(210)")]
+
+
 def wave_parts(waves: Sequence[Wave], wave: Wave, active: bool, now: datetime,
-               guard_minutes: float) -> tuple[list, int]:
+               guard_minutes: float, extra: Sequence[str] = ()) -> tuple[list, int]:
     """The shown wave's renderables, and the index of the one line time alone changes."""
     parts: list = [_verdict(wave)[0]]
     if active:
         parts.append(Text(" WAVE ACTIVE — hold re-dispatch ", style=BANNER_ACTIVE))
     clock_at = len(parts)
     parts.append(clock_line(wave, active, now, guard_minutes))
+    parts += _extra(extra) + _bursts(wave)
     parts += _verdict(wave)[1:]
     n = len(wave.losses)
     index = sorted(waves, key=lambda w: w.end).index(wave) + 1
@@ -222,7 +238,7 @@ class WavePanel(Widget):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
                  disabled: bool = False) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
-        self._inputs: tuple = ((), None, 15.0, None)
+        self._inputs: tuple = ((), None, 15.0, None, ())
         self.wave: Wave | None = None
         self.active = False
         self._height: int | None = None  # content height the last text was laid out at
@@ -231,13 +247,16 @@ class WavePanel(Widget):
         self._lines: dict = {}  # laid-out lines by (part fingerprint, width), kept across waves
 
     def set_waves(self, waves: list[Wave], now: datetime, guard_minutes: float = 15.0,
-                  last_loss: Loss | None = None) -> None:
-        """Show the active (else latest) wave of `waves`; a no-op when nothing changed."""
-        inputs = (tuple(waves), now, guard_minutes, last_loss)
+                  last_loss: Loss | None = None, extra: Sequence[str] = ()) -> None:
+        """Show the active (else latest) wave of `waves`, with the session's incident lines
+        `extra`; a no-op when nothing changed."""
+        extra = tuple(extra)
+        inputs = (tuple(waves), now, guard_minutes, last_loss, extra)
         if inputs == self._inputs:
             return
         before, self._inputs = self._inputs, inputs
-        if not waves and last_loss is None and not before[0] and before[3] is None and before[1] is not None:
+        if (not waves and last_loss is None and not before[0] and before[3] is None and before[1] is not None
+                and extra == before[4]):
             return  # "no losses seen" reads the same at any time: a status tick sends nothing
         self.wave, self.active = shown_wave(waves, now, guard_minutes)
         self.set_class(self.active, "-active")
@@ -250,9 +269,10 @@ class WavePanel(Widget):
         clock = None
         if self.wave is not None and width:
             rows = len(clock_line(self.wave, self.active, now, guard_minutes).wrap(self.app.console, width))
-            clock = (inputs[0], last_loss, (guard_minutes, self.active, width, rows))
+            clock = (inputs[0], last_loss, (guard_minutes, self.active, width, rows), extra)
             was = self._clock
-            if was is not None and was[2] == clock[2] and was[1] is last_loss and _same_waves(was[0], waves):
+            if (was is not None and was[2] == clock[2] and was[1] is last_loss and was[3] == extra
+                    and _same_waves(was[0], waves)):
                 return
         self._clock = clock
         height = self.get_content_height(self.size, self.app.size, width) if width else None
@@ -261,17 +281,18 @@ class WavePanel(Widget):
         self._height = height
 
     def render(self) -> Group | _DrawnOnce:
-        waves, now, guard, last_loss = self._inputs
+        waves, now, guard, last_loss, extra = self._inputs
         if now is None:
             return Group(Text("No loss data yet.", style=DIM))
         wave, active = shown_wave(waves, now, guard)
         if wave is None:
-            return render_wave_panel(waves, now, guard, last_loss)
+            return render_wave_panel(waves, now, guard, last_loss, extra)
         drawn = self._drawn
-        # The same waves, guard and state: only the clock line is new.
-        if drawn is None or drawn[1:3] != (guard, active) or not _same_waves(drawn[0], waves):
-            parts, clock_at = wave_parts(waves, wave, active, now, guard)
-            drawn = self._drawn = (tuple(waves), guard, active, parts, clock_at, [fingerprint(p) for p in parts])
-        _, _, _, parts, clock_at, prints = drawn
+        # The same waves, guard, state and incident lines: only the clock line is new.
+        if drawn is None or drawn[1:4] != (guard, active, extra) or not _same_waves(drawn[0], waves):
+            parts, clock_at = wave_parts(waves, wave, active, now, guard, extra)
+            drawn = self._drawn = (tuple(waves), guard, active, extra, parts, clock_at,
+                                   [fingerprint(p) for p in parts])
+        _, _, _, _, parts, clock_at, prints = drawn
         parts = [*parts[:clock_at], clock_line(wave, active, now, guard), *parts[clock_at + 1:]]
         return _DrawnOnce(parts, clock_at, prints, self._lines)

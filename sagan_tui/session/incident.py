@@ -1,0 +1,183 @@
+"""The incident's life as the owner is told of it: a wave that grows, forming clusters, overrides
+of the owner's holds, acknowledgements, the owner's own status changes kept quiet, and what
+happened while the owner was away. Plain data in, plain text out (no Textual, no I/O).
+
+A wave is known by its first loss's pod (following only adds later losses, so the key holds as
+it grows). Its *look* is (pods, accounts, cause, confidence); a look that differs from the one
+last announced, in more pods, another account, a higher confidence or another cause, is
+announced again once, with what changed. An acknowledged wave is not announced until it grows
+past the look it had when acknowledged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Iterable, Mapping
+
+from sagan_tui.triage import fmt
+
+CONFIDENCE = {"low": 0, "medium": 1, "high": 2}
+AWAY_MINUTES = 10.0  # no key this long is an absence; the setting's default
+
+
+@dataclass(frozen=True)
+class Look:
+    pods: int
+    accounts: tuple[str, ...]
+    cause: str
+    confidence: str
+
+    @classmethod
+    def of(cls, wave) -> Look:
+        v = wave.verdict
+        return cls(len(wave.losses), tuple(sorted(wave.accounts)), v.cause, v.confidence)
+
+    def changes_from(self, old: Look) -> list[str]:
+        """What grew since `old`, in words; empty when nothing did."""
+        out = []
+        if self.pods > old.pods:
+            out.append(f"{old.pods} -> {self.pods} pods")
+        new_accounts = [a for a in self.accounts if a not in old.accounts]
+        if new_accounts:
+            out.append(f"now in {', '.join(new_accounts)} too")
+        if self.cause != old.cause:
+            out.append(f"cause {old.cause} -> {self.cause}")
+        elif CONFIDENCE.get(self.confidence, 0) > CONFIDENCE.get(old.confidence, 0):
+            out.append(f"confidence {old.confidence} -> {self.confidence}")
+        return out
+
+
+def wave_key(wave) -> str:
+    return wave.losses[0].pod_id
+
+
+@dataclass
+class IncidentWatch:
+    """What the owner was told, acknowledged, held and did; fed after every poll."""
+
+    acks: dict[str, Look] = field(default_factory=dict)  # wave key -> the look acknowledged
+    told: dict[str, Look] = field(default_factory=dict)  # wave key -> the look last announced
+    forming_told: set[tuple[str, ...]] = field(default_factory=set)
+    holds: dict[int, tuple[datetime, str]] = field(default_factory=dict)  # experiment -> (held at, by whom)
+    overridden: set[tuple[int, datetime]] = field(default_factory=set)
+    warnings: dict[int, str] = field(default_factory=dict)  # experiment -> its row's override warning
+    quiet: dict[int, datetime] = field(default_factory=dict)  # experiment -> the owner's own change, when
+    last_key: datetime | None = None
+    looked_at: datetime | None = None  # the last key before the current absence began
+    happened: list[tuple[datetime, str]] = field(default_factory=list)  # (when, "loss"|"wave"|"override")
+
+    # --- waves ---------------------------------------------------------------------------
+
+    def seen(self, waves: Iterable) -> None:
+        """Waves present at load are known: not news."""
+        for w in waves:
+            self.told.setdefault(wave_key(w), Look.of(w))
+
+    def growth(self, waves: Iterable, now: datetime) -> list[str]:
+        """One line per known wave whose look grew since it was last announced (and since its
+        acknowledgement): 'Wave 10:41-10:54 grew: 3 -> 10 pods; now in personal too'."""
+        out = []
+        for w in waves:
+            key, look = wave_key(w), Look.of(w)
+            before = self.told.get(key)
+            if before is None:
+                self.told[key] = look  # a new wave: announced as such by the model
+                self.happened.append((now, "wave"))
+                continue
+            changed = look.changes_from(before)
+            self.told[key] = look
+            if not changed:
+                continue
+            acked = self.acks.get(key)
+            if acked is not None:
+                if not look.changes_from(acked):
+                    continue
+                del self.acks[key]  # grown past its acknowledgement: news again
+            out.append(f"Wave {fmt.window(w.start, w.end)} grew: {'; '.join(changed)}. {w.verdict.headline}")
+        return out
+
+    def acknowledge(self, wave) -> Look:
+        look = Look.of(wave)
+        self.acks[wave_key(wave)] = look
+        self.told[wave_key(wave)] = look
+        return look
+
+    def is_acknowledged(self, wave) -> bool:
+        acked = self.acks.get(wave_key(wave))
+        return acked is not None and not Look.of(wave).changes_from(acked)
+
+    def forming_news(self, clusters: Iterable) -> list[str]:
+        """Each forming cluster once."""
+        out = []
+        for c in clusters:
+            if c.pod_ids not in self.forming_told:
+                self.forming_told.add(c.pod_ids)
+                out.append(c.headline)
+        return out
+
+    # --- holds and overrides -------------------------------------------------------------
+
+    def held(self, number: int, at: datetime, by: str = "the owner") -> None:
+        self.holds[number] = (at, by)
+        self.warnings.pop(number, None)
+
+    def released(self, number: int) -> None:
+        self.holds.pop(number, None)
+        self.warnings.pop(number, None)
+
+    def own_change(self, number: int, at: datetime) -> None:
+        """A status change the owner caused: not announced back as 'your turn'."""
+        self.quiet[number] = at
+
+    def is_quiet(self, number: int, now: datetime, window_s: float = 600.0) -> bool:
+        at = self.quiet.get(number)
+        return at is not None and (now - at).total_seconds() <= window_s
+
+    def overrides(self, statuses: Mapping[int, tuple[str | None, str, datetime | None]],
+                  new_pods: Mapping[int, Iterable[tuple[str, datetime | None]]], now: datetime) -> list[str]:
+        """Holds that did not hold: a held experiment that left `blocked` without the owner
+        (statuses: number -> (before, now, when)), or got a new pod after its hold
+        (new_pods: number -> (pod id, created at)). One line each, once per hold."""
+        out = []
+        for n, (held_at, _by) in list(self.holds.items()):
+            line = None
+            st = statuses.get(n)
+            if st is not None and st[1] != "blocked":
+                when = st[2] or now
+                if when >= held_at:
+                    line = f"hold on {fmt.exp(n)} overridden: {st[0] or 'blocked'} -> {st[1]} at {fmt.hms(when)}"
+            for pod_id, created in new_pods.get(n, ()):
+                if line is None and (created is None or created >= held_at):
+                    line = f"hold on {fmt.exp(n)} overridden: new pod {pod_id} at {fmt.hms(created or now)}"
+            if line is not None and (n, held_at) not in self.overridden:
+                self.overridden.add((n, held_at))
+                self.warnings[n] = line
+                self.happened.append((now, "override"))
+                out.append(line)
+        return out
+
+    # --- since you last looked -----------------------------------------------------------
+
+    def key_pressed(self, now: datetime, away_minutes: float = AWAY_MINUTES) -> None:
+        if self.last_key is None or (now - self.last_key) >= timedelta(minutes=away_minutes):
+            self.looked_at = self.last_key  # an absence ended: count from the key before it
+        self.last_key = now
+
+    def losses_seen(self, n: int, now: datetime) -> None:
+        self.happened.extend((now, "loss") for _ in range(n))
+
+    def since_you_looked(self, now: datetime, away_minutes: float = AWAY_MINUTES) -> str:
+        """'since you last looked (06:12): 4 new losses, 1 wave, 1 override', or '' when the owner
+        has not been away (or nothing happened)."""
+        start = self.last_key if self.last_key is not None and now - self.last_key >= timedelta(
+            minutes=away_minutes) else self.looked_at
+        if start is None:
+            return ""
+        counts = {k: sum(1 for at, kind in self.happened if kind == k and at > start)
+                  for k in ("loss", "wave", "override")}
+        if not any(counts.values()):
+            return ""
+        words = {"loss": ("new loss", "new losses"), "wave": ("wave", "waves"), "override": ("override", "overrides")}
+        parts = [f"{n} {words[k][n != 1]}" for k, n in counts.items() if n]
+        return f"since you last looked ({fmt.hms(start)}): {', '.join(parts)}"

@@ -1,0 +1,121 @@
+"""The incident watch fed from the panel model after each poll, and its view for the wave panel:
+plain text and ids only (the UI displays them, it computes nothing)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sagan_tui.session.incident import Look, wave_key
+from sagan_tui.triage import fmt
+from sagan_tui.triage.canary import Canary
+
+if TYPE_CHECKING:
+    from sagan_tui.session.model import PanelModel
+
+
+def load_incident(m: PanelModel) -> None:
+    """Acknowledgements from the cache, and the owner's holds still in force (from the audit log)."""
+    from sagan_tui.store.incident_rows import wave_acks
+
+    for key, (_at, pods, accounts, cause, confidence) in wave_acks(m.cache).items():
+        m.incident.acks[key] = Look(pods, accounts, cause, confidence)
+    latest: dict[int, Any] = {}
+    for a in m.cache.actions(limit=2000):  # newest first
+        if a.result == "ok" and a.action in ("hold", "release") and a.target[1:].isdigit():
+            latest.setdefault(int(a.target[1:]), a)
+    for n, a in latest.items():
+        e = m.experiments.get(n)
+        if a.action == "hold" and e is not None and e.status == "blocked":
+            m.incident.held(n, a.at)
+
+
+def incident_news(m: PanelModel, changes: Any, status_before: dict[int, str], new_waves: tuple,
+                  losses_moved: bool, now: datetime) -> tuple[tuple[str, str], ...]:
+    """What this poll tells the owner about the incident, as (title, line)."""
+    w = m.incident
+    out: list[tuple[str, str]] = []
+    if changes.new_losses:
+        w.losses_seen(len(changes.new_losses), now)
+    if losses_moved:
+        out += [("Reaping wave grew", line) for line in w.growth(m.waves, now)]
+        out += [("Watch", line) for line in w.forming_news(m.active_forming())]
+    statuses = {}
+    for n in changes.experiments:
+        e = m.experiments.get(n)
+        if e is not None and n in w.holds:
+            statuses[n] = (status_before.get(n), e.status, e.updated_at)
+    new_pods: dict[int, list] = {}
+    for pid in changes.pods_changed:
+        cp = m.pods.get(pid)
+        if cp is not None and cp.experiment in w.holds:
+            new_pods.setdefault(cp.experiment, []).append((pid, cp.first_seen_at))
+    out += [("Hold overridden", line) for line in w.overrides(statuses, new_pods, now)]
+    out += [("Canary", line) for line in _canary_step(m, now)]
+    return tuple(out)
+
+
+def _canary_step(m: PanelModel, now: datetime) -> list[str]:
+    c = m.canary
+    if c is None:
+        return []
+    before = c.state(now)
+    if c.pod_id is None:
+        mine = sorted((p for p in m.pods.values() if p.experiment == c.experiment and p.running_at is not None
+                       and p.pod_id not in c.known and p.gone_at is None), key=lambda p: p.running_at)
+        if mine:
+            p = mine[0]
+            c = c.saw_running(p.pod_id, p.running_at if p.running_at >= c.dispatched_at else now)
+    if c.pod_id is not None:
+        lost = next((x for x in m.losses if x.pod_id == c.pod_id), None)
+        if lost is not None:
+            c = c.saw_lost(c.pod_id, lost.lost_at)
+    m.canary = c
+    after = c.state(now)
+    return [c.text(now)] if after != before and after in ("passed", "lost") else []
+
+
+def incident_view(m: PanelModel) -> dict[str, Any]:
+    """The LossView's incident fields."""
+    now = m.clock()
+    away = getattr(m.settings, "away_minutes", 10.0)
+    return {
+        "forming": tuple(c.headline for c in m.active_forming()),
+        "canary": m.canary.text(now) if m.canary is not None else "",
+        "since_looked": m.incident.since_you_looked(now, away),
+        "overrides": tuple(sorted(m.incident.warnings.items())),
+        "acknowledged": tuple(wave_key(x) for x in m.waves if m.incident.is_acknowledged(x)),
+    }
+
+
+def _said(text: str) -> tuple[str, Any]:
+    from sagan_tui.session.model import Delta
+
+    return text, Delta(losses=True)  # the wave panel redraws with the new state
+
+
+def acknowledge(m: PanelModel) -> tuple[str, Any]:
+    """Acknowledge the wave on screen (the active one, else the latest): persisted; quiet until it grows."""
+    from sagan_tui.store.incident_rows import ack_wave
+
+    wave = m.active_wave() or (m.waves[-1] if m.waves else None)
+    if wave is None:
+        return _said("no wave to acknowledge")
+    look = m.incident.acknowledge(wave)
+    ack_wave(m.cache, wave_key(wave), m.clock(), look.pods, look.accounts, look.cause, look.confidence)
+    return _said(f"acknowledged the wave {fmt.window(wave.start, wave.end)} ({look.pods} pods): "
+                 "no more notifications for it until it grows")
+
+
+def start_canary(m: PanelModel, number: int, held: tuple[int, ...]) -> tuple[str, Any]:
+    wave = m.active_wave() or (m.waves[-1] if m.waves else None)
+    kill = wave.gap_median_s if wave is not None else None
+    known = {p.pod_id for p in m.pods.values() if p.experiment == number}
+    m.canary = Canary.start(number, m.clock(), kill, held, known)
+    return _said(m.canary.text(m.clock()))
+
+
+def held_now(m: PanelModel) -> tuple[int, ...]:
+    """The experiments blocked now, the owner's holds first."""
+    blocked = [n for n, e in m.experiments.items() if e.status == "blocked"]
+    return tuple(sorted(blocked, key=lambda n: (n not in m.incident.holds, n)))

@@ -1,0 +1,135 @@
+"""The incident's end through the real panel and simulator: `u` releases a hold, `C` runs the canary
+(released, re-dispatched through the guard, watched, then the rest released with `U`), and a canary
+the reaper takes joins the wave and releases nothing. The simulator's clock is held and stepped, the
+session's clock reads it."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from sagan_tui.ui.screens.prompt import NoteScreen
+
+from .conftest import actions_fixture, wait_for
+
+SIZE = (200, 50)
+CASCADE = "RunPod pod stopped; volume preserved."
+
+
+def incident(reaper_to: float) -> dict:
+    """Three team pods of #192/#363 reaped 60 s after RUNNING; both experiments then blocked by
+    Sagan's pod-stop cascade. The reaper's window ends at `reaper_to`."""
+    fx = copy.deepcopy(actions_fixture())
+    fx["experiments"] += [{"number": 192, "title": "Persona-tagged SFT", "status": "running", "runpodAccount": "team"},
+                          {"number": 363, "title": "Refusal ablation", "status": "running", "runpodAccount": "team"}]
+    fx["pods"] += [{"id": f"reaped{n}{i}aaaaaa"[:14], "account": "team", "experiment": n, "created_at": 1 + i,
+                    "running_at": 5 + 3 * i} for i, n in enumerate((192, 192, 363))]
+    fx["events"] = [{"at": 100, "experiment": n, "eventType": "state_changed", "fromStatus": "running",
+                     "toStatus": "blocked", "note": CASCADE, "actorKind": "system"} for n in (192, 363)]
+    fx["reapers"] = [{"accounts": ["team"], "kill_after_s": 60, "from": 0, "to": reaper_to}]
+    return fx
+
+
+@pytest.fixture
+def incident_panel(rig):
+    async def make(reaper_to: float):
+        from sagan_tui.ui.app import SaganApp
+
+        r = await rig(fixture=incident(reaper_to), at=40)
+        sim = r.sim
+        sim.clock.hold(120)
+        await r.poll()  # the three pods are gone: missing, read directly, confirmed lost
+        app = SaganApp(r.settings, r.cache, r.poller, clock=lambda: sim.clock.at(sim.clock.now_t()))
+        return r, app
+
+    return make
+
+
+async def _refresh_until(pilot, app, cond, what: str) -> None:
+    await pilot.press("R")
+    await wait_for(pilot, cond, what=what)
+
+
+def _panel_text(app) -> str:
+    from sagan_tui.ui.main_screen import incident_lines
+
+    return "\n".join(incident_lines(app.view.loss_view)) if app.view.loss_view else ""
+
+
+async def test_u_on_a_held_experiment_makes_it_approved_at_the_simulator(incident_panel):
+    r, app = await incident_panel(reaper_to=100)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
+        app.experiments_table.focus()
+        await wait_for(pilot, lambda: app.experiments_table.select_key("363"), what="#363 in the table")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="release dialog")
+        assert app.focused.id == "cancel"
+        targets = [str(t.render()) for t in app.screen.query(".target")]
+        assert len(targets) == 1 and "#363" in targets[0] and "held by Sagan's pod-stop cascade" in targets[0]
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: app.view.experiments[363].status == "approved", what="approved after refresh")
+    assert r.sim.state.experiments[363].status_at(r.sim.clock.now_t()) == "approved"
+    assert [a.action for a in r.cache.actions()][:1] == ["release"] and r.cache.actions()[0].result == "ok"
+
+
+async def test_the_canary_passes_then_U_releases_the_rest(incident_panel):
+    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
+    r, app = await incident_panel(reaper_to=100)  # the reaper is gone by the canary's RUNNING (130)
+    sim = r.sim
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling and app.view.waves, what="the wave")
+        app.experiments_table.focus()
+        await wait_for(pilot, lambda: app.experiments_table.select_key("192"), what="#192 in the table")
+        await pilot.press("C")
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guard dialog")
+        await pilot.press("1", "9", "2", "enter")
+        await wait_for(pilot, lambda: "canary #192: dispatched" in _panel_text(app), what="canary dispatched")
+        # released then launched at the simulator: one new pod of #192, RUNNING 10 s later
+        assert [p.spec.running_at for p in sim.state.pods.values() if p.spec.experiment == 192
+                and p.spec.created_at == 120] == [130]
+        # RUNNING at 130; the held clock's pods date RUNNING by RunPod's uptime on the wall clock,
+        # which a held simulator does not move: the watch then starts when the canary is first seen RUNNING.
+        sim.clock.hold(190)
+        await _refresh_until(pilot, app, lambda: "canary #192: running 0 s of 2 min" in _panel_text(app),
+                             "canary running")
+        sim.clock.hold(262)
+        await _refresh_until(pilot, app, lambda: "canary #192: running 1 min 12 s of 2 min" in _panel_text(app),
+                             "canary running on")
+        sim.clock.hold(320)
+        await _refresh_until(pilot, app, lambda: "canary #192: passed" in _panel_text(app), "canary passed")
+        assert "release the rest (#363)" in _panel_text(app)
+        await pilot.press("U")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="release-the-rest dialog")
+        assert ["#363" in str(t.render()) for t in app.screen.query(".target")] == [True]
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: app.view.experiments[363].status == "approved", what="the rest released")
+    assert [a.action for a in r.cache.actions() if a.result == "ok"][:2] == ["release", "canary"]
+
+
+async def test_a_canary_the_reaper_takes_joins_the_wave_and_releases_nothing(incident_panel):
+    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
+    r, app = await incident_panel(reaper_to=1000)
+    sim = r.sim
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling and app.view.waves, what="the wave")
+        (wave,) = app.view.waves
+        app.experiments_table.focus()
+        await wait_for(pilot, lambda: app.experiments_table.select_key("192"), what="#192 in the table")
+        await pilot.press("C")
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guard dialog")
+        await pilot.press("1", "9", "2", "enter")
+        await wait_for(pilot, lambda: "dispatched" in _panel_text(app), what="canary dispatched")
+        sim.clock.hold(150)
+        await _refresh_until(pilot, app, lambda: "running" in _panel_text(app), "canary running")
+        sim.clock.hold(200)  # killed at 190
+        await _refresh_until(pilot, app, lambda: "canary #192: lost" in _panel_text(app), "canary lost")
+        (grown,) = app.view.waves
+        assert len(grown.losses) == len(wave.losses) + 1  # the canary joined the wave
+        await pilot.press("U")
+        await pilot.pause()
+        assert not isinstance(app.screen, NoteScreen)  # nothing proposed: the rest stay held
+    assert r.sim.state.experiments[363].status_at(200) == "blocked"

@@ -1,0 +1,70 @@
+"""The wave panel through the incident's life: a forming cluster (WATCH), a wave of two bursts with its
+canary running; rendered from what the session hands the UI, and as SVG snapshots at 200x50 and 80x24."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from rich.console import Console
+from textual.app import App, ComposeResult
+
+from sagan_tui.triage.canary import Canary
+from sagan_tui.triage.forming import find_forming
+from sagan_tui.ui.widgets.loss_area import LossArea
+from sagan_tui.ui.widgets.wave_panel import render_wave_panel
+
+from .heatmap_incident import LOSSES, NOW, R5, at, waves
+
+
+def text(renderable, width=100) -> str:
+    console = Console(width=width, record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+PAIR = R5[:2]
+FORMING = tuple(c.headline for c in find_forming(PAIR, []))
+CANARY_AT = at("11:00:00")
+CANARY = Canary.start(192, CANARY_AT, 60.0, (192, 363, 366)).saw_running("canarypod00001",
+                                                                           CANARY_AT + timedelta(seconds=10))
+CANARY_NOW = CANARY_AT + timedelta(seconds=82)
+
+
+def test_a_forming_cluster_is_shown_as_a_watch_line_without_a_wave():
+    out = text(render_wave_panel([], NOW, 15.0, PAIR[-1], FORMING))
+    assert "No reaping wave." in out and "WATCH: 2 pods lost 1 s apart, both ~60 s after RUNNING" in out
+
+
+def test_the_followed_wave_shows_its_bursts_and_the_canary_line_under_the_clock():
+    followed = waves(guard_minutes=15)
+    assert len(followed) == 1
+    out = text(render_wave_panel(followed, CANARY_NOW, 15.0, None, (CANARY.text(CANARY_NOW),)), width=120)
+    lines = out.splitlines()
+    guard = next(i for i, x in enumerate(lines) if x.startswith("last loss"))
+    assert lines[guard + 1] == "canary #192: running 1 min 12 s of 2 min"
+    assert lines[guard + 2].startswith("2 bursts: 10:42:07-10:44:45 UTC (3); 10:54:54-10:54:55 UTC (5)")
+
+
+class IncidentPanel(App):
+    def __init__(self, losses, shown_waves, now, extra) -> None:
+        super().__init__()
+        self.args = (losses, shown_waves, now, extra)
+
+    def compose(self) -> ComposeResult:
+        yield LossArea(id="loss-area")
+
+    def on_mount(self) -> None:
+        losses, shown_waves, now, extra = self.args
+        self.query_one(LossArea).show(losses, shown_waves, now, 15.0, extra)
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)], ids=["200x50", "80x24"])
+def test_snapshot_wave_panel_with_a_forming_cluster(snap_compare, size):
+    assert snap_compare(IncidentPanel(list(PAIR), [], NOW, FORMING), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)], ids=["200x50", "80x24"])
+def test_snapshot_wave_panel_with_a_canary_running(snap_compare, size):
+    assert snap_compare(IncidentPanel(list(LOSSES), waves(guard_minutes=15), CANARY_NOW,
+                                      (CANARY.text(CANARY_NOW),)), terminal_size=size)
