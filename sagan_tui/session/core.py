@@ -348,7 +348,7 @@ class PanelSession:
     def _loss_view(self) -> LossView:
         m = self.model
         # The waves the wave panel may show are weighed here, not on the UI thread when it draws
-        # them: a diagnosis reads every pod's sightings (0.5 s at 10,000 pods).
+        # them: a diagnosis reads every pod's sightings, which grows with the fleet.
         for wave in (m.active_wave(), max(m.waves, key=lambda w: w.end, default=None)):
             if wave is not None:
                 wave.diagnosis  # noqa: B018 - cached on the wave (its verdict with it)

@@ -380,7 +380,7 @@ class Cache:
 
     def sightings(self) -> list[PodSighting]:
         """What the polls saw of every pod, from the pods' columns: the same values as its
-        CachedPods (upsert_pods writes both), without parsing each pod's record (80 ms at 1,000)."""
+        CachedPods (upsert_pods writes both), without parsing each pod's JSON record (the costly part)."""
         rows = self._tuples("select pod_id, account, experiment, first_seen_at, running_at, last_seen_at,"
                             " desired_status, gpu, datacenter, cost_per_hr, gone_at, host, running_seen_at"
                             " from pods_seen"
