@@ -485,7 +485,7 @@ class PanelSession:
     def key_pressed(self) -> None:
         """The owner pressed a key: the since-you-looked count starts from the last one before an absence."""
         self._soon(lambda: self.model and self.model.incident.key_pressed(
-            self.clock(), getattr(self.settings, "away_minutes", 10.0)))
+            self.clock(), self.settings.away_minutes))
 
     def redispatch(self, number: int, note: str, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
         return self._call(self._acting, lambda: self.runner.redispatch(number, note, confirm=confirm))

@@ -33,10 +33,10 @@ def incident(reaper_to: float) -> dict:
 
 @pytest.fixture
 def incident_panel(rig):
-    async def make(reaper_to: float):
+    async def make(reaper_to: float, fixture: dict | None = None, **flags):
         from sagan_tui.ui.app import SaganApp
 
-        r = await rig(fixture=incident(reaper_to), at=40)
+        r = await rig(fixture=fixture or incident(reaper_to), at=40, **flags)
         sim = r.sim
         sim.clock.hold(120)
         await r.poll()  # the three pods are gone: missing, read directly, confirmed lost
@@ -133,3 +133,28 @@ async def test_a_canary_the_reaper_takes_joins_the_wave_and_releases_nothing(inc
         await pilot.pause()
         assert not isinstance(app.screen, NoteScreen)  # nothing proposed: the rest stay held
     assert r.sim.state.experiments[363].status_at(200) == "blocked"
+
+
+@pytest.mark.parametrize("away_minutes, said", [(3.0, True), (None, False)], ids=["away-3-min", "default-10-min"])
+async def test_since_you_last_looked_follows_the_away_setting(incident_panel, away_minutes, said):
+    """A key at t=120, a loss at t=210, the next look at t=400 (4 min 40 s later): an absence
+    under `away_minutes = 3`, none under the default 10 minutes."""
+    fx = incident(reaper_to=100)
+    fx["pods"].append({"id": "lateloss000001", "account": "personal", "experiment": 504, "created_at": 140,
+                       "running_at": 150, "lost_at": 210, "datacenter": "EU-RO-1"})
+    flags = {} if away_minutes is None else {"away_minutes": away_minutes}
+    r, app = await incident_panel(reaper_to=100, fixture=fx, **flags)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling and app.view.waves, what="the wave")
+        await pilot.press("down")  # the owner is here at t=120
+        await pilot.pause()
+        r.sim.clock.hold(400)
+        await _refresh_until(pilot, app, lambda: any(x.pod_id == "lateloss000001" and x.state == "confirmed"
+                                                     for x in app.view.losses), "the late loss")
+        await pilot.pause()
+        line = app.view.loss_view.since_looked
+    if said:
+        assert line.startswith("since you last looked (") and "1 new loss" in line, line
+        assert line in _panel_text(app)
+    else:
+        assert line == ""
