@@ -569,7 +569,8 @@ class PanelSession:
     def export_report(self, directory: Any) -> "asyncio.Future[tuple[Any, str]]":
         from sagan_tui.actions.guard import export_report
 
-        return self._call(self._in_db, export_report, self.cache, self.clock(), directory)
+        return self._call(self._in_db, export_report, self.cache, self.clock(), directory,
+                          self.settings.guard_minutes)
 
     def view(self, number: int) -> "asyncio.Future[Any]":
         """One experiment as Sagan serves it now (the detail's plan and fields)."""
