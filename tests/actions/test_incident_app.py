@@ -158,3 +158,27 @@ async def test_since_you_last_looked_follows_the_away_setting(incident_panel, aw
         assert line in _panel_text(app)
     else:
         assert line == ""
+
+
+async def test_the_owners_own_hold_is_not_announced_back_as_your_turn(incident_panel):
+    """`h` on #502 makes it blocked (its row then reads YOU: unblock / revise), through the real
+    session: no "Your turn" toast for it, while Sagan's own cascade blocking #504 then is one."""
+    from tests.notes import notes
+
+    fx = incident(reaper_to=100)
+    fx["events"].append({"at": 125, "experiment": 504, "eventType": "state_changed", "fromStatus": "running",
+                         "toStatus": "blocked", "note": CASCADE, "actorKind": "system"})
+    r, app = await incident_panel(reaper_to=100, fixture=fx)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
+        app.experiments_table.focus()
+        await wait_for(pilot, lambda: app.experiments_table.select_key("502"), what="#502 in the table")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="hold dialog")
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: app.view.experiments[502].status == "blocked", what="blocked after refresh")
+        r.sim.clock.hold(130)
+        await _refresh_until(pilot, app, lambda: app.polls >= 3 and not app.polling, "another poll")
+        turns = [n.message for n in notes(app) if n.title == "Your turn"]
+    assert app.view.experiments[502].effective_turn  # the owner's turn now, on its row
+    assert not any("#502" in m for m in turns) and any("#504" in m for m in turns), turns
