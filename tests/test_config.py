@@ -90,7 +90,7 @@ def test_the_first_frame_reads_the_draft_as_the_settings_will_be(env):
     draft = gather({**BASE, **env})
     s = validate(draft)
     for name in ("cache_path", "poll_interval", "read_only", "bell", "mouse", "color_system", "notify",
-                 "guard_minutes", "runway_warn_hours"):
+                 "guard_minutes", "away_minutes", "runway_warn_hours"):
         assert getattr(draft, name) == getattr(s, name), name
     assert list(draft.accounts) == list(s.accounts)
     assert draft.secrets() == s.secrets()

@@ -78,7 +78,7 @@ def _canary_step(m: PanelModel, now: datetime) -> list[str]:
 def incident_view(m: PanelModel) -> dict[str, Any]:
     """The LossView's incident fields."""
     now = m.clock()
-    away = getattr(m.settings, "away_minutes", 10.0)
+    away = m.settings.away_minutes
     return {
         "forming": tuple(c.headline for c in m.active_forming()),
         "canary": m.canary.text(now) if m.canary is not None else "",
