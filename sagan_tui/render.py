@@ -358,13 +358,14 @@ def runway_segments(r: Runway | None, compact: bool = False) -> list[Segment]:
 
 # A poll running longer than this is shown as such; a shorter one is not shown at all.
 SLOW_POLL_S = 10.0
+WATCH_STYLE = "bold color(16) on color(214)"  # a forming cluster: the wave panel's WATCH line's colours
 
 
 def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_interval: float,
                     paused: bool, read_only: bool, polling_for: float | None = None,
                     slow_poll_s: float = SLOW_POLL_S, clock: str | None = None,
                     width: int | None = None, wave: str | None = None,
-                    warn_hours: float = DEFAULT_WARN_HOURS) -> list[Segment]:
+                    warn_hours: float = DEFAULT_WARN_HOURS, watch: str | None = None) -> list[Segment]:
     """The header: every source, the poll interval or the paused state, read-only, the clock.
 
     `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
@@ -374,9 +375,11 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     (at 80 columns the clock's "UTC" alone went to a second line); health and balances stay.
 
     `wave` is the active wave's few words ("WAVE 5 lost · guard until 10:09"): the header says
-    so whatever pane is in view.
+    so whatever pane is in view. `watch` is a forming cluster's line ("WATCH: 2 pods lost 6 s apart,
+    both ~60 s after RUNNING", triage/forming.py) while no wave is active: the early warning, in
+    the header too ("WATCH" alone where the line does not fit).
     """
-    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours)
+    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours, watch)
     out = _status(*args, compact=False)
     if width is not None and sum(len(t) for t, _ in out) > width:
         out = _status(*args, compact=True)
@@ -384,8 +387,8 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
 
 
 def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: float, paused: bool, read_only: bool,
-            polling_for: float | None, slow_poll_s: float, clock: str | None, wave: str | None, warn_hours: float, *,
-            compact: bool) -> list[Segment]:
+            polling_for: float | None, slow_poll_s: float, clock: str | None, wave: str | None, warn_hours: float,
+            watch: str | None, *, compact: bool) -> list[Segment]:
     out: list[Segment] = []
     for h in health.values():
         if out:
@@ -400,6 +403,8 @@ def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: fl
             out.append((f" · polling for {int(polling_for)}s", f"bold {STALE}"))
     if wave:
         out += [(" ", ""), ("WAVE" if compact else wave, "bold reverse red")]
+    elif watch:
+        out += [(" ", ""), ("WATCH" if compact else watch, WATCH_STYLE)]
     if read_only:
         out += [(" ", ""), ("READ-ONLY", "bold reverse blue")]
     out.append((f"  {clock if clock is not None else now.strftime('%H:%M')}{'' if compact else ' UTC'}", DIM))

@@ -116,6 +116,11 @@ def start_canary(m: PanelModel, number: int, held: tuple[int, ...]) -> tuple[str
 
 
 def held_now(m: PanelModel) -> tuple[int, ...]:
-    """The experiments blocked now, the owner's holds first."""
-    blocked = [n for n, e in m.experiments.items() if e.status == "blocked"]
+    """The incident's holds: experiments blocked now that the owner held, or that lost pods in
+    the wave on screen (or a forming cluster), the owner's holds first. An experiment blocked
+    for another reason (last week's, no pod in the wave) is no canary's to release."""
+    wave = m.active_wave() or (m.waves[-1] if m.waves else None)
+    ours = {*m.incident.holds, *(wave.experiments if wave is not None else ()),
+            *(x.experiment for c in m.active_forming() for x in c.losses)}
+    blocked = [n for n, e in m.experiments.items() if e.status == "blocked" and n in ours]
     return tuple(sorted(blocked, key=lambda n: (n not in m.incident.holds, n)))

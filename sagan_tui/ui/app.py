@@ -267,7 +267,7 @@ class SaganApp(App):
         bars.first().show(status_segments(
             self.view.health, now, poll_interval=s.poll_interval, paused=self.paused, read_only=s.read_only,
             polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
-            wave=self._wave_words(now)))
+            wave=self._wave_words(now), watch=self._watch_words()))
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.view.health.get("sagan")
         stale = sagan is not None and sagan.stale(now, s.poll_interval)
@@ -290,6 +290,11 @@ class SaganApp(App):
             return None
         until = wave.end + timedelta(minutes=self.settings.guard_minutes)
         return f"WAVE {len(wave.losses)} lost · guard until {hhmm(until)}"
+
+    def _watch_words(self) -> str | None:
+        """The header's words for a forming cluster (the session's line; None when none is forming)."""
+        lv = self.view.loss_view
+        return lv.forming[0] if lv is not None and lv.forming else None
 
     def on_resize(self, event) -> None:
         self.main_screen.narrow(event.size.width)

@@ -22,7 +22,9 @@ def incident(reaper_to: float) -> dict:
     Sagan's pod-stop cascade. The reaper's window ends at `reaper_to`."""
     fx = copy.deepcopy(actions_fixture())
     fx["experiments"] += [{"number": 192, "title": "Persona-tagged SFT", "status": "running", "runpodAccount": "team"},
-                          {"number": 363, "title": "Refusal ablation", "status": "running", "runpodAccount": "team"}]
+                          {"number": 363, "title": "Refusal ablation", "status": "running", "runpodAccount": "team"},
+                          # blocked before the incident, for another reason: no canary's to release
+                          {"number": 355, "title": "Blocked last week", "status": "blocked", "runpodAccount": "team"}]
     fx["pods"] += [{"id": f"reaped{n}{i}aaaaaa"[:14], "account": "team", "experiment": n, "created_at": 1 + i,
                     "running_at": 5 + 3 * i} for i, n in enumerate((192, 192, 363))]
     fx["events"] = [{"at": 100, "experiment": n, "eventType": "state_changed", "fromStatus": "running",
