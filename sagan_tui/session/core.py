@@ -38,9 +38,6 @@ log = logging.getLogger(__name__)
 WATCH_S = 1.0
 # Retention is counted in days: pruning at start and hourly keeps a panel left open for weeks bounded.
 PRUNE_EVERY_S = 3600.0
-# A write queued behind another process's long transaction is retried this long (each try
-# waits the cache's busy timeout) before it is reported as failed.
-LOCKED_RETRY_S = 120.0
 # A cache file that could not be put back is tried again this often: each try copies the whole cache.
 CACHE_RETRY_S = 30.0
 
@@ -343,20 +340,8 @@ class PanelSession:
     async def _prune(self) -> None:
         s = self.settings
         # The session's clock, not the wall's: a panel replaying a past incident keeps that incident.
-        await self._in_db(self._retrying, self.cache.prune, self.clock(), s.events_retention_days,
+        await self._in_db(self.cache.prune, self.clock(), s.events_retention_days,
                           s.observations_retention_days)
-
-    @staticmethod
-    def _retrying(fn: Callable[..., Any], *args: Any) -> Any:
-        """`fn(*args)`, tried again while another process holds the write lock (each try waits
-        the busy timeout), up to LOCKED_RETRY_S."""
-        deadline = time.monotonic() + LOCKED_RETRY_S
-        while True:
-            try:
-                return fn(*args)
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
-                    raise
 
     # --- updates ------------------------------------------------------------------------
 
@@ -551,7 +536,7 @@ class PanelSession:
     async def _changing(self, fn: Callable[..., Any] | None, *args: Any) -> str:
         if fn is None:
             return "the cache is still being opened"
-        said, delta = await self._in_db(self._retrying, fn, *args)
+        said, delta = await self._in_db(fn, *args)  # the cache waits out another writer's lock
         self._publish(PanelUpdate(**{**self._update(delta).__dict__, "said": said, "answer": True}))
         return said
 

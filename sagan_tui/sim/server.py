@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -79,6 +80,9 @@ class SimServer:
         self.api_latency: dict[str, float] = {}  # per API ("sagan", "graphql", "rest"), over `latency`
         self.requests: list[RecordedRequest] = []
         self._stopping = threading.Event()
+        # Sources ("sagan" or an account) whose requests wait unanswered until released: a source
+        # as slow as a test needs it to be, on no timer (a timeout fault is real time).
+        self._stalls: dict[str, threading.Event] = {}
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.app = self._build_app()
@@ -103,6 +107,16 @@ class SimServer:
                "RUNPOD_API_BASE_URL": self.base_url}
         env.update({f"RUNPOD_API_KEY_{name.upper()}": key for name, key in self.account_keys.items()})
         return env
+
+    def stall(self, source: str) -> None:
+        """Hold every request of `source` ("sagan" or an account name) unanswered until release(source)."""
+        self._stalls.setdefault(source, threading.Event())
+
+    def release(self, source: str) -> None:
+        """Let `source`'s held requests (and later ones) be answered."""
+        gate = self._stalls.pop(source, None)
+        if gate is not None:
+            gate.set()
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -131,7 +145,7 @@ class SimServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving; requests held open by a `timeout` fault are released at once."""
+        """Stop serving; requests held open by a `timeout` fault or a stall are released at once."""
         if self._thread is None or self._server is None:
             return
         self._stopping.set()
@@ -187,6 +201,9 @@ class SimServer:
         delay = self.api_latency.get(api, self.latency)
         if delay:
             await pause(delay, self._stopping)
+        gate = self._stalls.get("sagan" if api == "sagan" else who or "")
+        while gate is not None and not gate.is_set() and not self._stopping.is_set():
+            await asyncio.sleep(0.01)
         if api == "sagan":
             windows = self.state.sagan.failures
         else:

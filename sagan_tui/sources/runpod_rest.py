@@ -155,7 +155,18 @@ class RestV2Transport(KeyedTransport):
     async def snapshot(self) -> AccountSnapshot:
         if self._money is None or time.monotonic() - self._money[0] >= self.balance_every_s:
             # The pods and the balance are asked for together: neither waits for the other's reply.
-            (pods, skipped, incomplete, bad), money = await asyncio.gather(self._list_pods(), self._read_money())
+            money_read = asyncio.ensure_future(self._read_money())
+            try:
+                pods, skipped, incomplete, bad = await self._list_pods()
+            except asyncio.CancelledError:
+                money_read.cancel()
+                raise
+            except Exception:
+                # No request outlives its snapshot (a spent rate window counts every one): the
+                # balance read ends before the list's error is raised. It never raises itself.
+                await money_read
+                raise
+            money = await money_read
         else:
             pods, skipped, incomplete, bad = await self._list_pods()
             now_running = {p.id for p in pods if p.desired_status == "RUNNING"}

@@ -7,6 +7,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -24,6 +25,10 @@ from sagan_tui.store.opening import CacheError, CacheUnusable  # noqa: F401 - th
 from sagan_tui.store.rows import health_from_row, parse_ts, ts
 
 log = logging.getLogger(__name__)
+# How long a writer waits its turn while another process holds the write lock (each try waits
+# the busy timeout). A poll's data waits in memory meanwhile: a long `sync` write or a backup
+# holding the lock must delay it, never fail it and lose what it read.
+LOCKED_WAIT_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,7 @@ class Cache:
         """One write transaction, taken eagerly so two writers queue instead of deadlocking."""
         with self._lock:
             conn = self.db.conn
-            conn.execute("begin immediate")
+            self._begin(conn)
             try:
                 yield conn
             except BaseException:
@@ -139,6 +144,20 @@ class Cache:
                 raise
             else:
                 conn.execute("commit")
+
+    def _begin(self, conn: sqlite3.Connection) -> None:
+        """`begin immediate`, tried again while another process holds the write lock (up to
+        LOCKED_WAIT_S): nothing is written before it, so a try that timed out loses nothing."""
+        deadline = time.monotonic() + LOCKED_WAIT_S
+        while True:
+            try:
+                conn.execute("begin immediate")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                log.warning("cache %s: another process holds the write lock; waiting for it", self.path)
+                time.sleep(0.05)  # a lock refused at once (no busy wait) must not spin
 
     def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         """Committed rows only (the reader connection): never call it for a transaction's own writes."""

@@ -50,8 +50,8 @@ async def test_a_long_write_by_another_process_never_freezes_the_panel(calm_sim,
 
     Everything below runs while the other process holds the lock: the test releases it only
     after the last key was answered, so each answer came during the hold (ordering, no clock).
-    The lock is released well inside the cache's 10 s busy timeout unless the machine stalls
-    for seconds; the bench (bench/bench_lock.py) measures how fast the keys answer.
+    However long the hold, the poll's write waits its turn (the cache retries a locked
+    `begin immediate`); the bench (bench/bench_lock.py) measures how fast the keys answer.
     """
     app, cache = panel(calm_sim.env())
     async with app.run_test(size=(200, 50)) as pilot:
