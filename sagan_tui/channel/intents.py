@@ -7,6 +7,7 @@ is decoded as, so a caller gets a typed value or a validation error, never a gue
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, ClassVar, Union
 
 import msgspec
@@ -124,9 +125,11 @@ class AuditLog(Intent, frozen=True):
 
 
 class BalanceHistory(Intent, frozen=True):
-    """account -> [(POSIX time, balance)], for the account view's sparkline."""
+    """account -> its (at, balance, under_balance, spend_per_hr, spend_limit) rows, oldest first,
+    for the account view's sparkline."""
 
-    result: ClassVar[Any] = dict[str, tuple[tuple[float, float], ...]]
+    result: ClassVar[Any] = dict[str, tuple[tuple[datetime, float | None, bool | None, float | None,
+                                                  float | None], ...]]
 
 
 class ExportReport(Intent, frozen=True):

@@ -60,9 +60,10 @@ class ChannelServer:
         """Send an update to the panel (thread-safe; encoded on the caller's thread)."""
         frame = encode(Update(update))
         if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._send, frame)
+            self._loop.call_soon_threadsafe(self.send_frame, frame)
 
-    def _send(self, frame: bytes) -> None:
+    def send_frame(self, frame: bytes) -> None:
+        """An encoded message to the panel, from the server's loop (dropped when none is attached)."""
         if self._panel is not None and not self._panel.is_closing():
             write_frame(self._panel, frame)
 
