@@ -4,7 +4,8 @@
 Its life: listen on PATH (in the panel's 0700 runtime dir), print `ready` on standard output (the
 panel waits for that line, not for a time), answer the panel's Open with the whole panel, then
 send every update as view data, and answer each intent with its typed result (session/answers.py).
-It ends when the panel's connection closes (the panel quit or died) or on SIGTERM/SIGHUP; SIGINT is
+It ends when the panel's connection closes (the panel quit or died), when its stdin (the panel's
+pipe) ends, or on SIGTERM/SIGHUP; SIGINT is
 the panel's to act on (it ends the channel, which ends this process).
 """
 
@@ -113,6 +114,7 @@ async def serve(path: Path) -> int:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    await _end_with_stdin(stop)
     print(READY_LINE, flush=True)
     ended = asyncio.ensure_future(host.server.closed.wait())
     stopped = asyncio.ensure_future(stop.wait())
@@ -121,6 +123,29 @@ async def serve(path: Path) -> int:
         task.cancel()
     await host.close()
     return 0
+
+
+async def _end_with_stdin(stop: asyncio.Event) -> None:
+    """When the panel started us, stdin is its pipe: its end (the panel gone before or after
+    connecting, even by kill -9) ends us too. A terminal's stdin (started by hand) is not watched."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except (OSError, ValueError):
+        return  # not a pipe (/dev/null, a file): only the channel's end ends us
+
+    async def watch() -> None:
+        while await reader.read(4096):
+            pass
+        stop.set()
+
+    _tasks.add(asyncio.ensure_future(watch()))
+
+
+_tasks: set[asyncio.Task] = set()
 
 
 def main(argv: list[str] | None = None) -> int:
