@@ -24,6 +24,7 @@ import os
 import shutil
 import signal
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -117,11 +118,13 @@ class SessionClient:
         self._tasks.append(asyncio.ensure_future(self._read()))
 
     async def open(self, values: Mapping[str, Any], accounts: Mapping[str, Mapping[str, Any]],
-                   poll: bool = True) -> ReadyView | FailedView:
-        """Start the child (if not yet) and open the session on these settings' layers."""
+                   poll: bool = True, clock: "datetime | None" = None) -> ReadyView | FailedView:
+        """Start the child (if not yet) and open the session on these settings' layers (`clock`:
+        a held session clock, for tests)."""
         if self.process is None:
             await self.start()
-        return await self.ask(I.Open(dict(values), {k: dict(v) for k, v in accounts.items()}, poll=poll))
+        return await self.ask(I.Open(dict(values), {k: dict(v) for k, v in accounts.items()}, poll=poll,
+                                     clock=clock))
 
     async def _keep_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None

@@ -32,6 +32,7 @@ class Open(Intent, frozen=True):
     values: dict[str, Any]
     accounts: dict[str, dict[str, Any]]
     poll: bool = True  # False: no poll until a refresh (tests, --no-poll)
+    clock: datetime | None = None  # a held session clock (tests, replays); None: the wall's
     result: ClassVar[Any] = Union[ReadyView, FailedView]
 
 

@@ -8,11 +8,12 @@ dialogs read are plain fields. Nothing here computes: the UI shows these as they
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from typing import Any
 
 import msgspec
 
-from sagan_tui.basics import SourceHealth
+from sagan_tui.basics import ExperimentFacts, PodFacts, SourceHealth
 from sagan_tui.config import UiSettings
 
 
@@ -60,6 +61,186 @@ class TimelineView(msgspec.Struct, frozen=True):
     subjects: dict[str, int | None]
 
 
+# --- the records the panes select by key, as plain fields ----------------------------------
+# The same attribute names as the core's records (models.py, store/cache.py, triage/), so the
+# screens read either; made on the session's side with msgspec.convert(from_attributes=True).
+
+class ExperimentView(msgspec.Struct, ExperimentFacts, frozen=True):
+    number: int
+    id: str = ""
+    title: str = ""
+    status: str = "proposed"
+    turn: str | None = None
+    legacy_gh_number: int | None = None
+    belief_id: str | None = None
+    project_id: str | None = None
+    body: str | None = None
+    hypothesis: str | None = None
+    plan_md: str | None = None
+    plan_json: Any = None
+    pod_spec: Any = None
+    config_yaml: str | None = None
+    kind: str | None = None
+    compute_size: str | None = None
+    priority: int | str | None = None
+    assignee_kind: str | None = None
+    tags: tuple[str, ...] = ()
+    has_clean_result: bool = False
+    auto_approve_plan: bool = False
+    parent_experiment_id: str | None = None
+    runpod_account: str | None = None
+    converted_to_kind: str | None = None
+    converted_to_id: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class PodRecordView(msgspec.Struct, PodFacts, frozen=True):
+    id: str
+    account: str = ""
+    experiment: int | None = None
+    name: str | None = None
+    desired_status: str = "RUNNING"
+    last_status_change: str | None = None
+    uptime_seconds: int | None = None
+    cost_per_hr: float | None = None
+    adjusted_cost_per_hr: float | None = None
+    gpu_count: int | None = None
+    gpu: str | None = None
+    datacenter: str | None = None
+    pod_type: str | None = None
+    image_name: str | None = None
+    machine_id: str | None = None
+    host: str | None = None
+    has_runtime: bool = False
+    cluster_id: str | None = None
+
+
+class CachedPodView(msgspec.Struct, frozen=True):
+    """store/cache.py's CachedPod; `experiment` is the number read from Sagan or the pod's name."""
+
+    pod: PodRecordView
+    pod_id: str
+    account: str
+    experiment: int | None = None
+    first_seen_at: datetime | None = None
+    running_at: datetime | None = None
+    last_seen_at: datetime | None = None
+    gone_at: datetime | None = None
+    gone_reason: str | None = None
+    missing_since: datetime | None = None
+    flag: str | None = None
+
+
+class LossRecordView(msgspec.Struct, frozen=True):
+    pod_id: str
+    account: str
+    lost_at: datetime
+    experiment: int | None = None
+    running_at: datetime | None = None
+    last_seen_at: datetime | None = None
+    gpu: str | None = None
+    datacenter: str | None = None
+    cost_per_hr: float | None = None
+    source: str = "runpod-poll"
+    reason: str | None = None
+    run_id: str | None = None
+    host: str | None = None
+    dismissed: bool = False
+    state: str = "confirmed"
+    confirmed_by: str | None = None
+    withdrawn_at: datetime | None = None
+    withdrawn_reason: str | None = None
+
+
+class FindingView(msgspec.Struct, frozen=True):
+    kind: str
+    statement: str
+    evidence: tuple[str, ...] = ()
+
+
+class CauseView(msgspec.Struct, frozen=True):
+    """A wave's verdict (triage/verdict.py's Verdict): the cause, how sure, for and against, what to do."""
+
+    cause: str
+    confidence: str
+    title: str
+    headline: str
+    next_step: str
+    for_: tuple[FindingView, ...] = ()
+    against: tuple[FindingView, ...] = ()
+    missing: tuple[str, ...] = ()
+    broke: tuple[tuple[str, str], ...] = ()
+
+
+class BurstView(msgspec.Struct, frozen=True):
+    start: datetime
+    end: datetime
+    losses: tuple[str, ...]  # pod ids
+
+
+class WaveView(msgspec.Struct, frozen=True):
+    """One reaping wave weighed on the session's side: its scope, gaps, burn, verdict and diagnosis."""
+
+    start: datetime
+    end: datetime
+    losses: tuple[LossRecordView, ...]
+    verdict: CauseView
+    diagnosis: tuple[FindingView, ...] = ()
+    bursts: tuple[BurstView, ...] = ()
+    accounts: tuple[str, ...] = ()
+    experiments: tuple[int, ...] = ()
+    datacenters: tuple[str, ...] = ()
+    gpu_types: tuple[str, ...] = ()
+    gaps_known: int = 0
+    gap_median_s: float | None = None
+    gap_spread_s: float | None = None
+    burn_usd: float = 0.0
+    burn_unknown: int = 0
+    summary: str = ""  # its one line (triage/guard.py's wave_summary)
+
+    @property
+    def size(self) -> int:
+        return len(self.losses)
+
+    @property
+    def pod_ids(self) -> tuple[str, ...]:
+        return tuple(x.pod_id for x in self.losses)
+
+
+class IncidentView(msgspec.Struct, frozen=True):
+    """session/updates.py's LossView: every loss, the waves, and the incident's plain lines."""
+
+    losses: tuple[LossRecordView, ...] = ()
+    waves: tuple[WaveView, ...] = ()
+    dismissed: frozenset[str] = frozenset()
+    affected: frozenset[str] = frozenset()
+    forming: tuple[str, ...] = ()
+    canary: str = ""
+    since_looked: str = ""
+    overrides: tuple[tuple[int, str], ...] = ()
+    acknowledged: tuple[str, ...] = ()
+
+
+class ApprovalView(msgspec.Struct, frozen=True):
+    """One approval request's plain fields, and the answers its body asks for."""
+
+    id: str
+    experiment_number: int | None = None
+    kind: str = "experiment_plan"
+    title: str = ""
+    body_md: str = ""
+    status: str = "pending"
+    requested_by: str | None = None
+    textbox_fields: tuple[str, ...] = ()
+    agent_run_id: str | None = None
+    experiment_id: str | None = None
+    entity_kind: str = "experiment"
+    approved_state: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
 class UpdateView(msgspec.Struct, frozen=True):
     """One change for the UI to apply by key; `full` replaces every pane. Only what is not None /
     not empty changed (as session/updates.py's PanelUpdate, less the records)."""
@@ -69,7 +250,11 @@ class UpdateView(msgspec.Struct, frozen=True):
     pods: dict[str, RowView] = {}
     pods_removed: tuple[str, ...] = ()
     approvals: dict[str, RowView] | None = None
+    approval_records: tuple[ApprovalView, ...] | None = None
+    experiment_records: dict[int, ExperimentView] = {}
+    pod_records: dict[str, CachedPodView | None] = {}
     timelines: tuple[TimelineView, ...] = ()
+    losses: IncidentView | None = None
     health: dict[str, SourceHealth] | None = None
     notes: tuple[NoteView, ...] = ()
     in_flight: dict[str, float] | None = None  # source -> time.monotonic() its poll began (one clock per machine)
@@ -129,27 +314,14 @@ class VerdictView(msgspec.Struct, frozen=True):
     expected_burn_usd: float
     summary: str
     burn_basis: str = ""
-    wave_headline: str = ""  # the active wave's one line, "" when none
-
-
-class ApprovalView(msgspec.Struct, frozen=True):
-    """One approval request's plain fields, and the answers its body asks for."""
-
-    id: str
-    experiment_number: int | None = None
-    kind: str = "experiment_plan"
-    title: str = ""
-    body_md: str = ""
-    status: str = "pending"
-    requested_by: str | None = None
-    textbox_fields: tuple[str, ...] = ()
+    wave: WaveView | None = None  # the active wave, if any
 
 
 class AuditView(msgspec.Struct, frozen=True):
     """One line of the audit log."""
 
     id: int | None
-    at: str  # ISO 8601, UTC
+    at: datetime
     action: str
     target: str
     account: str | None = None

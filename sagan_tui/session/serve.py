@@ -55,7 +55,9 @@ class SessionHost:
         draft = Draft(dict(intent.values), {k: dict(v) for k, v in intent.accounts.items()})
         _log_beside_cache(draft)
         self._ready = self._loop.create_future()
-        self.session = PanelSession(draft, self._publish, poll=intent.poll)
+        held = intent.clock
+        clock = {} if held is None else {"clock": lambda: held}
+        self.session = PanelSession(draft, self._publish, poll=intent.poll, **clock)
         self.session.start()
         answer = await self._ready
         # After this step's Reply is written: the updates made meanwhile follow it, in order.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 import typing
+from datetime import datetime, timezone
 
 import msgspec
 import pytest
@@ -18,7 +19,8 @@ from sagan_tui.channel.views import ActionResultView, CellView, RowView, StopTar
 
 # One instance of every intent, each field set to something other than its default.
 SAMPLES: dict[type, I.Intent] = {
-    I.Open: I.Open({"poll_interval": 3.0, "sagan_tui_cache": "/tmp/c.sqlite"}, {"team": {"api_key": "k"}}, poll=False),
+    I.Open: I.Open({"poll_interval": 3.0, "sagan_tui_cache": "/tmp/c.sqlite"}, {"team": {"api_key": "k"}}, poll=False,
+                    clock=datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)),
     I.Refresh: I.Refresh(), I.Pause: I.Pause(True), I.SetInterval: I.SetInterval(30.0),
     I.WatchTimeline: I.WatchTimeline("detail", 7, "losses"), I.ForgetTimeline: I.ForgetTimeline("detail"),
     I.Tick: I.Tick(), I.KeyPressed: I.KeyPressed(), I.Dismiss: I.Dismiss("pod-1"),

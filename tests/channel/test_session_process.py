@@ -162,3 +162,47 @@ def test_every_intent_but_open_has_its_handler_in_the_session():
     from sagan_tui.session.answers import HANDLERS
 
     assert set(HANDLERS) == set(I.INTENTS) - {I.Open}
+
+
+async def fill_through_the_wave(sim, tmp: Path) -> None:
+    """The reaping wave's polls made by this process into the cache the child will open."""
+    from sagan_tui.config_model import validate
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.sync.poller import Poller
+
+    values, accounts = layers(sim, tmp)
+    settings = validate(type(gather())(values, accounts))
+    cache = Cache(settings.cache_path)
+    poller = Poller(settings, cache)
+    try:
+        for t in (20, 40, 60, 80, 100, 110, 120, 130, 150, 170):  # the r4 siblings die at t=98..112
+            sim.clock.jump_to(t)
+            await poller.poll_once(force=True)
+    finally:
+        await poller.aclose()
+        cache.close()
+    sim.clock.hold(170)
+
+
+async def test_the_whole_panel_carries_the_wave_weighed_and_the_records_as_plain_views(sim_factory, tmp_path):
+    from sagan_tui.channel.views import CachedPodView, ExperimentView, WaveView
+
+    sim = sim_factory(scenario="reaping-wave")
+    await fill_through_the_wave(sim, tmp_path)
+    panel = Panel()
+    try:
+        ready = await panel.client.open(*layers(sim, tmp_path), poll=False, clock=sim.clock.at(170))
+        first = ready.first
+        assert first.losses is not None and first.losses.waves, first.losses
+        wave = first.losses.waves[-1]
+        assert isinstance(wave, WaveView) and wave.verdict.cause and wave.verdict.headline.startswith(wave.verdict.title)
+        assert {"k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y"} <= set(wave.pod_ids)
+        assert wave.summary.startswith("Reaping wave ") and wave.diagnosis
+        assert all(isinstance(e, ExperimentView) for e in first.experiment_records.values())
+        assert first.experiment_records[365].number == 365 and first.experiment_records[365].status_known
+        assert all(isinstance(p, CachedPodView) for p in first.pod_records.values() if p is not None)
+        assert first.approval_records and any(a.experiment_number == 367 for a in first.approval_records)
+        note = await panel.client.ask(I.HoldNote())
+        assert note.startswith("Held by the owner: Reaping wave ")
+    finally:
+        await panel.client.close()
