@@ -12,8 +12,8 @@ from typing import Any, ClassVar, Union
 
 import msgspec
 
-from sagan_tui.channel.views import (ActionResultView, ApprovalView, AuditView, Done, FailedView, ReadyView,
-                                     StopTargetView, VerdictView)
+from sagan_tui.channel.views import (ActionResultView, ApprovalView, AuditView, DetailView, Done, FailedView,
+                                     ReadyView, StopTargetView, VerdictView)
 
 
 class Intent(msgspec.Struct, frozen=True, tag=True):
@@ -133,6 +133,13 @@ class BalanceHistory(Intent, frozen=True):
                                                   float | None], ...]]
 
 
+class ViewExperiment(Intent, frozen=True):
+    """One experiment as Sagan serves it now (the detail screen's plan)."""
+
+    number: int
+    result: ClassVar[Any] = DetailView
+
+
 class ExportReport(Intent, frozen=True):
     directory: str
     result: ClassVar[Any] = tuple[str, str]  # (the file written, what was said)
@@ -208,7 +215,8 @@ class RecordCancelled(Intent, frozen=True):
 INTENTS: tuple[type[Intent], ...] = (
     Open, Refresh, Pause, SetInterval, WatchTimeline, ForgetTimeline, Tick, KeyPressed,
     Dismiss, ToggleDismissed, AcknowledgeWave, StartCanary,
-    HeldNow, CanaryRest, BlockedBy, HoldNote, DispatchVerdict, ApprovalsOf, AuditLog, BalanceHistory, ExportReport,
+    HeldNow, CanaryRest, BlockedBy, HoldNote, DispatchVerdict, ApprovalsOf, AuditLog, BalanceHistory, ViewExperiment,
+    ExportReport,
     Refuse, Decide, Hold, Release, ReleaseRefused, Canary, Redispatch, Promote, Stop, RecordCancelled,
 )
 AnyIntent = Union[INTENTS]  # type: ignore[valid-type]

@@ -317,6 +317,14 @@ class VerdictView(msgspec.Struct, frozen=True):
     wave: WaveView | None = None  # the active wave, if any
 
 
+class DetailView(msgspec.Struct, frozen=True):
+    """One experiment as Sagan serves it now (the detail's plan and fields), and its requests."""
+
+    experiment: ExperimentView
+    approval_requests: tuple[ApprovalView, ...] = ()
+    skipped: tuple[str, ...] = ()
+
+
 class AuditView(msgspec.Struct, frozen=True):
     """One line of the audit log."""
 

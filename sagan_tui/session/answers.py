@@ -78,6 +78,7 @@ HANDLERS: dict[type, Answer] = {
                        lambda got: tuple(V.approval_view(a) for a in got)),
     I.AuditLog: _as(lambda s, i: s.audit_log(i.limit), lambda got: tuple(V.audit_view(a) for a in got)),
     I.BalanceHistory: _as(lambda s, i: s.balance_history(), lambda got: {k: V.plain(v) for k, v in got.items()}),
+    I.ViewExperiment: _as(lambda s, i: s.view(i.number), V.detail_view),
     I.ExportReport: _export,
     I.Refuse: _as(lambda s, i: s.refuse(i.what), V.action_view),
     I.Decide: _decide,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import msgspec
 
 from sagan_tui.channel.views import (ActionResultView, ApprovalView, AuditView, BurstView, CachedPodView, CauseView,
-                                     CellView, ExperimentView, FailedView, FindingView, IncidentView,
+                                     CellView, DetailView, ExperimentView, FailedView, FindingView, IncidentView,
                                      LossRecordView, NoteView, ReadyView, RowView, TimelineView, UpdateView,
                                      VerdictView, WaveView)
 
@@ -107,6 +107,11 @@ def verdict_view(v: "GuardVerdict") -> VerdictView:
 
 def approval_view(a: "ApprovalRequest") -> ApprovalView:
     return _as(ApprovalView, a)
+
+
+def detail_view(v: Any) -> DetailView:
+    return DetailView(_as(ExperimentView, v.experiment), tuple(approval_view(a) for a in v.approval_requests),
+                      tuple(v.skipped))
 
 
 def audit_view(a: "Action") -> AuditView:
