@@ -100,7 +100,7 @@ class SessionHost:
 
 def _log_beside_cache(draft: Any) -> None:
     """Warnings to the panel's log file beside the cache (never the terminal the panel draws on)."""
-    from sagan_tui.commands.panel import log_to_file
+    from sagan_tui.logfile import log_to_file
 
     try:
         log_to_file(draft)

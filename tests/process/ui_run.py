@@ -49,13 +49,22 @@ async def run(args: dict) -> dict:
     from sagan_tui.ui.screens.approval import ApprovalScreen
     from sagan_tui.ui.screens.prompt import NoteScreen
 
+    from textual.notifications import Notifications
+
+    kept: list[str] = []  # every notification added (Textual drops one when its timeout passes)
+    add = Notifications.add
+
+    def keep(self, notification):
+        kept.append(notification.message)
+        return add(self, notification)
+
+    Notifications.add = keep  # this process runs one app, for this test only
     draft = gather(args["env"], sagan_tui_cache=args["cache"], poll_interval=60.0, bell=False)
     held = datetime.fromisoformat(args["now"])
     app = SaganApp(draft, poll=False, clock=lambda: held)
-    said: list[str] = []
 
     def heard(words: str) -> bool:
-        return any(words in n.message for n in app._notifications)
+        return any(words in message for message in kept)
 
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_for(pilot, lambda: app.loaded and app.view.waves, "the whole panel with its wave")
@@ -90,11 +99,10 @@ async def run(args: dict) -> dict:
         await wait_for(pilot, lambda: type(app.screen).__name__ == "WaveResponseScreen", "the wave response")
         await pilot.press("escape")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "MainScreen", "the wave response closed")
-        said = [n.message for n in app._notifications]
     triage = sorted(m for m in sys.modules if m.startswith("sagan_tui.triage"))
     session = sorted(m for m in sys.modules if m.startswith(("sagan_tui.session", "sagan_tui.store",
                                                              "sagan_tui.sources", "sagan_tui.sync")))
-    return {"banned": imported, "said": said, "triage": triage, "core": session}
+    return {"banned": imported, "said": kept, "triage": triage, "core": session}
 
 
 def main() -> int:
