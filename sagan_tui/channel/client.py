@@ -78,6 +78,7 @@ class SessionClient:
         self.path: Path | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.ended: str | None = None  # why the session ended, once it has
+        self.started = False  # it said `ready` and the panel is connected: an end after this is a death
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._ids = itertools.count(1)
@@ -115,6 +116,7 @@ class SessionClient:
             if line.strip() == READY_LINE:
                 break
         self._reader, self._writer = await asyncio.open_unix_connection(str(self.path))
+        self.started = True
         self._tasks.append(asyncio.ensure_future(self._read()))
 
     async def open(self, values: Mapping[str, Any], accounts: Mapping[str, Mapping[str, Any]],

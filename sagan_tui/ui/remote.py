@@ -6,7 +6,9 @@ attributes are named as the core's records, so the screens read either; nothing 
 the session's internals. The child's death (kill -9, a crash) is said on screen at once
 ("session process ended: <reason>; restarting"), a new child is started, and its whole panel
 replaces every pane by key (the cache holds what the dead one had written). A child that fails
-to start ends the panel with its reason. `close()` ends the channel, which ends the child.
+to start ends the panel with its reason, and so does one that dies RESTARTS_IN_A_ROW times without
+opening once (a crash loop is not hidden behind restarts). `close()` ends the channel, which
+ends the child.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from sagan_tui.ui.app import SaganApp
 
 ENV = "SAGAN_TUI_SESSION"
+RESTARTS_IN_A_ROW = 3
 
 
 def session_mode(environ: Any = None) -> str:
@@ -83,6 +86,7 @@ class RemoteSession:
         self._closing = False
         self._tasks: set[asyncio.Task] = set()
         self._early: list[UpdateView] | None = None  # updates read before the Open's answer was handled
+        self._deaths = 0  # children that died since the last whole panel
 
     @property
     def pid(self) -> int | None:
@@ -91,27 +95,35 @@ class RemoteSession:
     # --- life ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._spawn(self._open(first=True))
+        self._spawn(self._open())
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _open(self, first: bool) -> None:
+    async def _open(self) -> None:
         self._early = []
         client = self.client = SessionClient(self._update, self._ended)
         values = {k: (str(v) if isinstance(v, os.PathLike) else v) for k, v in self.draft.values.items()}
         try:
             answer = await client.open(values, self.draft.accounts, poll=self.poll, clock=self.clock)
         except SessionEnded as exc:
+            if client.started:
+                return  # it died while opening: _ended (told by the channel's end) restarts it
+            code = client.process.returncode if client.process is not None else None
+            if code is not None and code < 0 and not self._closing:
+                self._ended(exc.reason)  # killed before it was ready: a death too, not a failure to start
+                return
             answer = FailedView(f"sagan-tui: the session process did not start: {exc.reason}")
         if self._closing:
             return
         early, self._early = self._early, None
         if isinstance(answer, ReadyView):
             answer = msgspec.structs.replace(answer, settings=PanelSettings.of(answer.settings))
+            first = self.opened == 0
             self.opened += 1
+            self._deaths = 0
             # The first answer opens the panel; a restart's repaints every pane by key.
             self.app.post_message(Loaded(answer) if first else Updated(answer.first))
             for u in early:
@@ -129,6 +141,11 @@ class RemoteSession:
         if self._closing:
             return
         self.ended.append(why)
+        self._deaths += 1
+        if self._deaths >= RESTARTS_IN_A_ROW:
+            self.app.post_message(LoadFailed(FailedView(
+                f"sagan-tui: the session process ended {self._deaths} times in a row without opening: {why}")))
+            return
         self.restarts += 1
         self.app.notify(f"session process ended: {why}; restarting", title="Session", severity="error",
                         timeout=15, markup=False)
@@ -139,7 +156,7 @@ class RemoteSession:
         if old is not None:
             await old.close()
         if not self._closing:
-            await self._open(first=False)
+            await self._open()
 
     def close(self) -> Awaitable[None] | None:
         """End the channel (the child ends with it); awaitable, for a caller whose loop still runs."""
