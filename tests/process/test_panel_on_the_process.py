@@ -73,3 +73,33 @@ async def test_the_panel_runs_on_the_child_and_restarts_it_after_kill_9(sim_fact
         assert app.session.restarts == 1
         second = app.session.client.process
     assert second.returncode == 0  # the panel's exit ended the child by its channel
+
+
+async def test_after_kill_9_the_new_child_shows_the_same_waves_as_the_waves_command_on_the_cache(
+        sim_factory, process_panel, tmp_path):
+    import asyncio
+    import json
+    import sys
+
+    from tests.channel.test_session_process import fill_through_the_wave
+
+    sim = sim_factory(scenario="reaping-wave")
+    await fill_through_the_wave(sim, tmp_path)
+    held = sim.clock.at(170)
+    app = process_panel(sim, clock=lambda: held)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.loaded and app.view.waves, WAIT_S, "the whole panel with its wave")
+        before = [(w.pod_ids, w.verdict.cause) for w in app.view.waves]
+        child = app.session.pid
+        os.kill(child, signal.SIGKILL)
+        await wait_for(pilot, lambda: app.session.opened == 2, WAIT_S, "the new child's whole panel")
+        after = [(w.pod_ids, w.verdict.cause) for w in app.view.waves]
+        shown = app.loss_area.border_title
+    cli = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "sagan_tui", "waves", "--cache", str(tmp_path / "cache.sqlite"), "--format", "json",
+        stdout=asyncio.subprocess.PIPE, env={k: v for k, v in os.environ.items() if not k.startswith("SAGAN")})
+    out, _ = await cli.communicate()
+    report = json.loads(out)
+    assert after == before
+    assert after == [(tuple(x["pod_id"] for x in w["losses"]), w["verdict"]["cause"]) for w in report["waves"]]
+    assert f"{len(report['waves'])} wave" in shown
