@@ -9,6 +9,7 @@ import re
 import signal
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -58,13 +59,22 @@ def process_env(tmp_path) -> dict:
     return {**_env(tmp_path), "SAGAN_TUI_SESSION": "process"}
 
 
-@pytest.mark.parametrize("how", ["q", "SIGTERM", "SIGHUP", "SIGINT"])
-def test_q_and_each_stop_signal_end_the_panel_and_its_session_process(tmp_path, how):
-    p = PtyProcess([*EXE], process_env(tmp_path), size=(120, 30)).start()
+@contextmanager
+def panel(env: dict, args: tuple[str, ...] = (), size: tuple[int, int] = (120, 30)):
+    """(the panel on a pty, its one session process), once the panes are drawn and the child runs."""
+    p = PtyProcess([*EXE, *args], env, size=size).start()
     try:
         p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=BOUND_S)
         until(p, lambda: children(p.pid), "the session process")
         (child,) = children(p.pid)
+        yield p, child
+    finally:
+        p.stop(None)
+
+
+@pytest.mark.parametrize("how", ["q", "SIGTERM", "SIGHUP", "SIGINT"])
+def test_q_and_each_stop_signal_end_the_panel_and_its_session_process(tmp_path, how):
+    with panel(process_env(tmp_path)) as (p, child):
         drawn = len(p.output)
         if how == "q":
             p.send("q")
@@ -76,16 +86,10 @@ def test_q_and_each_stop_signal_end_the_panel_and_its_session_process(tmp_path, 
         assert RESTORED <= set(re.findall(rb"\x1b\[\?[0-9;]+[hl]", bytes(p.output[drawn:])))
         assert b"Traceback" not in bytes(p.output)
         assert not alive(child)  # the panel waited for it: gone, not left behind
-    finally:
-        p.stop(None)
 
 
 def test_kill_9_of_the_session_process_is_named_on_screen_and_a_new_one_takes_over(tmp_path):
-    p = PtyProcess([*EXE], process_env(tmp_path), size=(160, 40)).start()
-    try:
-        p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=BOUND_S)
-        until(p, lambda: children(p.pid), "the session process")
-        (first,) = children(p.pid)
+    with panel(process_env(tmp_path), size=(160, 40)) as (p, first):
         os.kill(first, signal.SIGKILL)
         p.wait_for(lambda screen: "session process ended: killed by SIGKILL; restarting" in screen, timeout=BOUND_S)
         until(p, lambda: [c for c in children(p.pid) if c != first and alive(c)], "a new session process")
@@ -94,33 +98,19 @@ def test_kill_9_of_the_session_process_is_named_on_screen_and_a_new_one_takes_ov
         exited(p)
         assert p.proc.returncode == 0 and not alive(second)
         assert _modes(p.master) == (True, True)
-    finally:
-        p.stop(None)
 
 
 def test_kill_9_of_the_panel_ends_its_session_process(tmp_path):
-    p = PtyProcess([*EXE], process_env(tmp_path), size=(120, 30)).start()
-    try:
-        p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=BOUND_S)
-        until(p, lambda: children(p.pid), "the session process")
-        (child,) = children(p.pid)
+    with panel(process_env(tmp_path)) as (p, child):
         os.kill(p.pid, signal.SIGKILL)
         exited(p)
         until(p, lambda: not alive(child), "the orphaned session process's end")  # its pipe and channel closed
-    finally:
-        p.stop(None)
 
 
 def test_the_demo_leaves_no_process_behind(tmp_path):
     env = {**process_env(tmp_path)}
     env.pop("SAGAN_TUI_CACHE", None)
-    p = PtyProcess([*EXE, "--demo"], env, size=(160, 40)).start()
-    try:
-        p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=BOUND_S)
-        until(p, lambda: children(p.pid), "the session process")
-        (child,) = children(p.pid)
+    with panel(env, ("--demo",), size=(160, 40)) as (p, child):
         p.send("q")
         exited(p)
         assert p.proc.returncode == 0 and not alive(child)
-    finally:
-        p.stop(None)
