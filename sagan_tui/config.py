@@ -175,6 +175,7 @@ class UiSettings:
     runway_warn_hours: float = 12.0
     keymap: tuple[tuple[str, str], ...] = ()  # (binding id, keys), as Settings.keymap holds them
     secrets: tuple[str, ...] = ()
+    request_timeout: float = 10.0  # the status line says a poll is slow past this
 
 
 @dataclass(frozen=True)

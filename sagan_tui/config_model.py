@@ -201,7 +201,8 @@ class Settings(BaseModel):
         return UiSettings(cache_path=self.cache_path, poll_interval=self.poll_interval, read_only=self.read_only,
                           guard_minutes=self.guard_minutes, color_system=self.color_system, mouse=self.mouse,
                           notify=self.notify, runway_warn_hours=self.runway_warn_hours,
-                          keymap=tuple(self.keymap.items()), secrets=tuple(self.secrets()))
+                          keymap=tuple(self.keymap.items()), secrets=tuple(self.secrets()),
+                          request_timeout=self.request_timeout)
 
 
 def validate(draft: Draft) -> Settings:

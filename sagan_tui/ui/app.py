@@ -171,9 +171,15 @@ class SaganApp(App):
             self.post_message(LoadFailed(update))  # type: ignore[arg-type]
 
     def _start_session(self) -> None:
-        from sagan_tui.session import PanelSession
+        from sagan_tui.ui.remote import RemoteSession, session_mode
 
-        self.session = PanelSession(self.settings, self._publish, clock=self.clock, poll=self._poll)
+        if session_mode() == "process":  # the session as a child process, over the channel (ui/remote.py)
+            held = None if self.clock is utcnow else self.clock()
+            self.session = RemoteSession(self, self.settings, poll=self._poll, clock=held)  # type: ignore[assignment]
+        else:
+            from sagan_tui.session import PanelSession
+
+            self.session = PanelSession(self.settings, self._publish, clock=self.clock, poll=self._poll)
         self.session.start()
 
     @on(LoadFailed)
@@ -231,9 +237,9 @@ class SaganApp(App):
                 refresh()
         notes = list(u.notes)
         if u.health is not None:  # the runway notice, once per crossing (runway.py; pure, cheap)
-            from sagan_tui.session.model import Note
+            from sagan_tui.channel.views import NoteView
 
-            notes += [Note(m, "Runway short", "warning", 30.0, ring=True)
+            notes += [NoteView(m, "Runway short", "warning", 30.0, ring=True)
                       for m in self.runway_watch.check(u.health, self.settings.runway_warn_hours)]
         for note in notes:
             self.notify(note.message, title=note.title, severity=note.severity, timeout=note.timeout, markup=False)
@@ -399,6 +405,8 @@ class SaganApp(App):
             # the held updates go once the screen has drawn what the key changed.
             self.call_after_refresh(self._release_updates)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         if self.session is not None:
-            self.session.close()
+            closing = self.session.close()
+            if closing is not None:  # the session process: its channel closed, the child awaited
+                await closing

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Static
 
-from sagan_tui.models import Experiment
-from sagan_tui.triage import GuardVerdict, Wave
 from sagan_tui.triage import fmt
 from sagan_tui.triage.gaps import gap_of
 from sagan_tui.ui.safe_text import literal
 from sagan_tui.ui.screens.confirm import Dialog
+
+if TYPE_CHECKING:  # annotations only: in process mode these arrive as the channel's plain views
+    from sagan_tui.models import Experiment
+    from sagan_tui.triage import GuardVerdict, Wave
 
 
 def wave_lines(wave: Wave) -> list[str]:
