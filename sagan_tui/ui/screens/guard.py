@@ -76,7 +76,16 @@ class GuardedDispatchScreen(Dialog["str | None"]):
         yield Static("", id="typed-error")
 
     def on_mount(self) -> None:
+        # Textual centres a newly focused widget at its next turn, which may come before the
+        # dialog has a layout (then nothing scrolls, and on a tall verdict at 24 rows the input
+        # stays below the fold): centre it again, the same way, once the layout exists.
+        self.call_after_refresh(self._show_input)
         self.query_one("#confirm", Button).disabled = True
+
+    def _show_input(self) -> None:
+        typed = self.query_one("#typed", Input)
+        if self.focused is typed and not self.can_view_entire(typed):
+            self.scroll_to_center(typed, origin_visible=True)
 
     def result(self) -> str:
         return self.query_one("#typed", Input).value.strip()
