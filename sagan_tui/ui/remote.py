@@ -192,6 +192,9 @@ class RemoteSession:
     def watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
         self._tell(I.WatchTimeline(tag, experiment, kind))
 
+    def watch_heatmap(self, dimension: str, window_s: float | None, width: int) -> None:
+        self._tell(I.WatchHeatmap(dimension, window_s, width))
+
     def forget_timeline(self, tag: str) -> None:
         self._tell(I.ForgetTimeline(tag))
 
@@ -224,6 +227,9 @@ class RemoteSession:
 
     def hold_note(self) -> Awaitable[str]:
         return self._ask(I.HoldNote())
+
+    def wave_response(self) -> Awaitable[Any]:
+        return self._ask(I.WaveResponse())
 
     def dispatch_verdict(self, number: int) -> Awaitable[Any]:
         return self._ask(I.DispatchVerdict(number))
