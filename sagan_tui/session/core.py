@@ -585,12 +585,13 @@ class PanelSession:
     def wave_response(self) -> "asyncio.Future[ProposalView | None]":
         """W's proposal for the wave on screen (the active one, else the latest), as the channel's view."""
         def proposal() -> "ProposalView | None":
+            from sagan_tui.session.incident_view import shown_of
             from sagan_tui.session.views import proposal_view
             from sagan_tui.triage.response import propose
 
             m = self.model
-            wave = m.active_wave() or max(m.waves, key=lambda w: w.end, default=None)
-            return None if wave is None else proposal_view(propose(wave, m.experiments))
+            shown, _until = shown_of(m.waves, m.clock(), self.settings.guard_minutes)  # the wave panel's
+            return None if shown < 0 else proposal_view(propose(m.waves[shown], m.experiments))
 
         return self._call(self._in_db, proposal)
 
