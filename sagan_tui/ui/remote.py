@@ -76,7 +76,8 @@ class RemoteSession:
     def __init__(self, app: "SaganApp", draft: "Draft", *, poll: bool = True,
                  clock: "datetime | None" = None) -> None:
         self.app = app
-        self.draft = draft
+        # Settings a caller validated itself (a test, an embedding) go as layers again: the child validates.
+        self.draft = draft if hasattr(draft, "values") else draft.as_draft()  # type: ignore[attr-defined]
         self.poll = poll
         self.clock = clock  # a held session clock (tests)
         self.client: SessionClient | None = None
