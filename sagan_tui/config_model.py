@@ -196,6 +196,20 @@ class Settings(BaseModel):
                 out.append(acc.key())
         return out
 
+    def as_draft(self) -> Draft:
+        """These settings as layers again (the values given, secrets in clear), for a session
+        process to validate: a caller that built Settings itself (a test, an embedding) starts
+        the panel in process mode with them as the `sagan-tui` command does with its Draft."""
+        def plain(value: Any) -> Any:
+            if isinstance(value, SecretStr):
+                return value.get_secret_value()
+            return str(value) if isinstance(value, Path) else value
+
+        values = {name: plain(getattr(self, name)) for name in self.model_fields_set if name != "accounts"}
+        accounts = {name: {k: plain(getattr(acc, k)) for k in acc.model_fields_set if k != "name"}
+                    for name, acc in self.accounts.items()}
+        return Draft(values, accounts)
+
     def ui(self) -> UiSettings:
         """The plain values a UI reads (config.UiSettings)."""
         return UiSettings(cache_path=self.cache_path, poll_interval=self.poll_interval, read_only=self.read_only,

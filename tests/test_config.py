@@ -167,3 +167,19 @@ def test_the_settings_modules_import_one_way():
     assert not {m for m in imported if m and (m.startswith("sagan_tui.config_model") or m == "pydantic")}
     assert "Settings" not in dir(config)
 
+
+
+def test_validated_settings_go_back_to_layers_that_validate_to_the_same_settings(tmp_path):
+    """A caller that validated Settings itself starts the panel in process mode with them as
+    layers again (Settings.as_draft): the child validates them to the same settings, secrets
+    and accounts included."""
+    env = {"SAGAN_TUI_CONFIG": str(tmp_path / "none.toml"), "SAGAN_API_TOKEN": "tok-123",
+           "RUNPOD_API_KEY_TEAM": "rk-team", "RUNPOD_TRANSPORT_TEAM": "graphql", "RUNPOD_API_KEY_SOLO": "rk-solo"}
+    settings, _ = load_settings(env, sagan_tui_cache=str(tmp_path / "c.sqlite"), poll_interval=7.0, bell=False)
+    draft = settings.as_draft()
+    again = validate(draft)
+    assert again == settings
+    assert again.sagan_api_token.get_secret_value() == "tok-123" and again.notify == "off"
+    keys = {n: (a.api_key.get_secret_value() if a.api_key else None, a.transport) for n, a in again.accounts.items()}
+    assert keys == {"team": ("rk-team", "graphql"), "solo": ("rk-solo", "auto"), "personal": (None, "auto")}
+    assert isinstance(draft.values["sagan_tui_cache"], str)  # plain values: the channel carries them

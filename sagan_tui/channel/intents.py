@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Union
 import msgspec
 
 from sagan_tui.channel.views import (ActionResultView, ApprovalView, AuditView, DetailView, Done, FailedView,
-                                     ReadyView, StopTargetView, VerdictView)
+                                     ProposalView, ReadyView, StopTargetView, VerdictView)
 
 
 class Intent(msgspec.Struct, frozen=True, tag=True):
@@ -62,6 +62,15 @@ class ForgetTimeline(Intent, frozen=True):
     tag: str
 
 
+class WatchHeatmap(Intent, frozen=True):
+    """Send the loss heatmap's grid for this scope now (rows by `dimension`, the last `window_s`
+    seconds or every loss when None, `width` characters), and again whenever the losses change."""
+
+    dimension: str
+    window_s: float | None
+    width: int
+
+
 class Tick(Intent, frozen=True):
     """Re-render the rows whose text time alone changed."""
 
@@ -107,6 +116,12 @@ class BlockedBy(Intent, frozen=True):
 
 class HoldNote(Intent, frozen=True):
     result: ClassVar[Any] = str
+
+
+class WaveResponse(Intent, frozen=True):
+    """The response the wave on screen calls for (W's dialog); None when there is no wave."""
+
+    result: ClassVar[Any] = ProposalView | None
 
 
 class DispatchVerdict(Intent, frozen=True):
@@ -213,9 +228,9 @@ class RecordCancelled(Intent, frozen=True):
 
 
 INTENTS: tuple[type[Intent], ...] = (
-    Open, Refresh, Pause, SetInterval, WatchTimeline, ForgetTimeline, Tick, KeyPressed,
+    Open, Refresh, Pause, SetInterval, WatchTimeline, ForgetTimeline, WatchHeatmap, Tick, KeyPressed,
     Dismiss, ToggleDismissed, AcknowledgeWave, StartCanary,
-    HeldNow, CanaryRest, BlockedBy, HoldNote, DispatchVerdict, ApprovalsOf, AuditLog, BalanceHistory, ViewExperiment,
+    HeldNow, CanaryRest, BlockedBy, HoldNote, WaveResponse, DispatchVerdict, ApprovalsOf, AuditLog, BalanceHistory, ViewExperiment,
     ExportReport,
     Refuse, Decide, Hold, Release, ReleaseRefused, Canary, Redispatch, Promote, Stop, RecordCancelled,
 )

@@ -7,6 +7,7 @@ dialogs read are plain fields. Nothing here computes: the UI shows these as they
 
 from __future__ import annotations
 
+import bisect
 import math
 from datetime import datetime
 from typing import Any
@@ -151,6 +152,7 @@ class LossRecordView(msgspec.Struct, frozen=True):
     confirmed_by: str | None = None
     withdrawn_at: datetime | None = None
     withdrawn_reason: str | None = None
+    gap_s: float | None = None  # seconds from RUNNING to lost (models.py's Loss.gap_s), read there
 
 
 class FindingView(msgspec.Struct, frozen=True):
@@ -220,6 +222,78 @@ class IncidentView(msgspec.Struct, frozen=True):
     since_looked: str = ""
     overrides: tuple[tuple[int, str], ...] = ()
     acknowledged: tuple[str, ...] = ()
+    # The wave the panel shows, chosen on the session's side: its index in `waves` (-1: none),
+    # and while it is the active one, the end of its guard (its last loss + guard_minutes).
+    shown: int = -1
+    active_until: datetime | None = None
+
+
+class HeatGridView(msgspec.Struct, frozen=True):
+    """The loss heatmap's grid, built on the session's side for the scope the UI asked for
+    (WatchHeatmap: rows by, window, width): what triage/heatmap.py's HeatGrid says, as plain fields.
+
+    `edges` are the columns' bounds in epoch seconds (column k holds edges[k] <= t < edges[k+1],
+    the last also its end); `cells` lists each non-empty cell's pods, by lost_at; `active` are the
+    active wave's columns; `cursor` is where the cursor sits until the owner moves it."""
+
+    dimension: str
+    window_s: float | None
+    width: int
+    rows: tuple[str, ...]
+    bucket_starts: tuple[datetime, ...]
+    bucket_s: float
+    counts: tuple[tuple[int, ...], ...]
+    max_count: int
+    wave_columns: frozenset[int]
+    start: datetime
+    end: datetime
+    edges: tuple[float, ...]
+    cells: tuple[tuple[int, int, tuple[str, ...]], ...] = ()
+    active: frozenset[int] = frozenset()
+    cursor: tuple[int, int] | None = None
+
+    @property
+    def total(self) -> int:
+        return sum(map(sum, self.counts))
+
+    @property
+    def scope(self) -> tuple[str, float | None, int]:
+        return self.dimension, self.window_s, self.width
+
+    def column_of(self, when: datetime) -> int | None:
+        """The column holding `when`, None outside the grid's window."""
+        t = when.timestamp()
+        if not self.edges or not self.edges[0] <= t <= self.edges[-1]:
+            return None
+        return min(bisect.bisect_right(self.edges, t) - 1, len(self.edges) - 2)
+
+    def cell_pods(self, row: int, col: int) -> tuple[str, ...]:
+        """The pods lost in one cell, by lost_at."""
+        return next((pods for r, c, pods in self.cells if r == row and c == col), ())
+
+
+class ResponseLineView(msgspec.Struct, frozen=True):
+    """One checkbox of the wave response (triage/response.py's ResponseLine)."""
+
+    key: str
+    label: str
+    detail: str = ""
+    targets: tuple[str, ...] = ()
+    checked: bool = False
+    enabled: bool = True
+
+
+class ProposalView(msgspec.Struct, frozen=True):
+    """The wave response the session proposes for the wave on screen (triage/response.py's Proposal)."""
+
+    verdict: CauseView
+    lines: tuple[ResponseLineView, ...]
+    holds: tuple[int, ...]
+    note: str
+    left_out: tuple[str, ...] = ()
+
+    def line(self, key: str) -> ResponseLineView:
+        return next(x for x in self.lines if x.key == key)
 
 
 class ApprovalView(msgspec.Struct, frozen=True):
@@ -255,6 +329,7 @@ class UpdateView(msgspec.Struct, frozen=True):
     pod_records: dict[str, CachedPodView | None] = {}
     timelines: tuple[TimelineView, ...] = ()
     losses: IncidentView | None = None
+    heatmap: HeatGridView | None = None
     health: dict[str, SourceHealth] | None = None
     notes: tuple[NoteView, ...] = ()
     in_flight: dict[str, float] | None = None  # source -> time.monotonic() its poll began (one clock per machine)

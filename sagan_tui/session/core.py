@@ -23,6 +23,7 @@ from sagan_tui.basics import utcnow
 from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady, TimelineRows
 
 if TYPE_CHECKING:
+    from sagan_tui.channel.views import HeatGridView, ProposalView
     from sagan_tui.actions.results import ActionResult, StopTarget
     from sagan_tui.actions.runner import ActionRunner
     from sagan_tui.config import Draft
@@ -70,6 +71,8 @@ class PanelSession:
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._timelines: dict[str, tuple[int | None, str]] = {"main": (None, "all")}
+        self._heatmap: tuple[str, float | None, int] | None = None  # the scope the UI asked for
+        self._heat_labels: dict[str, tuple[str, ...]] = {}  # the last grid's rows, per dimension
         self._in_flight: dict[str, float] = {}
         self._due: dict[str, float] = {}
         self._kicks: dict[str, asyncio.Event] = {}
@@ -358,6 +361,20 @@ class PanelSession:
         return LossView(tuple(m.losses), tuple(m.waves), frozenset(m.dismissed), frozenset(m.affected_pods()),
                         **self._incident_shown)
 
+    def _heat(self) -> "HeatGridView | None":
+        """The heatmap's grid for the scope the UI asked for (None before it asked)."""
+        if self._heatmap is None or self.model is None:
+            return None
+        from sagan_tui.session.heatmap_view import grid_view
+
+        m = self.model
+        dimension = self._heatmap[0]
+        grid = grid_view(m.losses, m.waves, m.active_wave(), self._heatmap, m.clock(),
+                         self._heat_labels.get(dimension, ()))
+        if grid is not None:
+            self._heat_labels[dimension] = grid.rows
+        return grid
+
     def _timeline(self, tag: str) -> TimelineRows:
         experiment, kind = self._timelines[tag]
         rows, subjects = self.model.timeline(experiment, kind)
@@ -369,7 +386,7 @@ class PanelSession:
             full=True, experiments=m.experiment_rows(), pods=m.pod_rows(), approvals=m.approval_rows(),
             approval_records=m.approvals, experiment_records=dict(m.experiments), pod_records=dict(m.pods),
             timelines=tuple(self._timeline(t) for t in self._timelines), losses=self._loss_view(),
-            health=dict(m.health), in_flight=dict(self._in_flight), polls=self.polls)
+            heatmap=self._heat(), health=dict(m.health), in_flight=dict(self._in_flight), polls=self.polls)
 
     def _update(self, delta: "Delta", notes: tuple = ()) -> PanelUpdate:
         m = self.model
@@ -378,7 +395,8 @@ class PanelSession:
             approvals=delta.approvals, approval_records=m.approvals if delta.approvals is not None else None,
             experiment_records=delta.experiment_records, pod_records=delta.pod_records,
             timelines=tuple(self._timeline(t) for t in self._timelines) if delta.timeline or delta.losses else (),
-            losses=self._loss_view() if delta.losses else None, health=dict(m.health), notes=notes)
+            losses=self._loss_view() if delta.losses else None, heatmap=self._heat() if delta.losses else None,
+            health=dict(m.health), notes=notes)
 
     def watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
         """Send `tag`'s timeline rows for this scope now, and again whenever events or losses change."""
@@ -388,6 +406,15 @@ class PanelSession:
         self._timelines[tag] = (experiment, kind)
         if self.model is not None:
             self._offload(lambda: self._publish(PanelUpdate(timelines=(self._timeline(tag),), answer=True)))
+
+    def watch_heatmap(self, dimension: str, window_s: float | None, width: int) -> None:
+        """Send the heatmap's grid for this scope now, and again whenever the losses change."""
+        self._soon(self._watch_heatmap, (dimension, window_s, width))
+
+    def _watch_heatmap(self, scope: tuple[str, float | None, int]) -> None:
+        self._heatmap = scope
+        if self.model is not None:
+            self._offload(lambda: self._publish(PanelUpdate(heatmap=self._heat(), answer=True)))
 
     def forget_timeline(self, tag: str) -> None:
         self._soon(lambda: self._timelines.pop(tag, None))
@@ -403,10 +430,13 @@ class PanelSession:
         exps = self.model.due_experiment_rows()
         from sagan_tui.session.incident_view import incident_view
 
-        # The canary's progress and the since-you-looked line move with time alone.
+        # The canary's progress, the since-you-looked line and the wave shown (its guard's end) move
+        # with time alone; the heatmap's active columns with the guard.
         losses = self._loss_view() if incident_view(self.model) != self._incident_shown else None
+        heat = self._heat() if losses is not None else None
         if pods or hidden or exps or losses:
-            self._publish(PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden), losses=losses))
+            self._publish(PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden), losses=losses,
+                                      heatmap=heat))
 
     # --- the owner's actions: each returns an awaitable of its typed result --------------
 
@@ -551,6 +581,19 @@ class PanelSession:
             return f"Held by the owner: {wave_summary(wave)}." if wave is not None else ""
 
         return self._call(self._in_db, note)
+
+    def wave_response(self) -> "asyncio.Future[ProposalView | None]":
+        """W's proposal for the wave on screen (the active one, else the latest), as the channel's view."""
+        def proposal() -> "ProposalView | None":
+            from sagan_tui.session.incident_view import shown_of
+            from sagan_tui.session.views import proposal_view
+            from sagan_tui.triage.response import propose
+
+            m = self.model
+            shown, _until = shown_of(m.waves, m.clock(), self.settings.guard_minutes)  # the wave panel's
+            return None if shown < 0 else proposal_view(propose(m.waves[shown], m.experiments))
+
+        return self._call(self._in_db, proposal)
 
     def dispatch_verdict(self, number: int) -> "asyncio.Future[GuardVerdict]":
         from sagan_tui.actions.guard import dispatch_verdict

@@ -3,8 +3,8 @@ plain text and ids only (the UI displays them, it computes nothing)."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Sequence
 
 from sagan_tui.session.incident import Look, wave_key
 from sagan_tui.triage import fmt
@@ -75,11 +75,30 @@ def _canary_step(m: PanelModel, now: datetime) -> list[str]:
     return [c.text(now)] if after != before and after in ("passed", "lost") else []
 
 
+def shown_of(waves: Sequence[Any], now: datetime, guard_minutes: float) -> tuple[int, datetime | None]:
+    """The wave the panel shows, as (its index in `waves`, -1 for none; the end of its guard while
+    it is the active one, else None): the active wave, else the one that ended last."""
+    from sagan_tui.triage import active_wave
+
+    wave = active_wave(waves, now, guard_minutes)
+    if wave is not None:
+        return _index(waves, wave), wave.end + timedelta(minutes=guard_minutes)
+    last = max(waves, key=lambda w: w.end, default=None)
+    return (-1 if last is None else _index(waves, last)), None
+
+
+def _index(waves: Sequence[Any], wave: Any) -> int:
+    return next(i for i, w in enumerate(waves) if w is wave)
+
+
 def incident_view(m: PanelModel) -> dict[str, Any]:
     """The LossView's incident fields."""
     now = m.clock()
     away = m.settings.away_minutes
+    shown, active_until = shown_of(m.waves, now, m.settings.guard_minutes)
     return {
+        "shown": shown,
+        "active_until": active_until,
         "forming": tuple(c.headline for c in m.active_forming()),
         "canary": m.canary.text(now) if m.canary is not None else "",
         "since_looked": m.incident.since_you_looked(now, away),

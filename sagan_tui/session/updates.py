@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
+    from sagan_tui.channel.views import HeatGridView
     from sagan_tui.config_model import Settings
     from sagan_tui.models import ApprovalRequest, Experiment, Loss, SourceHealth
     from sagan_tui.session.model import Note
@@ -31,6 +33,9 @@ class LossView:
     since_looked: str = ""
     overrides: tuple[tuple[int, str], ...] = ()
     acknowledged: tuple[str, ...] = ()
+    # The wave shown (its index in `waves`, -1: none) and, while it is active, its guard's end.
+    shown: int = -1
+    active_until: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,7 @@ class PanelUpdate:
     pod_records: Mapping[str, "CachedPod | None"] = field(default_factory=dict)
     timelines: tuple[TimelineRows, ...] = ()
     losses: LossView | None = None
+    heatmap: "HeatGridView | None" = None  # the grid for the scope the UI asked for (WatchHeatmap)
     health: Mapping[str, "SourceHealth"] | None = None
     notes: tuple["Note", ...] = ()
     in_flight: Mapping[str, float] | None = None  # source -> time.monotonic() its poll began

@@ -12,8 +12,8 @@ import msgspec
 
 from sagan_tui.channel.views import (ActionResultView, ApprovalView, AuditView, BurstView, CachedPodView, CauseView,
                                      CellView, DetailView, ExperimentView, FailedView, FindingView, IncidentView,
-                                     LossRecordView, NoteView, ReadyView, RowView, TimelineView, UpdateView,
-                                     VerdictView, WaveView)
+                                     LossRecordView, NoteView, ProposalView, ReadyView, ResponseLineView, RowView,
+                                     TimelineView, UpdateView, VerdictView, WaveView)
 
 if TYPE_CHECKING:
     from sagan_tui.actions.results import ActionResult
@@ -49,15 +49,25 @@ def finding_view(f: Any) -> FindingView:
     return FindingView(f.kind, f.statement, tuple(f.evidence))
 
 
+def cause_view(v: Any) -> CauseView:
+    return CauseView(v.cause, v.confidence, v.title, v.headline, v.next_step,
+                     tuple(finding_view(f) for f in v.for_), tuple(finding_view(f) for f in v.against),
+                     tuple(v.missing), tuple(tuple(b) for b in v.broke))
+
+
+def proposal_view(p: Any) -> ProposalView:
+    """triage/response.py's Proposal as plain fields."""
+    return ProposalView(cause_view(p.verdict),
+                        tuple(ResponseLineView(x.key, x.label, x.detail, tuple(x.targets), x.checked, x.enabled)
+                              for x in p.lines), tuple(p.holds), p.note, tuple(p.left_out))
+
+
 def wave_view(w: "Wave", losses: _Losses | None = None) -> WaveView:
     """A wave weighed here (its verdict and diagnosis read every pod's sightings), sent as plain fields."""
     from sagan_tui.triage import wave_summary
 
     losses = _Losses() if losses is None else losses
-    v = w.verdict
-    cause = CauseView(v.cause, v.confidence, v.title, v.headline, v.next_step,
-                      tuple(finding_view(f) for f in v.for_), tuple(finding_view(f) for f in v.against),
-                      tuple(v.missing), tuple(tuple(b) for b in v.broke))
+    cause = cause_view(w.verdict)
     return WaveView(
         w.start, w.end, tuple(losses.of(x) for x in w.losses), cause, tuple(finding_view(f) for f in w.diagnosis),
         tuple(BurstView(b.start, b.end, tuple(x.pod_id for x in b.losses)) for b in w.bursts),
@@ -69,7 +79,8 @@ def incident_view(lv: "LossView") -> IncidentView:
     losses = _Losses()
     return IncidentView(tuple(losses.of(x) for x in lv.losses), tuple(wave_view(w, losses) for w in lv.waves),
                         frozenset(lv.dismissed), frozenset(lv.affected), tuple(lv.forming), lv.canary,
-                        lv.since_looked, tuple(tuple(o) for o in lv.overrides), tuple(lv.acknowledged))
+                        lv.since_looked, tuple(tuple(o) for o in lv.overrides), tuple(lv.acknowledged),
+                        lv.shown, lv.active_until)
 
 
 def update_view(u: "PanelUpdate") -> UpdateView:
@@ -81,7 +92,7 @@ def update_view(u: "PanelUpdate") -> UpdateView:
         pod_records={k: None if cp is None else _as(CachedPodView, cp) for k, cp in u.pod_records.items()},
         timelines=tuple(TimelineView(t.tag, t.experiment, t.kind, rows_view(t.rows), dict(t.subjects))
                         for t in u.timelines),
-        losses=None if u.losses is None else incident_view(u.losses),
+        losses=None if u.losses is None else incident_view(u.losses), heatmap=u.heatmap,
         health=None if u.health is None else dict(u.health),
         notes=tuple(NoteView(n.message, n.title, n.severity, n.timeout, n.ring) for n in u.notes),
         in_flight=None if u.in_flight is None else dict(u.in_flight), polls=u.polls, said=u.said, answer=u.answer)

@@ -11,13 +11,13 @@ from itertools import count
 from operator import attrgetter
 from typing import TYPE_CHECKING, Iterable, Iterator
 
+from sagan_tui.heatmap_layout import DIMENSIONS, shade  # noqa: F401  (shade: the legend's rule)
 from sagan_tui.triage.fmt import utc
 from sagan_tui.triage.timeline import Timeline
 
 if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
     from sagan_tui.models import Loss
 
-DIMENSIONS = ("account", "experiment", "datacenter", "gpu")
 UNKNOWN = "?"
 # Bucket sizes a person reads without arithmetic; past a day, whole days.
 NICE_STEPS = (10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
@@ -172,10 +172,3 @@ def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetim
 def _natural(label: str) -> tuple:
     digits = label.lstrip("#")
     return (0, int(digits), "") if digits.isdigit() else (1, 0, label)
-
-
-def shade(count: int, max_count: int) -> int:
-    """Legend level 0..4: 0 is no loss, 4 the busiest cell; any loss shows at least 1."""
-    if count <= 0 or max_count <= 0:
-        return 0
-    return max(1, min(4, math.ceil(4 * count / max_count)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Callable
 
 from textual import events, on
@@ -288,13 +288,13 @@ class SaganApp(App):
             self.loss_area.tick(now)
 
     def _wave_words(self, now: datetime) -> str | None:
-        """The header's words for the active wave (None when none is active)."""
-        from sagan_tui.triage import active_wave
+        """The header's words for the active wave (the session's choice; None when none is active)."""
+        from sagan_tui.ui.widgets.wave_panel import shown_wave
 
-        wave = active_wave(list(self.view.waves), now, self.settings.guard_minutes)
-        if wave is None:
+        lv = self.view.loss_view
+        wave, until = shown_wave(lv.waves, (lv.shown, lv.active_until), now) if lv is not None else (None, None)
+        if wave is None or until is None:
             return None
-        until = wave.end + timedelta(minutes=self.settings.guard_minutes)
         return f"WAVE {len(wave.losses)} lost · guard until {hhmm(until)}"
 
     def _watch_words(self) -> str | None:

@@ -1,10 +1,11 @@
-"""Pure renderers of the loss heatmap: a HeatGrid (triage/heatmap.py) to styled rich Text lines.
+"""Pure renderers of the loss heatmap: a grid (the session's HeatGridView, or triage/heatmap.py's
+HeatGrid: the same attributes) to styled rich Text lines.
 
 `render_heatmap(grid, width, cursor)` gives the lines the LossHeatmap widget paints, in order:
 one line per row (label, then one cell per time bucket), the wave marker line, the time axis
-and the legend. `layout(labels, width, columns)` says how wide the label column is and how many
-buckets fit, so the widget can ask triage for a grid that fills its width. `render_cell_losses`
-lists a selected cell's losses. No Textual here: everything is tested without a screen.
+and the legend. The geometry (`layout`, `buckets_for`) and the shades are those of
+sagan_tui/heatmap_layout.py, shared with the session, which builds the grid for the width the
+widget asked for. `render_cell_losses` lists a selected cell's losses. No Textual here: everything is tested without a screen.
 
 Every piece of data (labels, pod ids) goes into `Text` as plain text, never as markup.
 """
@@ -12,18 +13,18 @@ Every piece of data (labels, pod ids) goes into `Text` as plain text, never as m
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Sequence
 
 from rich.text import Text
 
+from sagan_tui.heatmap_layout import LABEL_MAX, LABEL_MIN, SEP, Layout, buckets_for, layout, shade  # noqa: F401
 from sagan_tui.safe_text import clean
 from sagan_tui.triage import fmt
-from sagan_tui.triage.heatmap import HeatGrid, shade
 
-if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+if TYPE_CHECKING:  # annotations only: the grid arrives as the channel's HeatGridView
     from sagan_tui.models import Loss
+    from sagan_tui.triage.heatmap import HeatGrid
 
 # Glyphs carry the shade without colour (a monochrome terminal, a screenshot pasted in a
 # ticket); the colours make the hot cells jump out where there is colour.
@@ -39,35 +40,7 @@ CURSOR = "bold color(231) on color(27)"  # an empty cell under the cursor: white
 # column stays red (reverse would turn a full block black) and the count is readable.
 CURSOR_ON = ("", "on color(136)", "on color(166)", "on color(160)", "on color(196)")
 DIM = "color(245)"
-LABEL_MAX = 18
-LABEL_MIN = 4
-SEP = "│"
 DIMENSION_NAMES = {"account": "account", "experiment": "experiment", "datacenter": "data center", "gpu": "GPU type"}
-
-
-WIDE_CELLS_FROM = 40  # with this much room, a bucket is two characters: about square on screen
-
-
-def buckets_for(room: int) -> int:
-    """How many buckets to ask triage for, given `room` characters for the cells."""
-    return room // 2 if room >= WIDE_CELLS_FROM else room
-
-
-@dataclass(frozen=True)
-class Layout:
-    label_w: int  # label column, without the separator
-    cell_w: int  # characters per bucket (wider cells when there are few buckets)
-    columns: int  # buckets that fit
-
-
-def layout(labels: Sequence[str], width: int, columns: int | None = None) -> Layout:
-    """The label width for `labels` and, for `columns` buckets (or as many as fit), the cell width."""
-    longest = max((len(x) for x in labels), default=0)
-    label_w = max(LABEL_MIN, min(LABEL_MAX, longest, max(LABEL_MIN, width // 4)))
-    room = max(1, width - label_w - len(SEP))
-    if columns is None or columns <= 0:
-        return Layout(label_w, 1, room)
-    return Layout(label_w, max(1, room // columns), min(columns, room))
 
 
 def printable(text: object) -> str:

@@ -29,7 +29,7 @@ CURSOR_REST_S = 0.12  # the experiments cursor still this long: its timeline is 
 
 
 def later_panes() -> list:
-    from sagan_tui.ui.widgets.loss_area import LossArea  # the heatmap's triage imports with it
+    from sagan_tui.ui.widgets.loss_area import LossArea
 
     return [TimelineTable(id="timeline"), LossArea(id="loss-area"), ApprovalsTable(id="approvals")]
 
@@ -116,9 +116,12 @@ class MainScreen(OwnerActionsScreen):
             if tl.tag == "main":
                 self._show_timeline(tl)
         if u.losses is not None:
-            self.loss_area.show(u.losses.losses, u.losses.waves, now, guard_minutes, incident_lines(u.losses))
+            lv = u.losses
+            self.loss_area.show(lv.losses, lv.waves, now, (lv.shown, lv.active_until), incident_lines(lv))
             if self.has_class("-incident"):
                 self.pods_table.set_scope(self._affected_scope(), "affected")
+        if u.heatmap is not None or u.full:
+            self.loss_area.show_grid(u.heatmap, full=u.full)
 
     def _show_timeline(self, tl) -> None:
         table = self.timeline

@@ -218,7 +218,7 @@ class OwnerActionsScreen(Screen):
             return
         from sagan_tui.ui.screens.wave_response import open_wave_response
 
-        open_wave_response(self.app)  # at once: keys typed after W meet the dialog's bindings
+        open_wave_response(self.app)  # keys typed after W meet the dialog's bindings (ui/key_hold.py)
 
     # --- the incident: release, canary, acknowledge ----------------------------------------
 

@@ -76,7 +76,8 @@ class RemoteSession:
     def __init__(self, app: "SaganApp", draft: "Draft", *, poll: bool = True,
                  clock: "datetime | None" = None) -> None:
         self.app = app
-        self.draft = draft
+        # Settings a caller validated itself (a test, an embedding) go as layers again: the child validates.
+        self.draft = draft if hasattr(draft, "values") else draft.as_draft()  # type: ignore[attr-defined]
         self.poll = poll
         self.clock = clock  # a held session clock (tests)
         self.client: SessionClient | None = None
@@ -192,6 +193,9 @@ class RemoteSession:
     def watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
         self._tell(I.WatchTimeline(tag, experiment, kind))
 
+    def watch_heatmap(self, dimension: str, window_s: float | None, width: int) -> None:
+        self._tell(I.WatchHeatmap(dimension, window_s, width))
+
     def forget_timeline(self, tag: str) -> None:
         self._tell(I.ForgetTimeline(tag))
 
@@ -224,6 +228,9 @@ class RemoteSession:
 
     def hold_note(self) -> Awaitable[str]:
         return self._ask(I.HoldNote())
+
+    def wave_response(self) -> Awaitable[Any]:
+        return self._ask(I.WaveResponse())
 
     def dispatch_verdict(self, number: int) -> Awaitable[Any]:
         return self._ask(I.DispatchVerdict(number))

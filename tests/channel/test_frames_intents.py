@@ -23,6 +23,7 @@ SAMPLES: dict[type, I.Intent] = {
                     clock=datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)),
     I.Refresh: I.Refresh(), I.Pause: I.Pause(True), I.SetInterval: I.SetInterval(30.0),
     I.WatchTimeline: I.WatchTimeline("detail", 7, "losses"), I.ForgetTimeline: I.ForgetTimeline("detail"),
+    I.WatchHeatmap: I.WatchHeatmap("experiment", 1800.0, 96), I.WaveResponse: I.WaveResponse(),
     I.Tick: I.Tick(), I.KeyPressed: I.KeyPressed(), I.Dismiss: I.Dismiss("pod-1"),
     I.ToggleDismissed: I.ToggleDismissed(), I.AcknowledgeWave: I.AcknowledgeWave(), I.StartCanary: I.StartCanary(4),
     I.HeldNow: I.HeldNow(), I.CanaryRest: I.CanaryRest(), I.BlockedBy: I.BlockedBy((1, 2)), I.HoldNote: I.HoldNote(),

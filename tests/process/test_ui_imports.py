@@ -1,6 +1,8 @@
 """In process mode the UI process imports none of pydantic, httpx, sqlite_utils, runpod or
-graphql through a session with a wave on screen, an approval, a hold, a dismiss and `W` (a
-separate UI process, tests/process/ui_run.py; the simulator and the cache filling stay here)."""
+graphql, and runs none of triage's analysis, through a session with a wave on screen, an
+approval, a hold, a dismiss and `W` (a separate UI process, tests/process/ui_run.py; the
+simulator and the cache filling stay here): the heatmap's grid, the wave shown and W's proposal
+arrive from the session as view data."""
 
 from __future__ import annotations
 
@@ -37,4 +39,30 @@ async def test_the_ui_process_never_imports_the_cores_libraries(sim_factory, tmp
     # Nor the session's, the sources' or the sync's code; of the store only the first frame's
     # read-only peek (store/quick.py, standard sqlite3) and the row parsers it uses.
     assert set(seen["core"]) <= {"sagan_tui.store", "sagan_tui.store.quick", "sagan_tui.store.rows"}, seen["core"]
-    print("triage modules in the UI process:", seen["triage"])
+    # No analysis of triage ran here: none of its modules but the pure formatting was imported.
+    assert seen["triage_reached"] == [], seen["triage_reached"]
+    assert set(seen["triage"]) <= {"sagan_tui.triage", "sagan_tui.triage.fmt"}, seen["triage"]
+    shown = seen["shown"]
+    assert shown["heatmap_rows"] and shown["heatmap_total"] >= len(R4), shown
+    assert shown["heatmap_width"][0] == shown["heatmap_width"][1] > 0, shown  # built for the width it has
+    assert set(R4) <= set(shown["wave_pods"]), shown
+    assert shown["proposal"][0] == "ProposalView" and shown["proposal"][2] >= 3, shown
+
+
+def test_the_hook_notes_triage_analysis_reached_from_the_project():
+    """The hook above can fail: a module of the project that reaches the heatmap's binning (the
+    session's grid builder, as the UI's heatmap did before) is noted with its line."""
+    code = ("import json, tests.process.ui_run as r\n"
+            "from sagan_tui.ui import heatmap_render\n"
+            "import sagan_tui.triage.fmt\n"
+            "from sagan_tui.triage import fmt\n"
+            "assert r.triage_reached == [], r.triage_reached\n"
+            "import sagan_tui.session.heatmap_view\n"
+            "print(json.dumps(r.triage_reached))\n")
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.getcwd(), timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    reached = json.loads(out.stdout.strip().splitlines()[-1])
+    assert reached and reached[0].startswith("sagan_tui.triage.heatmap <- "), reached
+    assert "sagan_tui/session/heatmap_view.py:" in reached[0], reached

@@ -2,7 +2,10 @@
 
 The panel on its session process (SAGAN_TUI_SESSION=process), driven by a pilot through the wave
 on screen, an approval, a hold, a dismiss and `W`; an import hook notes every module of the
-banned families imported in this process, and the last stdout line says what it saw (JSON).
+banned families imported in this process, and every module of triage's analysis (all of
+`sagan_tui.triage` but the pure formatting of `triage.fmt` the layer contract names) with the
+line of the project's code that reached it: no analysis can run here without its module, so
+none ran. The last stdout line says what it saw (JSON).
 The simulator runs in the test's process: it imports pydantic itself, and it must not be here.
 """
 
@@ -15,15 +18,32 @@ import time
 from datetime import datetime
 
 BANNED = ("pydantic", "httpx", "sqlite_utils", "runpod", "graphql")
+# The triage the UI may import: the package (its names load lazily) and its pure formatting.
+TRIAGE_ALLOWED = ("sagan_tui.triage", "sagan_tui.triage.fmt")
 imported: list[str] = []
+triage_reached: list[str] = []  # "module <- file:line" of the project's frame that imported it
+
+
+def _reached_from() -> str:
+    """The innermost frame of the project (not the import system's) that asked for the module."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name.startswith("sagan_tui") and not name.startswith("sagan_tui.triage"):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "?"
 
 
 class Watch:
-    """A meta path finder that finds nothing and notes each banned family's first import."""
+    """A meta path finder that finds nothing and notes each banned family's first import, and
+    each module of triage's analysis with where it was reached from."""
 
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in BANNED and name not in imported:
             imported.append(name)
+        if name.startswith("sagan_tui.triage.") and name not in TRIAGE_ALLOWED:
+            triage_reached.append(f"{name} <- {_reached_from()}")
         return None
 
     def find_module(self, name, path=None):  # pragma: no cover - only for an old import system
@@ -97,12 +117,22 @@ async def run(args: dict) -> dict:
         table.focus()
         await pilot.press("W")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "WaveResponseScreen", "the wave response")
+        proposal = app.screen.proposal
         await pilot.press("escape")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "MainScreen", "the wave response closed")
+        # What the session sent to show: the heatmap's grid for the widget's own scope, the wave
+        # chosen for the wave panel, the wave response's proposal.
+        heatmap = app.loss_area.query_one("LossHeatmap")
+        await wait_for(pilot, lambda: heatmap.current, "the heatmap's grid for its scope")
+        shown = {"heatmap_rows": list(heatmap.grid.rows), "heatmap_total": heatmap.grid.total,
+                 "heatmap_width": [heatmap.grid.width, heatmap.content_size.width],
+                 "wave_pods": sorted(app.loss_area.query_one("WavePanel").wave.pod_ids),
+                 "proposal": [type(proposal).__name__, proposal.verdict.cause, len(proposal.lines)]}
     triage = sorted(m for m in sys.modules if m.startswith("sagan_tui.triage"))
     session = sorted(m for m in sys.modules if m.startswith(("sagan_tui.session", "sagan_tui.store",
                                                              "sagan_tui.sources", "sagan_tui.sync")))
-    return {"banned": imported, "said": kept, "triage": triage, "core": session}
+    return {"banned": imported, "said": kept, "triage": triage, "core": session, "triage_reached": triage_reached,
+            "shown": shown}
 
 
 def main() -> int:

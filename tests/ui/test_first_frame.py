@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -69,7 +70,12 @@ asyncio.run(main())
 
 def _probe(tmp: Path, cache: Path) -> dict:
     code = PROBE.format(root=str(ROOT), deferred=DEFERRED, config=str(tmp / "no-config.toml"), cache=str(cache))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    # The in-process transport: the load's imports arrive in this process after the first frame,
+    # which is what the probe checks they wait for (in process mode the UI never imports them:
+    # tests/process/test_ui_imports.py).
+    env = {k: v for k, v in os.environ.items() if k != "SAGAN_TUI_SESSION"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                         env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -214,6 +220,7 @@ async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path):
         await wait_for(pilot, lambda: app.return_code is not None, what="the exit")
         assert app.experiments_table.row_count == 11  # the first frame was drawn from the cache
         [message] = [str(m) for m in app._exit_renderables]  # what is printed once the screen is gone
-    assert app.return_code == 2 and not app.loaded and app.session.cache is None
+    # No cache was opened in this process (in process mode the session, and any cache, are the child's).
+    assert app.return_code == 2 and not app.loaded and getattr(app.session, "cache", None) is None
     assert "request_timeout" in message and "never-shown" not in message
 

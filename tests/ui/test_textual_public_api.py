@@ -57,7 +57,10 @@ def uses(source: str, namespace: dict) -> list[tuple[int, str]]:
         own = _textual(cls)
         for item in node.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in own:
-                found.add((item.lineno, item.name))
+                found.add((item.lineno, item.name))  # a private method overridden
+            elif isinstance(item, (ast.Assign, ast.AnnAssign)):
+                targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                found.update((t.lineno, t.id) for t in targets if isinstance(t, ast.Name) and t.id in own)
             elif isinstance(item, ast.ClassDef):
                 visit(item, getattr(cls, item.name, None))
         for sub in ast.walk(node):
@@ -66,6 +69,9 @@ def uses(source: str, namespace: dict) -> list[tuple[int, str]]:
                 on_self.add(id(sub))
                 if sub.attr in own:
                     found.add((sub.lineno, sub.attr))
+            name = _named(sub)
+            if name in own:
+                found.add((sub.lineno, name))
 
     tree = ast.parse(source)
     for node in tree.body:
@@ -74,17 +80,36 @@ def uses(source: str, namespace: dict) -> list[tuple[int, str]]:
     for sub in ast.walk(tree):
         if isinstance(sub, ast.Attribute) and id(sub) not in on_self and sub.attr in anywhere:
             found.add((sub.lineno, sub.attr))
+        name = _named(sub)
+        if name in anywhere:
+            found.add((sub.lineno, name))
     return sorted(found)
 
 
+def _named(node: ast.AST) -> str | None:
+    """The member a getattr/setattr/hasattr/delattr call names by a string, if it is private."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr", "hasattr", "delattr") and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+            and node.args[1].value.startswith("_") and not node.args[1].value.startswith("__")):
+        return node.args[1].value
+    return None
+
+
 def test_the_check_finds_a_private_read_an_override_and_a_reach_into_an_app():
+    """Each way to reach a private member it knows: a method overridden, a class attribute
+    overridden, a read on self, a reach into another object, and the same by name (getattr,
+    setattr)."""
     from textual.widget import Widget
 
     planted = ("class T(Widget):\n    def _compose(self): ...\n    def f(self): return self._dirty_regions\n"
-               "def g(app): return app._keymap\n")
+               "def g(app): return app._keymap\n"
+               "class U(Widget):\n    _render_cache = None\n    def h(self): return getattr(self, '_dirty_regions')\n"
+               "def k(app): setattr(app, '_keymap', {})\n")
     namespace = {"Widget": Widget}
     exec(compile(planted, "planted", "exec"), namespace)
-    assert uses(planted, namespace) == [(2, "_compose"), (3, "_dirty_regions"), (4, "_keymap")]
+    assert uses(planted, namespace) == [(2, "_compose"), (3, "_dirty_regions"), (4, "_keymap"),
+                                        (6, "_render_cache"), (7, "_dirty_regions"), (8, "_keymap")]
     own = "class Mine:\n    def _compose(self): return self._dirty_regions\n"  # not a Textual class
     assert uses(own, {"Mine": type("Mine", (), {})}) == []
 

@@ -1,5 +1,8 @@
 """A tiny app holding LossHeatmap beside WavePanel, fed the DOMAIN.md incident: tests and a look in tmux.
 
+It plays the session's part: it answers the heatmap's ScopeChanged with the grid the session
+would send (session/heatmap_view.py) and picks the wave shown as the session does.
+
 Run it: `.venv/bin/python tests/ui_heatmap/heatmap_demo.py` (q quits).
 """
 
@@ -21,8 +24,17 @@ except ImportError:  # run as a script for a look in tmux
     from heatmap_incident import LOSSES, NOW, waves as incident_waves  # noqa: E402
 
 from sagan_tui.models import Loss  # noqa: E402
+from sagan_tui.session.heatmap_view import grid_view  # noqa: E402
+from sagan_tui.session.incident_view import shown_of  # noqa: E402
+from sagan_tui.triage import active_wave  # noqa: E402
 from sagan_tui.ui.widgets.heatmap import LossHeatmap  # noqa: E402
 from sagan_tui.ui.widgets.wave_panel import WavePanel  # noqa: E402
+
+
+def answer_scope(heatmap: LossHeatmap, scope, losses, waves, now: datetime) -> None:
+    """What the session sends for a heatmap's scope: the grid for it (session/heatmap_view.py)."""
+    labels = heatmap.grid.rows if heatmap.grid is not None and heatmap.grid.dimension == scope[0] else ()
+    heatmap.set_grid(grid_view(losses, waves, active_wave(waves, now, 15.0), scope, now, labels))
 
 
 class HeatmapDemo(App):
@@ -48,11 +60,24 @@ class HeatmapDemo(App):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.feed(self.losses, self.waves, self.now)
+        self.query_one(LossHeatmap).focus()
+
+    def feed(self, losses: list[Loss], waves: list, now: datetime) -> None:
+        """New losses, as a poll brings them: the wave panel, and the grid for the heatmap's scope."""
+        self.losses, self.waves, self.now = losses, waves, now
         heatmap = self.query_one(LossHeatmap)
-        heatmap.set_losses(self.losses, self.waves, self.now)
-        last = max(self.losses, key=lambda x: x.lost_at, default=None)
-        self.query_one(WavePanel).set_waves(self.waves, self.now, 15.0, last)
-        heatmap.focus()
+        heatmap.set_losses(losses)
+        last = max(losses, key=lambda x: x.lost_at, default=None)
+        self.query_one(WavePanel).set_waves(waves, now, shown_of(waves, now, 15.0), last)
+        if heatmap.grid is not None:
+            self._answer(heatmap, heatmap.scope)
+
+    def _answer(self, heatmap: LossHeatmap, scope) -> None:
+        answer_scope(heatmap, scope, self.losses, self.waves, self.now)
+
+    def on_loss_heatmap_scope_changed(self, message: LossHeatmap.ScopeChanged) -> None:
+        self._answer(message.heatmap, message.scope)
 
 
 if __name__ == "__main__":

@@ -51,3 +51,18 @@ def waves(losses=LOSSES, guard_minutes=0):
     """r4 and r5 as two waves (no following): these tests are about drawing two waves; the
     followed wave of both bursts has tests of its own (test_wave_panel_incident.py)."""
     return find_waves(losses, context=CONTEXT, guard_minutes=guard_minutes)
+
+
+def render_as_shown(ws, now, guard_minutes=15.0, last_loss=None, extra=()):
+    """The wave panel's text for `ws` with the wave the session would choose at `now`."""
+    from sagan_tui.session.incident_view import shown_of
+    from sagan_tui.ui.widgets.wave_panel import render_wave_panel
+
+    return render_wave_panel(ws, now, shown_of(ws, now, guard_minutes), last_loss, extra)
+
+
+def show(panel, ws, now, guard_minutes=15.0, last_loss=None, extra=()):
+    """WavePanel.set_waves with the session's choice at `now` (session/incident_view.py's shown_of)."""
+    from sagan_tui.session.incident_view import shown_of
+
+    panel.set_waves(ws, now, shown_of(ws, now, guard_minutes), last_loss, extra)

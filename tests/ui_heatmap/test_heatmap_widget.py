@@ -8,6 +8,7 @@ from datetime import timedelta
 from .heatmap_demo import HeatmapDemo
 from .heatmap_incident import A100, A100_SXM, H100, LOSSES, NOW, R5, at, loss, waves
 
+from sagan_tui.session.incident_view import shown_of
 from sagan_tui.ui import heatmap_render as R
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
 from sagan_tui.ui.widgets.wave_panel import WavePanel
@@ -125,12 +126,15 @@ async def test_w_cycles_the_window():
         assert "window 12h" not in lines(hm)[0] and "window all" in lines(hm)[0]
 
 
-async def test_unchanged_inputs_do_not_rebuild_and_a_resize_does():
-    async with mounted((120, 30)) as (app, pilot, hm):
+async def test_the_same_grid_again_is_no_redraw_and_a_resize_asks_for_another():
+    messages = []
+    async with mounted((120, 30), messages=messages) as (app, pilot, hm):
         before = hm.grid
-        hm.set_losses(list(LOSSES), waves(), NOW)
+        app.feed(list(LOSSES), waves(), NOW)
         await pilot.pause()
-        assert hm.grid is before
+        assert hm.grid is before  # an equal grid: the one drawn stays
+        asked = {id(m): m.scope for m in messages if isinstance(m, LossHeatmap.ScopeChanged)}
+        assert list(asked.values()) == [("account", None, hm.content_size.width)]  # asked once
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert hm.grid is not before and hm.grid.start != before.start
@@ -144,7 +148,7 @@ async def test_new_losses_keep_the_cursor_where_the_owner_put_it():
         label, when = hm.grid.rows[hm.cursor[0]], hm.grid.bucket_starts[hm.cursor[1]]
         later = NOW + timedelta(minutes=3)
         more = [*LOSSES, loss("zz9zz9zz9zz9zz", "team", 192, "10:55:10", "10:56:10")]
-        hm.set_losses(more, waves(more), later)
+        app.feed(more, waves(more), later)
         await pilot.pause()
         assert hm.grid.rows[hm.cursor[0]] == label
         assert hm.grid.bucket_starts[hm.cursor[1]] == when
@@ -180,9 +184,16 @@ async def test_wave_panel_shouts_while_active_and_calms_down_after_the_guard():
         assert panel.active and panel.wave.start == at("10:54:54")
         assert panel.has_class("-active")
         ws = waves()
-        panel.set_waves(ws, NOW + timedelta(minutes=30), 15.0, R5[0])
+        later = NOW + timedelta(minutes=30)
+        panel.set_waves(ws, later, shown_of(ws, later, 15.0), R5[0])
         await pilot.pause()
         assert not panel.active and not panel.has_class("-active") and panel.wave is ws[-1]
-        panel.set_waves([], NOW, 15.0, R5[0])
+        # The session's choice as it stood at NOW (the wave active until 15 min after its last
+        # loss), read 30 min later: the panel calms down by the clock alone, with no new choice.
+        panel.set_waves(ws, NOW, shown_of(ws, NOW, 15.0), R5[0])
+        assert panel.active
+        panel.set_waves(ws, later, shown_of(ws, NOW, 15.0), R5[0])
+        assert not panel.active and panel.wave is ws[-1]
+        panel.set_waves([], NOW, (-1, None), R5[0])
         await pilot.pause()
         assert panel.wave is None

@@ -12,9 +12,9 @@ from textual.app import App, ComposeResult
 from sagan_tui.triage.canary import Canary
 from sagan_tui.triage.forming import find_forming
 from sagan_tui.ui.widgets.loss_area import LossArea
-from sagan_tui.ui.widgets.wave_panel import render_wave_panel
 
-from .heatmap_incident import LOSSES, NOW, R5, at, waves
+from .heatmap_demo import answer_scope
+from .heatmap_incident import LOSSES, NOW, R5, at, render_as_shown, waves
 
 
 def text(renderable, width=100) -> str:
@@ -32,14 +32,14 @@ CANARY_NOW = CANARY_AT + timedelta(seconds=82)
 
 
 def test_a_forming_cluster_is_shown_as_a_watch_line_without_a_wave():
-    out = text(render_wave_panel([], NOW, 15.0, PAIR[-1], FORMING))
+    out = text(render_as_shown([], NOW, 15.0, PAIR[-1], FORMING))
     assert "No reaping wave." in out and "WATCH: 2 pods lost 1 s apart, both ~60 s after RUNNING" in out
 
 
 def test_the_followed_wave_shows_its_bursts_and_the_canary_line_under_the_clock():
     followed = waves(guard_minutes=15)
     assert len(followed) == 1
-    out = text(render_wave_panel(followed, CANARY_NOW, 15.0, None, (CANARY.text(CANARY_NOW),)), width=120)
+    out = text(render_as_shown(followed, CANARY_NOW, 15.0, None, (CANARY.text(CANARY_NOW),)), width=120)
     lines = out.splitlines()
     guard = next(i for i, x in enumerate(lines) if x.startswith("last loss"))
     assert lines[guard + 1] == "canary #192: running 1 min 12 s of 2 min"
@@ -55,8 +55,14 @@ class IncidentPanel(App):
         yield LossArea(id="loss-area")
 
     def on_mount(self) -> None:
+        from sagan_tui.session.incident_view import shown_of
+
         losses, shown_waves, now, extra = self.args
-        self.query_one(LossArea).show(losses, shown_waves, now, 15.0, extra)
+        self.query_one(LossArea).show(losses, shown_waves, now, shown_of(shown_waves, now, 15.0), extra)
+
+    def on_loss_heatmap_scope_changed(self, message) -> None:
+        losses, shown_waves, now, _ = self.args
+        answer_scope(message.heatmap, message.scope, losses, shown_waves, now)
 
 
 @pytest.mark.parametrize("size", [(200, 50), (80, 24)], ids=["200x50", "80x24"])

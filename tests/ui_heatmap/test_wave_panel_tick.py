@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 
 from sagan_tui.ui.widgets.wave_panel import WavePanel, clock_line
 
-from .heatmap_incident import LOSSES, NOW, R5, waves
+from .heatmap_incident import LOSSES, NOW, R5, show, waves
 
 
 class Side(App):
@@ -24,7 +24,7 @@ async def laid_out_panel(app, pilot):
     panel = app.query_one(WavePanel)
     shown, last = waves(), max(LOSSES, key=lambda x: x.lost_at)
     for seconds in (0, 1):
-        panel.set_waves(shown, NOW + timedelta(seconds=seconds), 15.0, last)
+        show(panel, shown, NOW + timedelta(seconds=seconds), 15.0, last)
         await pilot.pause()
     return panel, shown, last
 
@@ -38,16 +38,16 @@ async def test_a_tick_measures_the_panel_only_when_its_clock_line_may_change_its
         panel.get_content_height = lambda *a: (measured.append(1), real(*a))[1]
 
         for seconds in (5, 10, 15):  # ticks: the same waves, "last loss N s ago" moves
-            panel.set_waves(shown, NOW + timedelta(seconds=seconds), 15.0, last)
+            show(panel, shown, NOW + timedelta(seconds=seconds), 15.0, last)
             await pilot.pause()
         assert measured == []
         line = "".join(s.text for y in range(panel.size.height) for s in panel.render_line(y))
-        now_line = clock_line(panel.wave, True, NOW + timedelta(seconds=15), 15.0).plain
+        now_line = clock_line(panel.wave, panel.wave.end + timedelta(minutes=15), NOW + timedelta(seconds=15)).plain
         assert "last loss 110 s ago" in now_line and now_line in line  # drawn anew all the same
 
-        panel.set_waves(waves(), NOW + timedelta(seconds=20), 15.0, last)  # weighed again: measured
+        show(panel, waves(), NOW + timedelta(seconds=20), 15.0, last)  # weighed again: measured
         assert measured == [1]
-        panel.set_waves(waves(), NOW + timedelta(minutes=20), 15.0, last)  # past the guard: measured
+        show(panel, waves(), NOW + timedelta(minutes=20), 15.0, last)  # past the guard: measured
         assert measured == [1, 1]
 
 
@@ -64,7 +64,7 @@ async def test_a_tick_lays_out_only_the_clock_line_and_reuses_the_rest():
         Console.render_lines = lambda self, r, *a, **k: (laid_out.append(r), real(self, r, *a, **k))[1]
         try:
             for seconds in (5, 10):
-                panel.set_waves(shown, NOW + timedelta(seconds=seconds), 15.0, last)
+                show(panel, shown, NOW + timedelta(seconds=seconds), 15.0, last)
                 await pilot.pause()
                 text = "".join(s.text for y in range(panel.size.height) for s in panel.render_line(y))
                 assert f"last loss {95 + seconds} s ago" in text
@@ -86,17 +86,17 @@ async def test_waves_weighed_again_lay_out_only_the_parts_that_read_differently(
         panel = app.query_one(WavePanel)
         last = max(LOSSES, key=lambda x: x.lost_at)
         before = waves(LOSSES[:-1])  # the r5 wave one loss short
-        panel.set_waves(before, NOW, 15.0, last)
+        show(panel, before, NOW, 15.0, last)
         await pilot.pause()
         laid_out = []
         real = Console.render_lines
         Console.render_lines = lambda self, r, *a, **k: (laid_out.append(r), real(self, r, *a, **k))[1]
         try:
-            panel.set_waves(waves(LOSSES[:-1]), NOW, 15.0, last)  # weighed again, nothing new
+            show(panel, waves(LOSSES[:-1]), NOW, 15.0, last)  # weighed again, nothing new
             await pilot.pause()
             again = [type(p).__name__ for p in laid_out if not isinstance(p, WavePanel)]
             laid_out.clear()
-            panel.set_waves(waves(), NOW, 15.0, last)  # one loss more
+            show(panel, waves(), NOW, 15.0, last)  # one loss more
             await pilot.pause()
         finally:
             Console.render_lines = real
@@ -107,7 +107,7 @@ async def test_waves_weighed_again_lay_out_only_the_parts_that_read_differently(
         fresh = Side()
         async with fresh.run_test(size=(60, 80)) as fresh_pilot:
             other = fresh.query_one(WavePanel)
-            other.set_waves(waves(), NOW, 15.0, last)
+            show(other, waves(), NOW, 15.0, last)
             await fresh_pilot.pause()
             expected = "\n".join("".join(s.text for s in other.render_line(y)).rstrip()
                                  for y in range(other.size.height))

@@ -10,7 +10,6 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Static
 
 from sagan_tui.triage import fmt
-from sagan_tui.triage.gaps import gap_of
 from sagan_tui.ui.safe_text import literal
 from sagan_tui.ui.screens.confirm import Dialog
 
@@ -26,9 +25,9 @@ def wave_lines(wave: Wave) -> list[str]:
              f"  {'pod':<14}  {'account':<8}  {'exp':>5}  {'lost at':<8}  after RUNNING"]
     pods = []
     for x in wave.losses:
-        g = gap_of(x)
+        g = x.gap_s  # RUNNING to lost, as the session read it (unknown, or RUNNING after the loss: "?")
         pods.append(f"  {x.pod_id:<14}  {x.account:<8}  {fmt.exp(x.experiment):>5}  {fmt.hms(x.lost_at):<8}  "
-                    f"{fmt.duration(g) if g is not None else '?'}")
+                    f"{fmt.duration(g) if g is not None and g >= 0 else '?'}")
     return lines + list(fmt.capped(pods))
 
 

@@ -1,7 +1,7 @@
 """The wave response: one dialog proposing what the wave's verdict calls for (hold, dismiss nothing, ticket).
 
-The proposal (which experiments, which lines, what is ticked) is triage/response.py's; this
-module shows it, collects the owner's ticks and note, and sends what was ticked through the
+The proposal (which experiments, which lines, what is ticked) is triage/response.py's, made on
+the session's side for the wave on screen and read through the channel; this module shows it, collects the owner's ticks and note, and sends what was ticked through the
 ActionRunner (audited, in-flight guarded) and the report export, then says per line what happened.
 """
 
@@ -19,7 +19,7 @@ from sagan_tui.ui.safe_text import clean, literal, one_line
 from sagan_tui.ui.screens.confirm import Dialog
 
 if TYPE_CHECKING:
-    from sagan_tui.triage.response import Proposal
+    from sagan_tui.channel.views import ProposalView as Proposal
 
 
 class WaveResponseScreen(Dialog["dict | None"]):
@@ -65,25 +65,26 @@ class WaveResponseScreen(Dialog["dict | None"]):
 
 
 def open_wave_response(app: Any) -> None:
-    """`W`: the response to the wave the panel shows (the active one, else the latest); read-only
-    refuses the key before this (ui/owner_actions.py), audited as every mutating key is."""
-    from sagan_tui.triage.response import propose
-    from sagan_tui.ui.widgets.wave_panel import shown_wave
+    """`W`: the response to the wave the panel shows (the active one, else the latest), proposed
+    by the session; keys typed meanwhile go to the dialog (ui/key_hold.py). Read-only refuses
+    the key before this (ui/owner_actions.py), audited as every mutating key is."""
+    from sagan_tui.ui.key_hold import open_dialog
 
-    view = app.view  # the session's last update: no cache read on the UI thread
-    wave, _active = shown_wave(list(view.waves), app.clock(), app.settings.guard_minutes)
-    if wave is None:
-        app.notify("No reaping wave to respond to.", markup=False)
-        return
-    proposal = propose(wave, view.experiments)
+    async def opened() -> Any:
+        proposal = await app.session.wave_response()
+        if proposal is None:
+            app.notify("No reaping wave to respond to.", markup=False)
+            return None
 
-    def chosen(answer: dict | None) -> None:
-        if answer and (answer["hold"] or answer["ticket"]):
-            app.run_worker(_send(app, proposal, answer), group="owner-actions", exit_on_error=False)
-        elif answer is not None:
-            app.notify("Nothing ticked: nothing sent.", markup=False)
+        def chosen(answer: dict | None) -> None:
+            if answer and (answer["hold"] or answer["ticket"]):
+                app.run_worker(_send(app, proposal, answer), group="owner-actions", exit_on_error=False)
+            elif answer is not None:
+                app.notify("Nothing ticked: nothing sent.", markup=False)
 
-    app.push_screen(WaveResponseScreen(proposal), chosen)
+        return app.push_screen(WaveResponseScreen(proposal), chosen)
+
+    open_dialog(app, opened)
 
 
 async def _send(app: Any, proposal: Proposal, answer: dict) -> None:

@@ -1,30 +1,35 @@
 """LossHeatmap: pod losses binned by time (columns) and one dimension (rows), with a cell cursor.
 
+The grid is built on the session's side (session/heatmap_view.py) for the scope this widget
+asks for: rows by, window and its width. The widget says its scope (ScopeChanged; LossArea
+sends it to the session as WatchHeatmap) whenever one of them changes, draws the grid it is
+sent (the channel's HeatGridView) and moves its cursor over it; it bins nothing.
+
 API for the app shell:
     heatmap = LossHeatmap(dimension="account", id="heatmap")   # name/id/classes as any Widget
-    heatmap.set_losses(losses, waves, now, window=None, guard_minutes=15.0)
-        losses: list[Loss]; waves: list[triage.waves.Wave]; now: aware datetime.
-        window: a timedelta shown back from `now`; None keeps the current choice, which starts
-        as "all" (first loss to now, at least 30 min). Unchanged inputs cost nothing.
+    heatmap.set_grid(grid)     the session's grid; one for a scope since left is ignored
+    heatmap.set_losses(losses) every loss, for the listing of a selected cell (by pod id)
+    heatmap.scope              (dimension, window seconds or None, width) as it stands
+    heatmap.current            whether the grid drawn is the one for that scope
     heatmap.dimension          reactive: "account" | "experiment" | "datacenter" | "gpu"
     heatmap.cycle_dimension()  account -> experiment -> datacenter -> gpu -> account
     heatmap.window             the current window (timedelta, or None for all)
-    heatmap.grid               the HeatGrid last drawn (None before the first draw)
+    heatmap.grid               the grid last drawn (None before the first)
     heatmap.cursor             (row, column) of the highlighted cell, or None
-Message:
+Messages:
+    LossHeatmap.ScopeChanged(heatmap, scope)  the grid to ask the session for.
     LossHeatmap.CellSelected(heatmap, row_label, bucket_start, losses)  on Enter; the cell's
     losses (tuple, by lost_at) are also listed under the grid.
 Bindings (ids for a user keymap): heatmap.dimension `d`, heatmap.window `w`,
 heatmap.left/right/up/down arrows, heatmap.select `enter`.
 
-No I/O and no timers: the app calls set_losses after each poll. The grid is rebuilt only when
-the losses, waves, now, window, dimension or width change; moving the cursor only repaints.
+No I/O and no timers; moving the cursor only repaints.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from rich.text import Text
 from textual.binding import Binding
@@ -33,14 +38,14 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from sagan_tui.triage.heatmap import DIMENSIONS, HeatGrid, build_grid
-from sagan_tui.triage.waves import active_wave
+from sagan_tui.heatmap_layout import DIMENSIONS
 from sagan_tui.ui import heatmap_render as R
 
-if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+if TYPE_CHECKING:  # annotations only: the session sends its losses and the grid as view data
+    from sagan_tui.channel.views import HeatGridView
     from sagan_tui.models import Loss
 
-MIN_WINDOW = timedelta(minutes=30)
+Scope = tuple[str, "float | None", int]
 WINDOWS: tuple[tuple[str, timedelta | None], ...] = (
     ("all", None), ("30m", timedelta(minutes=30)), ("2h", timedelta(hours=2)), ("12h", timedelta(hours=12)),
 )
@@ -65,6 +70,18 @@ class LossHeatmap(Widget, can_focus=True):
 
     dimension: reactive[str] = reactive("account")
 
+    class ScopeChanged(Message):
+        """The grid this heatmap needs now: (rows by, window seconds or None for all, width)."""
+
+        def __init__(self, heatmap: "LossHeatmap", scope: Scope) -> None:
+            super().__init__()
+            self.heatmap = heatmap
+            self.scope = scope
+
+        @property
+        def control(self) -> "LossHeatmap":
+            return self.heatmap
+
     class CellSelected(Message):
         """Enter on a cell: its row label, its bucket's start and its losses (by lost_at)."""
 
@@ -85,26 +102,45 @@ class LossHeatmap(Widget, can_focus=True):
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self.set_reactive(LossHeatmap.dimension, self.validate_dimension(dimension))
         self.window: timedelta | None = None
-        self.grid: HeatGrid | None = None
+        self.grid: HeatGridView | None = None
         self.cursor: tuple[int, int] | None = None
-        self._inputs: tuple = ((), (), None, 15.0)
-        self._grid_key: tuple | None = None
-        self._anchor: tuple[str, datetime] | None = None  # the cell the owner moved to, kept across rebuilds
-        self._active: frozenset[int] = frozenset()
+        self._asked: Scope | None = None
+        self._losses: dict[str, Loss] = {}
+        self._anchor: tuple[str, datetime] | None = None  # the cell the owner moved to, kept across grids
         self._selected: tuple[str, datetime, float, tuple[Loss, ...]] | None = None
 
     # --- the app's side -----------------------------------------------------------------
 
-    def set_losses(self, losses: list[Loss], waves: list, now: datetime, window: timedelta | None = None,
-                   guard_minutes: float = 15.0) -> None:
-        """Show `losses` and mark `waves`; a no-op when nothing changed since the last call."""
-        if window is not None:
-            self.window = window
-        inputs = (tuple(losses), tuple(waves), now, guard_minutes)
-        if inputs == self._inputs:
+    @property
+    def scope(self) -> Scope:
+        window = None if self.window is None else self.window.total_seconds()
+        return self.dimension, window, self.content_size.width
+
+    @property
+    def current(self) -> bool:
+        return self.grid is not None and self.grid.scope == self.scope
+
+    def ask(self, again: bool = False) -> None:
+        """Say the scope when it is not the one asked for last, or `again` (a width of 0 asks for nothing)."""
+        scope = self.scope
+        if scope[2] > 0 and (again or scope != self._asked):
+            self._asked = scope
+            self.post_message(self.ScopeChanged(self, scope))
+
+    def set_grid(self, grid: HeatGridView | None) -> None:
+        """Draw the session's grid (None: the session has none yet; an answer to a scope the
+        owner has since left is ignored, the one for the new scope follows)."""
+        if grid is None or (self._asked is not None and grid.scope != self._asked):
             return
-        self._inputs = inputs
+        if grid == self.grid:
+            return
+        self.grid = grid
+        self.cursor = self._place_cursor(grid)
         self.refresh(layout=True)
+
+    def set_losses(self, losses: Sequence[Loss]) -> None:
+        """Every loss (by pod id): what a selected cell lists."""
+        self._losses = {x.pod_id: x for x in losses}
 
     def cycle_dimension(self) -> None:
         self.dimension = DIMENSIONS[(DIMENSIONS.index(self.dimension) + 1) % len(DIMENSIONS)]
@@ -116,7 +152,10 @@ class LossHeatmap(Widget, can_focus=True):
 
     def watch_dimension(self) -> None:
         self._anchor = None  # row labels of another dimension: the old cell means nothing
-        self.refresh(layout=True)
+        self.ask()
+
+    def on_resize(self) -> None:
+        self.ask()
 
     @property
     def window_name(self) -> str:
@@ -131,10 +170,11 @@ class LossHeatmap(Widget, can_focus=True):
         names = [w for _, w in WINDOWS]
         i = names.index(self.window) if self.window in names else -1
         self.window = names[(i + 1) % len(names)]
+        self.ask()
         self.refresh(layout=True)
 
     def action_move(self, drow: int, dcol: int) -> None:
-        grid = self._ensure_grid(self.size.width)
+        grid = self.grid
         if grid is None or not grid.rows or self.cursor is None:
             return
         r = min(max(self.cursor[0] + drow, 0), len(grid.rows) - 1)
@@ -144,56 +184,18 @@ class LossHeatmap(Widget, can_focus=True):
         self.refresh()
 
     def action_select_cell(self) -> None:
-        grid = self._ensure_grid(self.size.width)
+        grid = self.grid
         if grid is None or self.cursor is None:
             return
         r, c = self.cursor
-        losses = tuple(grid.cell_losses(r, c))
+        losses = tuple(self._losses[p] for p in grid.cell_pods(r, c) if p in self._losses)
         self._selected = (grid.rows[r], grid.bucket_starts[c], grid.bucket_s, losses)
         self.post_message(self.CellSelected(self, grid.rows[r], grid.bucket_starts[c], losses))
         self.refresh(layout=True)
 
     # --- drawing ------------------------------------------------------------------------
 
-    def _bounds(self, losses: tuple[Loss, ...], now: datetime) -> tuple[datetime, datetime]:
-        if self.window is not None:
-            return now - self.window, now
-        first = min((x.lost_at for x in losses), default=now)
-        return min(first, now - MIN_WINDOW), now
-
-    def _ensure_grid(self, width: int) -> HeatGrid | None:
-        losses, waves, now, guard = self._inputs
-        if now is None or width <= 0:
-            return None
-        key = (self._inputs, self.dimension, self.window, width)
-        if key == self._grid_key:
-            return self.grid
-        start, end = self._bounds(losses, now)
-        guess = R.layout(self.grid.rows if self.grid and self.grid.dimension == self.dimension else (), width)
-        grid = build_grid(losses, self.dimension, start, end, R.buckets_for(guess.columns), waves)
-        want = R.buckets_for(R.layout(grid.rows, width).columns)
-        if self.window is None and len(grid.bucket_starts) < want:
-            # "all" fills the width with earlier (empty) time rather than leaving the right half blank;
-            # one column short, so aligning the first bucket cannot push the step up.
-            start = min(start, end - timedelta(seconds=grid.bucket_s * (want - 1)))
-            grid = build_grid(losses, self.dimension, start, end, want, waves)
-        elif want != R.buckets_for(guess.columns):  # the labels needed another width
-            grid = build_grid(losses, self.dimension, start, end, want, waves)
-        self.grid, self._grid_key = grid, key
-        self._active = self._active_columns(grid, waves, now, guard)
-        self.cursor = self._place_cursor(grid)
-        return grid
-
-    @staticmethod
-    def _active_columns(grid: HeatGrid, waves: tuple, now: datetime, guard: float) -> frozenset[int]:
-        wave = active_wave(waves, now, guard)
-        if wave is None:
-            return frozenset()
-        a = grid.column_of(max(wave.start, grid.start))
-        b = grid.column_of(min(wave.end, grid.end))
-        return frozenset() if a is None or b is None else frozenset(range(a, b + 1))
-
-    def _place_cursor(self, grid: HeatGrid) -> tuple[int, int] | None:
+    def _place_cursor(self, grid: HeatGridView) -> tuple[int, int] | None:
         if not grid.rows:
             return None
         if self._anchor is not None:
@@ -201,16 +203,17 @@ class LossHeatmap(Widget, can_focus=True):
             col = grid.column_of(when)
             if label in grid.rows and col is not None:
                 return grid.rows.index(label), col
-        # Until the owner moves, the cursor sits on the hottest, latest cell: Enter lists the wave.
-        best = max(((n, c, -r) for r, row in enumerate(grid.counts) for c, n in enumerate(row)), default=None)
-        return (-best[2], best[1]) if best else (0, 0)
+        return grid.cursor  # until the owner moves: the hottest, latest cell (Enter lists the wave)
 
     def _lines(self, width: int) -> list[Text]:
-        grid = self._ensure_grid(width)
-        if grid is None:
+        grid = self.grid
+        if grid is None or width <= 0:
             return [Text("No loss data yet.", style=R.DIM)]
-        lines = [R.render_header(self.dimension, self.window_name, grid.total, width)]
-        lines += R.render_heatmap(grid, width, self.cursor if self.has_focus else None, self._active)
+        # The header names the grid drawn (the one for a new scope is on its way from the session).
+        window = None if grid.window_s is None else timedelta(seconds=grid.window_s)
+        name = next((n for n, w in WINDOWS if w == window), f"{window}")
+        lines = [R.render_header(grid.dimension, name, grid.total, width)]
+        lines += R.render_heatmap(grid, width, self.cursor if self.has_focus else None, grid.active)
         if self._selected is not None:
             lines += R.render_cell_losses(*self._selected, width=width)
         elif grid.rows and self.has_focus:

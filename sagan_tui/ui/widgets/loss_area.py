@@ -1,4 +1,5 @@
-"""The loss area: the heatmap and the wave panel side by side, fed the session's losses and waves."""
+"""The loss area: the heatmap and the wave panel side by side, fed the session's losses, waves,
+the wave it chose to show and the heatmap's grid; the heatmap's scope goes to the session."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
-from sagan_tui.ui.widgets.wave_panel import WavePanel
+from sagan_tui.ui.widgets.wave_panel import Shown, WavePanel
 
 if TYPE_CHECKING:
+    from sagan_tui.channel.views import HeatGridView
     from sagan_tui.models import Loss
     from sagan_tui.triage import Wave
 
@@ -32,15 +34,15 @@ class LossArea(Horizontal):
         for box in self.query(VerticalScroll):
             box.can_focus = False  # the heatmap takes the focus, not its scroller
 
-    def show(self, losses: Sequence["Loss"], waves: Sequence["Wave"], now: datetime, guard: float,
+    def show(self, losses: Sequence["Loss"], waves: Sequence["Wave"], now: datetime, shown: Shown = (-1, None),
              extra: tuple[str, ...] = ()) -> None:
-        """Every loss (dismissed ones too: they are evidence) and the waves; called again on the
-        status tick so that "ago", "just now" and "guard until" read true."""
+        """Every loss (dismissed ones too: they are evidence), the waves and the one the session
+        chose to show (wave_panel.py's Shown); the status tick redraws the wave panel's clock."""
         losses, waves = list(losses), list(waves)
-        self.query_one(LossHeatmap).set_losses(losses, waves, now, guard_minutes=guard)
+        self.query_one(LossHeatmap).set_losses(losses)
         last = max(losses, key=lambda x: x.lost_at, default=None)
-        self.query_one(WavePanel).set_waves(waves, now, guard, last, extra)
-        self._shown = (losses, waves, guard, extra)
+        self.query_one(WavePanel).set_waves(waves, now, shown, last, extra)
+        self._shown = (losses, waves, shown, extra)
         n = len(losses)
         self.border_title = f"Losses · {n}" + (f" · {len(waves)} wave{'s' if len(waves) != 1 else ''}"
                                                 if waves else "")
@@ -51,6 +53,20 @@ class LossArea(Horizontal):
         shown = getattr(self, "_shown", None)
         if shown is None:
             return
-        losses, waves, guard, extra = shown
+        losses, waves, chosen, extra = shown
         last = max(losses, key=lambda x: x.lost_at, default=None)
-        self.query_one(WavePanel).set_waves(waves, now, guard, last, extra)
+        self.query_one(WavePanel).set_waves(waves, now, chosen, last, extra)
+
+    def show_grid(self, grid: "HeatGridView | None", full: bool = False) -> None:
+        """The session's heatmap grid; on a whole panel (the first, or a new session process's)
+        without the grid for the heatmap's scope, the scope is said again."""
+        heatmap = self.query_one(LossHeatmap)
+        heatmap.set_grid(grid)
+        if full and not heatmap.current:
+            heatmap.ask(again=True)  # the session may not know it: a new one, or opened before the ask
+
+    def on_loss_heatmap_scope_changed(self, message: LossHeatmap.ScopeChanged) -> None:
+        """Ask the session for the grid (it bubbles on for a host without a session)."""
+        session = getattr(self.app, "session", None)
+        if session is not None:
+            session.watch_heatmap(*message.scope)

@@ -2,18 +2,19 @@
 
 API for the app shell:
     panel = WavePanel(id="waves")                      # name/id/classes as any Widget
-    panel.set_waves(waves, now, guard_minutes=15.0, last_loss=None)
-        waves: list[triage.waves.Wave] (oldest first, as find_waves gives them);
-        now: aware datetime; last_loss: the newest Loss, shown when there is no wave.
-        Unchanged inputs cost nothing.
+    panel.set_waves(waves, now, shown=(-1, None), last_loss=None)
+        waves: the session's waves (WaveView, oldest first, as find_waves gives them);
+        now: aware datetime; shown: the session's choice, (the index in `waves` of the wave to
+        show, -1 for none; the end of its guard while it is the active one, else None);
+        last_loss: the newest loss, shown when there is no wave. Unchanged inputs cost nothing.
     panel.wave                 the wave shown (None when there is none)
-    panel.active               whether it is within guard_minutes of now (re-dispatch is held)
+    panel.active               whether now is within its guard (re-dispatch is held)
 `render_wave_panel(...)` is the pure renderer behind it (a rich Group), tested without a screen.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Sequence
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
@@ -23,13 +24,15 @@ from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
+from sagan_tui.channel.views import FindingView
 from sagan_tui.triage import fmt
-from sagan_tui.triage.diagnosis import Finding
-from sagan_tui.triage.waves import Wave, active_wave
 from sagan_tui.ui.heatmap_render import DIM, printable
 
-if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
+if TYPE_CHECKING:  # annotations only: the session sends its waves and losses as view data
     from sagan_tui.models import Loss
+    from sagan_tui.triage import Wave
+
+Shown = tuple[int, "datetime | None"]  # (index of the wave shown or -1, its guard's end while active)
 
 BANNER_ACTIVE = "bold color(231) on color(160)"
 BANNER_OVER = "bold color(220)"
@@ -38,12 +41,11 @@ VERDICT_STYLE = {"platform-reaper": "bold color(231) on color(124)", "account-st
                  "host-failure": "bold color(231) on color(25)", "unclear": "bold color(16) on color(250)"}
 
 
-def shown_wave(waves: Sequence[Wave], now: datetime, guard_minutes: float) -> tuple[Wave | None, bool]:
-    """(the wave to show, whether it is active): the active one, else the one that ended last."""
-    wave = active_wave(waves, now, guard_minutes)
-    if wave is not None:
-        return wave, True
-    return max(waves, key=lambda w: w.end, default=None), False
+def shown_wave(waves: Sequence[Wave], shown: Shown, now: datetime) -> tuple[Wave | None, datetime | None]:
+    """(the wave the session chose to show, the end of its guard while now is within it, else None)."""
+    index, until = shown
+    wave = waves[index] if 0 <= index < len(waves) else None
+    return wave, (until if wave is not None and until is not None and now <= until else None)
 
 
 def _summary(rows: list[tuple[str, str, str]]) -> Table:
@@ -101,29 +103,29 @@ def _verdict(wave: Wave) -> list:
     parts: list = [line]
     if v.for_:
         parts.append(_findings(v.for_, "+", "bold color(114)", evidence=False))
-    against = [*v.against, *(Finding("missing", f"missing: {m}") for m in v.missing)]
+    against = [*v.against, *(FindingView("missing", f"missing: {m}") for m in v.missing)]
     if against:
         parts.append(_findings(against, "-", "bold color(209)", evidence=False))
     return parts
 
 
-def clock_line(wave: Wave, active: bool, now: datetime, guard_minutes: float) -> Text:
-    """The one line of a shown wave that time alone changes (the status tick redraws it)."""
-    if active:
-        until = wave.end + timedelta(minutes=guard_minutes)
+def clock_line(wave: Wave, until: datetime | None, now: datetime) -> Text:
+    """The one line of a shown wave that time alone changes (the status tick redraws it); `until`
+    is the end of its guard while it is active, else None."""
+    if until is not None:
         return Text(f"last loss {_ago(wave.end, now)}; guard until {fmt.hms(until)} UTC", style="color(210)")
     return Text(f"No active wave. Last one ended {_ago(wave.end, now)}", style=BANNER_OVER)
 
 
-def render_wave_panel(waves: Sequence[Wave], now: datetime, guard_minutes: float = 15.0,
+def render_wave_panel(waves: Sequence[Wave], now: datetime, shown: Shown = (-1, None),
                       last_loss: Loss | None = None, extra: Sequence[str] = ()) -> Group:
     """The panel's content: a banner, the wave's scope, then each finding with its evidence;
     `extra` are the session's incident lines (forming clusters, the canary, overrides, since
     you last looked), shown as given."""
-    wave, active = shown_wave(waves, now, guard_minutes)
+    wave, until = shown_wave(waves, shown, now)
     if wave is None:
         return Group(*_no_wave(now, last_loss), *_extra(extra))
-    parts, _ = wave_parts(waves, wave, active, now, guard_minutes, extra)
+    parts, _ = wave_parts(waves, wave, until, now, extra)
     return Group(*parts)
 
 
@@ -140,14 +142,14 @@ def _bursts(wave: Wave) -> list:
     return [Text(f"{len(wave.bursts)} bursts: {rows}", style="color(210)")]
 
 
-def wave_parts(waves: Sequence[Wave], wave: Wave, active: bool, now: datetime,
-               guard_minutes: float, extra: Sequence[str] = ()) -> tuple[list, int]:
+def wave_parts(waves: Sequence[Wave], wave: Wave, until: datetime | None, now: datetime,
+               extra: Sequence[str] = ()) -> tuple[list, int]:
     """The shown wave's renderables, and the index of the one line time alone changes."""
     parts: list = [_verdict(wave)[0]]
-    if active:
+    if until is not None:
         parts.append(Text(" WAVE ACTIVE — hold re-dispatch ", style=BANNER_ACTIVE))
     clock_at = len(parts)
-    parts.append(clock_line(wave, active, now, guard_minutes))
+    parts.append(clock_line(wave, until, now))
     parts += _extra(extra) + _bursts(wave)
     parts += _verdict(wave)[1:]
     n = len(wave.losses)
@@ -238,7 +240,7 @@ class WavePanel(Widget):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
                  disabled: bool = False) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
-        self._inputs: tuple = ((), None, 15.0, None, ())
+        self._inputs: tuple = ((), None, (-1, None), None, ())
         self.wave: Wave | None = None
         self.active = False
         self._height: int | None = None  # content height the last text was laid out at
@@ -246,19 +248,20 @@ class WavePanel(Widget):
         self._drawn: tuple | None = None  # the shown wave's parts and their fingerprints
         self._lines: dict = {}  # laid-out lines by (part fingerprint, width), kept across waves
 
-    def set_waves(self, waves: list[Wave], now: datetime, guard_minutes: float = 15.0,
+    def set_waves(self, waves: list[Wave], now: datetime, shown: Shown = (-1, None),
                   last_loss: Loss | None = None, extra: Sequence[str] = ()) -> None:
-        """Show the active (else latest) wave of `waves`, with the session's incident lines
-        `extra`; a no-op when nothing changed."""
-        extra = tuple(extra)
-        inputs = (tuple(waves), now, guard_minutes, last_loss, extra)
+        """Show the wave the session chose (`shown`) of `waves`, with the session's incident
+        lines `extra`; a no-op when nothing changed."""
+        extra, shown = tuple(extra), tuple(shown)
+        inputs = (tuple(waves), now, shown, last_loss, extra)
         if inputs == self._inputs:
             return
         before, self._inputs = self._inputs, inputs
         if (not waves and last_loss is None and not before[0] and before[3] is None and before[1] is not None
                 and extra == before[4]):
             return  # "no losses seen" reads the same at any time: a status tick sends nothing
-        self.wave, self.active = shown_wave(waves, now, guard_minutes)
+        self.wave, until = shown_wave(waves, shown, now)
+        self.active = until is not None
         self.set_class(self.active, "-active")
         # A layout pass repaints every scrollbar on screen (~10 KB at 200x50, at each status tick
         # with a wave shown): ask for one only when the new text is of another height.
@@ -268,8 +271,8 @@ class WavePanel(Widget):
         # on the UI thread): when only time moved, only the clock line can change it.
         clock = None
         if self.wave is not None and width:
-            rows = len(clock_line(self.wave, self.active, now, guard_minutes).wrap(self.app.console, width))
-            clock = (inputs[0], last_loss, (guard_minutes, self.active, width, rows), extra)
+            rows = len(clock_line(self.wave, until, now).wrap(self.app.console, width))
+            clock = (inputs[0], last_loss, (shown, self.active, width, rows), extra)
             was = self._clock
             if (was is not None and was[2] == clock[2] and was[1] is last_loss and was[3] == extra
                     and _same_waves(was[0], waves)):
@@ -281,18 +284,18 @@ class WavePanel(Widget):
         self._height = height
 
     def render(self) -> Group | _DrawnOnce:
-        waves, now, guard, last_loss, extra = self._inputs
+        waves, now, shown, last_loss, extra = self._inputs
         if now is None:
             return Group(Text("No loss data yet.", style=DIM))
-        wave, active = shown_wave(waves, now, guard)
+        wave, until = shown_wave(waves, shown, now)
         if wave is None:
-            return render_wave_panel(waves, now, guard, last_loss, extra)
+            return render_wave_panel(waves, now, shown, last_loss, extra)
         drawn = self._drawn
-        # The same waves, guard, state and incident lines: only the clock line is new.
-        if drawn is None or drawn[1:4] != (guard, active, extra) or not _same_waves(drawn[0], waves):
-            parts, clock_at = wave_parts(waves, wave, active, now, guard, extra)
-            drawn = self._drawn = (tuple(waves), guard, active, extra, parts, clock_at,
+        # The same waves, choice, state and incident lines: only the clock line is new.
+        if drawn is None or drawn[1:4] != (shown, until, extra) or not _same_waves(drawn[0], waves):
+            parts, clock_at = wave_parts(waves, wave, until, now, extra)
+            drawn = self._drawn = (tuple(waves), shown, until, extra, parts, clock_at,
                                    [fingerprint(p) for p in parts])
         _, _, _, _, parts, clock_at, prints = drawn
-        parts = [*parts[:clock_at], clock_line(wave, active, now, guard), *parts[clock_at + 1:]]
+        parts = [*parts[:clock_at], clock_line(wave, until, now), *parts[clock_at + 1:]]
         return _DrawnOnce(parts, clock_at, prints, self._lines)
