@@ -15,7 +15,7 @@ from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
 from sagan_tui.ui.key_first import KeyFirst
-from sagan_tui.ui.key_hold import KeyHold, Released
+from sagan_tui.ui.key_hold import Ended, KeyHold, opens_dialog, pushed
 from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.main_screen import MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
@@ -315,11 +315,21 @@ class SaganApp(App):
 
     # --- global keys -----------------------------------------------------------------------
 
+    def push_screen(self, screen, callback=None, wait_for_dismiss=False):  # type: ignore[override]
+        """Textual's push_screen; a screen pushed by an action marked `@opens_dialog` is its dialog
+        (ui/key_hold.py: the keys of its burst wait for its focus)."""
+        result = super().push_screen(screen, callback, wait_for_dismiss=wait_for_dismiss)
+        if not wait_for_dismiss:
+            pushed(self, result)
+        return result
+
+    @opens_dialog
     def action_help(self) -> None:
         from sagan_tui.ui.screens.help import HelpScreen, panel_help
 
         self.push_screen(HelpScreen(panel_help(self)))
 
+    @opens_dialog
     def action_accounts(self) -> None:
         from sagan_tui.ui.screens.accounts import AccountsScreen
 
@@ -383,8 +393,8 @@ class SaganApp(App):
                 self.session.key_pressed()
         if self.key_hold.take(event):  # a dialog is opening: ui/key_hold.py
             return
-        if isinstance(event, Released):
-            for key in self.key_hold.released():
+        if isinstance(event, Ended):
+            for key in self.key_hold.end(event.opening, event.opened):
                 await super().on_event(key)
             return
         back = isinstance(event, events.Key) and event.is_forwarded  # (forwarding marks the event itself)

@@ -14,12 +14,21 @@ from ..ui.conftest import wait_for
 SIZE = (120, 40)
 
 
-def burst(app, keys: list[str]) -> None:
-    """Keys as a terminal delivers a fast typist or a paste over SSH: all queued before any is handled."""
-    names = {"\t": "tab", " ": "space", "\r": "enter"}
+BURST_STEP_S = 0.01  # between the keys of one burst (ui/key_hold.py: BURST_S apart ends one)
+_clock = [1_000_000.0]  # the keys' arrival times, ours: after any real key a pilot pressed
+
+
+def burst(app, keys: list[str], after_s: float = 1.0) -> None:
+    """Keys as a terminal delivers a fast typist or a paste over SSH: all queued before any is
+    handled, BURST_STEP_S apart, the first `after_s` after the last burst's last key (a pause)."""
+    names = {"\t": "tab", " ": "space", "\r": "enter", "?": "question_mark"}
+    _clock[0] += after_s
     for k in keys:
         # as the driver reads them: alt+a is ESC a, the key with its letter
-        app.post_message(events.Key(names.get(k, k), k[-1] if k.startswith("alt+") else k))
+        key = events.Key(names.get(k, k), k[-1] if k.startswith("alt+") else k)
+        key.time = _clock[0]
+        _clock[0] += BURST_STEP_S
+        app.post_message(key)
 
 
 async def open_approval(pilot, app, number: str) -> ApprovalScreen:
