@@ -17,7 +17,7 @@ from sagan_tui.runway import RunwayWatch
 from sagan_tui.ui.key_first import KeyFirst
 from sagan_tui.ui.key_hold import Ended, KeyHold, opens_dialog, pushed
 from sagan_tui.ui.keys import apply_keymap
-from sagan_tui.ui.main_screen import MainScreen
+from sagan_tui.ui.main_screen import NARROW_BELOW, MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 from sagan_tui.render import hhmm, status_segments
 from sagan_tui.ui.safe_text import one_line
@@ -47,9 +47,9 @@ PANEL_BINDINGS = [
     Binding("I,f2", "incident", "Incident", id="panel.incident"),
     Binding("P", "pause", "Pause/resume", id="panel.pause"),
     Binding("R,ctrl+r", "refresh", "Refresh", id="panel.refresh"),
-    Binding("plus", "interval(1)", "Slower polls", show=False, id="panel.slower"),
-    Binding("minus", "interval(-1)", "Faster polls", show=False, id="panel.faster"),
-    Binding("z", "zoom", "Zoom pane", show=False, id="panel.zoom"),
+    Binding("plus", "interval(1)", "Slower polls", id="panel.slower"),
+    Binding("minus", "interval(-1)", "Faster polls", id="panel.faster"),
+    Binding("z", "zoom", "Zoom pane", id="panel.zoom"),
     Binding("B", "accounts", "Accounts", id="panel.accounts"),
     Binding("q", "quit", "Quit", id="panel.quit"),
 ]
@@ -264,10 +264,14 @@ class SaganApp(App):
         polling_for = None if started is None else time.monotonic() - started
         from sagan_tui.render import SLOW_POLL_S
 
+        wave, verdict = self._wave_words(now)
+        forming = self.view.loss_view.forming if self.view.loss_view else ()
+        narrow = width + 2 < NARROW_BELOW  # the loss area is small: the verdict goes up here
         bars.first().show(status_segments(
             self.view.health, now, poll_interval=s.poll_interval, paused=self.paused, read_only=s.read_only,
             polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
-            wave=self._wave_words(now)))
+            wave=wave, watch=f"{len(forming)} forming" if forming else None,
+            verdict=verdict if narrow else None))
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.view.health.get("sagan")
         stale = sagan is not None and sagan.stale(now, s.poll_interval)
@@ -281,15 +285,18 @@ class SaganApp(App):
             self.session.tick()
             self.loss_area.tick(now)
 
-    def _wave_words(self, now: datetime) -> str | None:
-        """The header's words for the active wave (None when none is active)."""
+    def _wave_words(self, now: datetime) -> tuple[tuple[str, str] | None, str | None]:
+        """The header's words for the active wave, long and short, and its verdict line (None, None
+        when none is active)."""
         from sagan_tui.triage import active_wave
 
         wave = active_wave(list(self.view.waves), now, self.settings.guard_minutes)
         if wave is None:
-            return None
-        until = wave.end + timedelta(minutes=self.settings.guard_minutes)
-        return f"WAVE {len(wave.losses)} lost · guard until {hhmm(until)}"
+            return None, None
+        until = hhmm(wave.end + timedelta(minutes=self.settings.guard_minutes))
+        n = len(wave.losses)
+        v = wave.verdict
+        return (f"WAVE {n} lost · guard until {until}", f"WAVE {n} · guard {until}"), f"{v.title}: {v.next_step}"
 
     def on_resize(self, event) -> None:
         self.main_screen.narrow(event.size.width)
@@ -314,6 +321,14 @@ class SaganApp(App):
             self.pop_screen()
 
     # --- global keys -----------------------------------------------------------------------
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """A toast, or a line in the dialog on top, which holds it until it closes (confirm.HeldNotices)."""
+        take = getattr(self.screen, "take_notice", None) if self.screen_stack else None
+        if take is not None and not markup and take(message, title, severity, timeout):
+            return
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def push_screen(self, screen, callback=None, wait_for_dismiss=False):  # type: ignore[override]
         """Textual's push_screen; a screen pushed by an action marked `@opens_dialog` is its dialog
@@ -378,8 +393,11 @@ class SaganApp(App):
         self._tick_status(tick=False)
 
     def action_zoom(self) -> None:
-        """The focused pane fills the screen (the whole loss area when the heatmap has the focus)."""
-        if self.screen.maximized is not None:
+        """The focused pane fills the screen (the whole loss area when the heatmap has the focus);
+        on the panes' screen the status line and the key bar stay (MainScreen.toggle_zoom)."""
+        if isinstance(self.screen, MainScreen):
+            self.screen.toggle_zoom()
+        elif self.screen.maximized is not None:
             self.screen.minimize()
         elif self.focused is not None:
             self.screen.maximize(self.focused)

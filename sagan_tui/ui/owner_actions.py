@@ -83,10 +83,10 @@ class OwnerActionsScreen(Screen):
         _b("A", "audit", "Audit log"),
         _b("e", "export_report", "Export report"),
         _b("W", "wave_response", "Wave response"),  # verdict's dialog: ui/screens/wave_response.py
-        _b("u", "release", "Release", show=False),  # in help (?), off the key bar: it is full
-        _b("U", "bulk_release", "Release marked", show=False),
-        _b("C", "canary", "Canary", show=False),
-        _b("k", "acknowledge", "Acknowledge wave", show=False),
+        _b("u", "release", "Release"),  # the key bar abbreviates what does not fit (widgets/key_bar.py)
+        _b("U", "bulk_release", "Release marked"),
+        _b("C", "canary", "Canary"),
+        _b("k", "acknowledge", "Acknowledge wave"),
     ]
     MUTATING: dict[str, str] = {"hold": "hold", "redispatch": "re-dispatch", "stop_pod": "stop pod",
                                 "promote": "promote", "bulk_hold": "bulk hold", "bulk_stop": "bulk stop",

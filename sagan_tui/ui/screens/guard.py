@@ -72,14 +72,21 @@ class GuardedDispatchScreen(Dialog["str | None"]):
         yield Static("", id="typed-error")
 
     def on_mount(self) -> None:
-        self.query_one("#confirm", Button).disabled = True
+        self._armed(False)
+
+    def _armed(self, ready: bool) -> None:
+        """The button says what it waits for while disabled: in NO_COLOR a disabled button's label
+        had no shade of its own and did not show at all."""
+        button = self.query_one("#confirm", Button)
+        button.disabled = not ready
+        button.label = "Re-dispatch" if ready else f"Re-dispatch (type {self.experiment.number})"
 
     def result(self) -> str:
         return self.query_one("#typed", Input).value.strip()
 
     @on(Input.Changed, "#typed")
     def _typed(self, event: Input.Changed) -> None:
-        self.query_one("#confirm", Button).disabled = event.value.strip() != str(self.experiment.number)
+        self._armed(event.value.strip() == str(self.experiment.number))
         self.query_one("#typed-error", Static).update("")
 
     @on(Input.Submitted, "#typed")
