@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTHON313 ?= $(firstword $(wildcard /root/.pyenv/versions/3.13.*/bin/python3.13) python3.13)
 
-.PHONY: demo test test-3.13 fuzz bench soak install clean
+.PHONY: demo test test-3.13 print-python313 fuzz bench soak install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,11 +23,14 @@ demo: $(STAMP)
 
 # Two workers, one test file each at a time (module fixtures such as a shared simulator stay whole).
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=10 $(PYTEST_ARGS)
 
 # The suite on Python 3.13 too (requires-python says 3.11+), in its own venv.
 test-3.13:
 	$(MAKE) test PYTHON=$(PYTHON313) VENV=.venv313
+
+print-python313:
+	@echo $(PYTHON313)
 
 # The property and fuzz tests (hypothesis's `hypothesis` mark) on random draws: `make test` runs
 # them derandomized, the same examples on every machine. A counterexample printed here is pinned as an

@@ -9,7 +9,7 @@ press is timed to the first bytes the app writes after it; the figure is the wor
 press (`x` and the filter's are reported beside it). Baseline phase: no lock.
 Lock phase: another process has taken `begin immediate` on the cache and holds it 15 s (the
 cache's busy timeout is 10 s), so the dismiss and the polls' writes queue behind it; only
-presses sent while it holds the lock count. Target (issue 14): the worst press <= 100 ms.
+presses sent while it holds the lock count. Target: the worst press <= 100 ms.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ TRANSPORT_ENV_PREFIX = "RUNPOD_TRANSPORT_"
 # Every setting Settings has (tests/test_config.py holds the two lists equal).
 SETTING_NAMES = (
     "sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache",
-    "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "bell", "color_system", "mouse",
+    "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "away_minutes", "bell", "color_system", "mouse",
     "events_retention_days", "observations_retention_days", "accounts",
     "notify", "runway_warn_hours", "keymap",
 )
@@ -42,6 +42,9 @@ BOUNDS = {
     "request_timeout": (0.1, 600.0),
     "max_reply_mb": (0.01, 4096.0),
     "guard_minutes": (0.0, 7 * 24 * 60.0),
+    # minutes without a key that make an absence (the wave panel's "since you last looked"):
+    # under a minute every pause to read would count; over a day the line would never show
+    "away_minutes": (1.0, 24 * 60.0),
     "events_retention_days": (1.0, 36500.0),  # under a day would prune the incident being looked at
     "observations_retention_days": (1.0, 36500.0),
 }
@@ -172,6 +175,7 @@ class UiSettings:
     runway_warn_hours: float = 12.0
     keymap: tuple[tuple[str, str], ...] = ()  # (binding id, keys), as Settings.keymap holds them
     secrets: tuple[str, ...] = ()
+    request_timeout: float = 10.0  # the status line says a poll is slow past this
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,10 @@ class Draft:
     @property
     def guard_minutes(self) -> float:
         return self._number("guard_minutes", 15.0, BOUNDS["guard_minutes"])
+
+    @property
+    def away_minutes(self) -> float:
+        return self._number("away_minutes", 10.0, BOUNDS["away_minutes"])
 
     def ui(self) -> UiSettings:
         """The UI's values, read leniently: `keymap` only when every entry is valid (else none,

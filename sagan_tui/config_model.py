@@ -116,6 +116,8 @@ class Settings(BaseModel):
     max_reply_mb: float = _bounded(64.0, "max_reply_mb", "A reply larger than this many MB is abandoned unread.")
     read_only: bool = Field(False, description="Refuse every mutating action.")
     guard_minutes: float = _bounded(15.0, "guard_minutes", "A wave is active this long after its last loss.")
+    away_minutes: float = _bounded(10.0, "away_minutes", "No key this many minutes is an absence: the wave "
+                                   "panel then counts what happened since (\"since you last looked\").")
     bell: bool = Field(True, description="Deprecated (use notify): false is notify = \"off\" unless notify is set.")
     color_system: Literal["auto", "256", "truecolor", "standard"] = Field("auto", description="Colours when TERM says too little.")
     mouse: bool = Field(True, description="Ask the terminal for mouse events.")
@@ -199,7 +201,8 @@ class Settings(BaseModel):
         return UiSettings(cache_path=self.cache_path, poll_interval=self.poll_interval, read_only=self.read_only,
                           guard_minutes=self.guard_minutes, color_system=self.color_system, mouse=self.mouse,
                           notify=self.notify, runway_warn_hours=self.runway_warn_hours,
-                          keymap=tuple(self.keymap.items()), secrets=tuple(self.secrets()))
+                          keymap=tuple(self.keymap.items()), secrets=tuple(self.secrets()),
+                          request_timeout=self.request_timeout)
 
 
 def validate(draft: Draft) -> Settings:

@@ -358,6 +358,7 @@ def runway_segments(r: Runway | None, compact: bool = False) -> list[Segment]:
 
 # A poll running longer than this is shown as such; a shorter one is not shown at all.
 SLOW_POLL_S = 10.0
+WATCH_STYLE = "bold color(16) on color(214)"  # a forming cluster: the wave panel's WATCH line's colours
 
 
 def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_interval: float,
@@ -373,8 +374,10 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     of what an idle panel sent over SSH. A poll past `slow_poll_s` is named, so a stuck one shows.
 
     `wave` is the active wave's words, long and short (("WAVE 5 lost · guard until 10:09",
-    "WAVE 5 · guard 10:09")), `watch` a forming cluster's: the header says so whatever pane is
-    in view. `verdict` (given on narrow screens, where the loss area is small) is a second line.
+    "WAVE 5 · guard 10:09")): the header says so whatever pane is in view. `watch` is a forming
+    cluster's line ("WATCH: 2 pods lost 6 s apart, both ~60 s after RUNNING", triage/forming.py)
+    while no wave is active: the early warning, in the header too ("WATCH" alone where the line
+    does not fit). `verdict` (given on narrow screens, where the loss area is small) is a second line.
 
     Given a `width` the line does not fit, it says less, in this order: the spend rates, the
     long wave words and the clock's "UTC" (at 80 columns "UTC" alone went to a second line);
@@ -416,7 +419,7 @@ def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: fl
     if wave:
         out += [(" ", ""), (wave[1] if compact else wave[0], "bold reverse red")]
     elif watch:
-        out += [(" ", ""), ("WATCH" if compact else f"WATCH {watch}", "bold reverse yellow")]
+        out += [(" ", ""), ("WATCH" if compact else watch, WATCH_STYLE)]
     if read_only:
         out += [(" ", ""), ("READ-ONLY" if level < 2 else "RO", "bold reverse blue")]
     if level < 3:

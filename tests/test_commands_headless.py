@@ -120,7 +120,17 @@ def test_sync_puts_back_a_cache_file_removed_under_it_and_report_still_lists_the
         while said and "cache file" not in said:
             said = proc.stderr.readline()
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=120)
+        try:
+            proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGUSR1)  # every thread's stack on its stderr (commands/sync.py)
+            try:
+                proc.communicate(timeout=5)  # the stacks written: a process that still hangs is kept
+            except subprocess.TimeoutExpired:
+                pass
+            proc.kill()
+            _, err = proc.communicate()
+            pytest.fail(f"sync did not end on SIGINT; where it waited:\n{err[-6000:]}")
     finally:
         guard.cancel()
         if proc.poll() is None:

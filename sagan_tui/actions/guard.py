@@ -57,17 +57,16 @@ def hold_note(cache: Cache, now: datetime, guard_minutes: float) -> str:
 def incident_report(cache: Cache, now: datetime, guard_minutes: float = 15.0) -> str:
     """Every wave since the owner's last acknowledgement (all of them when none): the night's
     incident, not only the wave on screen; a wave still going at the acknowledgement stays whole."""
-    from sagan_tui.store.incident_rows import wave_acks
+    from sagan_tui.store.incident_rows import last_acknowledged
 
     ctx = triage_context(cache)
     waves = find_waves(ctx.losses, context=ctx, guard_minutes=guard_minutes)
-    since = max((at for at, *_ in wave_acks(cache).values()), default=None)
-    return render_report(waves, ctx, now, since=since, all_losses=ctx.losses)
+    return render_report(waves, ctx, now, since=last_acknowledged(cache), all_losses=ctx.losses)
 
 
-def export_report(cache: Cache, now: datetime, directory: Path) -> tuple[Path, str]:
+def export_report(cache: Cache, now: datetime, directory: Path, guard_minutes: float = 15.0) -> tuple[Path, str]:
     """Write the incident report as `incident-YYYYmmddTHHMMSSZ.md` in `directory`; (path, text)."""
-    text = incident_report(cache, now)
+    text = incident_report(cache, now, guard_minutes)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"incident-{now.strftime('%Y%m%dT%H%M%SZ')}.md"
     n = 1

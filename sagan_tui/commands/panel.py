@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from sagan_tui.commands.common import draft_from_args
 from sagan_tui.config import ConfigError
+from sagan_tui.logfile import log_to_file
 
 if TYPE_CHECKING:
     from sagan_tui.config import Draft
@@ -25,35 +26,6 @@ def settings_for(args: argparse.Namespace, environ: dict[str, str] | None = None
         args, environ, mouse=False if getattr(args, "no_mouse", False) else None,
         bell=False if getattr(args, "no_bell", False) else None, color_system=getattr(args, "color", None),
         **extra)
-
-
-class _ScrubbingFormatter(logging.Formatter):
-    def __init__(self, secrets: list[str]) -> None:
-        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
-        self.secrets = secrets
-
-    def format(self, record: logging.LogRecord) -> str:
-        from sagan_tui.sources.errors import scrub
-
-        return scrub(super().format(record), self.secrets)
-
-
-def log_to_file(settings: Settings | Draft) -> Path:
-    """Warnings go to a file beside the cache, never to the terminal the panel is drawing on.
-
-    Taken before anything else configures logging: the runpod SDK calls basicConfig with a
-    stderr handler when imported, which would then be a no-op instead of writing over the screen.
-    """
-    path = settings.cache_path.with_name("panel.log")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(_ScrubbingFormatter(settings.secrets()))
-    root = logging.getLogger()
-    for h in list(root.handlers):
-        root.removeHandler(h)
-    root.addHandler(handler)
-    root.setLevel(logging.WARNING)
-    return path
 
 
 NO_TERMINAL = ("sagan-tui: the panel needs a terminal, and standard {which} not one. Without a screen: "

@@ -33,6 +33,17 @@ def is_the_cache(output: str, cache: str) -> bool:
     return False
 
 
+def _last_acknowledged(path: str) -> datetime | None:
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.store.incident_rows import last_acknowledged
+
+    cache = Cache(path, read_only=True)
+    try:
+        return last_acknowledged(cache)
+    finally:
+        cache.close()
+
+
 def run(args: Namespace) -> int:
     from sagan_tui.commands.waves import context_for, load_cache
     from sagan_tui.triage import find_waves, render_report
@@ -63,6 +74,13 @@ def run(args: Namespace) -> int:
         return _fail(str(exc))
     for err in records.errors:
         print(f"sagan-tui report: {err}", file=sys.stderr)
+    if since is None and not args.all_waves:
+        # The night's incident, as `W`'s ticket has it: every wave since the owner last
+        # acknowledged one (every wave when none was).
+        since = _last_acknowledged(path)
+        if since is not None:
+            print(f"sagan-tui report: since the last acknowledged wave ({since.isoformat().replace('+00:00', 'Z')}); "
+                  "--all for every wave, --since for another start", file=sys.stderr)
     losses, context = context_for(records)
     # Waves are found over every loss, then those still going at `since` are kept whole: a wave
     # that began before the chosen start is the same incident, not a smaller one.

@@ -85,4 +85,13 @@ def _file_check(cache) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import faulthandler
+    import signal
+
+    # SIGUSR1 prints every thread's stack to stderr: a sync that does not end is asked where it
+    # waits before it is killed (no screen to disturb here, unlike the panel).
+    try:
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (OSError, ValueError):  # a stderr with no file behind it (io.UnsupportedOperation): nowhere to print
+        pass
     return asyncio.run(_loop(args))

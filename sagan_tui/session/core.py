@@ -348,7 +348,7 @@ class PanelSession:
     def _loss_view(self) -> LossView:
         m = self.model
         # The waves the wave panel may show are weighed here, not on the UI thread when it draws
-        # them: a diagnosis reads every pod's sightings (0.5 s at 10,000 pods).
+        # them: a diagnosis reads every pod's sightings, which grows with the fleet.
         for wave in (m.active_wave(), max(m.waves, key=lambda w: w.end, default=None)):
             if wave is not None:
                 wave.diagnosis  # noqa: B018 - cached on the wave (its verdict with it)
@@ -485,7 +485,7 @@ class PanelSession:
     def key_pressed(self) -> None:
         """The owner pressed a key: the since-you-looked count starts from the last one before an absence."""
         self._soon(lambda: self.model and self.model.incident.key_pressed(
-            self.clock(), getattr(self.settings, "away_minutes", 10.0)))
+            self.clock(), self.settings.away_minutes))
 
     def redispatch(self, number: int, note: str, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
         return self._call(self._acting, lambda: self.runner.redispatch(number, note, confirm=confirm))
@@ -569,7 +569,8 @@ class PanelSession:
     def export_report(self, directory: Any) -> "asyncio.Future[tuple[Any, str]]":
         from sagan_tui.actions.guard import export_report
 
-        return self._call(self._in_db, export_report, self.cache, self.clock(), directory)
+        return self._call(self._in_db, export_report, self.cache, self.clock(), directory,
+                          self.settings.guard_minutes)
 
     def view(self, number: int) -> "asyncio.Future[Any]":
         """One experiment as Sagan serves it now (the detail's plan and fields)."""

@@ -18,7 +18,7 @@ from typing import Iterable, Mapping
 from sagan_tui.triage import fmt
 
 CONFIDENCE = {"low": 0, "medium": 1, "high": 2}
-AWAY_MINUTES = 10.0  # no key this long is an absence; the setting's default
+AWAY_MINUTES = 10.0  # no key this long is an absence; the default of the `away_minutes` setting
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ def _canary_step(m: PanelModel, now: datetime) -> list[str]:
 def incident_view(m: PanelModel) -> dict[str, Any]:
     """The LossView's incident fields."""
     now = m.clock()
-    away = getattr(m.settings, "away_minutes", 10.0)
+    away = m.settings.away_minutes
     return {
         "forming": tuple(c.headline for c in m.active_forming()),
         "canary": m.canary.text(now) if m.canary is not None else "",
@@ -116,6 +116,11 @@ def start_canary(m: PanelModel, number: int, held: tuple[int, ...]) -> tuple[str
 
 
 def held_now(m: PanelModel) -> tuple[int, ...]:
-    """The experiments blocked now, the owner's holds first."""
-    blocked = [n for n, e in m.experiments.items() if e.status == "blocked"]
+    """The incident's holds: experiments blocked now that the owner held, or that lost pods in
+    the wave on screen (or a forming cluster), the owner's holds first. An experiment blocked
+    for another reason (last week's, no pod in the wave) is no canary's to release."""
+    wave = m.active_wave() or (m.waves[-1] if m.waves else None)
+    ours = {*m.incident.holds, *(wave.experiments if wave is not None else ()),
+            *(x.experiment for c in m.active_forming() for x in c.losses)}
+    blocked = [n for n, e in m.experiments.items() if e.status == "blocked" and n in ours]
     return tuple(sorted(blocked, key=lambda n: (n not in m.incident.holds, n)))

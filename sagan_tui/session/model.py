@@ -133,7 +133,7 @@ class PanelModel:
 
     def _read_pods(self, pod_ids: set[str] | None = None) -> None:
         """Every pod, or only `pod_ids` again (a poll's changed, gone and lost pods: reading and
-        parsing all 1,000 took 60 ms of the main thread on every poll that changed one)."""
+        parsing every pod on each poll that changed one would cost in proportion to the fleet)."""
         if pod_ids is None or len(pod_ids) > POINT_READS_MAX:
             self.pods = {p.pod_id: p for p in self.cache.pods()}
         else:

@@ -213,8 +213,8 @@ def fast_data(document: DocumentNode, root: Root, operation_name: Any) -> dict[s
     """The data of a plain query (fields only: no arguments, fragments, directives or variables), built
     from the resolvers' dicts the way execute_sync builds it; None when it is not that plain.
 
-    graphql-core's executor costs ~0.15 s for one account's 600 pods, one request at a time: two
-    accounts polled at once waited on each other here, which no real RunPod does.
+    graphql-core's executor is slow on a large pod list and runs one request at a time: two
+    accounts polled at once would wait on each other here, which no real RunPod does.
     """
     ops = document.definitions
     if len(ops) != 1 or not isinstance(ops[0], OperationDefinitionNode) or ops[0].operation != OperationType.QUERY:

@@ -92,6 +92,7 @@ class Cache:
         self.read_only = read_only
         self.notices: list[str] = []
         self._lock = threading.RLock()
+        self._closing = threading.Event()  # set by close(): a writer waiting for the lock gives up
         self._read_lock = threading.Lock()
         if read_only:
             conn = opening.open_read_only(self.path)
@@ -116,6 +117,7 @@ class Cache:
             return moved_file.recreate(self)
 
     def close(self) -> None:
+        self._closing.set()  # a write still waiting out another process's lock ends now
         # A file removed under a writer is put back first: closing would end its history.
         if not self.read_only and self.moved() is not None:
             try:
@@ -154,7 +156,8 @@ class Cache:
                 conn.execute("begin immediate")
                 return
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                if ("locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline
+                        or self._closing.is_set()):
                     raise
                 log.warning("cache %s: another process holds the write lock; waiting for it", self.path)
                 time.sleep(0.05)  # a lock refused at once (no busy wait) must not spin
@@ -377,7 +380,7 @@ class Cache:
 
     def sightings(self) -> list[PodSighting]:
         """What the polls saw of every pod, from the pods' columns: the same values as its
-        CachedPods (upsert_pods writes both), without parsing each pod's record (80 ms at 1,000)."""
+        CachedPods (upsert_pods writes both), without parsing each pod's JSON record (the costly part)."""
         rows = self._tuples("select pod_id, account, experiment, first_seen_at, running_at, last_seen_at,"
                             " desired_status, gpu, datacenter, cost_per_hr, gone_at, host, running_seen_at"
                             " from pods_seen"

@@ -17,3 +17,9 @@ def ack_wave(cache: Cache, key: str, at, pods: int, accounts: tuple[str, ...], c
     with cache.transaction() as conn:
         conn.execute("insert or replace into wave_acks (wave_key, acked_at, pods, accounts, cause, confidence) "
                      "values (?,?,?,?,?,?)", (key, ts(at), pods, ",".join(accounts), cause, confidence))
+
+
+def last_acknowledged(cache: Cache):
+    """When the owner last acknowledged a wave (None when never): the night's incident starts there."""
+    rows = cache._rows("select max(acked_at) as at from wave_acks", ())
+    return parse_ts(rows[0]["at"]) if rows and rows[0]["at"] else None

@@ -171,9 +171,15 @@ class SaganApp(App):
             self.post_message(LoadFailed(update))  # type: ignore[arg-type]
 
     def _start_session(self) -> None:
-        from sagan_tui.session import PanelSession
+        from sagan_tui.ui.remote import RemoteSession, session_mode
 
-        self.session = PanelSession(self.settings, self._publish, clock=self.clock, poll=self._poll)
+        if session_mode() == "process":  # the session as a child process, over the channel (ui/remote.py)
+            held = None if self.clock is utcnow else self.clock()
+            self.session = RemoteSession(self, self.settings, poll=self._poll, clock=held)  # type: ignore[assignment]
+        else:
+            from sagan_tui.session import PanelSession
+
+            self.session = PanelSession(self.settings, self._publish, clock=self.clock, poll=self._poll)
         self.session.start()
 
     @on(LoadFailed)
@@ -231,9 +237,9 @@ class SaganApp(App):
                 refresh()
         notes = list(u.notes)
         if u.health is not None:  # the runway notice, once per crossing (runway.py; pure, cheap)
-            from sagan_tui.session.model import Note
+            from sagan_tui.channel.views import NoteView
 
-            notes += [Note(m, "Runway short", "warning", 30.0, ring=True)
+            notes += [NoteView(m, "Runway short", "warning", 30.0, ring=True)
                       for m in self.runway_watch.check(u.health, self.settings.runway_warn_hours)]
         for note in notes:
             self.notify(note.message, title=note.title, severity=note.severity, timeout=note.timeout, markup=False)
@@ -265,12 +271,11 @@ class SaganApp(App):
         from sagan_tui.render import SLOW_POLL_S
 
         wave, verdict = self._wave_words(now)
-        forming = self.view.loss_view.forming if self.view.loss_view else ()
         narrow = width + 2 < NARROW_BELOW  # the loss area is small: the verdict goes up here
         bars.first().show(status_segments(
             self.view.health, now, poll_interval=s.poll_interval, paused=self.paused, read_only=s.read_only,
             polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
-            wave=wave, watch=f"{len(forming)} forming" if forming else None,
+            wave=wave, watch=self._watch_words(),
             verdict=verdict if narrow else None))
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.view.health.get("sagan")
@@ -297,6 +302,11 @@ class SaganApp(App):
         n = len(wave.losses)
         v = wave.verdict
         return (f"WAVE {n} lost · guard until {until}", f"WAVE {n} · guard {until}"), f"{v.title}: {v.next_step}"
+
+    def _watch_words(self) -> str | None:
+        """The header's words for a forming cluster (the session's line; None when none is forming)."""
+        lv = self.view.loss_view
+        return lv.forming[0] if lv is not None and lv.forming else None
 
     def on_resize(self, event) -> None:
         self.main_screen.narrow(event.size.width)
@@ -422,6 +432,8 @@ class SaganApp(App):
             # the held updates go once the screen has drawn what the key changed.
             self.call_after_refresh(self._release_updates)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         if self.session is not None:
-            self.session.close()
+            closing = self.session.close()
+            if closing is not None:  # the session process: its channel closed, the child awaited
+                await closing

@@ -1,8 +1,8 @@
 """Keys first: a session update that arrives while the owner is typing waits for the next key's frame.
 
-At 10,000 pods an update and the frame it dirties take the UI thread 60-150 ms (rows moved, the
-timeline's new events, the wave weighed again). A key pressed meanwhile waits for both, and a
-person pressing keys a few times a second met one such wait at nearly every poll. While keys come
+On a large fleet an update and the frame it dirties are the UI thread's longest steps (rows
+moved, the timeline's new events, the wave's text). A key pressed meanwhile waits for both, and a
+person pressing keys a few times a second would meet one such wait at nearly every poll. While keys come
 (one within QUIET_S), an update is held and applied just after the next key's frame is drawn: in
 the gap before the key after it. When the keys stop it goes QUIET_S after the last one, and in
 any case MAX_HOLD_S after it came (keys typed into a dialog's field never come back to the App

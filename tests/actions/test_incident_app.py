@@ -22,7 +22,9 @@ def incident(reaper_to: float) -> dict:
     Sagan's pod-stop cascade. The reaper's window ends at `reaper_to`."""
     fx = copy.deepcopy(actions_fixture())
     fx["experiments"] += [{"number": 192, "title": "Persona-tagged SFT", "status": "running", "runpodAccount": "team"},
-                          {"number": 363, "title": "Refusal ablation", "status": "running", "runpodAccount": "team"}]
+                          {"number": 363, "title": "Refusal ablation", "status": "running", "runpodAccount": "team"},
+                          # blocked before the incident, for another reason: no canary's to release
+                          {"number": 355, "title": "Blocked last week", "status": "blocked", "runpodAccount": "team"}]
     fx["pods"] += [{"id": f"reaped{n}{i}aaaaaa"[:14], "account": "team", "experiment": n, "created_at": 1 + i,
                     "running_at": 5 + 3 * i} for i, n in enumerate((192, 192, 363))]
     fx["events"] = [{"at": 100, "experiment": n, "eventType": "state_changed", "fromStatus": "running",
@@ -33,10 +35,10 @@ def incident(reaper_to: float) -> dict:
 
 @pytest.fixture
 def incident_panel(rig):
-    async def make(reaper_to: float):
+    async def make(reaper_to: float, fixture: dict | None = None, **flags):
         from sagan_tui.ui.app import SaganApp
 
-        r = await rig(fixture=incident(reaper_to), at=40)
+        r = await rig(fixture=fixture or incident(reaper_to), at=40, **flags)
         sim = r.sim
         sim.clock.hold(120)
         await r.poll()  # the three pods are gone: missing, read directly, confirmed lost
@@ -133,3 +135,52 @@ async def test_a_canary_the_reaper_takes_joins_the_wave_and_releases_nothing(inc
         await pilot.pause()
         assert not isinstance(app.screen, NoteScreen)  # nothing proposed: the rest stay held
     assert r.sim.state.experiments[363].status_at(200) == "blocked"
+
+
+@pytest.mark.parametrize("away_minutes, said", [(3.0, True), (None, False)], ids=["away-3-min", "default-10-min"])
+async def test_since_you_last_looked_follows_the_away_setting(incident_panel, away_minutes, said):
+    """A key at t=120, a loss at t=210, the next look at t=400 (4 min 40 s later): an absence
+    under `away_minutes = 3`, none under the default 10 minutes."""
+    fx = incident(reaper_to=100)
+    fx["pods"].append({"id": "lateloss000001", "account": "personal", "experiment": 504, "created_at": 140,
+                       "running_at": 150, "lost_at": 210, "datacenter": "EU-RO-1"})
+    flags = {} if away_minutes is None else {"away_minutes": away_minutes}
+    r, app = await incident_panel(reaper_to=100, fixture=fx, **flags)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling and app.view.waves, what="the wave")
+        await pilot.press("down")  # the owner is here at t=120
+        await pilot.pause()
+        r.sim.clock.hold(400)
+        await _refresh_until(pilot, app, lambda: any(x.pod_id == "lateloss000001" and x.state == "confirmed"
+                                                     for x in app.view.losses), "the late loss")
+        await pilot.pause()
+        line = app.view.loss_view.since_looked
+    if said:
+        assert line.startswith("since you last looked (") and "1 new loss" in line, line
+        assert line in _panel_text(app)
+    else:
+        assert line == ""
+
+
+async def test_the_owners_own_hold_is_not_announced_back_as_your_turn(incident_panel):
+    """`h` on #502 makes it blocked (its row then reads YOU: unblock / revise), through the real
+    session: no "Your turn" toast for it, while Sagan's own cascade blocking #504 then is one."""
+    from tests.notes import notes
+
+    fx = incident(reaper_to=100)
+    fx["events"].append({"at": 125, "experiment": 504, "eventType": "state_changed", "fromStatus": "running",
+                         "toStatus": "blocked", "note": CASCADE, "actorKind": "system"})
+    r, app = await incident_panel(reaper_to=100, fixture=fx)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
+        app.experiments_table.focus()
+        await wait_for(pilot, lambda: app.experiments_table.select_key("502"), what="#502 in the table")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="hold dialog")
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: app.view.experiments[502].status == "blocked", what="blocked after refresh")
+        r.sim.clock.hold(130)
+        await _refresh_until(pilot, app, lambda: app.polls >= 3 and not app.polling, "another poll")
+        turns = [n.message for n in notes(app) if n.title == "Your turn"]
+    assert app.view.experiments[502].effective_turn  # the owner's turn now, on its row
+    assert not any("#502" in m for m in turns) and any("#504" in m for m in turns), turns

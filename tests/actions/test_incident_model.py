@@ -65,6 +65,9 @@ def _override_fixture() -> dict:
     # The script moves #502 queued -> running at t=60 whatever the owner did: an override of a hold.
     fx["events"] = [{"at": 60, "experiment": 502, "eventType": "state_changed", "fromStatus": "blocked",
                      "toStatus": "running", "note": "Auto-recovery r6 queued after pod loss.", "actorKind": "system"}]
+    # ... and gives it a new pod at t=66, first seen by the poll after the status change's.
+    fx["pods"].append({"id": "overpod502aaaa", "account": "team", "experiment": 502, "name": "exp502-r6",
+                       "created_at": 66, "running_at": 68})
     return fx
 
 
@@ -82,7 +85,8 @@ async def test_a_scripted_override_of_a_hold_raises_the_row_warning_and_one_noti
     assert line.startswith("hold on #502 overridden: blocked -> running at ")
     row = m.experiment_rows([502])["502"]
     assert row.cells[2].text == "HOLD OVERRIDDEN" and row.cells[-1].text.startswith("hold on #502 overridden")
-    assert _titles(await poll_at(70), "Hold overridden") == []  # once
+    assert _titles(await poll_at(70), "Hold overridden") == []  # once: the new pod of the same override too
+    assert "overpod502aaaa" in m.pods
 
 
 async def test_two_correlated_losses_are_told_once_as_forming(rig):

@@ -150,10 +150,3 @@ def test_at_80_columns_during_a_wave_the_count_the_guard_and_a_low_runway_stay_o
     assert len(head) <= 78 and "WAVE 5 · guard 11:09" in head and "LOW 7.8h" in head and "LOW" in head
     assert "RO" in head and "sagan ✓" in head
     assert verdict == "PLATFORM REAPER, medium: hold re-dispatches"
-
-
-def test_a_forming_cluster_is_watched_in_the_header():
-    health = {"sagan": SourceHealth("sagan", state=HealthState.OK, last_success=NOW)}
-    line = "".join(t for t, _ in status_segments(health, NOW, poll_interval=5, paused=False, read_only=False,
-                                                 watch="1 forming"))
-    assert "WATCH 1 forming" in line

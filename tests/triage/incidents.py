@@ -115,5 +115,5 @@ def settings_for(sim: Any, tmp: Path, **flags: Any):
     from sagan_tui.config_model import load_settings
 
     s, _ = load_settings({**sim.env(), "SAGAN_TUI_CONFIG": str(tmp / "none.toml")},
-                         sagan_tui_cache=str(tmp / "cache.sqlite"), poll_interval=10.0, **flags)
+                         sagan_tui_cache=str(tmp / "cache.sqlite"), **{"poll_interval": 10.0, **flags})
     return s

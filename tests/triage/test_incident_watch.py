@@ -37,6 +37,23 @@ def test_an_acknowledged_wave_is_quiet_until_it_grows():
     assert w.growth([same], NOW) == [] and w.is_acknowledged(same)
 
 
+def test_an_acknowledged_wave_that_shrinks_and_comes_back_is_not_news_but_an_unacknowledged_one_is():
+    """A loss withdrawn then seen again (RunPod listed the pod once more, then not): the wave
+    falls back to 3 pods and returns to 4. Acknowledged at 4, that is nothing new; not
+    acknowledged, it was announced at 4 and is announced again on coming back."""
+    four = find_waves(R4 + [loss("dup0000000001", running="10:42:39", lost="10:43:40")])[0]
+    (three,) = find_waves(R4)
+    acked, plain = IncidentWatch(), IncidentWatch()
+    for w in (acked, plain):
+        w.seen([three])
+        assert w.growth([four], NOW) != []
+    acked.acknowledge(four)
+    assert acked.growth([three], NOW) == [] and plain.growth([three], NOW) == []  # shrinking is no news
+    assert acked.growth([four], NOW) == [] and acked.is_acknowledged(four)
+    (line,) = plain.growth([four], NOW)
+    assert "3 -> 4 pods" in line
+
+
 def test_a_forming_cluster_is_notified_once():
     w = IncidentWatch()
     clusters = find_forming(R5[:2], [])

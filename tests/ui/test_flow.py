@@ -57,17 +57,21 @@ async def test_timeline_follow_scope_and_type(tmp_path):
         await deliver(pilot, app)
         assert tl.shown_keys()[0] == "new2" and tl.cursor_key == kept
 
+        # A new scope or type is the session's answer to an intent: the rows follow when it comes.
         await pilot.press("t")  # state changes only
-        assert tl.kind == "state" and set(tl.shown_keys()) == {"ev1"}
+        assert tl.kind == "state"
+        await wait_for(pilot, lambda: set(tl.shown_keys()) == {"ev1"}, what="the state changes alone")
         await pilot.press("t")  # markers
-        assert tl.shown_keys() and all(tl.records[k].cells[2].text.startswith("epm:") for k in tl.shown_keys())
+        await wait_for(pilot, lambda: tl.shown_keys() and all(
+            tl.records[k].cells[2].text.startswith("epm:") for k in tl.shown_keys()), what="markers alone")
         await pilot.press("t", "t", "t")  # notes, pods, back to all
         assert tl.kind == "all"
 
         app.experiments_table.select_key("365")
         await pilot.press("g")  # the selected experiment only
         assert not tl.everything and "#365" in str(tl.border_title)
-        assert {tl.records[k].cells[1].text for k in tl.shown_keys()} == {"#365"}
+        await wait_for(pilot, lambda: tl.shown_keys() and {
+            tl.records[k].cells[1].text for k in tl.shown_keys()} == {"#365"}, what="#365's events alone")
 
 
 async def test_new_owner_turn_item_is_announced_with_the_bell(tmp_path):

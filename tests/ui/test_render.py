@@ -210,3 +210,18 @@ def test_an_account_with_an_unreadable_record_is_never_a_plain_ok():
                      unreadable_since=NOW.replace(hour=10, minute=12))
     said = text(render.source_segments(h, NOW, poll_interval=5))
     assert "team ⚠ 1 record unreadable since 10:12" in said and render.OK_MARK not in said
+
+
+def test_status_line_says_watch_for_a_forming_cluster_and_wave_over_it():
+    health = {"sagan": SourceHealth(source="sagan", state=HealthState.OK, last_success=NOW)}
+    watch = "WATCH: 2 pods lost 6 s apart, both ~60 s after RUNNING"
+
+    def line(**kw):
+        return text(render.status_segments(health, NOW, poll_interval=5, paused=False, read_only=False, **kw))
+
+    assert watch in line(watch=watch)
+    assert "WATCH" not in line()
+    both = line(watch=watch, wave=("WAVE 3 lost · guard until 11:11", "WAVE 3 · guard 11:11"))
+    assert "WAVE 3 lost" in both and "WATCH" not in both  # a wave says more than its early warning
+    narrow = line(watch=watch, width=40)
+    assert "WATCH" in narrow and watch not in narrow  # where the line does not fit: the word alone

@@ -71,6 +71,21 @@ async def test_w_then_send_holds_the_waves_experiments_and_writes_the_ticket(rea
     assert all(p in text for p in REAPED) and "**PLATFORM REAPER, " in text
 
 
+async def test_typing_in_the_note_adds_to_it_and_enter_goes_to_send(reaped):
+    _sim, rig, _ = reaped
+    app = _app(rig)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("W")
+        await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+        field = app.screen.query_one("#note")
+        before = field.value
+        field.focus()
+        await pilot.press("space", "o", "k", "enter")
+        await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "confirm", what="on Send")
+        assert field.value == before + " ok"  # nothing selected and replaced; no line break in it
+        assert "\n" not in field.text
+
+
 async def test_cancel_sends_nothing_and_audits_nothing(reaped):
     sim, rig, tmp = reaped
     app = _app(rig)

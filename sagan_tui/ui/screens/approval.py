@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,12 +15,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from sagan_tui.actions.results import ActionResult
-from sagan_tui.models import ApprovalRequest
 from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import literal, one_line
 from sagan_tui.ui.screens.confirm import NEWS_CSS, HeldNotices
 from sagan_tui.ui.screens.markdown_body import MarkdownBody
 from sagan_tui.ui.widgets.key_bar import KeyBar
+
+if TYPE_CHECKING:  # annotations only: the UI process reads approvals as the channel's plain views
+    from sagan_tui.models import ApprovalRequest
 
 Submit = Callable[[str, Mapping[str, str], str], Awaitable[ActionResult]]
 DECISION_KEYS = {"approve": "alt+a", "reject": "alt+r", "defer": "alt+d"}

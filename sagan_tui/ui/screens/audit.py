@@ -11,11 +11,11 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
-from sagan_tui.models import Action
 from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import literal, one_line
 
 if TYPE_CHECKING:
+    from sagan_tui.models import Action
     from sagan_tui.store.cache import Cache
 
 COLUMNS = ("#", "when (UTC)", "action", "target", "account", "result", "error")

@@ -14,7 +14,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from sagan_tui.models import Experiment
 from sagan_tui.triage import fmt
 from sagan_tui import render
 from sagan_tui.ui.messages import ExperimentViewed, PlanRendered
@@ -25,6 +24,7 @@ from sagan_tui.ui.widgets.keyed_table import KeyedTable
 from sagan_tui.ui.widgets.panes import TimelineTable
 
 if TYPE_CHECKING:
+    from sagan_tui.models import Experiment
     from sagan_tui.sources.sagan import ExperimentView
     from sagan_tui.ui.view import PanelView
 

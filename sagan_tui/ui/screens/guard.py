@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Static
 
-from sagan_tui.models import Experiment
-from sagan_tui.triage import GuardVerdict, Wave
 from sagan_tui.triage import fmt
 from sagan_tui.triage.gaps import gap_of
 from sagan_tui.ui.safe_text import literal
 from sagan_tui.ui.screens.confirm import Dialog
+
+if TYPE_CHECKING:  # annotations only: in process mode these arrive as the channel's plain views
+    from sagan_tui.models import Experiment
+    from sagan_tui.triage import GuardVerdict, Wave
 
 
 def wave_lines(wave: Wave) -> list[str]:
@@ -72,6 +76,10 @@ class GuardedDispatchScreen(Dialog["str | None"]):
         yield Static("", id="typed-error")
 
     def on_mount(self) -> None:
+        # Textual centres a newly focused widget at its next turn, which may come before the
+        # dialog has a layout (then nothing scrolls, and on a tall verdict at 24 rows the input
+        # stays below the fold): centre it again, the same way, once the layout exists.
+        self.call_after_refresh(self._show_input)
         self._armed(False)
 
     def _armed(self, ready: bool) -> None:
@@ -80,6 +88,11 @@ class GuardedDispatchScreen(Dialog["str | None"]):
         button = self.query_one("#confirm", Button)
         button.disabled = not ready
         button.label = "Re-dispatch" if ready else f"Re-dispatch (type {self.experiment.number})"
+
+    def _show_input(self) -> None:
+        typed = self.query_one("#typed", Input)
+        if self.focused is typed and not self.can_view_entire(typed):
+            self.scroll_to_center(typed, origin_visible=True)
 
     def result(self) -> str:
         return self.query_one("#typed", Input).value.strip()

@@ -43,14 +43,13 @@ class NoteField(TextArea):
     def value(self, text: str) -> None:
         self.load_text(text)
 
-    async def _on_key(self, event: events.Key) -> None:
-        # A key handler, not a binding: Enter here is the note's own (no keymap id to rebind).
+    def on_key(self, event: events.Key) -> None:
+        # Runs before TextArea's own key handler (this class is first in the MRO), which
+        # prevent_default skips: Enter is the note's own, not a keymap binding to rebind.
         if event.key == "enter":
             event.stop()
             event.prevent_default()
             self.post_message(self.Submitted(self))
-            return
-        await super()._on_key(event)
 
     def on_focus(self) -> None:
         self.move_cursor(self.document.end)  # typing adds to the note, it never replaces it

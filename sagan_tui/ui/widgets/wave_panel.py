@@ -202,8 +202,8 @@ def fingerprint(part) -> tuple | None:
 class _DrawnOnce:
     """The shown wave's parts as one renderable. Each part but the clock line is laid out once per
     width and content, and its lines reused while it reads the same: at every status tick, and
-    across polls for the findings a new loss did not change. (A diagnosis of ~150 lines at 10,000
-    pods took 30-100 ms of the UI thread to lay out, at each poll that brought a loss.)"""
+    across polls for the findings a new loss did not change: a diagnosis of a large wave runs to
+    a hundred lines and more, too many to lay out again at each poll that brought a loss."""
 
     def __init__(self, parts: list, clock_at: int, prints: list, lines: dict) -> None:
         self.parts, self.clock_at, self.prints, self.lines = parts, clock_at, prints, lines

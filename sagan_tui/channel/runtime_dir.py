@@ -1,0 +1,84 @@
+"""Where the session's socket lives, and who may talk on it.
+
+Rules: the directory is the user's own, mode 0700 (made so, or refused if it is anyone else's or
+open to others); the socket in it is 0600; every connection's peer uid is read with SO_PEERCRED
+and must be ours. Never TCP: a Unix socket path, so a long-running session can later be attached to.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import struct
+import tempfile
+from pathlib import Path
+
+SOCKET_NAME = "session.sock"
+# sun_path is 108 bytes on Linux: a deep tmp directory would not fit, so the default base is short.
+SUN_PATH_MAX = 107
+
+
+class ChannelRefused(Exception):
+    """The runtime directory or a peer is not safe to use; the text says which and why."""
+
+
+def base_dir() -> Path:
+    """$XDG_RUNTIME_DIR (a per-user tmpfs, 0700, on systemd machines), else the temp directory."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    return Path(xdg) if xdg and Path(xdg).is_dir() else Path(tempfile.gettempdir())
+
+
+def check_private(path: Path) -> None:
+    """ChannelRefused unless `path` is a directory of ours that no one else can enter or list."""
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise ChannelRefused(f"{path} is not a directory")
+    if st.st_uid != os.getuid():
+        raise ChannelRefused(f"{path} belongs to uid {st.st_uid}, not to us (uid {os.getuid()})")
+    if st.st_mode & 0o077:
+        raise ChannelRefused(f"{path} is open to others (mode {stat.S_IMODE(st.st_mode):o}; it must be 700)")
+
+
+def make_runtime_dir(base: Path | None = None) -> Path:
+    """A fresh directory of ours, 0700, for one panel's socket (the caller removes it)."""
+    path = Path(tempfile.mkdtemp(prefix="sagan-tui-", dir=base or base_dir()))
+    os.chmod(path, 0o700)
+    check_private(path)
+    return path
+
+
+def socket_path(runtime: Path) -> Path:
+    path = runtime / SOCKET_NAME
+    if len(os.fsencode(path)) > SUN_PATH_MAX:
+        raise ChannelRefused(f"socket path {path} is longer than a Unix socket path may be")
+    return path
+
+
+def listen(path: Path) -> socket.socket:
+    """A listening Unix socket at `path` (its directory checked private), owner-only."""
+    check_private(path.parent)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)  # created 0600: no window in which it is open to others
+    try:
+        sock.bind(str(path))
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    sock.listen(4)
+    return sock
+
+
+def peer_uid(sock: socket.socket) -> int:
+    """The uid of the process at the other end (the kernel's word, not the peer's)."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return uid
+
+
+def check_peer(sock: socket.socket, allowed_uid: int | None = None) -> None:
+    """ChannelRefused unless the peer runs as `allowed_uid` (ours by default)."""
+    want = os.getuid() if allowed_uid is None else allowed_uid
+    uid = peer_uid(sock)
+    if uid != want:
+        raise ChannelRefused(f"a peer of uid {uid} was refused: only uid {want} may use this session")

@@ -1,0 +1,338 @@
+"""What crosses the channel from the session to the UI: view data only, as msgspec Structs.
+
+Rows are rendered already (text, style, sort value), keyed by domain id; health is the plain
+SourceHealth dataclass of basics.py (no pydantic); results of the owner's actions and what the
+dialogs read are plain fields. Nothing here computes: the UI shows these as they are.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from sagan_tui.basics import ExperimentFacts, PodFacts, SourceHealth
+from sagan_tui.config import UiSettings
+
+
+class CellView(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """One table cell as render.Cell has it: cleaned text, a Rich style, the value it sorts by."""
+
+    text: str
+    style: str = ""
+    sort: Any = None
+
+    @property
+    def sort_value(self) -> Any:
+        return self.text.lower() if self.sort is None else self.sort
+
+
+class RowView(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """One table row as render.Row has it (the same attributes, so a table takes either)."""
+
+    cells: tuple[CellView, ...]
+    group: int = 0
+    order: Any = 0
+    until: float = math.inf
+
+    def search_text(self) -> str:
+        return " ".join(c.text for c in self.cells).lower()
+
+
+class NoteView(msgspec.Struct, frozen=True):
+    """One notification, text already one clean line (shown with markup off)."""
+
+    message: str
+    title: str = ""
+    severity: str = "information"
+    timeout: float = 8.0
+    ring: bool = False
+
+
+class TimelineView(msgspec.Struct, frozen=True):
+    """One timeline's rows for a scope; `subjects` maps each row key to its experiment."""
+
+    tag: str
+    experiment: int | None
+    kind: str
+    rows: dict[str, RowView]
+    subjects: dict[str, int | None]
+
+
+# --- the records the panes select by key, as plain fields ----------------------------------
+# The same attribute names as the core's records (models.py, store/cache.py, triage/), so the
+# screens read either; made on the session's side with msgspec.convert(from_attributes=True).
+
+class ExperimentView(msgspec.Struct, ExperimentFacts, frozen=True):
+    number: int
+    id: str = ""
+    title: str = ""
+    status: str = "proposed"
+    turn: str | None = None
+    legacy_gh_number: int | None = None
+    belief_id: str | None = None
+    project_id: str | None = None
+    body: str | None = None
+    hypothesis: str | None = None
+    plan_md: str | None = None
+    plan_json: Any = None
+    pod_spec: Any = None
+    config_yaml: str | None = None
+    kind: str | None = None
+    compute_size: str | None = None
+    priority: int | str | None = None
+    assignee_kind: str | None = None
+    tags: tuple[str, ...] = ()
+    has_clean_result: bool = False
+    auto_approve_plan: bool = False
+    parent_experiment_id: str | None = None
+    runpod_account: str | None = None
+    converted_to_kind: str | None = None
+    converted_to_id: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class PodRecordView(msgspec.Struct, PodFacts, frozen=True):
+    id: str
+    account: str = ""
+    experiment: int | None = None
+    name: str | None = None
+    desired_status: str = "RUNNING"
+    last_status_change: str | None = None
+    uptime_seconds: int | None = None
+    cost_per_hr: float | None = None
+    adjusted_cost_per_hr: float | None = None
+    gpu_count: int | None = None
+    gpu: str | None = None
+    datacenter: str | None = None
+    pod_type: str | None = None
+    image_name: str | None = None
+    machine_id: str | None = None
+    host: str | None = None
+    has_runtime: bool = False
+    cluster_id: str | None = None
+
+
+class CachedPodView(msgspec.Struct, frozen=True):
+    """store/cache.py's CachedPod; `experiment` is the number read from Sagan or the pod's name."""
+
+    pod: PodRecordView
+    pod_id: str
+    account: str
+    experiment: int | None = None
+    first_seen_at: datetime | None = None
+    running_at: datetime | None = None
+    last_seen_at: datetime | None = None
+    gone_at: datetime | None = None
+    gone_reason: str | None = None
+    missing_since: datetime | None = None
+    flag: str | None = None
+
+
+class LossRecordView(msgspec.Struct, frozen=True):
+    pod_id: str
+    account: str
+    lost_at: datetime
+    experiment: int | None = None
+    running_at: datetime | None = None
+    last_seen_at: datetime | None = None
+    gpu: str | None = None
+    datacenter: str | None = None
+    cost_per_hr: float | None = None
+    source: str = "runpod-poll"
+    reason: str | None = None
+    run_id: str | None = None
+    host: str | None = None
+    dismissed: bool = False
+    state: str = "confirmed"
+    confirmed_by: str | None = None
+    withdrawn_at: datetime | None = None
+    withdrawn_reason: str | None = None
+
+
+class FindingView(msgspec.Struct, frozen=True):
+    kind: str
+    statement: str
+    evidence: tuple[str, ...] = ()
+
+
+class CauseView(msgspec.Struct, frozen=True):
+    """A wave's verdict (triage/verdict.py's Verdict): the cause, how sure, for and against, what to do."""
+
+    cause: str
+    confidence: str
+    title: str
+    headline: str
+    next_step: str
+    for_: tuple[FindingView, ...] = ()
+    against: tuple[FindingView, ...] = ()
+    missing: tuple[str, ...] = ()
+    broke: tuple[tuple[str, str], ...] = ()
+
+
+class BurstView(msgspec.Struct, frozen=True):
+    start: datetime
+    end: datetime
+    losses: tuple[str, ...]  # pod ids
+
+
+class WaveView(msgspec.Struct, frozen=True):
+    """One reaping wave weighed on the session's side: its scope, gaps, burn, verdict and diagnosis."""
+
+    start: datetime
+    end: datetime
+    losses: tuple[LossRecordView, ...]
+    verdict: CauseView
+    diagnosis: tuple[FindingView, ...] = ()
+    bursts: tuple[BurstView, ...] = ()
+    accounts: tuple[str, ...] = ()
+    experiments: tuple[int, ...] = ()
+    datacenters: tuple[str, ...] = ()
+    gpu_types: tuple[str, ...] = ()
+    gaps_known: int = 0
+    gap_median_s: float | None = None
+    gap_spread_s: float | None = None
+    burn_usd: float = 0.0
+    burn_unknown: int = 0
+    summary: str = ""  # its one line (triage/guard.py's wave_summary)
+
+    @property
+    def size(self) -> int:
+        return len(self.losses)
+
+    @property
+    def pod_ids(self) -> tuple[str, ...]:
+        return tuple(x.pod_id for x in self.losses)
+
+
+class IncidentView(msgspec.Struct, frozen=True):
+    """session/updates.py's LossView: every loss, the waves, and the incident's plain lines."""
+
+    losses: tuple[LossRecordView, ...] = ()
+    waves: tuple[WaveView, ...] = ()
+    dismissed: frozenset[str] = frozenset()
+    affected: frozenset[str] = frozenset()
+    forming: tuple[str, ...] = ()
+    canary: str = ""
+    since_looked: str = ""
+    overrides: tuple[tuple[int, str], ...] = ()
+    acknowledged: tuple[str, ...] = ()
+
+
+class ApprovalView(msgspec.Struct, frozen=True):
+    """One approval request's plain fields, and the answers its body asks for."""
+
+    id: str
+    experiment_number: int | None = None
+    kind: str = "experiment_plan"
+    title: str = ""
+    body_md: str = ""
+    status: str = "pending"
+    requested_by: str | None = None
+    textbox_fields: tuple[str, ...] = ()
+    agent_run_id: str | None = None
+    experiment_id: str | None = None
+    entity_kind: str = "experiment"
+    approved_state: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class UpdateView(msgspec.Struct, frozen=True):
+    """One change for the UI to apply by key; `full` replaces every pane. Only what is not None /
+    not empty changed (as session/updates.py's PanelUpdate, less the records)."""
+
+    full: bool = False
+    experiments: dict[str, RowView] = {}
+    pods: dict[str, RowView] = {}
+    pods_removed: tuple[str, ...] = ()
+    approvals: dict[str, RowView] | None = None
+    approval_records: tuple[ApprovalView, ...] | None = None
+    experiment_records: dict[int, ExperimentView] = {}
+    pod_records: dict[str, CachedPodView | None] = {}
+    timelines: tuple[TimelineView, ...] = ()
+    losses: IncidentView | None = None
+    health: dict[str, SourceHealth] | None = None
+    notes: tuple[NoteView, ...] = ()
+    in_flight: dict[str, float] | None = None  # source -> time.monotonic() its poll began (one clock per machine)
+    polls: int | None = None
+    said: str | None = None
+    answer: bool = False
+
+
+class ReadyView(msgspec.Struct, frozen=True, tag="ready"):
+    """The session opened the cache and read the model; `first` is the whole panel."""
+
+    settings: UiSettings
+    notices: tuple[str, ...]
+    first: UpdateView
+
+
+class FailedView(msgspec.Struct, frozen=True, tag="failed"):
+    """The settings did not validate or the cache could not be opened: `error` is the line to print."""
+
+    error: str
+    exit_code: int = 1
+
+
+class Done(msgspec.Struct, frozen=True):
+    """The answer to an intent that only starts something (its effect arrives as updates)."""
+
+
+class ActionResultView(msgspec.Struct, frozen=True):
+    """actions/results.py's ActionResult, as plain fields."""
+
+    ok: bool
+    message: str
+    server_error: str | None = None
+    refused: bool = False
+    verb: str = ""
+    target: str = ""
+    account: str | None = None
+    audit_id: int | None = None
+    parts: tuple["ActionResultView", ...] = ()
+    cancelled: bool = False
+    did: str = ""
+
+
+class StopTargetView(msgspec.Struct, frozen=True):
+    pod_id: str
+    account: str
+    expected_status: str = "RUNNING"
+    experiment: int | None = None
+    name: str | None = None
+
+
+class VerdictView(msgspec.Struct, frozen=True):
+    """The dispatch guard's verdict on one experiment, in words (triage/guard.py's GuardVerdict)."""
+
+    needs_typed_confirmation: bool
+    reasons: tuple[str, ...]
+    expected_burn_usd: float
+    summary: str
+    burn_basis: str = ""
+    wave: WaveView | None = None  # the active wave, if any
+
+
+class DetailView(msgspec.Struct, frozen=True):
+    """One experiment as Sagan serves it now (the detail's plan and fields), and its requests."""
+
+    experiment: ExperimentView
+    approval_requests: tuple[ApprovalView, ...] = ()
+    skipped: tuple[str, ...] = ()
+
+
+class AuditView(msgspec.Struct, frozen=True):
+    """One line of the audit log."""
+
+    id: int | None
+    at: datetime
+    action: str
+    target: str
+    account: str | None = None
+    result: str = "pending"
+    error: str | None = None
+    detail: str | None = None

@@ -1,0 +1,94 @@
+"""Each intent of the channel (sagan_tui/channel/intents.py) answered by the PanelSession method
+that does it, its result made a view (session/views.py). `HANDLERS` covers every intent but Open,
+which session/serve.py answers itself (it makes the session); a test checks the table is whole.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from sagan_tui.channel import intents as I
+from sagan_tui.channel.views import Done
+from sagan_tui.session import views as V
+
+if TYPE_CHECKING:
+    from sagan_tui.session.core import PanelSession
+
+Answer = Callable[["PanelSession", Any], Awaitable[Any]]
+
+
+def _started(start: Callable[["PanelSession", Any], None]) -> Answer:
+    async def answer(s: "PanelSession", i: Any) -> Done:
+        start(s, i)
+        return Done()
+    return answer
+
+
+def _as(make: Callable[["PanelSession", Any], Awaitable[Any]], view: Callable[[Any], Any] = lambda v: v) -> Answer:
+    async def answer(s: "PanelSession", i: Any) -> Any:
+        return view(await make(s, i))
+    return answer
+
+
+async def _decide(s: "PanelSession", i: I.Decide) -> Any:
+    def find():
+        for a in list(s.model.approvals if s.model else ()) + list(s.cache.approvals("deferred")):
+            if a.id == i.approval_id:
+                return a
+        return None
+
+    approval = await s._call(s._in_db, find)
+    if approval is None:
+        raise LookupError(f"no pending or deferred approval {i.approval_id}")
+    return V.action_view(await s.decide(approval, i.decision, dict(i.answers), i.note))
+
+
+async def _stop(s: "PanelSession", i: I.Stop) -> Any:
+    from sagan_tui.actions.results import StopTarget
+
+    targets = [StopTarget(t.pod_id, t.account, t.expected_status, t.experiment, t.name) for t in i.targets]
+    return V.action_view(await s.stop(targets))
+
+
+async def _export(s: "PanelSession", i: I.ExportReport) -> tuple[str, str]:
+    from pathlib import Path
+
+    path, text = await s.export_report(Path(i.directory))
+    return str(path), text
+
+
+HANDLERS: dict[type, Answer] = {
+    I.Refresh: _started(lambda s, i: s.refresh()),
+    I.Pause: _started(lambda s, i: s.pause(i.paused)),
+    I.SetInterval: _started(lambda s, i: s.set_interval(i.seconds)),
+    I.WatchTimeline: _started(lambda s, i: s.watch_timeline(i.tag, i.experiment, i.kind)),
+    I.ForgetTimeline: _started(lambda s, i: s.forget_timeline(i.tag)),
+    I.Tick: _started(lambda s, i: s.tick()),
+    I.KeyPressed: _started(lambda s, i: s.key_pressed()),
+    I.Dismiss: _as(lambda s, i: s.dismiss(i.pod_id)),
+    I.ToggleDismissed: _as(lambda s, i: s.toggle_dismissed()),
+    I.AcknowledgeWave: _as(lambda s, i: s.acknowledge_wave()),
+    I.StartCanary: _as(lambda s, i: s.start_canary(i.number)),
+    I.HeldNow: _as(lambda s, i: s.held_now(), tuple),
+    I.CanaryRest: _as(lambda s, i: s.canary_rest(), tuple),
+    I.BlockedBy: _as(lambda s, i: s.blocked_by(i.numbers), dict),
+    I.HoldNote: _as(lambda s, i: s.hold_note()),
+    I.DispatchVerdict: _as(lambda s, i: s.dispatch_verdict(i.number), V.verdict_view),
+    I.ApprovalsOf: _as(lambda s, i: s.approvals_of(i.number, i.status),
+                       lambda got: tuple(V.approval_view(a) for a in got)),
+    I.AuditLog: _as(lambda s, i: s.audit_log(i.limit), lambda got: tuple(V.audit_view(a) for a in got)),
+    I.BalanceHistory: _as(lambda s, i: s.balance_history(), lambda got: {k: V.plain(v) for k, v in got.items()}),
+    I.ViewExperiment: _as(lambda s, i: s.view(i.number), V.detail_view),
+    I.ExportReport: _export,
+    I.Refuse: _as(lambda s, i: s.refuse(i.what), V.action_view),
+    I.Decide: _decide,
+    I.Hold: _as(lambda s, i: s.hold(i.numbers, i.note), V.action_view),
+    I.Release: _as(lambda s, i: s.release(i.numbers, i.note), V.action_view),
+    I.ReleaseRefused: _as(lambda s, i: s.release_refused(i.number), V.action_view),
+    I.Canary: _as(lambda s, i: s.canary(i.number, i.confirm), V.action_view),
+    I.Redispatch: _as(lambda s, i: s.redispatch(i.number, i.note, i.confirm), V.action_view),
+    I.Promote: _as(lambda s, i: s.promote(i.number), V.action_view),
+    I.Stop: _stop,
+    I.RecordCancelled: _as(lambda s, i: s.record_cancelled(i.verb, i.target, account=i.account, detail=i.detail),
+                           V.action_view),
+}

@@ -1,0 +1,164 @@
+"""The session process: a PanelSession behind the channel's socket (`python -m sagan_tui.session
+--socket PATH`).
+
+Its life: listen on PATH (in the panel's 0700 runtime dir), print `ready` on standard output (the
+panel waits for that line, not for a time), answer the panel's Open with the whole panel, then
+send every update as view data, and answer each intent with its typed result (session/answers.py).
+It ends when the panel's connection closes (the panel quit or died), when its stdin (the panel's
+pipe) ends, or on SIGTERM/SIGHUP; SIGINT is
+the panel's to act on (it ends the channel, which ends this process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from sagan_tui.channel import intents as I
+from sagan_tui.channel.messages import Update, encode
+from sagan_tui.channel.server import ChannelServer
+
+log = logging.getLogger(__name__)
+READY_LINE = "ready"
+
+
+class SessionHost:
+    """One PanelSession, opened by the panel's Open; its updates encoded in the thread that made them."""
+
+    def __init__(self, path: Path) -> None:
+        self.server = ChannelServer(path, self.handle)
+        self.session: Any = None
+        self._loop = asyncio.get_running_loop()
+        self._opened = False
+        self._held: list[bytes] = []
+        self._ready: asyncio.Future | None = None
+
+    async def handle(self, intent: I.Intent) -> Any:
+        from sagan_tui.session.answers import HANDLERS
+
+        if isinstance(intent, I.Open):
+            return await self._open(intent)
+        if self.session is None or not self._opened:
+            raise RuntimeError("the session is not open yet (Open comes first)")
+        return await HANDLERS[type(intent)](self.session, intent)
+
+    async def _open(self, intent: I.Open) -> Any:
+        from sagan_tui.config import Draft
+        from sagan_tui.session.core import PanelSession
+
+        if self.session is not None:
+            raise RuntimeError("the session is open already")
+        draft = Draft(dict(intent.values), {k: dict(v) for k, v in intent.accounts.items()})
+        _log_beside_cache(draft)
+        self._ready = self._loop.create_future()
+        held = intent.clock
+        clock = {} if held is None else {"clock": lambda: held}
+        self.session = PanelSession(draft, self._publish, poll=intent.poll, **clock)
+        self.session.start()
+        answer = await self._ready
+        # After this step's Reply is written: the updates made meanwhile follow it, in order.
+        self._loop.call_soon(self._flush)
+        return answer
+
+    def _publish(self, update: object) -> None:
+        """From the session's threads: an update encoded here, sent from the loop in order."""
+        from sagan_tui.session import views as V
+        from sagan_tui.session.updates import PanelUpdate, SessionReady
+
+        if isinstance(update, PanelUpdate):
+            frame = encode(Update(V.update_view(update)))
+            self._loop.call_soon_threadsafe(self._out, frame)
+        else:
+            answer = V.ready_view(update) if isinstance(update, SessionReady) else V.failed_view(update)
+            self._loop.call_soon_threadsafe(self._answer_open, answer)
+
+    def _answer_open(self, answer: Any) -> None:
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_result(answer)
+
+    def _out(self, frame: bytes) -> None:
+        if self._opened:
+            self.server.send_frame(frame)
+        else:
+            self._held.append(frame)
+
+    def _flush(self) -> None:
+        self._opened = True
+        held, self._held = self._held, []
+        for frame in held:
+            self.server.send_frame(frame)
+
+    async def close(self) -> None:
+        await self.server.aclose()
+        if self.session is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.session.close)
+
+
+def _log_beside_cache(draft: Any) -> None:
+    """Warnings to the panel's log file beside the cache (never the terminal the panel draws on)."""
+    from sagan_tui.logfile import log_to_file
+
+    try:
+        log_to_file(draft)
+    except OSError:
+        pass  # the panel said so already when it took the same file
+
+
+async def serve(path: Path) -> int:
+    host = SessionHost(path)
+    await host.server.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, stop.set)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    await _end_with_stdin(stop)
+    print(READY_LINE, flush=True)
+    ended = asyncio.ensure_future(host.server.closed.wait())
+    stopped = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({ended, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    for task in (ended, stopped):
+        task.cancel()
+    await host.close()
+    return 0
+
+
+async def _end_with_stdin(stop: asyncio.Event) -> None:
+    """When the panel started us, stdin is its pipe: its end (the panel gone before or after
+    connecting, even by kill -9) ends us too. A terminal's stdin (started by hand) is not watched."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except (OSError, ValueError):
+        return  # not a pipe (/dev/null, a file): only the channel's end ends us
+
+    async def watch() -> None:
+        while await reader.read(4096):
+            pass
+        stop.set()
+
+    _tasks.add(asyncio.ensure_future(watch()))
+
+
+_tasks: set[asyncio.Task] = set()
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m sagan_tui.session",
+                                     description="The panel's session process (started by the panel).")
+    parser.add_argument("--socket", required=True, type=Path, help="the Unix socket to listen on")
+    args = parser.parse_args(argv)
+    try:
+        return asyncio.run(serve(args.socket))
+    except Exception as exc:  # noqa: BLE001 - the panel reads this line from our stderr
+        print(f"session process failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,123 @@
+"""The session's updates and answers as the channel's view Structs (sagan_tui/channel/views.py).
+
+Run on the session's side, in the thread that published: the UI receives rows, health and words,
+never a record of the core.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+import msgspec
+
+from sagan_tui.channel.views import (ActionResultView, ApprovalView, AuditView, BurstView, CachedPodView, CauseView,
+                                     CellView, DetailView, ExperimentView, FailedView, FindingView, IncidentView,
+                                     LossRecordView, NoteView, ReadyView, RowView, TimelineView, UpdateView,
+                                     VerdictView, WaveView)
+
+if TYPE_CHECKING:
+    from sagan_tui.actions.results import ActionResult
+    from sagan_tui.models import Action, ApprovalRequest
+    from sagan_tui.render import Row
+    from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady
+    from sagan_tui.triage import GuardVerdict, Wave
+
+
+def row_view(row: "Row") -> RowView:
+    return RowView(tuple(CellView(c.text, c.style, c.sort) for c in row.cells), row.group, row.order, row.until)
+
+
+def rows_view(rows: Mapping[str, "Row"]) -> dict[str, RowView]:
+    return {k: row_view(r) for k, r in rows.items()}
+
+
+def _as(kind: type, obj: Any) -> Any:
+    return msgspec.convert(obj, kind, from_attributes=True)
+
+
+class _Losses(dict):
+    """Each Loss made a view once per update (the same loss is in the list and in its wave)."""
+
+    def of(self, loss: Any) -> LossRecordView:
+        view = self.get(id(loss))
+        if view is None:
+            view = self[id(loss)] = _as(LossRecordView, loss)
+        return view
+
+
+def finding_view(f: Any) -> FindingView:
+    return FindingView(f.kind, f.statement, tuple(f.evidence))
+
+
+def wave_view(w: "Wave", losses: _Losses | None = None) -> WaveView:
+    """A wave weighed here (its verdict and diagnosis read every pod's sightings), sent as plain fields."""
+    from sagan_tui.triage import wave_summary
+
+    losses = _Losses() if losses is None else losses
+    v = w.verdict
+    cause = CauseView(v.cause, v.confidence, v.title, v.headline, v.next_step,
+                      tuple(finding_view(f) for f in v.for_), tuple(finding_view(f) for f in v.against),
+                      tuple(v.missing), tuple(tuple(b) for b in v.broke))
+    return WaveView(
+        w.start, w.end, tuple(losses.of(x) for x in w.losses), cause, tuple(finding_view(f) for f in w.diagnosis),
+        tuple(BurstView(b.start, b.end, tuple(x.pod_id for x in b.losses)) for b in w.bursts),
+        tuple(w.accounts), tuple(w.experiments), tuple(w.datacenters), tuple(w.gpu_types), w.gaps_known,
+        w.gap_median_s, w.gap_spread_s, float(w.burn_usd), w.burn_unknown, wave_summary(w))
+
+
+def incident_view(lv: "LossView") -> IncidentView:
+    losses = _Losses()
+    return IncidentView(tuple(losses.of(x) for x in lv.losses), tuple(wave_view(w, losses) for w in lv.waves),
+                        frozenset(lv.dismissed), frozenset(lv.affected), tuple(lv.forming), lv.canary,
+                        lv.since_looked, tuple(tuple(o) for o in lv.overrides), tuple(lv.acknowledged))
+
+
+def update_view(u: "PanelUpdate") -> UpdateView:
+    return UpdateView(
+        full=u.full, experiments=rows_view(u.experiments), pods=rows_view(u.pods), pods_removed=tuple(u.pods_removed),
+        approvals=None if u.approvals is None else rows_view(u.approvals),
+        approval_records=None if u.approval_records is None else tuple(approval_view(a) for a in u.approval_records),
+        experiment_records={n: _as(ExperimentView, e) for n, e in u.experiment_records.items()},
+        pod_records={k: None if cp is None else _as(CachedPodView, cp) for k, cp in u.pod_records.items()},
+        timelines=tuple(TimelineView(t.tag, t.experiment, t.kind, rows_view(t.rows), dict(t.subjects))
+                        for t in u.timelines),
+        losses=None if u.losses is None else incident_view(u.losses),
+        health=None if u.health is None else dict(u.health),
+        notes=tuple(NoteView(n.message, n.title, n.severity, n.timeout, n.ring) for n in u.notes),
+        in_flight=None if u.in_flight is None else dict(u.in_flight), polls=u.polls, said=u.said, answer=u.answer)
+
+
+def ready_view(ready: "SessionReady") -> ReadyView:
+    return ReadyView(ready.settings.ui(), tuple(ready.notices), update_view(ready.first))
+
+
+def failed_view(failed: "SessionFailed") -> FailedView:
+    return FailedView(failed.error, failed.exit_code)
+
+
+def action_view(r: "ActionResult") -> ActionResultView:
+    return ActionResultView(r.ok, r.message, r.server_error, r.refused, r.verb, r.target, r.account, r.audit_id,
+                            tuple(action_view(p) for p in r.parts), r.cancelled, r.did)
+
+
+def verdict_view(v: "GuardVerdict") -> VerdictView:
+    return VerdictView(v.needs_typed_confirmation, tuple(v.reasons), float(v.expected_burn_usd), v.summary,
+                       v.burn_basis, None if v.wave is None else wave_view(v.wave))
+
+
+def approval_view(a: "ApprovalRequest") -> ApprovalView:
+    return _as(ApprovalView, a)
+
+
+def detail_view(v: Any) -> DetailView:
+    return DetailView(_as(ExperimentView, v.experiment), tuple(approval_view(a) for a in v.approval_requests),
+                      tuple(v.skipped))
+
+
+def audit_view(a: "Action") -> AuditView:
+    return _as(AuditView, a)
+
+
+def plain(value: Any) -> Any:
+    """A tuple of records as plain tuples (balance history rows), for msgspec's typed check."""
+    return tuple(tuple(r) for r in value)

@@ -1,0 +1,279 @@
+"""The session in its own process, as the App sees it: PanelSession's methods over the channel.
+
+`SAGAN_TUI_SESSION=process` picks it (`session_mode`); the default is the in-process session.
+Rules: updates and answers are the channel's view Structs (sagan_tui/channel/views.py), whose
+attributes are named as the core's records, so the screens read either; nothing here imports
+the session's internals. The child's death (kill -9, a crash) is said on screen at once
+("session process ended: <reason>; restarting"), a new child is started, and its whole panel
+replaces every pane by key (the cache holds what the dead one had written). A child that fails
+to start ends the panel with its reason, and so does one that dies RESTARTS_IN_A_ROW times without
+opening once (a crash loop is not hidden behind restarts). `close()` ends the channel, which
+ends the child.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+from typing import TYPE_CHECKING, Any, Awaitable, Sequence
+
+import msgspec
+
+from sagan_tui.channel import intents as I
+from sagan_tui.channel.client import SessionClient, SessionEnded
+from sagan_tui.channel.views import ActionResultView, FailedView, ReadyView, StopTargetView, UpdateView
+from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from sagan_tui.actions.results import ActionResult
+    from sagan_tui.config import Draft
+    from sagan_tui.ui.app import SaganApp
+
+ENV = "SAGAN_TUI_SESSION"
+RESTARTS_IN_A_ROW = 3
+
+
+def session_mode(environ: Any = None) -> str:
+    """`process` (the session as a child process) or `thread` (in the panel's process, the default)."""
+    value = (os.environ if environ is None else environ).get(ENV, "").strip().lower()
+    return "process" if value == "process" else "thread"
+
+
+@dataclasses.dataclass
+class PanelSettings:
+    """The UI's own copy of the values it reads (config.UiSettings): the interval keys change its
+    poll_interval here and tell the session; the session owns the settings it validated."""
+
+    cache_path: Any
+    poll_interval: float
+    read_only: bool
+    guard_minutes: float
+    color_system: str
+    mouse: bool
+    notify: str
+    runway_warn_hours: float
+    keymap: tuple
+    secrets: tuple
+    request_timeout: float
+
+    @classmethod
+    def of(cls, ui: Any) -> "PanelSettings":
+        return cls(**{f.name: getattr(ui, f.name) for f in dataclasses.fields(cls)})
+
+
+def action_result(v: ActionResultView) -> "ActionResult":
+    """The channel's plain result as the UI's ActionResult (its title and severity are properties)."""
+    from sagan_tui.actions.results import ActionResult
+
+    return ActionResult(v.ok, v.message, v.server_error, v.refused, v.verb, v.target, v.account, v.audit_id,
+                        tuple(action_result(p) for p in v.parts), v.cancelled, v.did)
+
+
+class RemoteSession:
+    def __init__(self, app: "SaganApp", draft: "Draft", *, poll: bool = True,
+                 clock: "datetime | None" = None) -> None:
+        self.app = app
+        self.draft = draft
+        self.poll = poll
+        self.clock = clock  # a held session clock (tests)
+        self.client: SessionClient | None = None
+        self.restarts = 0
+        self.opened = 0  # whole panels applied (the first, then one per restart)
+        self.ended: list[str] = []  # why each child ended, in order
+        self._closing = False
+        self._tasks: set[asyncio.Task] = set()
+        self._early: list[UpdateView] | None = None  # updates read before the Open's answer was handled
+        self._deaths = 0  # children that died since the last whole panel
+
+    @property
+    def pid(self) -> int | None:
+        return self.client.pid if self.client is not None else None
+
+    # --- life ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._spawn(self._open())
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _open(self) -> None:
+        self._early = []
+        client = self.client = SessionClient(self._update, self._ended)
+        values = {k: (str(v) if isinstance(v, os.PathLike) else v) for k, v in self.draft.values.items()}
+        try:
+            answer = await client.open(values, self.draft.accounts, poll=self.poll, clock=self.clock)
+        except SessionEnded as exc:
+            if client.started:
+                return  # it died while opening: _ended (told by the channel's end) restarts it
+            code = client.process.returncode if client.process is not None else None
+            if code is not None and code < 0 and not self._closing:
+                self._ended(exc.reason)  # killed before it was ready: a death too, not a failure to start
+                return
+            answer = FailedView(f"sagan-tui: the session process did not start: {exc.reason}")
+        if self._closing:
+            return
+        early, self._early = self._early, None
+        if isinstance(answer, ReadyView):
+            answer = msgspec.structs.replace(answer, settings=PanelSettings.of(answer.settings))
+            first = self.opened == 0
+            self.opened += 1
+            self._deaths = 0
+            # The first answer opens the panel; a restart's repaints every pane by key.
+            self.app.post_message(Loaded(answer) if first else Updated(answer.first))
+            for u in early:
+                self.app.post_message(Updated(u))
+        else:
+            self.app.post_message(LoadFailed(answer))
+
+    def _update(self, u: UpdateView) -> None:
+        if self._early is not None:
+            self._early.append(u)
+        else:
+            self.app.post_message(Updated(u))
+
+    def _ended(self, why: str) -> None:
+        if self._closing:
+            return
+        self.ended.append(why)
+        self._deaths += 1
+        if self._deaths >= RESTARTS_IN_A_ROW:
+            self.app.post_message(LoadFailed(FailedView(
+                f"sagan-tui: the session process ended {self._deaths} times in a row without opening: {why}")))
+            return
+        self.restarts += 1
+        self.app.notify(f"session process ended: {why}; restarting", title="Session", severity="error",
+                        timeout=15, markup=False)
+        old = self.client
+        self._spawn(self._restart(old))
+
+    async def _restart(self, old: SessionClient | None) -> None:
+        if old is not None:
+            await old.close()
+        if not self._closing:
+            await self._open()
+
+    def close(self) -> Awaitable[None] | None:
+        """End the channel (the child ends with it); awaitable, for a caller whose loop still runs."""
+        self._closing = True
+        for task in self._tasks:
+            task.cancel()
+        return self.client.close() if self.client is not None else None
+
+    # --- asking ---------------------------------------------------------------------------
+
+    def _tell(self, intent: I.Intent) -> None:
+        if self.client is not None and self.client.ended is None:
+            self.client.tell(intent)
+
+    async def _ask(self, intent: I.Intent) -> Any:
+        if self.client is None:
+            raise SessionEnded("the session is not running")
+        return await self.client.ask(intent)
+
+    async def _act(self, intent: I.Intent) -> "ActionResult":
+        return action_result(await self._ask(intent))
+
+    # PanelSession's surface, as the screens call it.
+    def refresh(self) -> None:
+        self._tell(I.Refresh())
+
+    def pause(self, paused: bool) -> None:
+        self._tell(I.Pause(paused))
+
+    def set_interval(self, seconds: float) -> None:
+        self._tell(I.SetInterval(float(seconds)))
+
+    def watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
+        self._tell(I.WatchTimeline(tag, experiment, kind))
+
+    def forget_timeline(self, tag: str) -> None:
+        self._tell(I.ForgetTimeline(tag))
+
+    def tick(self) -> None:
+        self._tell(I.Tick())
+
+    def key_pressed(self) -> None:
+        self._tell(I.KeyPressed())
+
+    def dismiss(self, pod_id: str) -> Awaitable[str]:
+        return self._ask(I.Dismiss(pod_id))
+
+    def toggle_dismissed(self) -> Awaitable[str]:
+        return self._ask(I.ToggleDismissed())
+
+    def acknowledge_wave(self) -> Awaitable[str]:
+        return self._ask(I.AcknowledgeWave())
+
+    def start_canary(self, number: int) -> Awaitable[str]:
+        return self._ask(I.StartCanary(number))
+
+    def held_now(self) -> Awaitable[tuple[int, ...]]:
+        return self._ask(I.HeldNow())
+
+    def canary_rest(self) -> Awaitable[tuple[int, ...]]:
+        return self._ask(I.CanaryRest())
+
+    def blocked_by(self, numbers: Sequence[int]) -> Awaitable[dict[int, str]]:
+        return self._ask(I.BlockedBy(tuple(numbers)))
+
+    def hold_note(self) -> Awaitable[str]:
+        return self._ask(I.HoldNote())
+
+    def dispatch_verdict(self, number: int) -> Awaitable[Any]:
+        return self._ask(I.DispatchVerdict(number))
+
+    async def approvals_of(self, number: int, status: str = "pending") -> list:
+        return list(await self._ask(I.ApprovalsOf(number, status)))
+
+    async def audit_log(self, limit: int = 500) -> list:
+        return list(await self._ask(I.AuditLog(limit)))
+
+    def balance_history(self) -> Awaitable[dict]:
+        return self._ask(I.BalanceHistory())
+
+    def view(self, number: int) -> Awaitable[Any]:
+        return self._ask(I.ViewExperiment(number))
+
+    async def export_report(self, directory: Any) -> tuple[Any, str]:
+        from pathlib import Path
+
+        path, text = await self._ask(I.ExportReport(str(directory)))
+        return Path(path), text
+
+    def refuse(self, what: str) -> Awaitable["ActionResult"]:
+        return self._act(I.Refuse(what))
+
+    def decide(self, approval: Any, decision: str, answers: dict[str, str], note: str) -> Awaitable["ActionResult"]:
+        return self._act(I.Decide(approval.id, decision, dict(answers), note))
+
+    def hold(self, numbers: Sequence[int], note: str) -> Awaitable["ActionResult"]:
+        return self._act(I.Hold(tuple(numbers), note))
+
+    def release(self, numbers: Sequence[int], note: str = "") -> Awaitable["ActionResult"]:
+        return self._act(I.Release(tuple(numbers), note))
+
+    def release_refused(self, number: int) -> Awaitable["ActionResult"]:
+        return self._act(I.ReleaseRefused(number))
+
+    def canary(self, number: int, confirm: str | None = None) -> Awaitable["ActionResult"]:
+        return self._act(I.Canary(number, confirm))
+
+    def redispatch(self, number: int, note: str, confirm: str | None = None) -> Awaitable["ActionResult"]:
+        return self._act(I.Redispatch(number, note, confirm))
+
+    def promote(self, number: int) -> Awaitable["ActionResult"]:
+        return self._act(I.Promote(number))
+
+    def stop(self, targets: Sequence[Any]) -> Awaitable["ActionResult"]:
+        return self._act(I.Stop(tuple(StopTargetView(t.pod_id, t.account, t.expected_status, t.experiment, t.name)
+                                      for t in targets)))
+
+    def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
+                         detail: str | None = None) -> Awaitable["ActionResult"]:
+        return self._act(I.RecordCancelled(verb, target, account=account, detail=detail))

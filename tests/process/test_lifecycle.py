@@ -1,0 +1,116 @@
+"""The panel on a real pty with its session in a child process (SAGAN_TUI_SESSION=process): q and
+the stop signals end both processes with the terminal restored, kill -9 of the child is named on
+screen and a new child takes over, and --demo leaves no process behind."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from bench.ptyrun import PtyProcess
+from tests.ui.test_panel_terminal import RESTORED, _env, _modes, exited
+
+EXE = [sys.executable, "-m", "sagan_tui"]
+BOUND_S = 120.0  # a bound on a hang on a loaded machine, never a timing assertion
+
+
+def children(pid: int) -> list[int]:
+    """The session processes `pid` started (by their command line), read from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == pid and b"sagan_tui.session" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie, dead but not yet reaped by its parent, is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def until(p: PtyProcess, cond, what: str) -> None:
+    deadline = time.monotonic() + BOUND_S
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        p.pump(0.05)
+
+
+def process_env(tmp_path) -> dict:
+    return {**_env(tmp_path), "SAGAN_TUI_SESSION": "process"}
+
+
+@contextmanager
+def panel(env: dict, args: tuple[str, ...] = (), size: tuple[int, int] = (120, 30)):
+    """(the panel on a pty, its one session process), once the panes are drawn and the child runs."""
+    p = PtyProcess([*EXE, *args], env, size=size).start()
+    try:
+        p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=BOUND_S)
+        until(p, lambda: children(p.pid), "the session process")
+        (child,) = children(p.pid)
+        yield p, child
+    finally:
+        p.stop(None)
+
+
+@pytest.mark.parametrize("how", ["q", "SIGTERM", "SIGHUP", "SIGINT"])
+def test_q_and_each_stop_signal_end_the_panel_and_its_session_process(tmp_path, how):
+    with panel(process_env(tmp_path)) as (p, child):
+        drawn = len(p.output)
+        if how == "q":
+            p.send("q")
+        else:
+            os.kill(p.pid, getattr(signal, how))
+        exited(p)
+        assert p.proc.returncode == (0 if how == "q" else 128 + getattr(signal, how))
+        assert _modes(p.master) == (True, True)
+        assert RESTORED <= set(re.findall(rb"\x1b\[\?[0-9;]+[hl]", bytes(p.output[drawn:])))
+        assert b"Traceback" not in bytes(p.output)
+        assert not alive(child)  # the panel waited for it: gone, not left behind
+
+
+def test_kill_9_of_the_session_process_is_named_on_screen_and_a_new_one_takes_over(tmp_path):
+    with panel(process_env(tmp_path), size=(160, 40)) as (p, first):
+        os.kill(first, signal.SIGKILL)
+        p.wait_for(lambda screen: "session process ended: killed by SIGKILL; restarting" in screen, timeout=BOUND_S)
+        until(p, lambda: [c for c in children(p.pid) if c != first and alive(c)], "a new session process")
+        (second,) = [c for c in children(p.pid) if c != first]
+        p.send("q")
+        exited(p)
+        assert p.proc.returncode == 0 and not alive(second)
+        assert _modes(p.master) == (True, True)
+
+
+def test_kill_9_of_the_panel_ends_its_session_process(tmp_path):
+    with panel(process_env(tmp_path)) as (p, child):
+        os.kill(p.pid, signal.SIGKILL)
+        exited(p)
+        until(p, lambda: not alive(child), "the orphaned session process's end")  # its pipe and channel closed
+
+
+def test_the_demo_leaves_no_process_behind(tmp_path):
+    env = {**process_env(tmp_path)}
+    env.pop("SAGAN_TUI_CACHE", None)
+    with panel(env, ("--demo",), size=(160, 40)) as (p, child):
+        p.send("q")
+        exited(p)
+        assert p.proc.returncode == 0 and not alive(child)

@@ -1,0 +1,115 @@
+"""The UI process of tests/process/test_ui_imports.py, run as `python -m tests.process.ui_run ARGS_JSON`.
+
+The panel on its session process (SAGAN_TUI_SESSION=process), driven by a pilot through the wave
+on screen, an approval, a hold, a dismiss and `W`; an import hook notes every module of the
+banned families imported in this process, and the last stdout line says what it saw (JSON).
+The simulator runs in the test's process: it imports pydantic itself, and it must not be here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from datetime import datetime
+
+BANNED = ("pydantic", "httpx", "sqlite_utils", "runpod", "graphql")
+imported: list[str] = []
+
+
+class Watch:
+    """A meta path finder that finds nothing and notes each banned family's first import."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BANNED and name not in imported:
+            imported.append(name)
+        return None
+
+    def find_module(self, name, path=None):  # pragma: no cover - only for an old import system
+        return None
+
+
+sys.meta_path.insert(0, Watch())
+
+
+async def wait_for(pilot, cond, what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+async def run(args: dict) -> dict:
+    from textual.widgets import Button, Input
+
+    from sagan_tui.config import gather
+    from sagan_tui.ui.app import SaganApp
+    from sagan_tui.ui.screens.approval import ApprovalScreen
+    from sagan_tui.ui.screens.prompt import NoteScreen
+
+    from textual.notifications import Notifications
+
+    kept: list[str] = []  # every notification added (Textual drops one when its timeout passes)
+    add = Notifications.add
+
+    def keep(self, notification):
+        kept.append(notification.message)
+        return add(self, notification)
+
+    Notifications.add = keep  # this process runs one app, for this test only
+    draft = gather(args["env"], sagan_tui_cache=args["cache"], poll_interval=60.0, bell=False)
+    held = datetime.fromisoformat(args["now"])
+    app = SaganApp(draft, poll=False, clock=lambda: held)
+
+    def heard(words: str) -> bool:
+        return any(words in message for message in kept)
+
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.loaded and app.view.waves, "the whole panel with its wave")
+        assert type(app.session).__name__ == "RemoteSession"
+        table = app.experiments_table
+        table.focus()
+        table.select_key("367")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        for box in app.screen.query(Input):
+            if box.id and box.id.startswith("tb-"):
+                box.value = "n/a"
+        app.screen.query_one("#approve", Button).press()
+        await wait_for(pilot, lambda: heard("approve sent for #367"), "the approval sent")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), "the approval closed")
+
+        table.focus()
+        table.select_key("365")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), "the hold dialog")
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: heard("#365 held"), "the hold sent")
+
+        pods = app.pods_table
+        pods.focus()
+        pods.select_key(args["dismiss"])
+        await pilot.press("x")
+        await wait_for(pilot, lambda: heard(f"dismissed lost pod {args['dismiss']}"), "the dismiss")
+
+        table.focus()
+        await pilot.press("W")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "WaveResponseScreen", "the wave response")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "MainScreen", "the wave response closed")
+    triage = sorted(m for m in sys.modules if m.startswith("sagan_tui.triage"))
+    session = sorted(m for m in sys.modules if m.startswith(("sagan_tui.session", "sagan_tui.store",
+                                                             "sagan_tui.sources", "sagan_tui.sync")))
+    return {"banned": imported, "said": kept, "triage": triage, "core": session}
+
+
+def main() -> int:
+    result = asyncio.run(run(json.loads(sys.argv[1])))
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""The reaping-wave demo at real speed and at --speed 5 gives the same wave and the same ticket.
+
+Each speed is polled on a stepped clock at the cadence real time gives it: the default 5 s poll
+interval is 5 scenario seconds at speed 1 and 25 at speed 5 (the served times, and so the
+losses' timestamps, are squeezed five-fold there). Either way: r4, the recovery loop's two
+re-dispatches (reaped at r4's kill time minutes later) and r5 (inside r4's guard, the same
+reaper) are one wave of two bursts, and `W`'s ticket (the incident report's pod-id block) names
+the same ten pods.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sagan_tui.actions.guard import incident_report
+from sagan_tui.session.model import PanelModel
+
+from .incidents import SteppedPolls, settings_for
+
+POLL_INTERVAL = 5.0  # wall seconds: the setting's default, as the demo runs
+R4 = ("k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y")
+REDISPATCHED = ("q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s")
+R5 = ("v0c7bx292xqvg4", "m1ayhl6nsbxw04", "lqpfpmbytlgded", "j0xvy1q82ryo8m", "cv13x9s487tvwn")
+
+
+def ticket_pods(report: str) -> list[set[str]]:
+    """The pod ids of each wave's ticket block, in report order."""
+    blocks = report.split("**Pod ids for a RunPod support ticket**")[1:]
+    return [{line.split()[0] for line in b.split("```text\n")[1].split("```")[0].splitlines()[1:]} for b in blocks]
+
+
+@pytest.mark.parametrize("speed", [1, 5])
+async def test_the_demo_at_real_speed_and_at_speed_5_gives_one_wave_of_two_bursts_and_one_ticket(
+        sim_factory, tmp_path, monkeypatch, speed):
+    sim = sim_factory(scenario="reaping-wave", speed=speed)
+    rig = SteppedPolls(sim, settings_for(sim, tmp_path, poll_interval=POLL_INTERVAL), monkeypatch)
+    model = PanelModel(rig.settings, rig.cache, clock=rig.now)
+    model.load(rig.poller.health)
+    cadence = POLL_INTERVAL * speed  # scenario seconds between two polls at this speed
+    try:
+        t = 0.0
+        while t <= 700:
+            model.apply(await rig.poll_at([t]))
+            t += cadence
+        report = incident_report(rig.cache, rig.now(), rig.settings.guard_minutes)
+    finally:
+        await rig.close()
+    (wave,) = model.waves
+    assert wave.verdict.cause == "platform-reaper", wave.verdict.headline
+    assert [set(b.pod_ids) for b in wave.bursts] == [{*R4, *REDISPATCHED}, set(R5)]
+    assert ticket_pods(report) == [{*R4, *REDISPATCHED, *R5}]
+    assert "Losses outside any wave" not in report
