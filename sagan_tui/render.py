@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from sagan_tui.basics import NO_TURN, STOPPED_STATES, HealthState, SourceHealth, as_utc
 from sagan_tui.runway import DEFAULT_WARN_HOURS, Runway, runway
 from sagan_tui.triage import fmt
-from sagan_tui.safe_text import clean
+from sagan_tui.safe_text import clean, one_line
 
 if TYPE_CHECKING:  # annotations only: the first frame is drawn before pydantic and sqlite-utils are imported
     from sagan_tui.models import ApprovalRequest, Experiment, Loss, WorkflowEvent
@@ -364,51 +364,72 @@ WATCH_STYLE = "bold color(16) on color(214)"  # a forming cluster: the wave pane
 def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_interval: float,
                     paused: bool, read_only: bool, polling_for: float | None = None,
                     slow_poll_s: float = SLOW_POLL_S, clock: str | None = None,
-                    width: int | None = None, wave: str | None = None,
-                    warn_hours: float = DEFAULT_WARN_HOURS, watch: str | None = None) -> list[Segment]:
+                    width: int | None = None, wave: tuple[str, str] | None = None,
+                    warn_hours: float = DEFAULT_WARN_HOURS, watch: str | None = None,
+                    verdict: str | None = None) -> list[Segment]:
     """The header: every source, the poll interval or the paused state, read-only, the clock.
 
     `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
     leaves the line as it was: marking every start and end rewrote it twice per poll, most
     of what an idle panel sent over SSH. A poll past `slow_poll_s` is named, so a stuck one shows.
-    Given a `width` the line does not fit, the spend rates and the clock's "UTC" are left out
-    (at 80 columns the clock's "UTC" alone went to a second line); health and balances stay.
 
-    `wave` is the active wave's few words ("WAVE 5 lost · guard until 10:09"): the header says
-    so whatever pane is in view. `watch` is a forming cluster's line ("WATCH: 2 pods lost 6 s apart,
-    both ~60 s after RUNNING", triage/forming.py) while no wave is active: the early warning, in
-    the header too ("WATCH" alone where the line does not fit).
+    `wave` is the active wave's words, long and short (("WAVE 5 lost · guard until 10:09",
+    "WAVE 5 · guard 10:09")): the header says so whatever pane is in view. `watch` is a forming
+    cluster's line ("WATCH: 2 pods lost 6 s apart, both ~60 s after RUNNING", triage/forming.py)
+    while no wave is active: the early warning, in the header too ("WATCH" alone where the line
+    does not fit). `verdict` (given on narrow screens, where the loss area is small) is a second line.
+
+    Given a `width` the line does not fit, it says less, in this order: the spend rates, the
+    long wave words and the clock's "UTC" (at 80 columns "UTC" alone went to a second line);
+    then the balances (a runway's short form stays: `LOW 7.8h`); then the clock; then an error's
+    start time and UNDER BALANCE (the runway says OUT). Never dropped:
+    each source's health, the runway, the wave's count and guard time, PAUSED, READ-ONLY.
     """
     args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours, watch)
-    out = _status(*args, compact=False)
-    if width is not None and sum(len(t) for t, _ in out) > width:
-        out = _status(*args, compact=True)
+    for level in range(5):
+        out = _status(*args, level=level)
+        if width is None or sum(len(t) for t, _ in out) <= width:
+            break
+    if verdict:
+        out += [("\n", ""), (one_line(verdict, max(20, width or 200)), "bold")]
     return out
 
 
 def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: float, paused: bool, read_only: bool,
-            polling_for: float | None, slow_poll_s: float, clock: str | None, wave: str | None, warn_hours: float,
-            watch: str | None, *, compact: bool) -> list[Segment]:
+            polling_for: float | None, slow_poll_s: float, clock: str | None, wave: tuple[str, str] | None,
+            warn_hours: float, watch: str | None, *, level: int) -> list[Segment]:
+    compact = level >= 1
     out: list[Segment] = []
     for h in health.values():
         if out:
-            out.append(("  ", ""))
-        out += source_segments(h, now, poll_interval, spend=not compact, warn_hours=warn_hours)
-    out.append(("  │ ", DIM))
+            out.append(("  " if level < 2 else " ", ""))
+        segs = source_segments(h, now, poll_interval, spend=not compact, warn_hours=warn_hours)
+        if level >= 2:  # no balances: the runway's short form says what matters of them
+            segs = [seg for seg in segs if not _is_money(seg[0])]
+        if level >= 4:  # an error's start time, and UNDER BALANCE beside a runway that says OUT
+            segs = [seg for seg in segs if not seg[0].startswith(" since ") and seg[0] != "UNDER BALANCE"]
+        out += segs
+    out.append(("  │ " if level < 2 else " │ ", DIM))
     if paused:
         out.append(("PAUSED", "bold reverse yellow"))
     else:
-        out.append((f"poll {poll_interval:g}s", ""))
+        out.append((f"poll {poll_interval:g}s" if level < 2 else f"{poll_interval:g}s", ""))
         if polling_for is not None and polling_for >= slow_poll_s:
             out.append((f" · polling for {int(polling_for)}s", f"bold {STALE}"))
     if wave:
-        out += [(" ", ""), ("WAVE" if compact else wave, "bold reverse red")]
+        out += [(" ", ""), (wave[1] if compact else wave[0], "bold reverse red")]
     elif watch:
         out += [(" ", ""), ("WATCH" if compact else watch, WATCH_STYLE)]
     if read_only:
-        out += [(" ", ""), ("READ-ONLY", "bold reverse blue")]
-    out.append((f"  {clock if clock is not None else now.strftime('%H:%M')}{'' if compact else ' UTC'}", DIM))
+        out += [(" ", ""), ("READ-ONLY" if level < 2 else "RO", "bold reverse blue")]
+    if level < 3:
+        out.append((f"  {clock if clock is not None else now.strftime('%H:%M')}{'' if compact else ' UTC'}", DIM))
     return out
+
+
+def _is_money(text: str) -> bool:
+    t = text.strip()
+    return t.startswith("$") or t.startswith("-$") or t == "(old)"  # "bal n/a" stays: it is a reason
 
 
 def live_pod_counts(pods: Iterable[CachedPod]) -> dict[int, int]:

@@ -15,9 +15,9 @@ from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
 from sagan_tui.ui.key_first import KeyFirst
-from sagan_tui.ui.key_hold import KeyHold, Released
+from sagan_tui.ui.key_hold import Ended, KeyHold, opens_dialog, pushed
 from sagan_tui.ui.keys import apply_keymap
-from sagan_tui.ui.main_screen import MainScreen
+from sagan_tui.ui.main_screen import NARROW_BELOW, MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 from sagan_tui.render import hhmm, status_segments
 from sagan_tui.ui.safe_text import one_line
@@ -47,9 +47,9 @@ PANEL_BINDINGS = [
     Binding("I,f2", "incident", "Incident", id="panel.incident"),
     Binding("P", "pause", "Pause/resume", id="panel.pause"),
     Binding("R,ctrl+r", "refresh", "Refresh", id="panel.refresh"),
-    Binding("plus", "interval(1)", "Slower polls", show=False, id="panel.slower"),
-    Binding("minus", "interval(-1)", "Faster polls", show=False, id="panel.faster"),
-    Binding("z", "zoom", "Zoom pane", show=False, id="panel.zoom"),
+    Binding("plus", "interval(1)", "Slower polls", id="panel.slower"),
+    Binding("minus", "interval(-1)", "Faster polls", id="panel.faster"),
+    Binding("z", "zoom", "Zoom pane", id="panel.zoom"),
     Binding("B", "accounts", "Accounts", id="panel.accounts"),
     Binding("q", "quit", "Quit", id="panel.quit"),
 ]
@@ -270,10 +270,13 @@ class SaganApp(App):
         polling_for = None if started is None else time.monotonic() - started
         from sagan_tui.render import SLOW_POLL_S
 
+        wave, verdict = self._wave_words(now)
+        narrow = width + 2 < NARROW_BELOW  # the loss area is small: the verdict goes up here
         bars.first().show(status_segments(
             self.view.health, now, poll_interval=s.poll_interval, paused=self.paused, read_only=s.read_only,
             polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
-            wave=self._wave_words(now), watch=self._watch_words()))
+            wave=wave, watch=self._watch_words(),
+            verdict=verdict if narrow else None))
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.view.health.get("sagan")
         stale = sagan is not None and sagan.stale(now, s.poll_interval)
@@ -287,15 +290,19 @@ class SaganApp(App):
             self.session.tick()
             self.loss_area.tick(now)
 
-    def _wave_words(self, now: datetime) -> str | None:
-        """The header's words for the active wave (the session's choice; None when none is active)."""
+    def _wave_words(self, now: datetime) -> tuple[tuple[str, str] | None, str | None]:
+        """The header's words for the active wave (the session's choice), long and short, and its
+        verdict line (None, None when none is active)."""
         from sagan_tui.ui.widgets.wave_panel import shown_wave
 
         lv = self.view.loss_view
-        wave, until = shown_wave(lv.waves, (lv.shown, lv.active_until), now) if lv is not None else (None, None)
-        if wave is None or until is None:
-            return None
-        return f"WAVE {len(wave.losses)} lost · guard until {hhmm(until)}"
+        wave, end = shown_wave(lv.waves, (lv.shown, lv.active_until), now) if lv is not None else (None, None)
+        if wave is None or end is None:
+            return None, None
+        until = hhmm(end)
+        n = len(wave.losses)
+        v = wave.verdict
+        return (f"WAVE {n} lost · guard until {until}", f"WAVE {n} · guard {until}"), f"{v.title}: {v.next_step}"
 
     def _watch_words(self) -> str | None:
         """The header's words for a forming cluster (the session's line; None when none is forming)."""
@@ -326,11 +333,29 @@ class SaganApp(App):
 
     # --- global keys -----------------------------------------------------------------------
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """A toast, or a line in the dialog on top, which holds it until it closes (confirm.HeldNotices)."""
+        take = getattr(self.screen, "take_notice", None) if self.screen_stack else None
+        if take is not None and not markup and take(message, title, severity, timeout):
+            return
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def push_screen(self, screen, callback=None, wait_for_dismiss=False):  # type: ignore[override]
+        """Textual's push_screen; a screen pushed by an action marked `@opens_dialog` is its dialog
+        (ui/key_hold.py: the keys of its burst wait for its focus)."""
+        result = super().push_screen(screen, callback, wait_for_dismiss=wait_for_dismiss)
+        if not wait_for_dismiss:
+            pushed(self, result)
+        return result
+
+    @opens_dialog
     def action_help(self) -> None:
         from sagan_tui.ui.screens.help import HelpScreen, panel_help
 
         self.push_screen(HelpScreen(panel_help(self)))
 
+    @opens_dialog
     def action_accounts(self) -> None:
         from sagan_tui.ui.screens.accounts import AccountsScreen
 
@@ -379,8 +404,11 @@ class SaganApp(App):
         self._tick_status(tick=False)
 
     def action_zoom(self) -> None:
-        """The focused pane fills the screen (the whole loss area when the heatmap has the focus)."""
-        if self.screen.maximized is not None:
+        """The focused pane fills the screen (the whole loss area when the heatmap has the focus);
+        on the panes' screen the status line and the key bar stay (MainScreen.toggle_zoom)."""
+        if isinstance(self.screen, MainScreen):
+            self.screen.toggle_zoom()
+        elif self.screen.maximized is not None:
             self.screen.minimize()
         elif self.focused is not None:
             self.screen.maximize(self.focused)
@@ -394,8 +422,8 @@ class SaganApp(App):
                 self.session.key_pressed()
         if self.key_hold.take(event):  # a dialog is opening: ui/key_hold.py
             return
-        if isinstance(event, Released):
-            for key in self.key_hold.released():
+        if isinstance(event, Ended):
+            for key in self.key_hold.end(event.opening, event.opened):
                 await super().on_event(key)
             return
         back = isinstance(event, events.Key) and event.is_forwarded  # (forwarding marks the event itself)

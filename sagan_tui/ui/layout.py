@@ -34,12 +34,14 @@ def body_rows(experiments: int, pods: int, body_height: int, narrow: bool) -> st
 
 
 def fit_body(table: "Widget") -> None:
-    """Size the body's rows to the tables' rows (the incident layout keeps its own)."""
+    """Size the body's rows to the tables' rows (the incident and zoomed layouts keep their own)."""
     body = table.parent
     if body is None or body.id != "body" or not body.size.height:
         return
     screen = table.screen
     rows = {t.id: t.row_count for t in body.query("#experiments, #pods")}  # type: ignore[attr-defined]
+    if screen.has_class("-zoom"):  # one pane fills the body (MainScreen.toggle_zoom)
+        return
     want = None if screen.has_class("-incident") else body_rows(
         rows.get("experiments", 0), rows.get("pods", 0), body.size.height, screen.has_class("-narrow"))
     if want == getattr(body, "_fitted_rows", None):

@@ -265,6 +265,28 @@ class MainScreen(OwnerActionsScreen):
             self.pods_table.set_scope(None)
         self.pods_table.focus()
 
+    def toggle_zoom(self) -> None:
+        """The focused pane fills the body; the status line (the wave's count and guard) and the
+        key bar stay, which Textual's maximize hides. Again: every pane back."""
+        from sagan_tui.ui.layout import fit_body
+
+        body = self.query_one("#body")
+        if self.has_class("-zoom"):
+            for pane in body.children:
+                pane.remove_class("-zoomed")
+            self.remove_class("-zoom")
+            fit_body(self.experiments_table)
+            return
+        pane = self.focused
+        while pane is not None and pane.parent is not body:
+            pane = pane.parent  # type: ignore[assignment]
+        if pane is None:
+            return
+        body.styles.clear_rule("grid_rows")  # ui/layout.py's fitted rows: one pane has them all
+        body._fitted_rows = None  # type: ignore[attr-defined]
+        pane.add_class("-zoomed")
+        self.add_class("-zoom")
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not self.app.loaded:  # type: ignore[attr-defined]
             return None  # shown, dimmed: the cache is still being opened (a second or two)

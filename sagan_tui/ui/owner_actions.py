@@ -9,6 +9,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from sagan_tui.actions.results import ActionResult, StopTarget
+from sagan_tui.ui.key_hold import opens_dialog
 from sagan_tui.ui.safe_text import one_line
 from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
 
@@ -82,10 +83,10 @@ class OwnerActionsScreen(Screen):
         _b("A", "audit", "Audit log"),
         _b("e", "export_report", "Export report"),
         _b("W", "wave_response", "Wave response"),  # verdict's dialog: ui/screens/wave_response.py
-        _b("u", "release", "Release", show=False),  # in help (?), off the key bar: it is full
-        _b("U", "bulk_release", "Release marked", show=False),
-        _b("C", "canary", "Canary", show=False),
-        _b("k", "acknowledge", "Acknowledge wave", show=False),
+        _b("u", "release", "Release"),  # the key bar abbreviates what does not fit (widgets/key_bar.py)
+        _b("U", "bulk_release", "Release marked"),
+        _b("C", "canary", "Canary"),
+        _b("k", "acknowledge", "Acknowledge wave"),
     ]
     MUTATING: dict[str, str] = {"hold": "hold", "redispatch": "re-dispatch", "stop_pod": "stop pod",
                                 "promote": "promote", "bulk_hold": "bulk hold", "bulk_stop": "bulk stop",
@@ -186,14 +187,12 @@ class OwnerActionsScreen(Screen):
 
     # --- audit and export: no mutation of Sagan or RunPod, allowed in read-only ----------
 
+    @opens_dialog
     def action_audit(self) -> None:
         from sagan_tui.ui.screens.audit import AuditScreen
 
-        async def run() -> None:
-            actions = await self.session.audit_log(500)
-            self.app.push_screen(AuditScreen(AuditFeed(self.app, actions)))  # type: ignore[arg-type]
-
-        self.app.run_worker(run(), group="owner-audit", exit_on_error=False)
+        self._then(lambda: self.session.audit_log(500),
+                   lambda actions: self.app.push_screen(AuditScreen(AuditFeed(self.app, actions))))  # type: ignore[arg-type]
 
     def action_export_report(self) -> None:
         from sagan_tui.config import data_dir
@@ -212,6 +211,7 @@ class OwnerActionsScreen(Screen):
 
         self.app.run_worker(run(), group="owner-export", exit_on_error=False)
 
+    @opens_dialog
     def action_wave_response(self) -> None:
         """The wave's verdict and its response in one dialog (refused out loud in read-only)."""
         if self._refused_if_read_only("wave_response"):
@@ -222,11 +222,13 @@ class OwnerActionsScreen(Screen):
 
     # --- the incident: release, canary, acknowledge ----------------------------------------
 
+    @opens_dialog
     def action_release(self) -> None:
         exp = self._target_experiment("release", "blocked", self.session.release_refused)
         if exp is not None:
             self._release_dialog([exp.number], bulk=False)
 
+    @opens_dialog
     def action_bulk_release(self) -> None:
         if self._refused_if_read_only("bulk_release"):
             return
@@ -237,15 +239,25 @@ class OwnerActionsScreen(Screen):
             return
         session = self.session
 
-        def rest(numbers: tuple[int, ...]) -> Any:  # no marks: the held ones a passed canary vouches for
+        async def rest() -> tuple[tuple[int, ...], dict[int, str]]:  # no marks: those a passed canary vouches for
+            numbers = tuple(await session.canary_rest())
+            return numbers, (await session.blocked_by(list(numbers)) if numbers else {})
+
+        def show(found: tuple[tuple[int, ...], dict[int, str]]) -> Any:
+            numbers, who = found
             if not numbers:
-                return self.notify("Nothing to release: mark held experiments (space), or pass a canary first.",
-                                   severity="warning", markup=False)
-            return self._release_dialog(list(numbers), bulk=False, ready=True)
+                self.notify("Nothing to release: mark held experiments (space), or pass a canary first.",
+                            severity="warning", markup=False)
+                return None
+            return self._release_screen(list(numbers), who, bulk=False, ready=True)
 
-        self._then(session.canary_rest, rest)
+        self._then(rest, show)
 
-    def _release_dialog(self, numbers: list[int], bulk: bool, ready: bool = False) -> None:
+    def _release_dialog(self, numbers: list[int], bulk: bool) -> None:
+        self._then(lambda: self.session.blocked_by(numbers),
+                   lambda who: self._release_screen(numbers, who, bulk=bulk, ready=False))
+
+    def _release_screen(self, numbers: list[int], who: dict[int, str], bulk: bool, ready: bool) -> Any:
         from sagan_tui.ui.screens.prompt import NoteScreen
 
         session = self.session
@@ -254,17 +266,15 @@ class OwnerActionsScreen(Screen):
             if note is not None:
                 self._run(lambda: session.release(numbers, note), clear_marks=bulk)
 
-        def show(who: dict[int, str]) -> Any:
-            lines = [f"{exp_line(e) if (e := self.view.experiments.get(n)) else f'#{n}'}  held by {who.get(n, '?')}"
-                     for n in numbers]
-            return self.app.push_screen(NoteScreen(
-                f"Release {counted(len(numbers), 'experiment')}", lines, confirm_label="Release",
-                note=("Sets the status back to approved: Sagan may dispatch it again, auto-recovery included."
-                      + ("" if ready else " During a wave, C (canary) re-dispatches one first.")),
-                note_value="Released by the owner from sagan-tui."), chosen)
+        lines = [f"{exp_line(e) if (e := self.view.experiments.get(n)) else f'#{n}'}  held by {who.get(n, '?')}"
+                 for n in numbers]
+        return self.app.push_screen(NoteScreen(
+            f"Release {counted(len(numbers), 'experiment')}", lines, confirm_label="Release",
+            note=("Sets the status back to approved: Sagan may dispatch it again, auto-recovery included."
+                  + ("" if ready else " During a wave, C (canary) re-dispatches one first.")),
+            note_value="Released by the owner from sagan-tui."), chosen)
 
-        self._then(lambda: session.blocked_by(numbers), show)
-
+    @opens_dialog
     def action_canary(self) -> None:
         exp = self._target_experiment("canary", "blocked", self.session.release_refused)
         if exp is None:
@@ -298,6 +308,7 @@ class OwnerActionsScreen(Screen):
 
     # --- approval ----------------------------------------------------------------------
 
+    @opens_dialog
     def action_review_approval(self) -> None:
         exp = self.selected_experiment()
         if exp is None:
@@ -332,11 +343,13 @@ class OwnerActionsScreen(Screen):
 
     # --- experiments ---------------------------------------------------------------------
 
+    @opens_dialog
     def action_hold(self) -> None:
         exp = self._target_experiment("hold")
         if exp is not None:
             self._hold_dialog([exp.number], f"Hold 1 experiment: #{exp.number}", [exp_line(exp)])
 
+    @opens_dialog
     def action_bulk_hold(self) -> None:
         if self._refused_if_read_only("bulk_hold"):
             return
@@ -371,6 +384,7 @@ class OwnerActionsScreen(Screen):
         self._then(session.hold_note, lambda prefill: self.app.push_screen(NoteScreen(
             title, lines, confirm_label="Hold", note_value=prefill, note=note, warning=warning), chosen))
 
+    @opens_dialog
     def action_redispatch(self) -> None:
         session = self.session
         exp = self._target_experiment("redispatch", "approved",
@@ -400,6 +414,7 @@ class OwnerActionsScreen(Screen):
             note="Asks Sagan to launch a pod for it. No reaping wave is active."),
             self._on_confirm(lambda: session.redispatch(n, "Re-dispatched by the owner from sagan-tui.")))
 
+    @opens_dialog
     def action_promote(self) -> None:
         session = self.session
         exp = self._target_experiment("promote", "awaiting_promotion", session.promote)
@@ -412,6 +427,7 @@ class OwnerActionsScreen(Screen):
 
     # --- pods --------------------------------------------------------------------------
 
+    @opens_dialog
     def action_stop_pod(self) -> None:
         if self._refused_if_read_only("stop_pod"):
             return
@@ -429,6 +445,7 @@ class OwnerActionsScreen(Screen):
                  "if it changed or vanished, nothing is sent."),
             self._on_confirm(lambda: session.stop([target])))
 
+    @opens_dialog
     def action_bulk_stop(self) -> None:
         if self._refused_if_read_only("bulk_stop"):
             return

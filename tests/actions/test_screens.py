@@ -232,7 +232,7 @@ async def test_bulk_hold_of_marked_experiments(rig):
         screen = await open_screen(pilot, app, "H", NoteScreen)
         assert text(screen.query_one("#dialog-title")) == "Hold 2 experiments"
         assert len(screen.query(".target")) == 2
-        screen.query_one("#note", Input).value = "wave"
+        screen.query_one("#note").value = "wave"
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: said(app, "2 of 2 held"), what="bulk hold")
     assert sorted((q.path, q.body["note"]) for q in r.sent("sagan")) == [

@@ -73,3 +73,17 @@ async def test_B_opens_the_account_view_on_the_cached_health_and_escape_closes_i
         await wait_for(pilot, lambda: "$500.00 → $450.00 since 08:56" in trend(), what="the cache's history")
         await pilot.press("escape")
         assert not isinstance(app.screen, AccountsScreen)
+
+
+def test_at_80_columns_the_balance_history_wraps_between_words_and_its_time_reads_whole():
+    from rich.console import Console
+
+    from sagan_tui.basics import HealthState, SourceHealth
+    from sagan_tui.ui.screens.accounts import accounts_table
+
+    health = {"team": SourceHealth("team", state=HealthState.OK, last_success=frozen.NOW, balance=412.5,
+                                   spend_per_hr=1.49, spend_limit=80.0)}
+    console = Console(width=76, record=True, color_system=None)
+    console.print(accounts_table(account_rows(health, seeded_history(), frozen.NOW, 5, 12)))
+    text = console.export_text()
+    assert "10:46:00" in text and "…" not in text

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from sagan_tui.ui import key_hold
+from sagan_tui.ui.key_hold import BURST_S
+from sagan_tui.ui.screens.accounts import AccountsScreen
+from sagan_tui.ui.screens.approval import ApprovalScreen
+from sagan_tui.ui.screens.audit import AuditScreen
+from sagan_tui.ui.screens.confirm import ConfirmScreen
+from sagan_tui.ui.screens.detail import DetailScreen
+from sagan_tui.ui.screens.help import HelpScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
@@ -38,3 +45,61 @@ async def test_keys_typed_right_after_w_do_not_act_on_the_panel(tmp_path):
 def handed_on(app):
     hold = getattr(app, "key_hold", None)  # none before the fix: nothing was ever held
     return lambda: hold is None or not (hold.held or hold.opening)
+
+
+async def test_a_its_answers_and_alt_a_in_one_burst_approve_with_both_answers(tmp_path):
+    # The keys after `a` reach the panel before the approval has its focus: held, then typed into it.
+    app = frozen.frozen_app(tmp_path)
+    decided = []
+    async with app.run_test(size=SIZE) as pilot:
+        app.experiments_table.select_key("369")  # two textboxes: envs, seeds
+        burst(app, ["a", *"gym", "\t", *"1,2", "alt+a"])
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval dialog")
+        screen = app.screen
+        # what would be sent, recorded instead of sent (the frozen panel has no server)
+        screen._send = lambda decision, answers, note: decided.append((decision, answers))  # type: ignore[method-assign]
+        await wait_for(pilot, lambda: decided, what="the decision")
+    assert decided == [("approve", {"envs": "gym", "seeds": "1,2"})]
+
+
+async def test_a_refused_r_drops_the_rest_of_its_burst_and_the_panel_stays_as_it_was(tmp_path):
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.experiments_table.select_key("363")  # running: re-dispatch is refused
+        burst(app, ["r", *"363", "\r"])  # Enter on the panel would open #363's detail
+        await wait_for(pilot, handed_on(app), what="the burst settled")
+        await wait_for(pilot, lambda: any("363" in n.message for n in app._notifications), what="the refusal")
+        await pilot.pause()
+        assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen"]
+        assert app.experiments_table.cursor_key == "363"
+        burst(app, ["\r"], after_s=1.0)  # a key after a pause is the owner's next key
+        await wait_for(pilot, lambda: isinstance(app.screen, DetailScreen), what="the detail, on a later Enter")
+
+
+async def test_a_refusal_drops_only_its_own_burst(tmp_path):
+    # read-only refuses every mutating key
+    app = frozen.frozen_app(tmp_path, read_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        app.experiments_table.select_key("369")
+        burst(app, ["h", "a"])  # refused hold; its burst's `a` is dropped
+        await wait_for(pilot, handed_on(app), what="the burst settled")
+        await pilot.pause()
+        assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen"]
+        burst(app, ["a"], after_s=BURST_S * 2)  # past the burst gap: the owner's next key
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval, on a later a")
+
+
+async def test_keys_after_each_dialog_key_reach_its_dialog(tmp_path):
+    # One path for every key that opens a dialog: its burst's next key lands in the dialog.
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        for key, number, screen_type in (("p", "358", ConfirmScreen), ("?", "369", HelpScreen),
+                                         ("B", "369", AccountsScreen), ("A", "369", AuditScreen)):
+            app.experiments_table.select_key(number)
+            burst(app, [key, "a"])  # `a` on the panel would open #369's approval under the dialog
+            await wait_for(pilot, lambda: isinstance(app.screen, screen_type), what=f"the dialog of {key}")
+            await wait_for(pilot, handed_on(app), what="the keys handed on")
+            await pilot.pause()
+            assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen", screen_type.__name__], key
+            app.pop_screen()
+            await pilot.pause()

@@ -14,12 +14,21 @@ from ..ui.conftest import wait_for
 SIZE = (120, 40)
 
 
-def burst(app, keys: list[str]) -> None:
-    """Keys as a terminal delivers a fast typist or a paste over SSH: all queued before any is handled."""
-    names = {"\t": "tab", " ": "space", "\r": "enter"}
+BURST_STEP_S = 0.01  # between the keys of one burst (ui/key_hold.py: BURST_S apart ends one)
+_clock = [1_000_000.0]  # the keys' arrival times, ours: after any real key a pilot pressed
+
+
+def burst(app, keys: list[str], after_s: float = 1.0) -> None:
+    """Keys as a terminal delivers a fast typist or a paste over SSH: all queued before any is
+    handled, BURST_STEP_S apart, the first `after_s` after the last burst's last key (a pause)."""
+    names = {"\t": "tab", " ": "space", "\r": "enter", "?": "question_mark"}
+    _clock[0] += after_s
     for k in keys:
         # as the driver reads them: alt+a is ESC a, the key with its letter
-        app.post_message(events.Key(names.get(k, k), k[-1] if k.startswith("alt+") else k))
+        key = events.Key(names.get(k, k), k[-1] if k.startswith("alt+") else k)
+        key.time = _clock[0]
+        _clock[0] += BURST_STEP_S
+        app.post_message(key)
 
 
 async def open_approval(pilot, app, number: str) -> ApprovalScreen:
@@ -85,29 +94,69 @@ async def test_under_a_dialog_without_a_bar_of_its_own_the_key_bar_lists_the_dia
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         bar = app.main_screen.query_one(KeyBar)
-        await wait_for(pilot, lambda: "h Hold" in bar.plain, what="the panel's keys")
+        await wait_for(pilot, lambda: "h" in bar.keys, what="the panel's keys")
         app.experiments_table.select_key("367")
         await pilot.press("h")
         await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
         await wait_for(pilot, lambda: "esc Cancel" in bar.plain, what="the dialog's keys")
-        assert "h Hold" not in bar.plain
+        assert "h" not in bar.keys
         await pilot.press("escape")
-        await wait_for(pilot, lambda: "h Hold" in bar.plain, what="the panel's keys again")
+        await wait_for(pilot, lambda: "h" in bar.keys, what="the panel's keys again")
 
 
-async def test_over_any_dialog_toasts_show_at_the_top_away_from_its_buttons(tmp_path):
-    from textual.widgets._toast import ToastRack
-
+async def test_over_a_dialog_a_notification_shows_on_its_news_line_and_as_a_toast_once_it_closes(tmp_path):
     from sagan_tui.ui.screens.prompt import NoteScreen
 
     app = frozen.frozen_app(tmp_path)
-    async with app.run_test(size=SIZE, notifications=True) as pilot:  # run_test leaves toasts out
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # run_test leaves toasts out
         app.experiments_table.select_key("367")
         await pilot.press("h")
         await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
-        app.notify("3 pods lost", title="Reaping wave", timeout=30)
+        dialog = app.screen
+        app.notify("3 pods lost", title="Reaping wave", timeout=30, markup=False)
         await pilot.pause()
-        rack = app.screen.get_child_by_type(ToastRack)
-        await wait_for(pilot, lambda: rack.children, what="the toast")
-        toast_bottom = rack.region.y + rack.region.height
-        assert rack.styles.dock == "top" and toast_bottom <= app.screen.query_one("#cancel").region.y
+        news = dialog.query_one("#dialog-news")
+        assert news.display and "Reaping wave: 3 pods lost" in str(news.render())
+        assert not any(n.title == "Reaping wave" for n in app._notifications)  # no toast over the dialog
+        title, buttons = dialog.query_one("#dialog-title").region, dialog.query_one("#cancel").region
+        assert not news.region.overlaps(title) and not news.region.overlaps(buttons)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: any(n.title == "Reaping wave" for n in app._notifications),
+                       what="the toast once the dialog closed")
+
+
+async def test_the_guard_button_says_what_it_waits_for_until_the_number_is_typed(tmp_path):
+    from textual.widgets import Button
+
+    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.experiments_table.select_key("192")
+        await pilot.press("C")
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="the guard")
+        button = app.screen.query_one("#confirm", Button)
+        assert button.disabled and str(button.label) == "Re-dispatch (type 192)"
+        await pilot.press(*"192")
+        await wait_for(pilot, lambda: not button.disabled, what="the armed button")
+        assert str(button.label) == "Re-dispatch"
+
+
+async def test_tabbing_into_the_hold_note_keeps_its_text_and_a_long_note_wraps_whole(tmp_path):
+    from sagan_tui.ui.screens.prompt import NoteScreen
+
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.experiments_table.select_key("363")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        note = app.screen.query_one("#note")
+        before = note.value
+        assert before  # prefilled by the session
+        note.value = before + " " + "x" * 120  # longer than the field is wide
+        await pilot.pause()
+        assert note.region.height >= 2  # wrapped, not cut at its width
+        await pilot.press("shift+tab")  # from Cancel back to the note (its text not selected)
+        await wait_for(pilot, lambda: app.focused is note, what="the note focused")
+        await pilot.press("y")
+        assert note.value.startswith(before) and note.value.endswith("y")

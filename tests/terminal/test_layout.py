@@ -77,3 +77,30 @@ async def test_a_zoomed_timeline_shows_its_notes_whole(tmp_path):
         await pilot.press("z")
         await pilot.pause()
         assert app.timeline.column_width("note") > 60
+
+
+async def test_zoom_keeps_the_status_line_and_the_key_bar(tmp_path):
+    from sagan_tui.ui.widgets.key_bar import KeyBar
+    from sagan_tui.ui.widgets.status_bar import StatusBar
+
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.pods_table.focus()
+        await pilot.press("z")
+        await pilot.pause()
+        screen = app.main_screen
+        assert screen.query_one(StatusBar).region.height >= 1 and screen.query_one(KeyBar).region.height == 1
+        assert app.pods_table.region.height > 15 and app.experiments_table.region.height == 0
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.experiments_table.region.height > 0
+
+
+def test_the_experiments_title_takes_the_free_width_and_status_and_turn_give_way_first():
+    from sagan_tui.ui.widgets.panes import TITLE_LEAST, experiment_widths
+
+    narrow = experiment_widths(78)  # 80 columns less the scrollbar and the frame
+    assert narrow["title"] >= 20 and narrow["status"] + narrow["turn"] <= 28
+    half = experiment_widths(98)  # half a 200-column screen: never wider than the pane
+    assert half["title"] >= TITLE_LEAST and 1 + 14 + 6 + 4 + 5 + sum(half.values()) <= 98
+    assert experiment_widths(300)["title"] == 60  # the default, at most

@@ -135,3 +135,18 @@ async def test_the_panel_warns_once_per_crossing_as_the_simulated_spend_moves(si
         await poll_now(pilot, app)
         assert len(_runway_notices(app)) == 2
     assert _runway_notices(app)[0].startswith("personal: $20.00 at $2.00/h lasts 10 h (under 12 h)")
+
+
+def test_at_80_columns_during_a_wave_the_count_the_guard_and_a_low_runway_stay_on_one_line():
+    health = {"sagan": SourceHealth("sagan", state=HealthState.OK, last_success=NOW),
+              "team": acct(412.5, 53.0, "team"), "personal": acct(10.0, 1.28)}  # team: LOW 7.8 h
+    wave = ("WAVE 5 lost · guard until 11:09", "WAVE 5 · guard 11:09")
+    full = "".join(t for t, _ in status_segments(health, NOW, poll_interval=5, paused=False, read_only=True,
+                                                 wave=wave))
+    assert "WAVE 5 lost · guard until 11:09" in full and "$412.50" in full
+    segs = status_segments(health, NOW, poll_interval=5, paused=False, read_only=True, width=78, wave=wave,
+                           verdict="PLATFORM REAPER, medium: hold re-dispatches")
+    head, _, verdict = "".join(t for t, _ in segs).partition("\n")
+    assert len(head) <= 78 and "WAVE 5 · guard 11:09" in head and "LOW 7.8h" in head and "LOW" in head
+    assert "RO" in head and "sagan ✓" in head
+    assert verdict == "PLATFORM REAPER, medium: hold re-dispatches"

@@ -152,6 +152,16 @@ async def test_the_cursor_keys_move_the_cursor_and_enter_opens_its_row():
         assert [m.key for m in selected] == ["p0"]
 
 
+async def test_end_and_home_go_to_the_last_and_first_row_not_sideways():
+    app = Harness()
+    async with app.run_test(size=SIZE) as pilot:
+        table = await drawn_table(app, pilot, n=100)
+        await pilot.press("end")
+        assert table.cursor_key == "p99" and table.scroll_offset.x == 0
+        await pilot.press("home")
+        assert table.cursor_key == "p0" and table.scroll_offset.y == 0
+
+
 async def test_the_cursor_row_and_zebra_stripes_are_drawn_in_their_own_styles():
     app = Harness(zebra=True)
     async with app.run_test(size=SIZE) as pilot:

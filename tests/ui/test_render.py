@@ -221,7 +221,7 @@ def test_status_line_says_watch_for_a_forming_cluster_and_wave_over_it():
 
     assert watch in line(watch=watch)
     assert "WATCH" not in line()
-    both = line(watch=watch, wave="WAVE 3 lost · guard until 11:11")
+    both = line(watch=watch, wave=("WAVE 3 lost · guard until 11:11", "WAVE 3 · guard 11:11"))
     assert "WAVE 3 lost" in both and "WATCH" not in both  # a wave says more than its early warning
     narrow = line(watch=watch, width=40)
     assert "WATCH" in narrow and watch not in narrow  # where the line does not fit: the word alone

@@ -42,3 +42,24 @@ def test_wave_response_dialog(snap_compare, tmp_path):
 
 def test_wave_response_dialog_at_80x24(snap_compare, tmp_path):
     assert snap_compare(frozen_app(tmp_path), press=["W"], terminal_size=(80, 24))
+
+
+async def _guard_on_192(pilot) -> None:
+    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
+    await pilot.pause()
+    pilot.app.experiments_table.select_key("192")  # held during the wave: C goes through the guard
+    await pilot.press("C")
+    while not isinstance(pilot.app.screen, GuardedDispatchScreen):
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
+def test_guard_dialog_under_no_color_labels_every_button(snap_compare, tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(frozen_app(tmp_path), terminal_size=(80, 24), run_before=_guard_on_192)
+
+
+def test_wave_response_dialog_under_no_color_labels_every_button(snap_compare, tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(frozen_app(tmp_path), press=["W"], terminal_size=(80, 24))

@@ -54,7 +54,7 @@ async def test_w_then_send_holds_the_waves_experiments_and_writes_the_ticket(rea
         assert screen.proposal.verdict.cause == "platform-reaper"
         assert set(screen.proposal.holds) == HELD
         assert screen.query_one("#line-hold").value and screen.query_one("#line-ticket").value
-        assert screen.query_one("#line-dismiss").disabled
+        assert "Nothing is dismissed" in str(screen.query_one("#line-dismiss").render())  # a sentence, no box
         note = screen.query_one("#note").value
         assert note.startswith("Held by the owner: PLATFORM REAPER") and all(p in note for p in REAPED)
         await pilot.press("tab", "enter")  # to Send, and send: W, tab, enter
@@ -69,6 +69,21 @@ async def test_w_then_send_holds_the_waves_experiments_and_writes_the_ticket(rea
     [ticket] = list((tmp / "data").rglob("incident-*.md"))
     text = ticket.read_text()
     assert all(p in text for p in REAPED) and "**PLATFORM REAPER, " in text
+
+
+async def test_typing_in_the_note_adds_to_it_and_enter_goes_to_send(reaped):
+    _sim, rig, _ = reaped
+    app = _app(rig)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("W")
+        await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+        field = app.screen.query_one("#note")
+        before = field.value
+        field.focus()
+        await pilot.press("space", "o", "k", "enter")
+        await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "confirm", what="on Send")
+        assert field.value == before + " ok"  # nothing selected and replaced; no line break in it
+        assert "\n" not in field.text
 
 
 async def test_cancel_sends_nothing_and_audits_nothing(reaped):

@@ -80,10 +80,12 @@ def account_rows(health: Mapping[str, SourceHealth], history: Mapping[str, Seque
 def accounts_table(rows: list[tuple[Cell, ...]]) -> Table:
     table = Table(expand=True, box=None, pad_edge=False, header_style="bold")
     for i, (name, justify) in enumerate(COLUMNS):
-        # Every column but the history keeps its width: at 80 columns the sparkline gives way.
-        width = None if name == "balance history" else max([len(name), *(len(r[i][0]) for r in rows)])
-        table.add_column(name, justify=justify, no_wrap=True, overflow="ellipsis",  # type: ignore[arg-type]
-                         min_width=width)
+        # Every column but the history keeps its width: at 80 columns the history gives way,
+        # wrapping between words (a time cut to `06:` read as a different time).
+        history = name == "balance history"
+        width = None if history else max([len(name), *(len(r[i][0]) for r in rows)])
+        table.add_column(name, justify=justify, no_wrap=not history,  # type: ignore[arg-type]
+                         overflow="fold" if history else "ellipsis", min_width=width)
     for row in rows:
         table.add_row(*(Text(text, style) for text, style in row))
     return table

@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Label, Static
 from sagan_tui.actions.results import ActionResult
 from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import literal, one_line
+from sagan_tui.ui.screens.confirm import NEWS_CSS, HeldNotices
 from sagan_tui.ui.screens.markdown_body import MarkdownBody
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
@@ -39,7 +40,7 @@ def deferred_text(a: ApprovalRequest) -> str:
     return f"You deferred this request at {when}. It is still your turn: approve or reject it when ready."
 
 
-class ApprovalScreen(ModalScreen["ActionResult | None"]):
+class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
     """Read the request, answer its textboxes, decide. Escape closes without deciding.
 
     Rule for empty textboxes: Approve needs every textbox answered (Sagan's agent waits on
@@ -47,10 +48,10 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
     is filled. Opens with the first textbox focused (the note when there is none; the body when
     read-only), so an answer typed at once lands; after a refused Approve the focus goes to the
     first empty textbox. No single letter decides: the decision keys are alt+a, alt+r, alt+d.
-    The toasts shown when it opens are cleared; new ones go to the top (styles/app.tcss), off its buttons.
+    The toasts shown when it opens are cleared; new ones show on its news line (confirm.HeldNotices).
     """
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = NEWS_CSS + """
     ApprovalScreen { align: center middle; }
     ApprovalScreen > #approval { width: 96%; height: 96%; border: thick $primary 60%; background: $surface; }
     ApprovalScreen #approval-title { text-style: bold; padding: 0 1; }
@@ -106,6 +107,7 @@ class ApprovalScreen(ModalScreen["ActionResult | None"]):
             number = f"#{a.experiment_number}" if a.experiment_number is not None else "experiment ?"
             yield Static(literal(f"{number} · {a.kind} · {a.status} · requested by {a.requested_by or '?'}"
                                  f" · {len(self.fields)} textbox{'es' * (len(self.fields) != 1)}"), id="approval-meta")
+            yield Static("", id="dialog-news")
             if self.read_only:
                 yield Static(literal(f"{self.read_only_reason}: the request is shown, decisions are disabled"),
                              id="readonly-banner")

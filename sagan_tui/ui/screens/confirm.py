@@ -15,7 +15,45 @@ from sagan_tui.ui.safe_text import literal
 
 R = TypeVar("R")
 
-DIALOG_CSS = """
+NEWS_CSS = """
+#dialog-news { height: auto; max-height: 2; display: none; text-style: bold; color: $warning; }
+#dialog-news.-error { color: $error; }
+"""
+
+
+class HeldNotices:
+    """For a dialog: a notification while it is on top shows on its own news line, in its layout,
+    never over its title, verdict or buttons (a toast over the W dialog hid its verdict at 80x24);
+    each becomes a toast as usual once the dialog closes. The App asks `take_notice` first."""
+
+    _notices: list[tuple[str, str, str, float | None]]
+
+    def take_notice(self, message: str, title: str, severity: str, timeout: float | None) -> bool:
+        found = self.query("#dialog-news")  # type: ignore[attr-defined]
+        if not self.is_attached or not found:  # type: ignore[attr-defined]
+            return False
+        if not hasattr(self, "_notices"):
+            self._notices = []
+        self._notices.append((message, title, severity, timeout))
+        news = found.first(Static)
+        more = f" (+{len(self._notices) - 1} more)" if len(self._notices) > 1 else ""
+        news.update(literal(f"{title + ': ' if title else ''}{' '.join(message.split())}{more}"))
+        news.set_class(severity == "error", "-error")
+        news.display = True
+        return True
+
+    def on_unmount(self) -> None:
+        app, held = self.app, getattr(self, "_notices", [])  # type: ignore[attr-defined]
+        self._notices = []
+
+        def again() -> None:
+            for message, title, severity, timeout in held:
+                app.notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+        if held:
+            app.call_later(again)  # once this dialog is off the stack: as toasts (or on the next dialog's line)
+
+DIALOG_CSS = NEWS_CSS + """
 Dialog { align: center middle; }
 Dialog > #dialog {
     width: 90%; max-width: 110; height: auto; max-height: 95%; overflow-y: auto;
@@ -32,7 +70,7 @@ Dialog .dialog-buttons Button { margin: 0 0 0 2; }
 """
 
 
-class Dialog(ModalScreen[R], Generic[R]):
+class Dialog(HeldNotices, ModalScreen[R], Generic[R]):
     """Base of the owner's dialogs: a title with the count, the targets one per line, what is
     skipped or hidden (`warning`), then whatever the subclass adds, then [Cancel] [confirm].
     Opens on Cancel; Escape cancels.
@@ -55,6 +93,7 @@ class Dialog(ModalScreen[R], Generic[R]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(literal(self.dialog_title), id="dialog-title")
+            yield Static("", id="dialog-news")
             with VerticalScroll(id="targets"):
                 for line in self.targets:
                     yield Static(literal(line), classes="target")

@@ -79,7 +79,14 @@ class GuardedDispatchScreen(Dialog["str | None"]):
         # dialog has a layout (then nothing scrolls, and on a tall verdict at 24 rows the input
         # stays below the fold): centre it again, the same way, once the layout exists.
         self.call_after_refresh(self._show_input)
-        self.query_one("#confirm", Button).disabled = True
+        self._armed(False)
+
+    def _armed(self, ready: bool) -> None:
+        """The button says what it waits for while disabled: in NO_COLOR a disabled button's label
+        had no shade of its own and did not show at all."""
+        button = self.query_one("#confirm", Button)
+        button.disabled = not ready
+        button.label = "Re-dispatch" if ready else f"Re-dispatch (type {self.experiment.number})"
 
     def _show_input(self) -> None:
         typed = self.query_one("#typed", Input)
@@ -91,7 +98,7 @@ class GuardedDispatchScreen(Dialog["str | None"]):
 
     @on(Input.Changed, "#typed")
     def _typed(self, event: Input.Changed) -> None:
-        self.query_one("#confirm", Button).disabled = event.value.strip() != str(self.experiment.number)
+        self._armed(event.value.strip() == str(self.experiment.number))
         self.query_one("#typed-error", Static).update("")
 
     @on(Input.Submitted, "#typed")

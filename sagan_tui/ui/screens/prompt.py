@@ -4,12 +4,55 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Button, Input, Label
+from textual.message import Message
+from textual.widgets import Button, Label, TextArea
 
 from sagan_tui.ui.screens.confirm import Dialog
+
+NOTE_MAX = 2000
+
+
+class NoteField(TextArea):
+    """A note the owner reads whole before sending (it wraps: a one-line field cut the prefilled
+    wave summary at its width), entered without selecting it all (one key replaced it), and sent
+    as one line. Enter does not insert a line: it posts Submitted (the dialog moves to its button)."""
+
+    DEFAULT_CSS = "NoteField { height: auto; max-height: 4; width: 1fr; border: none; padding: 0; background: $boost; }"
+
+    class Submitted(Message):
+        def __init__(self, field: "NoteField") -> None:
+            super().__init__()
+            self.field = field
+
+        @property
+        def control(self) -> "NoteField":
+            return self.field
+
+    def __init__(self, value: str = "", *, placeholder: str = "", id: str | None = None) -> None:
+        super().__init__(" ".join(value.split())[:NOTE_MAX], soft_wrap=True, tab_behavior="focus",
+                         show_line_numbers=False, compact=True, placeholder=placeholder, id=id)
+
+    @property
+    def value(self) -> str:
+        return " ".join(self.text.split())[:NOTE_MAX]
+
+    @value.setter
+    def value(self, text: str) -> None:
+        self.load_text(text)
+
+    def on_key(self, event: events.Key) -> None:
+        # Runs before TextArea's own key handler (this class is first in the MRO), which
+        # prevent_default skips: Enter is the note's own, not a keymap binding to rebind.
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Submitted(self))
+
+    def on_focus(self) -> None:
+        self.move_cursor(self.document.end)  # typing adds to the note, it never replaces it
 
 
 class NoteScreen(Dialog["str | None"]):
@@ -20,7 +63,7 @@ class NoteScreen(Dialog["str | None"]):
     """
 
     DEFAULT_CSS = Dialog.DEFAULT_CSS + """
-    NoteScreen #note-row { height: 1; margin: 1 0 0 0; }
+    NoteScreen #note-row { height: auto; margin: 1 0 0 0; }
     NoteScreen #note-label { width: auto; padding: 0 1 0 0; }
     """
 
@@ -34,12 +77,12 @@ class NoteScreen(Dialog["str | None"]):
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="note-row"):
             yield Label("Note:", id="note-label")
-            yield Input(value=self.note_value, placeholder=self.placeholder, id="note", max_length=2000, compact=True)
+            yield NoteField(self.note_value, placeholder=self.placeholder, id="note")
 
     def result(self) -> str:
-        return self.query_one("#note", Input).value.strip()
+        return self.query_one("#note", NoteField).value
 
-    @on(Input.Submitted, "#note")
-    def _to_confirm(self, event: Input.Submitted) -> None:
+    @on(NoteField.Submitted, "#note")
+    def _to_confirm(self, event: NoteField.Submitted) -> None:
         event.stop()
         self.query_one("#confirm", Button).focus()

@@ -10,13 +10,15 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Checkbox, Input, Label, Static
+from textual.widgets import Checkbox, Label, Static
 
 from sagan_tui.ui.safe_text import clean, literal, one_line
 from sagan_tui.ui.screens.confirm import Dialog
+from sagan_tui.ui.screens.prompt import NoteField
 
 if TYPE_CHECKING:
     from sagan_tui.channel.views import ProposalView as Proposal
@@ -29,7 +31,8 @@ class WaveResponseScreen(Dialog["dict | None"]):
     WaveResponseScreen #targets { max-height: 4; margin: 0 0 1 0; }
     WaveResponseScreen Checkbox { border: none; padding: 0; height: 1; margin: 0; }
     WaveResponseScreen .line-targets { color: $text-muted; padding: 0 0 0 4; }
-    WaveResponseScreen #note-row { height: 1; margin: 0 0 0 4; }
+    WaveResponseScreen #note-row { height: auto; margin: 0 0 0 4; }
+    WaveResponseScreen .statement { padding: 0 0 0 0; }
     WaveResponseScreen #note-label { width: auto; padding: 0 1 0 0; }
     """
 
@@ -45,23 +48,50 @@ class WaveResponseScreen(Dialog["dict | None"]):
 
     def compose_body(self) -> ComposeResult:
         for line in self.proposal.lines:
-            yield Checkbox(Content(clean(line.label)), value=line.checked, disabled=not line.enabled,
-                           id=f"line-{line.key}", compact=True)
+            if not line.enabled:  # a statement, not a choice: a sentence, never a box to tick
+                yield Static(literal(statement(line)), id=f"line-{line.key}", classes="statement")
+                continue
+            yield TickBox(Content(clean(line.label)), value=line.checked, id=f"line-{line.key}", compact=True)
             if line.detail:
                 yield Static(literal(line.detail), classes="line-targets")
-            if line.key == "hold" and line.enabled:
+            if line.key == "hold":
                 with Horizontal(id="note-row"):
                     yield Label("Note:", id="note-label")
-                    yield Input(value=self.proposal.note, id="note", max_length=2000, compact=True)
+                    yield NoteField(self.proposal.note, id="note")
 
     def result(self) -> dict:
         def ticked(key: str) -> bool:
-            found = self.query(f"#line-{key}")
-            return bool(found) and found.first(Checkbox).value and not found.first(Checkbox).disabled
+            found = [w for w in self.query(f"#line-{key}") if isinstance(w, Checkbox)]
+            return bool(found) and found[0].value
 
         note = self.query("#note")
         return {"hold": ticked("hold"), "ticket": ticked("ticket"),
-                "note": note.first(Input).value.strip() if note else ""}
+                "note": note.first(NoteField).value if note else ""}
+
+    @on(NoteField.Submitted, "#note")
+    def _to_send(self, event: NoteField.Submitted) -> None:
+        event.stop()
+        self.query_one("#confirm").focus()
+
+
+class TickBox(Checkbox):
+    """A checkbox whose mark says ticked or not without colour (NO_COLOR showed both as `X`)."""
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = "X" if self.value else " "
+        super().watch_value()
+
+    def on_mount(self) -> None:
+        self.BUTTON_INNER = "X" if self.value else " "
+
+
+def statement(line) -> str:
+    """A line the owner cannot tick, as the sentence it is."""
+    if line.key == "hold":  # disabled only when it would hold none
+        return "Nothing to hold: no experiment of this wave would be re-dispatched into it."
+    if line.key == "dismiss":
+        return f"Nothing is dismissed: {line.detail}."
+    return f"{line.label}: {line.detail}." if line.detail else f"{line.label}."
 
 
 def open_wave_response(app: Any) -> None:

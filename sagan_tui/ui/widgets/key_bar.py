@@ -2,9 +2,65 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from rich.text import Text
 from textual.screen import Screen
 from textual.widgets import Static
+
+
+# Never dropped from the line, however narrow: the wave's response, help, the incident layout, quit.
+KEEP = frozenset({"wave_response", "help", "incident", "quit"})
+# The words a narrow line uses (by action); others keep their first word, cut.
+SHORT = {"review_approval": "Appr", "redispatch": "Redisp", "stop_pod": "Stop", "promote": "Prom",
+         "bulk_hold": "Hold*", "bulk_stop": "Stop*", "audit": "Audit", "export_report": "Export",
+         "wave_response": "Wave", "inbox": "Inbox", "incident": "Incid", "pause": "Pause",
+         "refresh": "Refr", "interval(1)": "Slow", "interval(-1)": "Fast", "zoom": "Zoom",
+         "accounts": "Accts", "release": "Rel", "bulk_release": "Rel*", "canary": "Canary",
+         "acknowledge": "Ack", "dismiss_loss": "Dismiss", "toggle_scope": "All/1", "cycle_kind": "Type",
+         "toggle_follow": "Follow", "cycle_dimension": "Rows", "cycle_window": "Window",
+         "select_cell": "Cell", "command_palette": "palette"}
+SHORT_MAX = 7
+ELLIPSIS = "…"
+
+Item = tuple[str, str, str]  # key as shown, description, action
+
+
+def short(item: Item) -> str:
+    _key, what, action = item
+    return SHORT.get(action) or (what.split()[0][:SHORT_MAX] if what else "")
+
+
+def fit_keys(items: Sequence[Item], width: int, keep: frozenset[str] = KEEP) -> list[tuple[str, str]]:
+    """The (key, words) pairs of one line `width` wide: every key with its words if they fit;
+    else short words (SHORT), then the keys alone from the end backwards (the `keep` actions keep
+    their words); else keys dropped from the end (marked `…`), never a `keep` one, whose words go
+    last. A key bar that
+    cut the line at its width hid `W ? I q` at 80 columns and `P R + - B z q` at 200."""
+    def length(pairs: list[tuple[str, str]]) -> int:  # " k w  k w  …": one leading space, two between
+        return 1 + sum(len(k) + (1 + len(w) if w else 0) + 2 for k, w in pairs)
+
+    full = [(k, w) for k, w, _a in items]
+    if length(full) <= width:
+        return full
+    pairs = [(i[0], short(i)) for i in items]
+    kept = [i[2] in keep for i in items]
+    # The words go first from the end (the panel's own keys), the kept ones' never.
+    for j in reversed(range(len(pairs))):
+        if length(pairs) <= width:
+            return pairs
+        if not kept[j]:
+            pairs[j] = (pairs[j][0], "")
+    if length(pairs) <= width:
+        return pairs
+    dropped = False
+    while length(pairs) + len(ELLIPSIS) + 2 > width and not all(kept):
+        drop = max(j for j, k in enumerate(kept) if not k)  # the last that may go
+        del pairs[drop], kept[drop]
+        dropped = True
+    if length(pairs) + (len(ELLIPSIS) + 2) * dropped > width:  # the kept keys alone, at the last
+        pairs = [(k, "") for k, _w in pairs]
+    return pairs + [(ELLIPSIS, "")] if dropped else pairs
 
 
 class KeyBar(Static):
@@ -55,25 +111,34 @@ class KeyBar(Static):
         if not self.is_attached:  # its screen was popped before this ran
             return
         seen: set[str] = set()
-        items: list[tuple[str, str]] = []
+        items: list[Item] = []
         # A screen over the panel (help) may ask for its own keys only: the panel's are not what it is for.
         own_only = getattr(self._screen, "OWN_KEYS_ONLY", False)
         for node, binding, enabled, _tooltip in self._screen.active_bindings.values():
             if not binding.show or not enabled or binding.action in seen or (own_only and node is self.app):
                 continue
             seen.add(binding.action)
-            items.append((self.app.get_key_display(binding), binding.description))
-        items.append(("^p", "palette"))
-        key = tuple(items)
+            items.append((self.app.get_key_display(binding), binding.description, binding.action))
+        items.append(("^p", "palette", "command_palette"))
+        key = tuple(fit_keys(items, self.size.width or self.app.size.width))
         if key == self._last:
             return
         self._last = key
         text = Text(" ", end="", no_wrap=True, overflow="ellipsis")
-        for k, what in items:
+        for k, what in key:
             text.append(k, "bold")
-            text.append(f" {what}  ")
+            text.append(f" {what}  " if what else "  ")
         self.update(text)
+
+    def on_resize(self) -> None:
+        if self.is_attached:
+            self._show()
+
+    @property
+    def keys(self) -> list[str]:
+        """The keys shown, words or not."""
+        return [k for k, _w in self._last]
 
     @property
     def plain(self) -> str:
-        return " ".join(f"{k} {w}" for k, w in self._last)
+        return " ".join(f"{k} {w}" if w else k for k, w in self._last)

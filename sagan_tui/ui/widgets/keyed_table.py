@@ -44,11 +44,12 @@ class KeyedTable(LineTable):
     (its one cell, when only one changed); only a change of order repaints the pane.
     """
 
-    # The arrows, page keys, home and end are ScrollView's bindings, with LineTable's actions.
+    # The arrows and page keys are ScrollView's bindings, with LineTable's actions. Home and End
+    # go to the first and last row (ScrollView's scroll sideways, which an owner never meant here).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select_cursor", "Open", show=False, id="table.select"),
-        Binding("ctrl+home", "cursor_top", "Top", show=False, id="table.top"),
-        Binding("ctrl+end", "cursor_bottom", "Bottom", show=False, id="table.bottom"),
+        Binding("home,ctrl+home", "cursor_top", "First row", show=False, id="table.top"),
+        Binding("end,ctrl+end", "cursor_bottom", "Last row", show=False, id="table.bottom"),
         Binding("space", "toggle_mark", "Mark", id="table.mark"),
         Binding("o", "cycle_sort", "Sort", show=False, id="table.sort"),
         Binding("O", "reverse_sort", "Reverse sort", show=False, id="table.sort_reverse"),

@@ -27,6 +27,36 @@ class ExperimentsTable(_TopRowTable):
     def __init__(self, **kwargs) -> None:
         super().__init__(render.EXPERIMENT_COLUMNS, title="Experiments", **kwargs)
 
+    def on_resize(self) -> None:
+        """The title takes the pane's free width: the table is never wider than its pane."""
+        self.set_column_widths(experiment_widths(self.scrollable_content_region.width, self.cell_padding))
+        fit_body(self)
+
+
+# Narrower than this, the title gives way no further: the status and turn columns do.
+TITLE_LEAST, STATUS_LEAST, TURN_LEAST = 24, 12, 16
+
+
+def experiment_widths(pane_width: int, padding: int = 1) -> dict[str, int]:
+    """The experiments table's widths for a pane this wide: the title the rest of the pane
+    (between TITLE_LEAST and its default); under that the raw status and the turn narrow first
+    (cut cells end in `…`), so at 80 columns a title reads as more than its first word."""
+    specs = {c.key: c.width or len(c.label) for c in render.EXPERIMENT_COLUMNS}
+    chrome = 1 + 2 * padding * (len(specs) + 1)  # the mark column and every column's padding
+    out = dict(specs)
+
+    def free() -> int:
+        return pane_width - chrome - sum(w for k, w in out.items() if k != "title")
+
+    if free() < TITLE_LEAST:
+        short = free() + specs["status"] - STATUS_LEAST + specs["turn"] - TURN_LEAST
+        cut = max(0, TITLE_LEAST - short)  # what is still missing once both are at their least
+        give = max(0, TITLE_LEAST - free() - cut)
+        out["status"] = specs["status"] - min(give, specs["status"] - STATUS_LEAST)
+        out["turn"] = specs["turn"] - (give - (specs["status"] - out["status"]))
+    out["title"] = max(min(TITLE_LEAST, max(1, free())), min(specs["title"], free()))
+    return {"status": out["status"], "turn": out["turn"], "title": out["title"]}
+
 
 class PodsTable(_TopRowTable):
     BINDINGS: ClassVar[list[BindingType]] = [
