@@ -131,9 +131,10 @@ async def serve(path: Path) -> int:
 # What the Open and the session's first poll import. The panel may start this process before it
 # imports Textual (channel/early.py): imported here, at once, they load while the UI starts instead
 # of after the panel's Open arrives.
+# httpcore, h11 and anyio's asyncio backend are what httpx imports at its first client and request.
 CORE_MODULES = ("sagan_tui.config_model", "sagan_tui.session.core", "sagan_tui.session.model",
                 "sagan_tui.session.views", "sagan_tui.session.answers", "sagan_tui.store.cache",
-                "sagan_tui.sync.poller", "sagan_tui.actions.runner")
+                "sagan_tui.sync.poller", "sagan_tui.actions.runner", "httpcore", "h11", "anyio._backends._asyncio")
 
 
 def _import_the_core() -> None:
@@ -144,6 +145,12 @@ def _import_the_core() -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the Open that needs it imports it again and answers why
             log.debug("importing %s ahead of the Open failed", name, exc_info=True)
+    try:
+        from sagan_tui.sources.bounded import tls_context
+
+        tls_context()  # the CA bundle, read once for every client the Open makes
+    except Exception:  # noqa: BLE001 - the first client builds it again and fails there, said by the poll
+        log.debug("the TLS context ahead of the Open failed", exc_info=True)
 
 
 async def _end_with_stdin(stop: asyncio.Event) -> None:
