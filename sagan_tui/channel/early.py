@@ -1,8 +1,11 @@
 """The session process started before the UI imports Textual (the `sagan-tui` command's first step).
 
 Rule: with SAGAN_TUI_SESSION=process the command calls `start_early()` before it imports Textual,
-so the child's imports run beside the UI's start instead of after its first frame; the panel's
-first SessionClient (channel/client.py) takes the child over. One never taken (the panel quit
+so the child's own start (Python, asyncio, the channel, the session's module) runs beside the
+UI's instead of after its first frame; the panel's first SessionClient (channel/client.py) takes
+the child over and sends the Open as the first frame is painted. The child imports the rest of
+the core when the Open arrives, not before: importing it at once competed with the UI's first
+frame for the CPU on a busy machine (bench `start_to_first_frame_process`). One never taken (the panel quit
 before its session started) is ended at exit, with its runtime directory. Standard library only:
 this runs before anything heavy is imported.
 """

@@ -118,7 +118,6 @@ async def serve(path: Path) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     await _end_with_stdin(stop)
     print(READY_LINE, flush=True)
-    _import_the_core()
     ended = asyncio.ensure_future(host.server.closed.wait())
     stopped = asyncio.ensure_future(stop.wait())
     await asyncio.wait({ended, stopped}, return_when=asyncio.FIRST_COMPLETED)
@@ -126,31 +125,6 @@ async def serve(path: Path) -> int:
         task.cancel()
     await host.close()
     return 0
-
-
-# What the Open and the session's first poll import. The panel may start this process before it
-# imports Textual (channel/early.py): imported here, at once, they load while the UI starts instead
-# of after the panel's Open arrives.
-# httpcore, h11 and anyio's asyncio backend are what httpx imports at its first client and request.
-CORE_MODULES = ("sagan_tui.config_model", "sagan_tui.session.core", "sagan_tui.session.model",
-                "sagan_tui.session.views", "sagan_tui.session.answers", "sagan_tui.store.cache",
-                "sagan_tui.sync.poller", "sagan_tui.actions.runner", "httpcore", "h11", "anyio._backends._asyncio")
-
-
-def _import_the_core() -> None:
-    import importlib
-
-    for name in CORE_MODULES:
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the Open that needs it imports it again and answers why
-            log.debug("importing %s ahead of the Open failed", name, exc_info=True)
-    try:
-        from sagan_tui.sources.bounded import tls_context
-
-        tls_context()  # the CA bundle, read once for every client the Open makes
-    except Exception:  # noqa: BLE001 - the first client builds it again and fails there, said by the poll
-        log.debug("the TLS context ahead of the Open failed", exc_info=True)
 
 
 async def _end_with_stdin(stop: asyncio.Event) -> None:
