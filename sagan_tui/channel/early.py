@@ -3,9 +3,10 @@
 Rule: with SAGAN_TUI_SESSION=process the command calls `start_early()` before it imports Textual,
 so the child's own start (Python, asyncio, the channel, the session's module) runs beside the
 UI's instead of after its first frame; the panel's first SessionClient (channel/client.py) takes
-the child over and sends the Open as the first frame is painted. The child imports the rest of
-the core when the Open arrives, not before: importing it at once competed with the UI's first
-frame for the CPU on a busy machine (bench `start_to_first_frame_process`). One never taken (the panel quit
+the child over once the first frame is out and sends the Open. The child imports the rest of the
+core when the Open arrives, not before, and the UI imports the channel's client only after its
+first frame: either, done earlier, competed with the UI's first frame for the CPU on a busy
+machine (bench `start_to_first_frame_process`). One never taken (the panel quit
 before its session started) is ended at exit, with its runtime directory. Standard library only:
 this runs before anything heavy is imported.
 """

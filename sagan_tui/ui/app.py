@@ -143,10 +143,6 @@ class SaganApp(App):
         else:
             self._paint_first()
             self._tick_status()
-            from sagan_tui.channel.early import session_mode
-
-            if session_mode() == "process":
-                self._start_session()  # it works in its own process: the first frame does not wait for it
             self.call_after_refresh(self._after_first_frame)
         self.first_paint_s = time.perf_counter() - t0
 
@@ -160,8 +156,7 @@ class SaganApp(App):
 
         # The session opens the cache and polls in its own thread while the other panes mount:
         # on a fresh cache the pods come from its first poll, which need not wait for them.
-        if self.session is None:
-            self._start_session()
+        self._start_session()
         await after_first_frame(self)
 
     def _publish(self, update: object) -> None:
