@@ -10,6 +10,8 @@ account's polls completed in that time (from the cache's `sync_state`: a poll's 
 between two less the 2 s the panel waits), and whether the status line said "stale" while the
 data was being refreshed. Target: the worst press within 0.1 s, and at most half a core
 (absolute); the same panel on a 1,000-pod fleet of the same shape, in the same run, stands beside.
+`fleet_key_max_process`: the worst press on the big fleet with the session as a child process
+(its CPU is then the UI process's alone, in `detail`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 
 from bench_fleet import fleet
 from bench_keys import EVERY_S, SIZE, p95, press
-from common import ROOT, Figure, SimProcess, clean_env, main, panel_argv, quiet_logging
+from common import ROOT, SESSION_MODES, Figure, SimProcess, clean_env, main, panel_argv, quiet_logging
 from ptyrun import PtyProcess, visible_text
 
 from sagan_tui.store.rows import parse_ts
@@ -82,14 +84,14 @@ def presses(p: PtyProcess, n: int, cache: Path, timeout: float = 60.0) -> tuple[
     return out, polls, stale
 
 
-def measure(pods: int, n: int) -> dict:
+def measure(pods: int, n: int, extra: dict[str, str] | None = None) -> dict:
     with ExitStack() as stack:
         home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sagan-bench-fleet-keys-")))
         fixture = home / "fleet.json"
         fixture.write_text(json.dumps(fleet(pods)))
         sagan, runpod = (stack.enter_context(SimProcess("--fixture", str(fixture))) for _ in range(2))
         env = clean_env(home, **{k: v for k, v in sagan.env.items() if k.startswith("SAGAN")},
-                        **{k: v for k, v in runpod.env.items() if k.startswith("RUNPOD")})
+                        **{k: v for k, v in runpod.env.items() if k.startswith("RUNPOD")}, **(extra or {}))
         cache = home / "cache.sqlite"
         argv = panel_argv("--cache", str(cache), "--poll-interval", str(INTERVAL_S), "--no-mouse", "--no-bell")
         p = stack.enter_context(PtyProcess(argv, env, size=SIZE, cwd=str(ROOT)))
@@ -128,8 +130,9 @@ def run(small: bool = False) -> list[Figure]:
     (big, base), n = ((300, 100), 10) if small else ((10_000, 1_000), 120)
     b = measure(base, n)
     r = measure(big, n)
+    rp = measure(big, n, SESSION_MODES["process"])
     detail = {"presses": n, "every_s": EVERY_S, "interval_s": INTERVAL_S, "size": "200x50",
-              "fleet": summary(r), "baseline_fleet": summary(b),
+              "fleet": summary(r), "baseline_fleet": summary(b), "fleet_process": summary(rp),
               "servers": "two simulator processes: Sagan on one, both accounts on the other"}
     return [
         Figure("fleet_key_max", f"panel on {big:,} pods polling every {INTERVAL_S:g} s: worst key-to-screen "
@@ -138,6 +141,9 @@ def run(small: bool = False) -> list[Figure]:
         Figure("fleet_panel_cpu", f"panel on {big:,} pods polling every {INTERVAL_S:g} s: CPU share "
                f"({base:,} pods beside)", r["share"], b["share"], "core", "<= 0.5 core", 0.5, on="value",
                detail=detail),
+        Figure("fleet_key_max_process", f"panel on {big:,} pods polling every {INTERVAL_S:g} s: worst key-to-screen, "
+               f"session process ({base:,} pods beside)", max(rp["keys"]), max(b["keys"]), "s", "<= 0.1 s", 0.1,
+               on="value", detail=detail),
     ]
 
 

@@ -3,6 +3,10 @@
 The panel runs under a pty at 200x50 from a copy of the warm cache, polling every 0.5 s (the
 least a user may set) a simulator running 30x faster than real time (events, losses and stops keep arriving). Polls are
 counted as the simulator receives them; then the child's VmHWM (peak resident set) is read.
+
+With the session as a child process (SAGAN_TUI_SESSION=process) the same run gives two figures:
+`memory_ui`, the UI process's peak alone, and `memory_both`, the UI's peak plus the session
+process's (a sum of the two peaks: at least the peak of the two together, so never flattering).
 """
 
 from __future__ import annotations
@@ -13,14 +17,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import PY, ROOT, Figure, clean_env, main, panel_argv, quiet_logging, warm_cache
+from common import (PY, ROOT, SESSION_MODES, Figure, clean_env, descendants, main, panel_argv, peak_rss_mb,
+                    quiet_logging, warm_cache)
 from ptyrun import PtyProcess
 from baseline_apps import MARKER
 
 POD_ID = re.compile(r"[a-z0-9]{14}")
 
 
-def panel_peak(polls: int, scenario: str, cache_src: Path) -> dict:
+def panel_peak(polls: int, scenario: str, cache_src: Path, extra: dict[str, str] | None = None) -> dict:
     from sagan_tui.sim import SimServer
 
     home = Path(tempfile.mkdtemp(prefix="sagan-bench-memory-"))
@@ -28,7 +33,7 @@ def panel_peak(polls: int, scenario: str, cache_src: Path) -> dict:
     shutil.copy(cache_src, cache)
     try:
         with SimServer(scenario=scenario, speed=30.0) as sim:
-            env = clean_env(home, **sim.env())
+            env = clean_env(home, **sim.env(), **(extra or {}))
             argv = panel_argv("--cache", str(cache), "--poll-interval", "0.5", "--no-bell")
             with PtyProcess(argv, env, size=(200, 50), cwd=str(ROOT)) as p:
                 p.wait_for(lambda text: bool(POD_ID.search(text)), 120)
@@ -42,9 +47,22 @@ def panel_peak(polls: int, scenario: str, cache_src: Path) -> dict:
                         raise RuntimeError("the panel exited: " + p.output[-400:].decode("utf-8", "replace"))
                     if time.monotonic() - t0 > 900:
                         raise TimeoutError(f"only {seen()} polls in 15 minutes")
-                return {"peak_mb": p.peak_rss_mb(), "polls": seen(), "seconds": time.monotonic() - t0}
+                # Every process the panel started counts (its session; anything else it ran is never flattering).
+                children = descendants(p.pid)
+                child_mb = sum(peak_rss_mb(pid) for pid in children)
+                return {"peak_mb": p.peak_rss_mb(), "polls": seen(), "seconds": time.monotonic() - t0,
+                        "children": len(children), "children_peak_mb": child_mb,
+                        "children_argv": [command(pid) for pid in children]}
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def command(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return " ".join(a.decode(errors="replace") for a in fh.read().split(b"\0")[1:4])
+    except OSError:
+        return "?"
 
 
 def bare_peak() -> float:
@@ -57,14 +75,22 @@ def bare_peak() -> float:
 
 def run(small: bool = False) -> list[Figure]:
     quiet_logging()
-    if small:
-        r = panel_peak(5, "calm", warm_cache(polls=1, scenario="calm"))
-    else:
-        r = panel_peak(100, "large-fleet", warm_cache())
+    polls, scenario, source = (5, "calm", warm_cache(polls=1, scenario="calm")) if small else \
+        (100, "large-fleet", warm_cache())
+    r = panel_peak(polls, scenario, source)
+    rp = panel_peak(polls, scenario, source, SESSION_MODES["process"])
     bare = bare_peak()
+    detail = {"thread": {k: round(v, 2) if isinstance(v, float) else v for k, v in r.items()},
+              "process": {k: round(v, 2) if isinstance(v, float) else v for k, v in rp.items()},
+              "bare_mb": round(bare, 1)}
+    both = rp["peak_mb"] + rp["children_peak_mb"]
     return [Figure("memory", f"peak RSS of the panel after {r['polls']} polls (bare Textual app beside)",
-                   r["peak_mb"], bare, "MB", "<= 200 MB", 200, on="value",
-                   detail={**{k: round(v, 2) for k, v in r.items()}, "bare_mb": round(bare, 1)})]
+                   r["peak_mb"], bare, "MB", "<= 200 MB", 200, on="value", detail=detail),
+            Figure("memory_ui", f"peak RSS of the UI process after {rp['polls']} polls, session process "
+                   "(bare Textual app beside)", rp["peak_mb"], bare, "MB", "<= 120 MB", 120, on="value",
+                   detail=detail),
+            Figure("memory_both", f"peak RSS of UI + session processes after {rp['polls']} polls "
+                   "(bare Textual app beside)", both, bare, "MB", "<= 260 MB", 260, on="value", detail=detail)]
 
 
 if __name__ == "__main__":

@@ -54,16 +54,12 @@ def exited(cp):
     return CachedPod(pod, cp.first_seen_at, cp.running_at, cp.last_seen_at, None, None)
 
 
-async def measure(n: int, updates: int) -> dict:
+def timed_pods_app() -> tuple:
+    """A headless App of the panel's PodsTable, and `drawn_at`: drawn_at[0] is set to the
+    perf_counter at the end of each frame's draw (the app's `_display`)."""
     from textual.app import App, ComposeResult
 
-    from sagan_tui import render
     from sagan_tui.ui.widgets.panes import PodsTable
-
-    pods = cached_pods(n)
-    t0 = time.perf_counter()
-    rows = rows_of(pods)
-    render_s = time.perf_counter() - t0
 
     class Bench(App):
         def compose(self) -> ComposeResult:
@@ -78,6 +74,19 @@ async def measure(n: int, updates: int) -> dict:
         drawn_at[0] = time.perf_counter()
 
     app._display = timed_display  # type: ignore[method-assign]
+    return app, drawn_at
+
+
+async def measure(n: int, updates: int) -> dict:
+    from sagan_tui import render
+    from sagan_tui.ui.widgets.panes import PodsTable
+
+    pods = cached_pods(n)
+    t0 = time.perf_counter()
+    rows = rows_of(pods)
+    render_s = time.perf_counter() - t0
+
+    app, drawn_at = timed_pods_app()
     async with app.run_test(size=(200, 50)) as pilot:
         table = app.query_one(PodsTable)
         await pilot.pause()

@@ -251,6 +251,48 @@ def panel_argv(*args: str) -> list[str]:
     return [PY, script, *args] if script else [PY, "-m", "sagan_tui", *args]
 
 
+# The panel's two session modes (sagan_tui/ui/remote.py): in the UI's process (the default) and
+# as a child process over the channel. A figure measured in both names the second `<name>_process`.
+SESSION_MODES = {"thread": {}, "process": {"SAGAN_TUI_SESSION": "process"}}
+
+
+def mode_name(name: str, mode: str) -> str:
+    return name if mode == "thread" else f"{name}_{mode}"
+
+
+def mode_title(title: str, mode: str) -> str:
+    return title if mode == "thread" else f"{title}, session process"
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below `pid` (the panel's session child, the simulator of --demo)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def peak_rss_mb(pid: int) -> float:
+    """A process's peak resident set (VmHWM), in MB."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmHWM for {pid}")
+
+
 def unreachable_env() -> dict[str, str]:
     """Sources on a closed loopback port: the panel paints from its cache, its polls fail fast."""
     return {"SAGAN_BASE_URL": "http://127.0.0.1:9", "SAGAN_API_TOKEN": "bench-token",

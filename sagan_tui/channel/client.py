@@ -11,6 +11,9 @@ raises SessionEnded and `on_ended` is told why in words ("killed by SIGKILL", th
 line on stderr, its exit code). `close()` ends the channel, which ends the child; a child that
 has not exited within CLOSE_GRACE_S of that is killed, so none outlives the panel.
 
+A child started early (channel/early.py, before Textual is imported) is taken over by the first
+client started with the default environment; a restart starts its own.
+
 Runs on the caller's asyncio loop (the App's); imports only the channel and the standard library.
 """
 
@@ -23,12 +26,13 @@ import logging
 import os
 import shutil
 import signal
-import sys
+import subprocess
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from sagan_tui.channel import intents as I
+from sagan_tui.channel.early import CHILD_PIPES, CLOSE_GRACE_S, child_argv, take_early
 from sagan_tui.channel.frames import FrameError, read_frame, write_frame
 from sagan_tui.channel.messages import TO_PANEL, Refused, Reply, Request, Update, encode, result_of
 from sagan_tui.channel.runtime_dir import make_runtime_dir, socket_path
@@ -36,10 +40,67 @@ from sagan_tui.channel.views import FailedView, ReadyView, UpdateView
 
 log = logging.getLogger(__name__)
 READY_LINE = b"ready"
-# After the channel closes the child finishes its last writes and closes the cache; past this it is killed.
-CLOSE_GRACE_S = 10.0
 # The child's stderr lines kept, to name why it ended (it logs to its file, not here).
 STDERR_KEPT = 20
+
+
+class _Adopted:
+    """An early child (a Popen) read as this module reads asyncio.subprocess.Process: pid,
+    returncode, wait(), kill(), and its pipes (stdout and stderr as asyncio stream readers)."""
+
+    def __init__(self, popen: subprocess.Popen, stdout: asyncio.StreamReader, stderr: asyncio.StreamReader) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self.stdin = popen.stdin
+        self.stdout, self.stderr = stdout, stderr
+        self._exit: asyncio.Future | None = None
+
+    @classmethod
+    async def of(cls, popen: subprocess.Popen) -> "_Adopted":
+        loop = asyncio.get_running_loop()
+        readers = []
+        for pipe in (popen.stdout, popen.stderr):
+            reader = asyncio.StreamReader()
+            await loop.connect_read_pipe(lambda r=reader: asyncio.StreamReaderProtocol(r), pipe)
+            readers.append(reader)
+        return cls(popen, *readers)
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll()
+
+    def kill(self) -> None:
+        self._popen.kill()
+
+    async def wait(self) -> int:
+        if self._popen.poll() is not None:
+            return self._popen.returncode
+        if self._exit is None:
+            self._exit = asyncio.ensure_future(self._watch())
+        return await asyncio.shield(self._exit)
+
+    async def _watch(self) -> int:
+        """Until the child exits: its pidfd turns readable then (Linux); elsewhere, a look every 50 ms."""
+        loop = asyncio.get_running_loop()
+        try:
+            fd: int | None = os.pidfd_open(self.pid)  # type: ignore[attr-defined]
+        except (AttributeError, OSError):
+            fd = None
+        try:
+            while self._popen.poll() is None:
+                if fd is None:
+                    await asyncio.sleep(0.05)
+                    continue
+                ready = loop.create_future()
+                loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+                try:
+                    await ready
+                finally:
+                    loop.remove_reader(fd)
+        finally:
+            if fd is not None:
+                os.close(fd)
+        return self._popen.returncode
 
 
 class SessionEnded(Exception):
@@ -74,6 +135,7 @@ class SessionClient:
         self.on_ended = on_ended
         self.env = dict(os.environ if env is None else env)
         self.runtime_base = runtime_base
+        self._may_take_early = env is None and runtime_base is None
         self.runtime: Path | None = None
         self.path: Path | None = None
         self.process: asyncio.subprocess.Process | None = None
@@ -95,17 +157,17 @@ class SessionClient:
     # --- start ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """The child started and connected to; SessionEnded if it ends before saying `ready`."""
-        self.runtime = make_runtime_dir(self.runtime_base)
-        self.path = socket_path(self.runtime)
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "sagan_tui.session", "--socket", str(self.path),
-            # stdin is a pipe the child reads to its end: it ends when the panel is gone, however it went.
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            env=self.env, cwd=str(self.runtime),
-            # Its own session: the terminal's signals (Ctrl+C, a hang-up) are the panel's to act on;
-            # the child ends when the panel's channel closes, whichever way the panel went.
-            start_new_session=True)
+        """The child started (or the early one taken) and connected to; SessionEnded if it ends
+        before saying `ready`."""
+        early = take_early() if self._may_take_early else None
+        if early is not None:
+            self.runtime, self.path = early.runtime, early.path
+            self.process = await _Adopted.of(early.popen)  # type: ignore[assignment]
+        else:
+            self.runtime = make_runtime_dir(self.runtime_base)
+            self.path = socket_path(self.runtime)
+            self.process = await asyncio.create_subprocess_exec(*child_argv(self.path), env=self.env,
+                                                                cwd=str(self.runtime), **CHILD_PIPES)
         self._tasks.append(asyncio.ensure_future(self._keep_stderr()))
         while True:
             line = await self.process.stdout.readline()
@@ -115,7 +177,13 @@ class SessionClient:
                 raise SessionEnded(exit_reason(self.process.returncode, self._stderr))
             if line.strip() == READY_LINE:
                 break
-        self._reader, self._writer = await asyncio.open_unix_connection(str(self.path))
+        try:
+            self._reader, self._writer = await asyncio.open_unix_connection(str(self.path))
+        except OSError:
+            # It said `ready` and died before we connected (its line waits in the pipe after it):
+            # its end is the reason, as for one that died before the line.
+            await self.process.wait()
+            raise SessionEnded(exit_reason(self.process.returncode, self._stderr)) from None
         self.started = True
         self._tasks.append(asyncio.ensure_future(self._read()))
 

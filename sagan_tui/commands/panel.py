@@ -68,6 +68,12 @@ def run_panel(settings: Settings | Draft) -> int:
         # convention Textual honours (it drops every hue), and the fewest codes for what is left.
         os.environ.setdefault("NO_COLOR", "1")
         os.environ["TEXTUAL_COLOR_SYSTEM"] = "standard"
+    from sagan_tui.channel.early import session_mode, start_early
+
+    if session_mode() == "process":
+        # The session process starts before Textual is imported: its own start runs beside the
+        # UI's instead of after the first frame (channel/early.py).
+        start_early()
     from sagan_tui.ui.app import SaganApp
 
     app = SaganApp(settings)

@@ -9,6 +9,8 @@ past the bound: memory stays near the bound, not the size the server chose to se
 from __future__ import annotations
 
 import asyncio
+import functools
+import ssl
 from typing import Any, Callable
 
 import httpx
@@ -18,6 +20,14 @@ from sagan_tui.sources.errors import ReplyTooLarge, SourceTimeout, Unreachable
 DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
 # Headers the body already went through: the bytes handed on are decoded and complete.
 _SPENT_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
+
+
+@functools.lru_cache(maxsize=1)
+def tls_context() -> ssl.SSLContext:
+    """The one TLS context every client verifies with: httpx's default (certifi's bundle, or
+    SSL_CERT_FILE / SSL_CERT_DIR), built once. Left to httpx, each client loads the whole CA
+    bundle again, and the panel makes one client per source, and again for each event loop."""
+    return httpx.create_ssl_context()
 
 
 class LoopClient:

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 
 from sagan_tui.models import RunPodPod, parse_records
-from sagan_tui.sources.bounded import LoopClient, bounded_request
+from sagan_tui.sources.bounded import LoopClient, bounded_request, tls_context
 from sagan_tui.sources.collector_pause import collector_paused
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
@@ -57,7 +57,7 @@ class RestV2Transport(KeyedTransport):
                  transport: httpx.AsyncBaseTransport | None = None, **bounds: Any):
         super().__init__(account, api_key, base_url=base_url, timeout=timeout, **bounds)
         self._client = LoopClient(lambda: httpx.AsyncClient(
-            base_url=self.base_url, timeout=httpx.Timeout(timeout), transport=transport,
+            base_url=self.base_url, timeout=httpx.Timeout(timeout), transport=transport, verify=tls_context(),
             headers={"Authorization": f"Bearer {self._key}", "Accept": "application/json",
                      "User-Agent": "sagan-tui"}))
         # Debug view of the last RateLimit header, e.g. {"minute": RateWindow("minute", 57, 41.0)}.

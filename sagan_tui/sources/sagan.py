@@ -17,7 +17,7 @@ from sagan_tui.models import (
     ApprovalRequest, Experiment, PodLifecycle, WorkflowEvent, iso, parse_records,
 )
 from sagan_tui.sources import routes
-from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, LoopClient, bounded_request
+from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, LoopClient, bounded_request, tls_context
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, ServerError, SourceError, SourceTimeout, Unreachable, for_status,
     parse_retry_after, scrub,
@@ -56,7 +56,8 @@ class SaganClient:
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
         self._client = LoopClient(lambda: httpx.AsyncClient(base_url=base_url.rstrip("/"), headers=headers,
-                                                            timeout=httpx.Timeout(timeout), transport=transport))
+                                                            timeout=httpx.Timeout(timeout), transport=transport,
+                                                            verify=tls_context()))
         self.retries = retries
 
     async def aclose(self) -> None:

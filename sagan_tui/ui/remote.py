@@ -22,6 +22,7 @@ import msgspec
 
 from sagan_tui.channel import intents as I
 from sagan_tui.channel.client import SessionClient, SessionEnded
+from sagan_tui.channel.early import session_mode  # noqa: F401 - the App picks its session mode here
 from sagan_tui.channel.views import ActionResultView, FailedView, ReadyView, StopTargetView, UpdateView
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 
@@ -32,14 +33,7 @@ if TYPE_CHECKING:
     from sagan_tui.config import Draft
     from sagan_tui.ui.app import SaganApp
 
-ENV = "SAGAN_TUI_SESSION"
 RESTARTS_IN_A_ROW = 3
-
-
-def session_mode(environ: Any = None) -> str:
-    """`process` (the session as a child process) or `thread` (in the panel's process, the default)."""
-    value = (os.environ if environ is None else environ).get(ENV, "").strip().lower()
-    return "process" if value == "process" else "thread"
 
 
 @dataclasses.dataclass

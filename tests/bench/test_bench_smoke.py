@@ -63,6 +63,14 @@ def test_tables_smoke():
     well_formed(bench_tables.run(small=True), {"tables"})
 
 
+def test_channel_smoke():
+    import bench_channel
+
+    figures = bench_channel.run(small=True)
+    well_formed(figures, {"channel_throughput"})
+    assert figures[0].detail["rows"] == 300 and figures[0].detail["frame_bytes"] > 0
+
+
 def test_ingest_smoke():
     import bench_ingest
 
@@ -99,7 +107,7 @@ def test_fleet_keys_smoke():
     import bench_fleet_keys
 
     figures = bench_fleet_keys.run(small=True)
-    well_formed(figures, {"fleet_key_max", "fleet_panel_cpu"})
+    well_formed(figures, {"fleet_key_max", "fleet_panel_cpu", "fleet_key_max_process"})
     detail = figures[0].detail
     assert detail["fleet"]["pods"] > detail["baseline_fleet"]["pods"] > 0
     assert detail["fleet"]["poll_cycle_s"]  # the panel's polls were seen in its cache
@@ -120,7 +128,7 @@ def test_start_smoke(monkeypatch):
 
     monkeypatch.delenv("BENCH_WARM_CACHE", raising=False)
     figures = bench_start.run(small=True)
-    well_formed(figures, {"start_to_first_frame"})
+    well_formed(figures, {"start_to_first_frame", "start_to_first_frame_process"})
     assert figures[0].detail["pods_in_cache"] > 0
 
 
@@ -129,7 +137,7 @@ def test_cold_start_smoke():
     import bench_cold
 
     figures = bench_cold.run(small=True)
-    well_formed(figures, {"cold_start"})
+    well_formed(figures, {"cold_start", "cold_start_process"})
     assert figures[0].detail["pods_listed"] > 0
 
 
@@ -172,8 +180,9 @@ def test_memory_smoke():
     import bench_memory
 
     figures = bench_memory.run(small=True)
-    well_formed(figures, {"memory"})
-    assert figures[0].detail["polls"] >= 5
+    well_formed(figures, {"memory", "memory_ui", "memory_both"})
+    assert figures[0].detail["thread"]["polls"] >= 5 and figures[1].detail["process"]["polls"] >= 5
+    assert figures[2].value > figures[1].value  # the session process counted beside the UI
 
 
 def test_run_all_names_every_module():

@@ -1,0 +1,148 @@
+"""Figure `channel_throughput`: a 10,000-row update from the session to the UI's pods table over
+the channel, against the same rows applied in-process.
+
+The rows are the panel's own (`render.pod_row` of 10,000 pods, bench_tables' fleet) with their
+pod records, as a poll's full update carries them. Over the channel: a second process (this
+script with `--serve`, standing for the session process) holds them as a PanelUpdate; asked on a
+Unix socket, it makes the update's view data (`session/views.update_view`), encodes it as the
+channel's Update message and writes the frame; the UI's side (a headless App with the panel's
+PodsTable at 200x50, in this process) reads the frame, decodes it (`messages.TO_PANEL`), applies
+its rows with `update_rows` and draws. In-process: the same PanelUpdate, made in this process,
+applied with `update_rows` and drawn, as the in-process session's update is. Each update changes
+every row (the pods' status flips between two versions), so every row is re-applied; the table
+holds the 10,000 rows before each. The clock stops at the end of the frame's draw (bench_tables'
+method). Median of alternated runs; `detail` has the UI's own part over the channel (decode and
+apply, what the UI thread spends) and the frame's size.
+
+Target <= 1.5x: the table's apply and draw of 10,000 rows is the work the UI must do either way;
+the channel (view data made, encoded, copied between processes, decoded) is linear in the same
+rows and may add at most half of it, so a full repaint over the channel stays a repaint, not a
+stall the owner would feel beside the in-process panel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import PY, ROOT, Figure, main
+
+ROWS = 10_000
+SIZE = (200, 50)
+
+
+def updates(n: int) -> dict[bytes, object]:
+    """The two versions of the whole fleet's update (every pod RUNNING, every pod EXITED)."""
+    from bench_tables import NOW, cached_pods, exited
+
+    from sagan_tui import render
+    from sagan_tui.session.updates import PanelUpdate
+
+    out = {}
+    pods = cached_pods(n)
+    for tag, version in ((b"A", pods), (b"B", [exited(cp) for cp in pods])):
+        out[tag] = PanelUpdate(pods={cp.pod_id: render.pod_row(cp, None, NOW) for cp in version},
+                               pod_records={cp.pod_id: cp for cp in version})
+    return out
+
+
+def serve(path: str, n: int) -> None:
+    """The session's side: each request byte (A or B) is answered with that update's frame."""
+    from sagan_tui.channel.frames import pack
+    from sagan_tui.channel.messages import Update, encode
+    from sagan_tui.session.views import update_view
+
+    made = updates(n)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(1)
+    print("ready", flush=True)
+    conn, _ = listener.accept()
+    with conn:
+        while tag := conn.recv(1):
+            conn.sendall(pack(encode(Update(update_view(made[tag])))))
+
+
+async def measure(n: int, runs: int, path: Path) -> dict:
+    from bench_tables import timed_pods_app
+
+    from sagan_tui.channel.frames import read_frame
+    from sagan_tui.channel.messages import TO_PANEL
+    from sagan_tui.ui.widgets.panes import PodsTable
+
+    server = subprocess.Popen([PY, __file__, "--serve", str(path), str(n)], stdout=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert server.stdout is not None
+        if server.stdout.readline().strip() != b"ready":
+            raise RuntimeError("the serving side did not start")
+        local = updates(n)
+        app, drawn_at = timed_pods_app()
+        channel, in_process, ui_side, frame_bytes = [], [], [], 0
+        async with app.run_test(size=SIZE) as pilot:
+            table = app.query_one(PodsTable)
+            reader, writer = await asyncio.open_unix_connection(str(path))
+            table.set_rows(local[b"A"].pods)
+            await pilot.pause()
+            shown = b"A"
+
+            async def drawn(t0: float) -> float:
+                await pilot.pause()
+                return (drawn_at[0] or time.perf_counter()) - t0
+
+            for _ in range(runs):
+                tag = b"B" if shown == b"A" else b"A"
+                drawn_at[0] = 0.0
+                t0 = time.perf_counter()
+                writer.write(tag)
+                frame = await read_frame(reader)
+                t1 = time.perf_counter()
+                table.update_rows(TO_PANEL.decode(frame).update.pods)
+                ui_side.append(time.perf_counter() - t1)
+                channel.append(await drawn(t0))
+                frame_bytes = len(frame)
+                shown = tag
+
+                tag = b"B" if shown == b"A" else b"A"
+                drawn_at[0] = 0.0
+                t0 = time.perf_counter()
+                table.update_rows(local[tag].pods)
+                in_process.append(await drawn(t0))
+                shown = tag
+            rows_shown = table.row_count
+            writer.close()
+    finally:
+        server.terminate()
+        server.wait(10)
+    return {"channel_s": channel, "in_process_s": in_process, "ui_decode_apply_s": ui_side,
+            "frame_bytes": frame_bytes, "rows": rows_shown}
+
+
+def run(small: bool = False) -> list[Figure]:
+    n, runs = (300, 2) if small else (ROWS, 7)
+    home = Path(tempfile.mkdtemp(prefix="sagan-bench-channel-", dir="/tmp"))
+    try:
+        r = asyncio.run(measure(n, runs, home / "s.sock"))
+    finally:
+        for f in home.iterdir():
+            f.unlink()
+        home.rmdir()
+    detail = {"rows": r["rows"], "frame_bytes": r["frame_bytes"],
+              "channel_s": [round(x, 4) for x in r["channel_s"]],
+              "in_process_s": [round(x, 4) for x in r["in_process_s"]],
+              "ui_decode_apply_s": round(statistics.median(r["ui_decode_apply_s"]), 4)}
+    return [Figure("channel_throughput", f"{n:,}-row update to the pods table over the channel vs in-process",
+                   statistics.median(r["channel_s"]), statistics.median(r["in_process_s"]), "s", "<= 1.5x", 1.5,
+                   detail=detail)]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"]:
+        serve(sys.argv[2], int(sys.argv[3]))
+    else:
+        main(run)
