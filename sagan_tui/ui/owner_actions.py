@@ -151,8 +151,25 @@ class OwnerActionsScreen(Screen):
     def _refused_if_read_only(self, action: str) -> bool:
         if not self.app.settings.read_only:  # type: ignore[attr-defined]
             return False
-        self._run(lambda: self.session.refuse(self.MUTATING[action]))
+        target = self.refusal_target(action)
+        self._run(lambda: self.session.refuse(self.MUTATING[action], target))
         return True
+
+    def refusal_target(self, action: str) -> str:
+        """What a refused key was pressed on, for its audit row: the marked rows for a bulk key
+        ("none marked"), the selected pod for `s`, the selected experiment otherwise ("none
+        selected"), the wave for `W`."""
+        if action == "wave_response":
+            return "wave"
+        if action == "bulk_stop":
+            return ",".join(self.marked_pods()) or "none marked"
+        if action.startswith("bulk_"):
+            return ",".join(f"#{n}" for n in self.marked_experiments()) or "none marked"
+        if action == "stop_pod":
+            pod = self.selected_pod()
+            return pod.pod_id if pod is not None else "none selected"
+        exp = self.selected_experiment()
+        return f"#{exp.number}" if exp is not None else "none selected"
 
     def _target_experiment(self, action: str, status: str | None = None,
                            refuse: Callable[[int], Awaitable[ActionResult]] | None = None) -> "Experiment | None":
@@ -332,14 +349,18 @@ class OwnerActionsScreen(Screen):
         """Open one request (also the approvals pane's route); read-only shows it with decisions disabled."""
         from sagan_tui.ui.screens.approval import ApprovalScreen
 
-        submit = None
+        submit, refused = None, None
+        session = self.session
         if not self.app.settings.read_only:  # type: ignore[attr-defined]
-            session = self.session
-
             async def submit(decision, answers, note):
                 return await session.decide(approval, decision, answers, note)
+        else:
+            on = f"#{approval.experiment_number}" if approval.experiment_number is not None else approval.id
 
-        return self.app.push_screen(ApprovalScreen(approval, submit))
+            def refused(decision: str) -> None:  # a decision key in read-only: audited like any other
+                self._run(lambda: session.refuse(decision, on))
+
+        return self.app.push_screen(ApprovalScreen(approval, submit, refused=refused))
 
     # --- experiments ---------------------------------------------------------------------
 
