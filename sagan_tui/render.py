@@ -189,7 +189,9 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
     left = coarse_left(up_s) if up_s is not None and not gone_at else math.inf
     if gone_at:
         # When it was lost (the first poll that missed it), to the second: waves are minutes long.
-        seen = Cell(f"✗{hhmmss(gone_at)}", "red" if loss else DIM, sort=-(since(gone_at, now) or 0))
+        # ✗ is a loss's only: a pod the owner stopped (or that ended without a loss) reads ■, an end.
+        seen = Cell(f"{'✗' if loss else END_MARK}{hhmmss(gone_at)}", "red" if loss else DIM,
+                    sort=-(since(gone_at, now) or 0))
     elif stale:  # the account's polls are failing: say how old this row really is
         age = f"{int(seen_s)}s" if seen_s is not None and seen_s < 60 else coarse(seen_s)
         seen = Cell(f"{age}!", STALE, sort=-(seen_s or 0))
@@ -303,6 +305,7 @@ Segment = tuple[str, str]
 
 # The Linux console's font has no ✓ or ✗: there a source's health is a word, not a missing glyph.
 OK_MARK, FAIL_MARK = ("ok", "x") if os.environ.get("TERM") == "linux" else ("✓", "✗")
+END_MARK = "-" if os.environ.get("TERM") == "linux" else "■"  # a pod that ended, not lost (pod_row)
 
 
 def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend: bool = True,

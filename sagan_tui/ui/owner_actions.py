@@ -222,8 +222,9 @@ class OwnerActionsScreen(Screen):
                 self.app.notify(f"export failed: {one_line(exc)}", severity="error", markup=False)
                 return
             not_copied = copy(self.app, text)
-            clip = "copied to the clipboard (OSC 52)" if not_copied is None else f"not copied: {not_copied}"
-            self.app.notify(f"Incident report written to {path}; {clip}", title="Exported", markup=False,
+            # Two sentences: a long path wrapped the toast, and its next line began with "; copied".
+            clip = "Copied to the clipboard (OSC 52)." if not_copied is None else f"Not copied: {not_copied}."
+            self.app.notify(f"Incident report written to {path}.\n{clip}", title="Exported", markup=False,
                             timeout=15)
 
         self.app.run_worker(run(), group="owner-export", exit_on_error=False)
