@@ -43,10 +43,9 @@ class ActionResult:
 
     @property
     def title(self) -> str:
-        """The notification's title, one or two words; a bulk action's message carries its count
-        (`2 of 3 stopped: ...`): the title said it again, so the toast read it twice."""
-        if self.parts and not self.ok and any(p.ok for p in self.parts):
-            return "Partly done"
+        """The notification's title: `2 of 3 stopped` for a bulk action, else one word."""
+        if self.parts:
+            return f"{sum(p.ok for p in self.parts)} of {len(self.parts)} {self.did or 'done'}"
         if self.ok:
             return "Done"
         return "Cancelled" if self.cancelled else ("Refused" if self.refused else "Failed")

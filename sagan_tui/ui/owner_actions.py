@@ -197,7 +197,7 @@ class OwnerActionsScreen(Screen):
     def on_owner_action_done(self, event: OwnerActionDone) -> None:
         result = event.result
         # "2 of 3 stopped" as a warning, not "Failed": the title and severity are the result's.
-        self.app.notify(result.message, title=result.title, severity=result.severity, markup=False,  # type: ignore[arg-type]
+        self.app.notify(toast_text(result.message, result.title), title=result.title, severity=result.severity, markup=False,  # type: ignore[arg-type]
                         timeout={"information": None, "warning": 10, "error": 15}[result.severity])
         if result.ok and event.clear_marks:
             self.clear_marks()
@@ -492,3 +492,12 @@ class OwnerActionsScreen(Screen):
             confirm_label=f"Stop {counted(len(targets), 'pod')}",
             note="Each pod is re-checked with its own account before its stop is sent.", warning=warning),
             self._on_confirm(lambda: session.stop(targets), clear_marks=True))
+
+
+def toast_text(message: str, title: str) -> str:
+    """A result's message under its title, without saying the title twice: a bulk result's
+    message begins with its count ("2 of 2 stopped: a, b"), which is the title already."""
+    if title and message.startswith(title):
+        rest = message[len(title):].lstrip(":; ")
+        return rest or message
+    return message
