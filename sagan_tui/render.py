@@ -369,7 +369,7 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
                     slow_poll_s: float = SLOW_POLL_S, clock: str | None = None,
                     width: int | None = None, wave: tuple[str, str] | None = None,
                     warn_hours: float = DEFAULT_WARN_HOURS, watch: str | None = None,
-                    verdict: str | None = None) -> list[Segment]:
+                    verdict: str | None = None, demo: str | None = None) -> list[Segment]:
     """The header: every source, the poll interval or the paused state, read-only, the clock.
 
     `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
@@ -386,11 +386,14 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     long wave words and the clock's "UTC" (at 80 columns "UTC" alone went to a second line);
     then the balances (a runway's short form stays: `LOW 7.8h`); then the clock; then an error's
     start time and UNDER BALANCE (the runway says OUT). Never dropped:
-    each source's health, the runway, the wave's count and guard time, PAUSED, READ-ONLY.
+    each source's health, the runway, the wave's count and guard time, PAUSED, READ-ONLY, and
+    `demo` (the simulator's scenario under --demo: `DEMO reaping-wave`, `DEMO` where narrow).
     """
     args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours, watch)
     for level in range(5):
-        out = _status(*args, level=level)
+        # First, under --demo: what the panel shows is the simulator's, not the owner's fleet.
+        lead = [] if demo is None else [("DEMO" if level else f"DEMO {demo}", "bold reverse magenta"), (" ", "")]
+        out = lead + _status(*args, level=level)
         if width is None or sum(len(t) for t, _ in out) <= width:
             break
     if verdict:
