@@ -43,10 +43,16 @@ def _int_at_least_1(text: str) -> int:
     return value
 
 
+# The simulator's scenarios (sim/scenarios: SCENARIOS), named here so --help needs no import of
+# the simulator; tests/sim/test_cli.py holds the two equal.
+SCENARIO_NAMES = ("calm", "reaping-wave", "auth-revoked", "flaky", "large-fleet")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="sagan-tui", description="Control panel for Sagan and its RunPod pods.")
     p.add_argument("--demo", action="store_true", help="run the panel on the built-in simulator")
-    p.add_argument("--scenario", default="reaping-wave", help="simulator scenario for --demo")
+    p.add_argument("--scenario", default="reaping-wave",
+                   help=f"simulator scenario for --demo: {', '.join(SCENARIO_NAMES)} (default: reaping-wave)")
     p.add_argument("--speed", type=_positive, default=1.0, help="simulator speed for --demo")
     p.add_argument("--read-only", action="store_true", default=None, help="refuse every mutating action")
     p.add_argument("--poll-interval", type=_positive, help="seconds between polls")
@@ -58,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("sim", help="the simulator alone, on 127.0.0.1")
     g = s.add_mutually_exclusive_group()
-    g.add_argument("--scenario", dest="sim_scenario", default=None, help="calm, reaping-wave, auth-revoked, flaky, large-fleet")
+    g.add_argument("--scenario", dest="sim_scenario", default=None, help=", ".join(SCENARIO_NAMES))
     g.add_argument("--fixture", help="a JSON fixture file")
     s.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     s.add_argument("--speed", dest="sim_speed", type=_positive, default=1.0, help="time scale")

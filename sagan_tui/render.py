@@ -189,7 +189,9 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
     left = coarse_left(up_s) if up_s is not None and not gone_at else math.inf
     if gone_at:
         # When it was lost (the first poll that missed it), to the second: waves are minutes long.
-        seen = Cell(f"✗{hhmmss(gone_at)}", "red" if loss else DIM, sort=-(since(gone_at, now) or 0))
+        # ✗ is a loss's only: a pod the owner stopped (or that ended without a loss) reads ■, an end.
+        seen = Cell(f"{'✗' if loss else END_MARK}{hhmmss(gone_at)}", "red" if loss else DIM,
+                    sort=-(since(gone_at, now) or 0))
     elif stale:  # the account's polls are failing: say how old this row really is
         age = f"{int(seen_s)}s" if seen_s is not None and seen_s < 60 else coarse(seen_s)
         seen = Cell(f"{age}!", STALE, sort=-(seen_s or 0))
@@ -303,6 +305,7 @@ Segment = tuple[str, str]
 
 # The Linux console's font has no ✓ or ✗: there a source's health is a word, not a missing glyph.
 OK_MARK, FAIL_MARK = ("ok", "x") if os.environ.get("TERM") == "linux" else ("✓", "✗")
+END_MARK = "-" if os.environ.get("TERM") == "linux" else "■"  # a pod that ended, not lost (pod_row)
 
 
 def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend: bool = True,
@@ -366,7 +369,7 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
                     slow_poll_s: float = SLOW_POLL_S, clock: str | None = None,
                     width: int | None = None, wave: tuple[str, str] | None = None,
                     warn_hours: float = DEFAULT_WARN_HOURS, watch: str | None = None,
-                    verdict: str | None = None) -> list[Segment]:
+                    verdict: str | None = None, demo: str | None = None) -> list[Segment]:
     """The header: every source, the poll interval or the paused state, read-only, the clock.
 
     `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
@@ -383,11 +386,14 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     long wave words and the clock's "UTC" (at 80 columns "UTC" alone went to a second line);
     then the balances (a runway's short form stays: `LOW 7.8h`); then the clock; then an error's
     start time and UNDER BALANCE (the runway says OUT). Never dropped:
-    each source's health, the runway, the wave's count and guard time, PAUSED, READ-ONLY.
+    each source's health, the runway, the wave's count and guard time, PAUSED, READ-ONLY, and
+    `demo` (the simulator's scenario under --demo: `DEMO reaping-wave`, `DEMO` where narrow).
     """
     args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours, watch)
     for level in range(5):
-        out = _status(*args, level=level)
+        # First, under --demo: what the panel shows is the simulator's, not the owner's fleet.
+        lead = [] if demo is None else [("DEMO" if level else f"DEMO {demo}", "bold reverse magenta"), (" ", "")]
+        out = lead + _status(*args, level=level)
         if width is None or sum(len(t) for t, _ in out) <= width:
             break
     if verdict:

@@ -96,11 +96,14 @@ class ActionRunner:
         finally:
             self._in_flight.discard(key)
 
-    async def refuse_read_only(self, what: str) -> ActionResult:
-        """A mutating key pressed in read-only: said out loud and audited, nothing looked up or sent."""
+    async def refuse_read_only(self, what: str, target: str = "-") -> ActionResult:
+        """A mutating key pressed in read-only: said out loud and audited with what it was pressed
+        on (`target`, "-" for nothing), nothing looked up or sent."""
         verb = what.replace(" ", "-")
-        result = ActionResult(ok=False, refused=True, verb=verb, target="-",
-                              message=f"read-only: {what} refused (the panel was started with --read-only)")
+        on = self._clean(target) or "-"
+        result = ActionResult(ok=False, refused=True, verb=verb, target=on,
+                              message=f"read-only: {what} refused{'' if on == '-' else ' on ' + on}"
+                                      " (the panel was started with --read-only)")
         return await self._record(result, None)
 
     async def _record(self, result: ActionResult, detail: str | None) -> ActionResult:

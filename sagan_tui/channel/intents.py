@@ -166,6 +166,7 @@ class Refuse(Intent, frozen=True):
     """A mutating key in read-only: refused out loud and audited."""
 
     what: str
+    target: str = "-"  # what the key was pressed on (#192, a pod id, the marked rows); "-": nothing
     result: ClassVar[Any] = ActionResultView
 
 

@@ -30,4 +30,5 @@ def run(args: argparse.Namespace) -> int:
             env.update({k: v for k, v in os.environ.items() if k in TERMINAL_ENV})
             settings = settings_for(args, env, sagan_tui_cache=str(Path(tmp) / "cache.sqlite"))
             print(f"sagan-tui: demo: scenario {sim.scenario} on {sim.base_url}", file=sys.stderr)
+            os.environ["SAGAN_TUI_DEMO"] = str(sim.scenario)  # the header's DEMO marker (ui/app.py DEMO_ENV)
             return run_panel(settings)

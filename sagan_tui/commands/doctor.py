@@ -137,6 +137,17 @@ def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]
     return lines
 
 
+def _notify_check(settings) -> tuple[bool | None, str, str]:
+    """The terminal's notification path: the mode, and whether tmux forwards it (ui/notify.py)."""
+    import os
+
+    from sagan_tui.ui.notify import notify_path, tmux_passthrough
+
+    mode = getattr(settings, "notify", None) or ("bell" if getattr(settings, "bell", True) else "off")
+    ok, words = notify_path(mode, os.environ, tmux_passthrough(os.environ) if mode.startswith("osc") else None)
+    return ok, "notify", words
+
+
 def run(args: argparse.Namespace) -> int:
     lines: list[tuple[bool | None, str, str]] = []
     try:
@@ -150,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
     secrets = settings.secrets()
     lines += asyncio.run(_checks(settings, secrets))
     lines += _cache_check(settings.cache_path, secrets)
+    lines.append(_notify_check(settings))
     for ok, what, detail in lines:
         print(_line(ok, what, detail))
     failed = [w for ok, w, _ in lines if ok is False]

@@ -82,7 +82,7 @@ HANDLERS: dict[type, Answer] = {
     I.BalanceHistory: _as(lambda s, i: s.balance_history(), lambda got: {k: V.plain(v) for k, v in got.items()}),
     I.ViewExperiment: _as(lambda s, i: s.view(i.number), V.detail_view),
     I.ExportReport: _export,
-    I.Refuse: _as(lambda s, i: s.refuse(i.what), V.action_view),
+    I.Refuse: _as(lambda s, i: s.refuse(i.what, i.target), V.action_view),
     I.Decide: _decide,
     I.Hold: _as(lambda s, i: s.hold(i.numbers, i.note), V.action_view),
     I.Release: _as(lambda s, i: s.release(i.numbers, i.note), V.action_view),

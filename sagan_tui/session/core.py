@@ -440,9 +440,9 @@ class PanelSession:
 
     # --- the owner's actions: each returns an awaitable of its typed result --------------
 
-    def refuse(self, what: str) -> "asyncio.Future[ActionResult]":
-        """A mutating key in read-only: refused out loud, and the audit log says so."""
-        return self._call(self._acting, lambda: self.runner.refuse_read_only(what))
+    def refuse(self, what: str, target: str = "-") -> "asyncio.Future[ActionResult]":
+        """A mutating key in read-only: refused out loud, and the audit log says so (with its target)."""
+        return self._call(self._acting, lambda: self.runner.refuse_read_only(what, target))
 
     def decide(self, approval: "ApprovalRequest", decision: str, answers: dict[str, str],
                note: str) -> "asyncio.Future[ActionResult]":

@@ -41,6 +41,8 @@ STATUS_TICK_S = 5.0
 # Actions that need nothing from the session, so they work from the first frame on.
 BEFORE_LOAD = frozenset({"quit", "help", "zoom", "command_palette", "focus_next", "focus_previous"})
 
+DEMO_ENV = "SAGAN_TUI_DEMO"  # set by `sagan-tui --demo` to its scenario: the header says DEMO
+
 PANEL_BINDINGS = [
     Binding("question_mark", "help", "Help", id="panel.help"),
     Binding("i", "inbox", "Inbox only", id="panel.inbox"),
@@ -276,7 +278,7 @@ class SaganApp(App):
             self.view.health, now, poll_interval=s.poll_interval, paused=self.paused, read_only=s.read_only,
             polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
             wave=wave, watch=self._watch_words(),
-            verdict=verdict if narrow else None))
+            verdict=verdict if narrow else None, demo=os.environ.get(DEMO_ENV)))
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.view.health.get("sagan")
         stale = sagan is not None and sagan.stale(now, s.poll_interval)

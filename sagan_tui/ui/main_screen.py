@@ -217,7 +217,12 @@ class MainScreen(OwnerActionsScreen):
 
     @on(PodsTable.DismissRequested)
     def _dismiss(self, event: PodsTable.DismissRequested) -> None:
-        if self.app.loaded:  # type: ignore[attr-defined]
+        if not self.app.loaded:  # type: ignore[attr-defined]
+            return
+        if self.app.settings.read_only:  # type: ignore[attr-defined]  # x writes the shared cache
+            pod_id = event.pod_id
+            self._run(lambda: self.session.refuse("dismiss", pod_id))
+        else:
             self._said(lambda: self.session.dismiss(event.pod_id), f"x {event.pod_id}")
 
     @on(PodsTable.ShowDismissedToggled)

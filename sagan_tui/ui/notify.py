@@ -63,6 +63,44 @@ def in_tmux(environ: Mapping[str, str]) -> bool:
     return bool(environ.get("TMUX"))
 
 
+def tmux_passthrough(environ: Mapping[str, str]) -> bool | None:
+    """Whether the tmux this runs in forwards a wrapped OSC (`allow-passthrough` on or all): asked
+    of that tmux (its socket is in $TMUX). None: not in tmux, or tmux could not be asked. A tmux
+    older than 3.3 has no such option and forwards it (the option's error reads so: True)."""
+    import subprocess
+
+    if not in_tmux(environ):
+        return None
+    try:
+        done = subprocess.run(["tmux", "show-options", "-gv", "allow-passthrough"], env=dict(environ),
+                              capture_output=True, text=True, timeout=2)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return True if "invalid option" in done.stderr or "unknown option" in done.stderr else None
+    return done.stdout.strip() in ("on", "all")
+
+
+PASSTHROUGH_OFF = ("tmux drops desktop notifications (allow-passthrough is off): the bell is used "
+                   "instead; `tmux set -g allow-passthrough on` lets them through")
+
+
+def notify_path(mode: str, environ: Mapping[str, str], passthrough: bool | None) -> tuple[bool | None, str]:
+    """How a notification reaches the owner, for `doctor`: (ok, words); None: a warning."""
+    if mode == "off":
+        return None, "off: nothing reaches the terminal (notify = \"off\")"
+    where = f"{environ.get('TERM_PROGRAM') or environ.get('TERM') or 'terminal'}"
+    if mode == "bell":
+        return True, f"bell ({where}{', forwarded by tmux' if in_tmux(environ) else ''})"
+    if not in_tmux(environ):
+        return True, f"{mode} escape, straight to {where}"
+    if passthrough is False:
+        return None, f"{mode} inside tmux: {PASSTHROUGH_OFF}"
+    if passthrough is None:
+        return None, f"{mode} inside tmux, wrapped in its passthrough; could not ask tmux whether it forwards it"
+    return True, f"{mode} inside tmux, wrapped in its passthrough (allow-passthrough on)"
+
+
 class Notifier:
     """Sends one notification per call through `write` (the terminal driver's writer)."""
 
@@ -109,4 +147,13 @@ def ring(app: object, notes: list) -> str:
     driver = getattr(app, "_driver", None)
     if driver is None or getattr(app, "is_headless", True):
         return ""
+    if in_tmux(os.environ):
+        # Asked once per panel: a tmux without passthrough drops the OSC and nothing says so.
+        if getattr(app, "tmux_passthrough", "unasked") == "unasked":
+            app.tmux_passthrough = tmux_passthrough(os.environ)  # type: ignore[attr-defined]
+            if app.tmux_passthrough is False:  # type: ignore[attr-defined]
+                app.notify(PASSTHROUGH_OFF, severity="warning", timeout=15, markup=False)  # type: ignore[attr-defined]
+        if app.tmux_passthrough is False:  # type: ignore[attr-defined]
+            app.bell()  # type: ignore[attr-defined]
+            return BEL
     return Notifier(mode, driver.write, os.environ)(*found)

@@ -151,8 +151,25 @@ class OwnerActionsScreen(Screen):
     def _refused_if_read_only(self, action: str) -> bool:
         if not self.app.settings.read_only:  # type: ignore[attr-defined]
             return False
-        self._run(lambda: self.session.refuse(self.MUTATING[action]))
+        target = self.refusal_target(action)
+        self._run(lambda: self.session.refuse(self.MUTATING[action], target))
         return True
+
+    def refusal_target(self, action: str) -> str:
+        """What a refused key was pressed on, for its audit row: the marked rows for a bulk key
+        ("none marked"), the selected pod for `s`, the selected experiment otherwise ("none
+        selected"), the wave for `W`."""
+        if action == "wave_response":
+            return "wave"
+        if action == "bulk_stop":
+            return ",".join(self.marked_pods()) or "none marked"
+        if action.startswith("bulk_"):
+            return ",".join(f"#{n}" for n in self.marked_experiments()) or "none marked"
+        if action == "stop_pod":
+            pod = self.selected_pod()
+            return pod.pod_id if pod is not None else "none selected"
+        exp = self.selected_experiment()
+        return f"#{exp.number}" if exp is not None else "none selected"
 
     def _target_experiment(self, action: str, status: str | None = None,
                            refuse: Callable[[int], Awaitable[ActionResult]] | None = None) -> "Experiment | None":
@@ -180,7 +197,7 @@ class OwnerActionsScreen(Screen):
     def on_owner_action_done(self, event: OwnerActionDone) -> None:
         result = event.result
         # "2 of 3 stopped" as a warning, not "Failed": the title and severity are the result's.
-        self.app.notify(result.message, title=result.title, severity=result.severity, markup=False,  # type: ignore[arg-type]
+        self.app.notify(toast_text(result.message, result.title), title=result.title, severity=result.severity, markup=False,  # type: ignore[arg-type]
                         timeout={"information": None, "warning": 10, "error": 15}[result.severity])
         if result.ok and event.clear_marks:
             self.clear_marks()
@@ -205,8 +222,9 @@ class OwnerActionsScreen(Screen):
                 self.app.notify(f"export failed: {one_line(exc)}", severity="error", markup=False)
                 return
             not_copied = copy(self.app, text)
-            clip = "copied to the clipboard (OSC 52)" if not_copied is None else f"not copied: {not_copied}"
-            self.app.notify(f"Incident report written to {path}; {clip}", title="Exported", markup=False,
+            # Two sentences: a long path wrapped the toast, and its next line began with "; copied".
+            clip = "Copied to the clipboard (OSC 52)." if not_copied is None else f"Not copied: {not_copied}."
+            self.app.notify(f"Incident report written to {path}.\n{clip}", title="Exported", markup=False,
                             timeout=15)
 
         self.app.run_worker(run(), group="owner-export", exit_on_error=False)
@@ -332,14 +350,18 @@ class OwnerActionsScreen(Screen):
         """Open one request (also the approvals pane's route); read-only shows it with decisions disabled."""
         from sagan_tui.ui.screens.approval import ApprovalScreen
 
-        submit = None
+        submit, refused = None, None
+        session = self.session
         if not self.app.settings.read_only:  # type: ignore[attr-defined]
-            session = self.session
-
             async def submit(decision, answers, note):
                 return await session.decide(approval, decision, answers, note)
+        else:
+            on = f"#{approval.experiment_number}" if approval.experiment_number is not None else approval.id
 
-        return self.app.push_screen(ApprovalScreen(approval, submit))
+            def refused(decision: str) -> None:  # a decision key in read-only: audited like any other
+                self._run(lambda: session.refuse(decision, on))
+
+        return self.app.push_screen(ApprovalScreen(approval, submit, refused=refused))
 
     # --- experiments ---------------------------------------------------------------------
 
@@ -470,3 +492,12 @@ class OwnerActionsScreen(Screen):
             confirm_label=f"Stop {counted(len(targets), 'pod')}",
             note="Each pod is re-checked with its own account before its stop is sent.", warning=warning),
             self._on_confirm(lambda: session.stop(targets), clear_marks=True))
+
+
+def toast_text(message: str, title: str) -> str:
+    """A result's message under its title, without saying the title twice: a bulk result's
+    message begins with its count ("2 of 2 stopped: a, b"), which is the title already."""
+    if title and message.startswith(title):
+        rest = message[len(title):].lstrip(":; ")
+        return rest or message
+    return message

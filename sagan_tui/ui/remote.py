@@ -247,8 +247,8 @@ class RemoteSession:
         path, text = await self._ask(I.ExportReport(str(directory)))
         return Path(path), text
 
-    def refuse(self, what: str) -> Awaitable["ActionResult"]:
-        return self._act(I.Refuse(what))
+    def refuse(self, what: str, target: str = "-") -> Awaitable["ActionResult"]:
+        return self._act(I.Refuse(what, target))
 
     def decide(self, approval: Any, decision: str, answers: dict[str, str], note: str) -> Awaitable["ActionResult"]:
         return self._act(I.Decide(approval.id, decision, dict(answers), note))

@@ -190,7 +190,7 @@ class HostApp(App):
         self.pod_id: str | None = None
         self.exp_marks: list[int] = []
         self.pod_marks: list[str] = []
-        self.notes: list[tuple[str, str]] = []  # (severity, message) of every notification
+        self.notes: list[tuple[str, str]] = []  # (severity, "title: message") of every notification
 
     @property
     def refreshes(self) -> int:
@@ -215,7 +215,7 @@ class HostApp(App):
     def notify(self, message: str, *, title: str = "", severity: str = "information", timeout=None,
                markup: bool = True) -> None:
         assert markup is False, f"notification with markup: {message!r}"
-        self.notes.append((severity, message))
+        self.notes.append((severity, f"{title}: {message}" if title else message))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
 

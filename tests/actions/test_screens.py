@@ -220,6 +220,8 @@ async def test_bulk_stop_is_one_dialog_listing_every_target(rig):
         assert len(targets) == 3 and all(any(p in t for t in targets) for p in app.pod_marks)
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: said(app, "3 of 3 stopped"), what="bulk stop")
+        [toast] = [m for _, m in app.notes if "3 of 3 stopped" in m]
+        assert toast.count("3 of 3") == 1, toast  # the title says the count; the text does not again
         assert app.pod_marks == []  # marks cleared once every stop went through
     assert sorted(q.account for q in r.graphql("podStop")) == ["personal", "team", "team"]
 

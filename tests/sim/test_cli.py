@@ -92,3 +92,12 @@ def test_a_host_that_is_not_a_string_is_refused_naming_the_field(tmp_path):
     done = subprocess.run([sys.executable, "-m", "sagan_tui", "sim", "--fixture", str(path)],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "pods.0.host: Value error, host must be a string" in done.stderr, done.stderr
+
+
+def test_help_lists_every_scenario_of_the_simulator():
+    from sagan_tui.cli import SCENARIO_NAMES, build_parser
+    from sagan_tui.sim import SCENARIOS
+
+    assert set(SCENARIO_NAMES) == set(SCENARIOS)
+    text = " ".join(build_parser().format_help().split())
+    assert f"--demo: {', '.join(SCENARIO_NAMES)}" in text

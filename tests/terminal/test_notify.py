@@ -131,3 +131,68 @@ def test_a_wrong_notify_value_is_a_config_error_naming_it(tmp_path):
 
     with pytest.raises(ConfigError, match="notify"):
         load_settings({"SAGAN_TUI_CONFIG": str(tmp_path / "none.toml"), "SAGAN_TUI_NOTIFY": "osc8"})
+
+
+@pytest.fixture
+def tmux_server(tmp_path, monkeypatch):
+    """A tmux server of this test's own (its socket under tmp_path); $TMUX points the panel at it."""
+    import shutil
+    import subprocess
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    sock = str(tmp_path / "tmux.sock")
+    subprocess.run(["tmux", "-S", sock, "-f", "/dev/null", "new-session", "-d", "-s", "t", "sleep 600"], check=True)
+    pid = subprocess.run(["tmux", "-S", sock, "display-message", "-p", "#{pid}"], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    monkeypatch.setenv("TMUX", f"{sock},{pid},0")
+
+    def set_passthrough(value: str) -> None:
+        subprocess.run(["tmux", "-S", sock, "set-option", "-g", "allow-passthrough", value], check=True)
+
+    yield set_passthrough
+    subprocess.run(["tmux", "-S", sock, "kill-server"], check=False)
+
+
+def _osc_app(driver):
+    said: list[tuple[str, str]] = []
+    bells: list[int] = []
+    app = SimpleNamespace(settings=SimpleNamespace(notify="osc9", bell=True), _driver=driver, is_headless=False,
+                          notify=lambda message, **kw: said.append((message, kw.get("severity", ""))),
+                          bell=lambda: bells.append(1))
+    return app, said, bells
+
+
+def test_inside_tmux_without_passthrough_an_osc_is_the_bell_and_the_owner_is_told_once(tmux_server):
+    tmux_server("off")
+    driver = _Driver()
+    app, said, bells = _osc_app(driver)
+    for _ in range(3):
+        assert ring(app, [_note("Your turn", "#367 plan")]) == "\a"
+    assert driver.out == [] and len(bells) == 3  # no OSC for tmux to drop: the bell, every time
+    assert [s for s in said if s[1] == "warning"] == [(said[0][0], "warning")] and len(said) == 1
+    assert "allow-passthrough" in said[0][0] and "bell" in said[0][0]
+
+
+def test_inside_tmux_with_passthrough_the_osc_goes_wrapped_and_nothing_is_said(tmux_server):
+    tmux_server("on")
+    driver = _Driver()
+    app, said, bells = _osc_app(driver)
+    ring(app, [_note("Your turn", "#367 plan")])
+    assert driver.out == [tmux_wrap("\x1b]9;Your turn: #367 plan\x1b\\")] and said == [] and bells == []
+
+
+def test_doctor_names_the_notification_path(tmux_server, monkeypatch):
+    import os
+
+    from sagan_tui.ui.notify import notify_path, tmux_passthrough
+
+    tmux_server("off")
+    assert tmux_passthrough(os.environ) is False
+    ok, words = notify_path("osc9", os.environ, False)
+    assert ok is None and "allow-passthrough is off" in words and "bell" in words
+    tmux_server("on")
+    assert tmux_passthrough(os.environ) is True
+    assert notify_path("osc9", os.environ, True)[0] is True
+    monkeypatch.delenv("TMUX")
+    assert tmux_passthrough(os.environ) is None and notify_path("bell", os.environ, None)[0] is True

@@ -150,3 +150,16 @@ def test_at_80_columns_during_a_wave_the_count_the_guard_and_a_low_runway_stay_o
     assert len(head) <= 78 and "WAVE 5 · guard 11:09" in head and "LOW 7.8h" in head and "LOW" in head
     assert "RO" in head and "sagan ✓" in head
     assert verdict == "PLATFORM REAPER, medium: hold re-dispatches"
+
+
+def test_under_demo_the_header_says_demo_at_every_width():
+    health = {"sagan": SourceHealth("sagan", state=HealthState.OK, last_success=NOW)}
+
+    def line(width):
+        return "".join(t for t, _ in status_segments(health, NOW, poll_interval=5, paused=False, read_only=True,
+                                                     width=width, demo="reaping-wave"))
+
+    assert line(None).startswith("DEMO reaping-wave ")
+    assert line(40).startswith("DEMO ") and "READ-ONLY" in line(200) and len(line(40)) <= 40
+    assert "DEMO" not in "".join(t for t, _ in status_segments(health, NOW, poll_interval=5, paused=False,
+                                                               read_only=False))

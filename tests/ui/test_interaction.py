@@ -8,6 +8,7 @@ from textual.widgets import Input
 from sagan_tui.ui.palette import BindingCommands, entries
 from sagan_tui.ui.widgets.filter_bar import FilterBar
 from sagan_tui.keymap import KEYS
+from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.screens.help import HelpScreen
 
 from .conftest import wait_for
@@ -152,6 +153,7 @@ async def test_read_only_refuses_every_mutating_key_out_loud(tmp_path):
     refused = {"h": "hold", "r": "re-dispatch", "p": "promote", "H": "bulk hold", "S": "bulk stop", "s": "stop pod",
                "W": "wave response", "u": "release", "U": "bulk release", "C": "canary"}
     async with app.run_test(size=SIZE) as pilot:
+        first = app.main_screen.selected_experiment()
         for key, what in refused.items():
             if key == "s":
                 app.pods_table.focus()
@@ -162,8 +164,32 @@ async def test_read_only_refuses_every_mutating_key_out_loud(tmp_path):
         audit = await app.session.audit_log()
         assert sorted(a.action for a in audit if a.result == "refused") == sorted(
             w.replace(" ", "-") for w in refused.values())
-        await pilot.press("a")  # the approval opens, its decisions off, saying why
+        # Each audit row names what its key was pressed on (issue 27.9): the rows, the wave.
+        exp, pod = app.main_screen.selected_experiment(), app.main_screen.selected_pod()
+        targets = {a.action: a.target for a in audit if a.result == "refused"}
+        assert targets["stop-pod"] == pod.pod_id and targets["wave-response"] == "wave"
+        assert {targets[w] for w in ("hold", "re-dispatch", "promote")} == {f"#{first.number}"}
+        # From the pods pane on, the selected experiment is the selected pod's.
+        assert {targets[w] for w in ("release", "canary")} == {f"#{exp.number}"} and pod.experiment == exp.number
+        assert {targets[w] for w in ("bulk-hold", "bulk-stop", "bulk-release")} == {"none marked"}
+        # `x` writes the shared cache: refused too, with the pod it was pressed on, the row kept.
+        app.pods_table.select_key("v0c7bx292xqvg4")
+        await pilot.press("x")
+        await wait_for(pilot, lambda: any("read-only: dismiss refused on v0c7bx292xqvg4" in n.message
+                                          for n in notes(app)), what="x refused")
+        assert "v0c7bx292xqvg4" in app.pods_table.shown_keys()
+        app.experiments_table.focus()
         assert "review_approval" in {e.binding.action for e in entries(app) if e.enabled}
+        await pilot.press("a")  # the approval opens, its decisions off, saying why
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="approval screen")
+        await pilot.press("alt+a")  # refused, and audited like every other key
+        news = app.screen.query_one("#dialog-news")  # said in the dialog, under its title
+        await wait_for(pilot, lambda: f"read-only: approve refused on #{first.number}" in str(news.render()),
+                       what="alt+a refused")
+        audit = await app.session.audit_log()
+    assert [(a.action, a.target) for a in audit if a.action in ("dismiss", "approve")] == [
+        ("approve", f"#{first.number}"), ("dismiss", "v0c7bx292xqvg4")]  # newest first
+    assert [x.dismissed for x in app.session.cache.losses() if x.pod_id == "v0c7bx292xqvg4"] == [False]
 
 
 async def test_palette_runs_a_pane_command_on_the_focused_pane(tmp_path):

@@ -53,6 +53,15 @@ def test_lost_pod_row_says_when_and_how():
     assert row.group == 1
 
 
+def test_a_pod_the_owner_stopped_reads_as_an_end_not_a_loss():
+    pod = RunPodPod(id="v0c7bx292xqvg4", account="team", gpu="NVIDIA A100 80GB PCIe", cost_per_hr=1.49)
+    gone_at = NOW - timedelta(minutes=1)
+    cp = CachedPod(pod, NOW - timedelta(minutes=3), NOW - timedelta(minutes=2), gone_at, gone_at,
+                   "stopped on request")
+    cols = {c.key: cell for c, cell in zip(render.POD_COLUMNS, render.pod_row(cp, None, NOW).cells)}
+    assert cols["seen"].text == f"{render.END_MARK}10:55:00" and "✗" not in cols["seen"].text
+
+
 def test_live_pod_of_stale_account_is_marked():
     pod = RunPodPod(id="f6n3kd9sa1qz4w", account="personal")
     cp = CachedPod(pod, None, NOW - timedelta(hours=1), NOW - timedelta(minutes=6), None, None)

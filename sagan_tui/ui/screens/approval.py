@@ -86,10 +86,12 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
     ]
     AUTO_FOCUS = "#approval-body"  # read-only; see __init__
 
-    def __init__(self, approval: ApprovalRequest, submit: Submit | None, *, read_only_reason: str = ""):
+    def __init__(self, approval: ApprovalRequest, submit: Submit | None, *, read_only_reason: str = "",
+                 refused: Callable[[str], None] | None = None):
         super().__init__()
         self.approval = approval
         self.submit = submit
+        self.refused = refused
         self.read_only_reason = read_only_reason or ("" if submit else "read-only")
         self.fields = approval.textbox_fields
         self.sending = False
@@ -191,7 +193,10 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
 
     def _decide(self, decision: str) -> None:
         if self.read_only:
-            self.notify(f"{self.read_only_reason}: {decision} refused", severity="warning", markup=False)
+            if self.refused is not None:  # said and audited by the panel
+                self.refused(decision)
+            else:
+                self.notify(f"{self.read_only_reason}: {decision} refused", severity="warning", markup=False)
             return
         if self.sending:
             self.notify("a decision is already being sent", severity="warning", markup=False)

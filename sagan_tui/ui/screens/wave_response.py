@@ -133,8 +133,9 @@ async def _send(app: Any, proposal: Proposal, answer: dict) -> None:
         try:
             path, text = await app.session.export_report(data_dir())
             not_copied = copy(app, text)
-            said.append(f"ticket: written to {path}; " + ("copied to the clipboard (OSC 52)" if not_copied is None
-                                                          else f"not copied: {not_copied}"))
+            said.append(f"ticket: written to {path}")  # the clipboard on its own line (a long path wraps)
+            said.append("ticket: copied to the clipboard (OSC 52)" if not_copied is None
+                        else f"ticket: not copied: {not_copied}")
         except OSError as exc:
             ok = False
             said.append(f"ticket: not written: {one_line(exc)}")
