@@ -251,9 +251,10 @@ def panel_argv(*args: str) -> list[str]:
     return [PY, script, *args] if script else [PY, "-m", "sagan_tui", *args]
 
 
-# The panel's two session modes (sagan_tui/ui/remote.py): in the UI's process (the default) and
-# as a child process over the channel. A figure measured in both names the second `<name>_process`.
-SESSION_MODES = {"thread": {}, "process": {"SAGAN_TUI_SESSION": "process"}}
+# The panel's two session modes (sagan_tui/channel/early.py): in the UI's process (the opt-out) and
+# as a child process over the channel (the default). A figure measured in both names the second
+# `<name>_process`; a figure that names no mode measures the default.
+SESSION_MODES = {"thread": {"SAGAN_TUI_SESSION": "thread"}, "process": {"SAGAN_TUI_SESSION": "process"}}
 
 
 def mode_name(name: str, mode: str) -> str:

@@ -1,7 +1,7 @@
 """The session process started before the UI imports Textual (the `sagan-tui` command's first step).
 
-Rule: with SAGAN_TUI_SESSION=process the command calls `start_early()` before it imports Textual,
-so the child's own start (Python, asyncio, the channel, the session's module) runs beside the
+Rule: in process mode (the default; SAGAN_TUI_SESSION=thread is the opt-out) the command calls
+`start_early()` before it imports Textual, so the child's own start (Python, asyncio, the channel, the session's module) runs beside the
 UI's instead of after its first frame; the panel's first SessionClient (channel/client.py) takes
 the child over once the first frame is out and sends the Open. The child imports the rest of the
 core when the Open arrives, not before, and the UI imports the channel's client only after its
@@ -31,9 +31,10 @@ ENV = "SAGAN_TUI_SESSION"
 
 
 def session_mode(environ: Any = None) -> str:
-    """`process` (the session as a child process) or `thread` (in the panel's process, the default)."""
+    """`process` (the session as a child process, the default) or `thread` (in the panel's process:
+    `SAGAN_TUI_SESSION=thread`, the opt-out)."""
     value = (os.environ if environ is None else environ).get(ENV, "").strip().lower()
-    return "process" if value == "process" else "thread"
+    return "thread" if value == "thread" else "process"
 
 
 def child_argv(path: Path) -> list[str]:

@@ -156,7 +156,7 @@ class SaganApp(App):
     async def _after_first_frame(self) -> None:
         from sagan_tui.ui.first_paint import after_first_frame
 
-        # The session opens the cache and polls in its own thread while the other panes mount:
+        # The session opens the cache and polls in its own process (or thread) while the other panes mount:
         # on a fresh cache the pods come from its first poll, which need not wait for them.
         self._start_session()
         await after_first_frame(self)

@@ -1,6 +1,7 @@
 """The session in its own process, as the App sees it: PanelSession's methods over the channel.
 
-`SAGAN_TUI_SESSION=process` picks it (`session_mode`); the default is the in-process session.
+It is the default (`session_mode`); `SAGAN_TUI_SESSION=thread` runs the session in the panel's
+process instead. An App handed a cache (tests, an embedding) always uses the in-process session.
 Rules: updates and answers are the channel's view Structs (sagan_tui/channel/views.py), whose
 attributes are named as the core's records, so the screens read either; nothing here imports
 the session's internals. The child's death (kill -9, a crash) is said on screen at once

@@ -1,6 +1,7 @@
-"""The panel on a real pty with its session in a child process (SAGAN_TUI_SESSION=process): q and
-the stop signals end both processes with the terminal restored, kill -9 of the child is named on
-screen and a new child takes over, and --demo leaves no process behind."""
+"""The panel on a real pty with its session in a child process (the default: no SAGAN_TUI_SESSION):
+q and the stop signals end both processes with the terminal restored, kill -9 of the child is
+named on screen and a new child takes over, and --demo leaves no process behind; the opt-out
+SAGAN_TUI_SESSION=thread starts none."""
 
 from __future__ import annotations
 
@@ -47,6 +48,21 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def opens(pid: int, path: Path) -> bool:
+    """`pid` has `path` open (its file descriptors, read from /proc)."""
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(fd) == str(path):
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def until(p: PtyProcess, cond, what: str) -> None:
     deadline = time.monotonic() + BOUND_S
     while not cond():
@@ -56,7 +72,10 @@ def until(p: PtyProcess, cond, what: str) -> None:
 
 
 def process_env(tmp_path) -> dict:
-    return {**_env(tmp_path), "SAGAN_TUI_SESSION": "process"}
+    """The real command's environment with no SAGAN_* variable: the session process is the default."""
+    env = _env(tmp_path)
+    assert "SAGAN_TUI_SESSION" not in env
+    return env
 
 
 @contextmanager
@@ -114,3 +133,26 @@ def test_the_demo_leaves_no_process_behind(tmp_path):
         p.send("q")
         exited(p)
         assert p.proc.returncode == 0 and not alive(child)
+
+
+def test_the_thread_opt_out_runs_the_session_in_the_panels_process(tmp_path):
+    p = PtyProcess(EXE, {**_env(tmp_path), "SAGAN_TUI_SESSION": "thread"}, size=(120, 30)).start()
+    try:
+        p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=BOUND_S)
+        # The session holds the cache open in the panel's own process (a session process would
+        # hold it in the child; the panel's one read of it, the first frame's peek, is closed).
+        until(p, lambda: opens(p.pid, tmp_path / "cache.sqlite"), "the cache opened by the panel's process")
+        assert children(p.pid) == []
+        p.send("q")
+        exited(p)
+        assert p.proc.returncode == 0
+    finally:
+        p.stop(None)
+
+
+@pytest.mark.parametrize("value, mode", [(None, "process"), ("", "process"), ("process", "process"),
+                                         ("thread", "thread"), (" Thread ", "thread"), ("other", "process")])
+def test_session_mode_is_the_process_unless_thread_is_asked_for(value, mode):
+    from sagan_tui.ui.remote import session_mode
+
+    assert session_mode({} if value is None else {"SAGAN_TUI_SESSION": value}) == mode

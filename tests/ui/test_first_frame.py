@@ -8,13 +8,11 @@ import re
 import sqlite3
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 from sagan_tui.config import gather
 from sagan_tui.store.cache import Cache
 from sagan_tui.store.quick import peek
-from sagan_tui.session.core import PanelSession
 from sagan_tui.ui.app import SaganApp
 from sagan_tui.ui.messages import Updated
 from sagan_tui.ui.widgets.status_bar import StatusBar
@@ -70,10 +68,10 @@ asyncio.run(main())
 
 def _probe(tmp: Path, cache: Path) -> dict:
     code = PROBE.format(root=str(ROOT), deferred=DEFERRED, config=str(tmp / "no-config.toml"), cache=str(cache))
-    # The in-process transport: the load's imports arrive in this process after the first frame,
-    # which is what the probe checks they wait for (in process mode the UI never imports them:
-    # tests/process/test_ui_imports.py).
-    env = {k: v for k, v in os.environ.items() if k != "SAGAN_TUI_SESSION"}
+    # The in-process transport (the opt-out, SAGAN_TUI_SESSION=thread): the load's imports arrive
+    # in this process after the first frame, which is what the probe checks they wait for (with
+    # the session process, the default, the UI never imports them: tests/process/test_ui_imports.py).
+    env = {**os.environ, "SAGAN_TUI_SESSION": "thread"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
                          env=env)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -130,15 +128,11 @@ async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp
     cache = Cache(s.cache_path)
     frozen.fill(cache)
     cache.close()
-    gate = threading.Event()
-
-    opened = PanelSession._open
-
-    def held_load(*args):  # the load waits until the owner has moved in the first frame
-        assert gate.wait(30)
-        return opened(*args)
-
-    monkeypatch.setattr(PanelSession, "_open", held_load)
+    # The load waits until the owner has moved in the first frame: the session starts when the
+    # test says, in either transport (the session process's open cannot be held from here).
+    start_session = SaganApp._start_session
+    held: list[SaganApp] = []
+    monkeypatch.setattr(SaganApp, "_start_session", lambda self: held.append(self))
     app = SaganApp(s, clock=lambda: frozen.NOW, poll=False)
     async with app.run_test(size=SIZE) as pilot:
         table = app.experiments_table
@@ -149,7 +143,8 @@ async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp
         assert "sagan ✓" in first_status and "personal ✗401 since 10:50 UNDER BALANCE" in first_status, first_status
         await pilot.press("down", "down", "down")
         key = table.cursor_key
-        gate.set()
+        assert held == [app]  # the first frame asked for the session, and it waited
+        start_session(app)
         await wait_for(pilot, lambda: app.loaded, what="the load")
         assert table.cursor_key == key and table.cursor_row == 3
         assert table.row_count == 11
