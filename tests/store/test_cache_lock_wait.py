@@ -62,13 +62,20 @@ def _holder(path) -> sqlite3.Connection:
     return other
 
 
-def test_a_write_waits_out_a_lock_held_past_the_busy_timeout(tmp_path, tries):
+def _blocked_writer(tmp_path):
+    """A cache with a short busy timeout, another connection holding the write lock, and a
+    thread writing through the cache (its outcome lands in `out`)."""
     cache = Cache(tmp_path / "c.sqlite")
     cache.db.conn.execute("pragma busy_timeout = 20")
     other = _holder(cache.path)
     out: dict = {}
     writer = threading.Thread(target=_write, args=(cache, out))
     writer.start()
+    return cache, other, out, writer
+
+
+def test_a_write_waits_out_a_lock_held_past_the_busy_timeout(tmp_path, tries):
+    cache, other, out, writer = _blocked_writer(tmp_path)
     tries.wait_for(3)  # refused three times: one busy timeout would have failed it
     assert out == {}
     other.execute("commit")
@@ -80,12 +87,7 @@ def test_a_write_waits_out_a_lock_held_past_the_busy_timeout(tmp_path, tries):
 
 
 def test_closing_the_cache_ends_a_write_waiting_for_the_lock(tmp_path, tries):
-    cache = Cache(tmp_path / "c.sqlite")
-    cache.db.conn.execute("pragma busy_timeout = 20")
-    other = _holder(cache.path)
-    out: dict = {}
-    writer = threading.Thread(target=_write, args=(cache, out))
-    writer.start()
+    cache, other, out, writer = _blocked_writer(tmp_path)
     tries.wait_for(1)
     closer = threading.Thread(target=cache.close)
     closer.start()
