@@ -42,7 +42,11 @@ class SessionHost:
 
         if isinstance(intent, I.Open):
             return await self._open(intent)
-        if self.session is None or not self._opened:
+        if self._ready is not None and not self._ready.done():
+            # Sent while the Open is in flight (a widget asks for its scope at the first frame,
+            # before the session has loaded): it follows the Open, it is not refused.
+            await asyncio.shield(self._ready)
+        if self.session is None or self._ready is None:
             raise RuntimeError("the session is not open yet (Open comes first)")
         return await HANDLERS[type(intent)](self.session, intent)
 

@@ -129,6 +129,22 @@ async def test_the_socket_is_owner_only_in_a_0700_directory(opened):
     assert int.from_bytes(creds[4:8], "little") == os.getuid()
 
 
+async def test_an_intent_sent_while_the_open_is_in_flight_follows_it(sim_factory, tmp_path):
+    """The heatmap asks for its scope at the first frame, before the Open is answered: the
+    child answered 'not open yet' and logged a traceback (two panels on one cache caught it)."""
+    sim = sim_factory(fixture=actions_fixture())
+    panel = Panel()
+    await panel.client.start()
+    opening = panel.client.request(I.Open(*layers(sim, tmp_path), poll=False))
+    watched = panel.client.request(I.WatchHeatmap("account", None, 60))  # before the Open's answer
+    try:
+        assert isinstance(await opening, ReadyView)
+        await watched  # answered, not refused
+        await panel.until(lambda: any(u.heatmap is not None for u in panel.updates), "the grid")
+    finally:
+        await panel.client.close()
+
+
 async def test_the_child_ends_when_the_channel_closes_and_its_directory_goes(sim_factory, tmp_path):
     sim = sim_factory(fixture=actions_fixture())
     panel = Panel()
