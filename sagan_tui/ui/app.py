@@ -232,7 +232,7 @@ class SaganApp(App):
         if not self.screen_stack or not self.is_running:  # an update racing the exit (panes being removed)
             return
         with self.batch_update():
-            self.main_screen.apply(u, self.clock(), self.settings.guard_minutes)
+            self.main_screen.apply(u, self.clock())
         for screen in self.screen_stack[1:]:
             refresh = getattr(screen, "refresh_from_model", None)
             if refresh is not None and (u.full or u.experiments or u.pods or u.timelines):

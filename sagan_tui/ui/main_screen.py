@@ -98,7 +98,7 @@ class MainScreen(OwnerActionsScreen):
 
     # --- updates -----------------------------------------------------------------------
 
-    def apply(self, u: PanelUpdate, now, guard_minutes: float) -> None:
+    def apply(self, u: PanelUpdate, now) -> None:
         """Rows by key; the timeline and the loss area when they changed."""
         if u.full:
             self.experiments_table.scope_label = ""
