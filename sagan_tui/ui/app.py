@@ -99,6 +99,16 @@ class SaganApp(App):
                                         clock=self.clock, poll=poll)
             self._opened = self.session.open_now()
 
+    def get_driver_class(self):
+        """Textual's Linux driver, ending the panel when its terminal is gone (ui/driver.py);
+        TEXTUAL_DRIVER and other platforms keep Textual's choice."""
+        chosen = super().get_driver_class()
+        if (chosen.__module__, chosen.__name__) == ("textual.drivers.linux_driver", "LinuxDriver"):
+            from sagan_tui.ui.driver import PanelDriver
+
+            return PanelDriver
+        return chosen
+
     def get_default_screen(self) -> MainScreen:
         return MainScreen(pending=self._opened is None)
 
