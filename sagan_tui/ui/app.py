@@ -14,6 +14,7 @@ from textual.binding import Binding
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
+from sagan_tui.ui.colours16 import STANDARD_CLASS, Undim, sixteen_colours, standard_themes
 from sagan_tui.ui.key_first import KeyFirst
 from sagan_tui.ui.key_hold import Ended, KeyHold, opens_dialog, pushed
 from sagan_tui.ui.keys import apply_keymap
@@ -78,7 +79,15 @@ class SaganApp(App):
         # NO_COLOR (TERM=dumb sets it: commands/panel.py) means no colour codes at all: Textual
         # strips colours (its NoColor filter) only when it sends ANSI colours natively; otherwise
         # it turns them grey (Monochrome), which are colour codes still.
-        super().__init__(ansi_color=True if os.environ.get("NO_COLOR") is not None else None)
+        no_color = os.environ.get("NO_COLOR") is not None
+        super().__init__(ansi_color=True if no_color else None)
+        # 16 colours (TERM=xterm, --color standard): the terminal's own colours, no dim hue, a
+        # black-on-white cursor row (ui/colours16.py); 256 colours and truecolor are untouched.
+        self.standard_colours = sixteen_colours(self.console.color_system, no_color)
+        self.undim = Undim(enabled=self.standard_colours)
+        if self.standard_colours:
+            self.ansi_theme_dark, self.ansi_theme_light = standard_themes(self.ansi_theme_dark, self.ansi_theme_light)
+            self.add_class(STANDARD_CLASS)
         self.settings: Settings = settings  # type: ignore[assignment]  # a Draft until `loaded`
         self.clock = clock or utcnow
         self._poll = poll
@@ -108,6 +117,11 @@ class SaganApp(App):
 
             return PanelDriver
         return chosen
+
+    def get_line_filters(self):  # type: ignore[override]
+        """In 16 colours a dim ANSI hue is made bright before Textual's filters see it (`Undim`)."""
+        filters = super().get_line_filters()
+        return [self.undim, *filters] if self.undim.enabled else filters
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(pending=self._opened is None)
