@@ -14,12 +14,14 @@ from typing import Any
 
 import msgspec
 
-from sagan_tui.basics import ExperimentFacts, PodFacts, SourceHealth
+from sagan_tui.basics import ExperimentFacts, SourceHealth
 from sagan_tui.config import UiSettings
 
 
 class CellView(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """One table cell as render.Cell has it: cleaned text, a Rich style, the value it sorts by."""
+    """One table cell: cleaned text, a Rich style, the value it sorts by (the text if None).
+
+    render.Cell is this type: rows are rendered into it and sent as they are."""
 
     text: str
     style: str = ""
@@ -31,7 +33,8 @@ class CellView(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
 
 class RowView(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """One table row as render.Row has it (the same attributes, so a table takes either)."""
+    """One table row as render.Row has it (the same attributes and the same cells, so a table
+    takes either)."""
 
     cells: tuple[CellView, ...]
     group: int = 0
@@ -96,41 +99,28 @@ class ExperimentView(msgspec.Struct, ExperimentFacts, frozen=True):
     updated_at: datetime | None = None
 
 
-class PodRecordView(msgspec.Struct, PodFacts, frozen=True):
-    id: str
-    account: str = ""
-    experiment: int | None = None
-    name: str | None = None
+class PodRecordView(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """What the UI reads of a pod's RunPod record (models.py's RunPodPod): the stop dialog's line
+    and what the stop's re-check expects. The rest stays on the session's side: the pods pane's
+    row is rendered there, so a poll that changes every pod sends these few fields, not the record."""
+
     desired_status: str = "RUNNING"
-    last_status_change: str | None = None
-    uptime_seconds: int | None = None
-    cost_per_hr: float | None = None
-    adjusted_cost_per_hr: float | None = None
-    gpu_count: int | None = None
+    name: str | None = None
     gpu: str | None = None
-    datacenter: str | None = None
-    pod_type: str | None = None
-    image_name: str | None = None
-    machine_id: str | None = None
-    host: str | None = None
-    has_runtime: bool = False
-    cluster_id: str | None = None
+    cost_per_hr: float | None = None
 
 
-class CachedPodView(msgspec.Struct, frozen=True):
-    """store/cache.py's CachedPod; `experiment` is the number read from Sagan or the pod's name."""
+class CachedPodView(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """store/cache.py's CachedPod, as far as the UI reads it: which pod, whose, which experiment
+    (the number read from Sagan or the pod's name), whether and why it is gone (the stop dialog,
+    the bulk stop's plan, the detail's pods, a row's experiment)."""
 
     pod: PodRecordView
     pod_id: str
     account: str
     experiment: int | None = None
-    first_seen_at: datetime | None = None
-    running_at: datetime | None = None
-    last_seen_at: datetime | None = None
     gone_at: datetime | None = None
     gone_reason: str | None = None
-    missing_since: datetime | None = None
-    flag: str | None = None
 
 
 class LossRecordView(msgspec.Struct, frozen=True):
