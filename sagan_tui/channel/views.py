@@ -45,6 +45,26 @@ class RowView(msgspec.Struct, frozen=True, array_like=True, gc=False):
         return " ".join(c.text for c in self.cells).lower()
 
 
+class RowPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_defaults=True):
+    """A row the UI holds already (channel/rows.py): the new cells at the indexes `at`, the
+    others those of the row held; `group`, `order` and `until` are sent only when they changed
+    (None: the held row's; a row's order is never None)."""
+
+    at: tuple[int, ...]
+    cells: tuple[CellView, ...]
+    until: float | None = None
+    group: int | None = None
+    order: Any = None
+
+    def applied_to(self, row: RowView) -> RowView:
+        cells = list(row.cells)
+        for i, cell in zip(self.at, self.cells):
+            cells[i] = cell
+        return RowView(tuple(cells), row.group if self.group is None else self.group,
+                       row.order if self.order is None else self.order,
+                       row.until if self.until is None else self.until)
+
+
 class NoteView(msgspec.Struct, frozen=True):
     """One notification, text already one clean line (shown with markup off)."""
 
@@ -313,6 +333,11 @@ class UpdateView(msgspec.Struct, frozen=True):
     experiments: dict[str, RowView] = {}
     pods: dict[str, RowView] = {}
     pods_removed: tuple[str, ...] = ()
+    # Rows the UI holds already, as the cells that changed (channel/rows.py). The client makes
+    # them whole into `experiments` and `pods` before the UI reads the update: the screens never
+    # see a patch.
+    experiment_patches: dict[str, RowPatchView] = {}
+    pod_patches: dict[str, RowPatchView] = {}
     approvals: dict[str, RowView] | None = None
     approval_records: tuple[ApprovalView, ...] | None = None
     experiment_records: dict[int, ExperimentView] = {}

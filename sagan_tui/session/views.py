@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import msgspec
 
+from sagan_tui.channel.rows import SentTables
 from sagan_tui.channel.views import (ActionResultView, ApprovalView, AuditView, BurstView, CachedPodView, CauseView,
                                      DetailView, ExperimentView, FailedView, FindingView, IncidentView,
                                      LossRecordView, NoteView, PodRecordView, ProposalView, ReadyView,
@@ -93,9 +94,19 @@ def incident_view(lv: "LossView") -> IncidentView:
                         lv.shown, lv.active_until)
 
 
-def update_view(u: "PanelUpdate") -> UpdateView:
+def update_view(u: "PanelUpdate", sent: SentTables | None = None) -> UpdateView:
+    """`u` as the channel carries it; with `sent` (the connection's, channel/rows.py) the rows
+    the UI holds already go as the cells that changed, and `sent` records what this update sends
+    (so call it in the order the updates are sent)."""
+    if sent is None:
+        pods, pod_patches = rows_view(u.pods), {}
+        experiments, experiment_patches = rows_view(u.experiments), {}
+    else:
+        pods, pod_patches = sent.pods.send(u.pods, u.full, u.pods_removed)
+        experiments, experiment_patches = sent.experiments.send(u.experiments, u.full)
     return UpdateView(
-        full=u.full, experiments=rows_view(u.experiments), pods=rows_view(u.pods), pods_removed=tuple(u.pods_removed),
+        full=u.full, experiments=experiments, pods=pods, pods_removed=tuple(u.pods_removed),
+        experiment_patches=experiment_patches, pod_patches=pod_patches,
         approvals=None if u.approvals is None else rows_view(u.approvals),
         approval_records=None if u.approval_records is None else tuple(approval_view(a) for a in u.approval_records),
         experiment_records={n: _as(ExperimentView, e) for n, e in u.experiment_records.items()},
@@ -108,8 +119,8 @@ def update_view(u: "PanelUpdate") -> UpdateView:
         in_flight=None if u.in_flight is None else dict(u.in_flight), polls=u.polls, said=u.said, answer=u.answer)
 
 
-def ready_view(ready: "SessionReady") -> ReadyView:
-    return ReadyView(ready.settings.ui(), tuple(ready.notices), update_view(ready.first))
+def ready_view(ready: "SessionReady", sent: SentTables | None = None) -> ReadyView:
+    return ReadyView(ready.settings.ui(), tuple(ready.notices), update_view(ready.first, sent))
 
 
 def failed_view(failed: "SessionFailed") -> FailedView:
