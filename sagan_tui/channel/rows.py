@@ -39,7 +39,7 @@ class SentRows:
     __slots__ = ("rows",)
 
     def __init__(self) -> None:
-        self.rows: dict[str, Any] = {}
+        self.rows: dict[str, RowView] = {}
 
     def send(self, rows: Mapping[str, Any], full: bool = False,
              removed: Iterable[str] = ()) -> tuple[dict[str, RowView], dict[str, RowPatchView]]:
@@ -54,7 +54,7 @@ class SentRows:
             cells = row.cells
             old = held.get(k)
             if old is None or len(old.cells) != len(cells):
-                whole[k] = RowView(cells, row.group, row.order, row.until)
+                whole[k] = sent = RowView(cells, row.group, row.order, row.until)
             else:
                 differ = list(map(ne, old.cells, cells))
                 until, group, order = row.until, row.group, row.order
@@ -62,7 +62,8 @@ class SentRows:
                                           None if until == old.until else until,
                                           None if group == old.group else group,
                                           None if order == old.order else order)
-            held[k] = row
+                sent = RowView(cells, group, order, until)
+            held[k] = sent  # untracked by the collector, as a render.Row is not
         _forget(held, rows, removed)
         return whole, patches
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import bisect
 import math
 from datetime import datetime
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
 from sagan_tui.basics import ExperimentFacts, SourceHealth
 from sagan_tui.config import UiSettings
+
+
+Order = Union[int, float, str, tuple[Any, ...]]  # a row's order within its group (render.Row's)
 
 
 class CellView(msgspec.Struct, frozen=True, array_like=True, gc=False):
@@ -38,7 +41,9 @@ class RowView(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
     cells: tuple[CellView, ...]
     group: int = 0
-    order: Any = 0
+    # A tuple, not Any: decoded into Any an array is a list, which the collector tracks for as
+    # long as the table holds the row; a tuple of numbers and text it stops tracking.
+    order: Order = 0
     until: float = math.inf
 
     def search_text(self) -> str:
@@ -54,7 +59,7 @@ class RowPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_
     cells: tuple[CellView, ...]
     until: float | None = None
     group: int | None = None
-    order: Any = None
+    order: Order | None = None
 
     def applied_to(self, row: RowView) -> RowView:
         cells = list(row.cells)
