@@ -15,11 +15,13 @@ import asyncio
 import logging
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 from sagan_tui.channel import intents as I
 from sagan_tui.channel.messages import Update, encode
+from sagan_tui.channel.rows import SentTables
 from sagan_tui.channel.server import ChannelServer
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,11 @@ class SessionHost:
         self._opened = False
         self._held: list[bytes] = []
         self._ready: asyncio.Future | None = None
+        # What the panel holds of the tables' rows (channel/rows.py): updated as each update's
+        # view is made, which the lock keeps in the order the frames go out (the session
+        # publishes from its thread and its workers).
+        self._sent = SentTables()
+        self._sending = threading.Lock()
 
     async def handle(self, intent: I.Intent) -> Any:
         from sagan_tui.session.answers import HANDLERS
@@ -73,12 +80,15 @@ class SessionHost:
         from sagan_tui.session import views as V
         from sagan_tui.session.updates import PanelUpdate, SessionReady
 
-        if isinstance(update, PanelUpdate):
-            frame = encode(Update(V.update_view(update)))
-            self._loop.call_soon_threadsafe(self._out, frame)
-        else:
-            answer = V.ready_view(update) if isinstance(update, SessionReady) else V.failed_view(update)
-            self._loop.call_soon_threadsafe(self._answer_open, answer)
+        with self._sending:
+            if isinstance(update, PanelUpdate):
+                frame = encode(Update(V.update_view(update, self._sent)))
+                self._loop.call_soon_threadsafe(self._out, frame)
+            else:
+                # The whole panel (the Open's answer) is published before any update, and its
+                # Reply goes out before the updates held for it (_flush): the same order.
+                answer = V.ready_view(update, self._sent) if isinstance(update, SessionReady) else V.failed_view(update)
+                self._loop.call_soon_threadsafe(self._answer_open, answer)
 
     def _answer_open(self, answer: Any) -> None:
         if self._ready is not None and not self._ready.done():
