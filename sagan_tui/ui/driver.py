@@ -8,11 +8,13 @@ request to exit then waits behind it (the panel "ignored" SIGTERM). Without a co
 (started by `make`, by a pty harness) the kernel sends no SIGHUP either, so nothing ends it.
 
 Rule: the terminal is gone when stdin or the drawing fd polls POLLHUP/POLLERR/POLLNVAL (what a
-hung-up tty or a pty whose master closed reports, without reading a key from it), or when a write
-to it fails. Then, once: the input thread stops (its exit event, as Textual's own stop sets it),
-further writes are dropped (so nothing blocks on them), and the process is sent SIGHUP, as the
-kernel does for a session leader whose terminal hangs up: the stop-signal handling
-(sagan_tui/stop_signals.py) ends the panel with 128+SIGHUP, or hard after its grace period.
+hung-up tty or a pty whose master closed reports, without reading a key from it). Then, once: the
+input thread stops (its exit event, as Textual's own stop sets it), further writes are dropped
+and the writer is not waited for at close (so nothing blocks on its full queue), and the process
+is sent SIGHUP, as the kernel does for a session leader whose terminal hangs up: the stop-signal
+handling (sagan_tui/stop_signals.py) ends the panel with 128+SIGHUP, or hard after its grace
+period. Only the driver's public methods are overridden (write, flush, close and the application
+mode's start and stop), so a Textual upgrade that keeps them keeps this.
 """
 
 from __future__ import annotations
@@ -22,47 +24,12 @@ import os
 import select
 import signal
 import threading
-from typing import IO, Any, Callable
+import sys
+from typing import Any, Callable
 
 from textual.drivers.linux_driver import LinuxDriver
 
 GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
-
-
-class TerminalOut:
-    """The file Textual's writer thread writes to: a failed write (EIO: the terminal is gone) is
-    reported once and every later write dropped, instead of ending the writer thread."""
-
-    def __init__(self, file: IO[str], lost: Callable[[], None]) -> None:
-        self._file = file
-        self._lost = lost
-        self.gone = False
-
-    def write(self, text: str) -> None:
-        if self.gone:
-            return
-        try:
-            self._file.write(text)
-        except (OSError, ValueError):  # ValueError: the file was closed
-            self._gone()
-
-    def flush(self) -> None:
-        if self.gone:
-            return
-        try:
-            self._file.flush()
-        except (OSError, ValueError):
-            self._gone()
-
-    def fileno(self) -> int:
-        return self._file.fileno()
-
-    def isatty(self) -> bool:
-        return True
-
-    def _gone(self) -> None:
-        self.gone = True
-        self._lost()
 
 
 class HangupWatch(threading.Thread):
@@ -102,7 +69,6 @@ class PanelDriver(LinuxDriver):
 
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
-        self._file = TerminalOut(self._file, self.terminal_lost)  # type: ignore[arg-type]
         self._lost_once = threading.Lock()
         self.lost = False
         self._watch: HangupWatch | None = None
@@ -112,13 +78,25 @@ class PanelDriver(LinuxDriver):
         if not self._lost_once.acquire(blocking=False):
             return
         self.lost = True
-        self._file.gone = True  # type: ignore[attr-defined]
         self.exit_event.set()  # the input thread leaves its loop instead of re-reading EOF
         os.kill(os.getpid(), signal.SIGHUP)
 
+    def write(self, data: str) -> None:
+        if not self.lost:  # gone: the writer thread may be dead and its queue full
+            super().write(data)
+
+    def flush(self) -> None:
+        if not self.lost:
+            super().flush()
+
+    def close(self) -> None:
+        if not self.lost:  # gone: the writer (a daemon thread) is not waited for
+            super().close()
+
     def start_application_mode(self) -> None:
         super().start_application_mode()
-        self._watch = HangupWatch([self.fileno, self._file.fileno()], self.terminal_lost)
+        # stdin (the keys) and stderr (what Textual draws on)
+        self._watch = HangupWatch([self.fileno, sys.__stderr__.fileno()], self.terminal_lost)
         self._watch.start()
 
     def stop_application_mode(self) -> None:
