@@ -4,15 +4,20 @@ the channel, against the same rows applied in-process.
 The rows are the panel's own (`render.pod_row` of 10,000 pods, bench_tables' fleet) with their
 pod records, as a poll's full update carries them. Over the channel: a second process (this
 script with `--serve`, standing for the session process) holds them as a PanelUpdate; asked on a
-Unix socket, it makes the update's view data (`session/views.update_view`), encodes it as the
-channel's Update message and writes the frame; the UI's side (a headless App with the panel's
-PodsTable at 200x50, in this process) reads the frame, decodes it (`messages.TO_PANEL`), applies
-its rows with `update_rows` and draws. In-process: the same PanelUpdate, made in this process,
-applied with `update_rows` and drawn, as the in-process session's update is. Each update changes
-every row (the pods' status flips between two versions), so every row is re-applied; the table
-holds the 10,000 rows before each. The clock stops at the end of the frame's draw (bench_tables'
-method). Median of alternated runs; `detail` has the UI's own part over the channel (decode and
-apply, what the UI thread spends) and the frame's size.
+Unix socket, it makes the update's view data as the session process does (`session/views.update_view`
+with the connection's SentTables: a row the UI holds already goes as the cells that changed),
+encodes it as the channel's Update message and writes the frame; the UI's side (a headless App
+with the panel's PodsTable at 200x50, in this process) reads the frame, decodes it
+(`messages.TO_PANEL`), makes its rows whole (`rows.HeldTables`, as the channel's client does),
+applies them with `update_rows` and draws. The connection starts as the panel's does, with a
+full update (the Open's whole panel, untimed). In-process: the same PanelUpdate, made in this
+process, applied with `update_rows` and drawn, as the in-process session's update is; after it
+the table is given back the rows the channel delivered (untimed), so that the next update over
+the channel meets the table the session believes the UI holds, as in the panel. Each update
+changes every row (the pods' status flips between two versions), so every row is re-applied;
+the table holds the 10,000 rows before each. The clock stops at the end of the frame's draw
+(bench_tables' method). Median of alternated runs; `detail` has the UI's own part over the
+channel (decode, rows made whole and apply: what the UI thread spends) and the frame's size.
 
 Target <= 1.5x: the table's apply and draw of 10,000 rows is the work the UI must do either way;
 the channel (view data made, encoded, copied between processes, decoded) is linear in the same
@@ -38,7 +43,8 @@ SIZE = (200, 50)
 
 
 def updates(n: int) -> dict[bytes, object]:
-    """The two versions of the whole fleet's update (every pod RUNNING, every pod EXITED)."""
+    """The two versions of the whole fleet's update (A: every pod RUNNING, B: every pod EXITED),
+    and F: A as a full update (the whole panel a connection starts with)."""
     from bench_tables import NOW, cached_pods, exited
 
     from sagan_tui import render
@@ -49,16 +55,20 @@ def updates(n: int) -> dict[bytes, object]:
     for tag, version in ((b"A", pods), (b"B", [exited(cp) for cp in pods])):
         out[tag] = PanelUpdate(pods={cp.pod_id: render.pod_row(cp, None, NOW) for cp in version},
                                pod_records={cp.pod_id: cp for cp in version})
+    out[b"F"] = PanelUpdate(full=True, pods=out[b"A"].pods, pod_records=out[b"A"].pod_records)
     return out
 
 
 def serve(path: str, n: int) -> None:
-    """The session's side: each request byte (A or B) is answered with that update's frame."""
+    """The session's side: each request byte (F, A or B) is answered with that update's frame,
+    made for this one connection as the session process makes it."""
     from sagan_tui.channel.frames import pack
     from sagan_tui.channel.messages import Update, encode
+    from sagan_tui.channel.rows import SentTables
     from sagan_tui.session.views import update_view
 
     made = updates(n)
+    sent = SentTables()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(1)
@@ -66,7 +76,7 @@ def serve(path: str, n: int) -> None:
     conn, _ = listener.accept()
     with conn:
         while tag := conn.recv(1):
-            conn.sendall(pack(encode(Update(update_view(made[tag])))))
+            conn.sendall(pack(encode(Update(update_view(made[tag], sent)))))
 
 
 async def measure(n: int, runs: int, path: Path) -> dict:
@@ -74,6 +84,7 @@ async def measure(n: int, runs: int, path: Path) -> dict:
 
     from sagan_tui.channel.frames import read_frame
     from sagan_tui.channel.messages import TO_PANEL
+    from sagan_tui.channel.rows import HeldTables
     from sagan_tui.ui.widgets.panes import PodsTable
 
     server = subprocess.Popen([PY, __file__, "--serve", str(path), str(n)], stdout=subprocess.PIPE, cwd=ROOT)
@@ -87,7 +98,9 @@ async def measure(n: int, runs: int, path: Path) -> dict:
         async with app.run_test(size=SIZE) as pilot:
             table = app.query_one(PodsTable)
             reader, writer = await asyncio.open_unix_connection(str(path))
-            table.set_rows(local[b"A"].pods)
+            held = HeldTables()
+            writer.write(b"F")
+            table.set_rows(held.receive(TO_PANEL.decode(await read_frame(reader)).update).pods)
             await pilot.pause()
             shown = b"A"
 
@@ -102,7 +115,7 @@ async def measure(n: int, runs: int, path: Path) -> dict:
                 writer.write(tag)
                 frame = await read_frame(reader)
                 t1 = time.perf_counter()
-                table.update_rows(TO_PANEL.decode(frame).update.pods)
+                table.update_rows(held.receive(TO_PANEL.decode(frame).update).pods)
                 ui_side.append(time.perf_counter() - t1)
                 channel.append(await drawn(t0))
                 frame_bytes = len(frame)
@@ -113,7 +126,8 @@ async def measure(n: int, runs: int, path: Path) -> dict:
                 t0 = time.perf_counter()
                 table.update_rows(local[tag].pods)
                 in_process.append(await drawn(t0))
-                shown = tag
+                table.update_rows(held.pods.rows)  # back to what the channel delivered (untimed)
+                await pilot.pause()
             rows_shown = table.row_count
             writer.close()
     finally:

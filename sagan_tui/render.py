@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from sagan_tui.basics import NO_TURN, STOPPED_STATES, HealthState, SourceHealth, as_utc
+from sagan_tui.channel.views import CellView
 from sagan_tui.runway import DEFAULT_WARN_HOURS, Runway, runway
 from sagan_tui.triage import fmt
 from sagan_tui.safe_text import clean, one_line
@@ -33,17 +34,10 @@ ACCOUNT_COLOURS = ("cyan", "magenta", "green", "blue", "yellow", "bright_red")
 _PINNED = {"team": "cyan", "personal": "magenta"}
 
 
-@dataclass(frozen=True)
-class Cell:
-    """One table cell: cleaned text, a style, and the value it sorts by (the text if None)."""
-
-    text: str
-    style: str = ""
-    sort: Any = None
-
-    @property
-    def sort_value(self) -> Any:
-        return self.text.lower() if self.sort is None else self.sort
+# A cell is the channel's wire type itself (a msgspec Struct: array-like, untracked by the
+# collector): the session renders straight into what it sends, and the UI's table stores what it
+# decoded, with no copy of every cell on either side.
+Cell = CellView
 
 
 @dataclass(frozen=True)

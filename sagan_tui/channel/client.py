@@ -3,8 +3,9 @@
 Its life: a fresh 0700 runtime directory, the child `python -m sagan_tui.session --socket PATH`
 started there, its `ready` line awaited (a line, not a time), one connection, then `Open` with
 the settings' layers; the answer is the whole panel (ReadyView) or why the panel cannot run
-(FailedView). After it, every Update goes to `on_update` in the order sent, and `ask` returns an
-intent's result as the type that intent declares.
+(FailedView). After it, every Update goes to `on_update` in the order sent, its rows whole (the
+channel carries a row the panel holds as the cells that changed: channel/rows.py), and `ask`
+returns an intent's result as the type that intent declares.
 
 When the connection ends without `close()` (the child died, or was killed), every pending `ask`
 raises SessionEnded and `on_ended` is told why in words ("killed by SIGKILL", the child's last
@@ -31,10 +32,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import msgspec
+
 from sagan_tui.channel import intents as I
 from sagan_tui.channel.early import CHILD_PIPES, CLOSE_GRACE_S, child_argv, take_early
 from sagan_tui.channel.frames import FrameError, read_frame, write_frame
 from sagan_tui.channel.messages import TO_PANEL, Refused, Reply, Request, Update, encode, result_of
+from sagan_tui.channel.rows import HeldTables
 from sagan_tui.channel.runtime_dir import make_runtime_dir, socket_path
 from sagan_tui.channel.views import FailedView, ReadyView, UpdateView
 
@@ -145,6 +149,7 @@ class SessionClient:
         self._writer: asyncio.StreamWriter | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[I.Intent, asyncio.Future]] = {}
+        self._held = HeldTables()  # the rows this connection delivered, for its patches
         self._tasks: list[asyncio.Task] = []
         self._stderr: list[str] = []
         self._closing = False
@@ -231,7 +236,7 @@ class SessionClient:
             while (frame := await read_frame(self._reader)) is not None:
                 message = TO_PANEL.decode(frame)
                 if isinstance(message, Update):
-                    self.on_update(message.update)
+                    self.on_update(self._held.receive(message.update))
                 elif isinstance(message, Reply):
                     self._answered(message)
                 elif isinstance(message, Refused):
@@ -246,15 +251,22 @@ class SessionClient:
 
     def _answered(self, message: Reply) -> None:
         intent, future = self._pending.pop(message.id, (None, None))
-        if future is None or future.done():
+        if future is None:
             return
         if message.error is not None:
-            future.set_exception(SessionError(message.error))
+            if not future.done():
+                future.set_exception(SessionError(message.error))
             return
         try:
-            future.set_result(result_of(intent, message.result))
+            result = result_of(intent, message.result)
         except Exception as exc:  # noqa: BLE001 - a wrongly typed answer is the session's bug, said
-            future.set_exception(SessionError(f"the answer to {type(intent).__name__} is not its type: {exc}"))
+            if not future.done():
+                future.set_exception(SessionError(f"the answer to {type(intent).__name__} is not its type: {exc}"))
+            return
+        if isinstance(result, ReadyView):  # the whole panel: the rows held start from it (asked or not)
+            result = msgspec.structs.replace(result, first=self._held.receive(result.first))
+        if not future.done():
+            future.set_result(result)
 
     async def _lost(self, why: str | None) -> None:
         if self._writer is not None:

@@ -10,16 +10,21 @@ from __future__ import annotations
 import bisect
 import math
 from datetime import datetime
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
-from sagan_tui.basics import ExperimentFacts, PodFacts, SourceHealth
+from sagan_tui.basics import ExperimentFacts, SourceHealth
 from sagan_tui.config import UiSettings
 
 
+Order = Union[int, float, str, tuple[Any, ...]]  # a row's order within its group (render.Row's)
+
+
 class CellView(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """One table cell as render.Cell has it: cleaned text, a Rich style, the value it sorts by."""
+    """One table cell: cleaned text, a Rich style, the value it sorts by (the text if None).
+
+    render.Cell is this type: rows are rendered into it and sent as they are."""
 
     text: str
     style: str = ""
@@ -31,15 +36,38 @@ class CellView(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
 
 class RowView(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """One table row as render.Row has it (the same attributes, so a table takes either)."""
+    """One table row as render.Row has it (the same attributes and the same cells, so a table
+    takes either)."""
 
     cells: tuple[CellView, ...]
     group: int = 0
-    order: Any = 0
+    # A tuple, not Any: decoded into Any an array is a list, which the collector tracks for as
+    # long as the table holds the row; a tuple of numbers and text it stops tracking.
+    order: Order = 0
     until: float = math.inf
 
     def search_text(self) -> str:
         return " ".join(c.text for c in self.cells).lower()
+
+
+class RowPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_defaults=True):
+    """A row the UI holds already (channel/rows.py): the new cells at the indexes `at`, the
+    others those of the row held; `group`, `order` and `until` are sent only when they changed
+    (None: the held row's; a row's order is never None)."""
+
+    at: tuple[int, ...]
+    cells: tuple[CellView, ...]
+    until: float | None = None
+    group: int | None = None
+    order: Order | None = None
+
+    def applied_to(self, row: RowView) -> RowView:
+        cells = list(row.cells)
+        for i, cell in zip(self.at, self.cells):
+            cells[i] = cell
+        return RowView(tuple(cells), row.group if self.group is None else self.group,
+                       row.order if self.order is None else self.order,
+                       row.until if self.until is None else self.until)
 
 
 class NoteView(msgspec.Struct, frozen=True):
@@ -96,41 +124,28 @@ class ExperimentView(msgspec.Struct, ExperimentFacts, frozen=True):
     updated_at: datetime | None = None
 
 
-class PodRecordView(msgspec.Struct, PodFacts, frozen=True):
-    id: str
-    account: str = ""
-    experiment: int | None = None
-    name: str | None = None
+class PodRecordView(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """What the UI reads of a pod's RunPod record (models.py's RunPodPod): the stop dialog's line
+    and what the stop's re-check expects. The rest stays on the session's side: the pods pane's
+    row is rendered there, so a poll that changes every pod sends these few fields, not the record."""
+
     desired_status: str = "RUNNING"
-    last_status_change: str | None = None
-    uptime_seconds: int | None = None
-    cost_per_hr: float | None = None
-    adjusted_cost_per_hr: float | None = None
-    gpu_count: int | None = None
+    name: str | None = None
     gpu: str | None = None
-    datacenter: str | None = None
-    pod_type: str | None = None
-    image_name: str | None = None
-    machine_id: str | None = None
-    host: str | None = None
-    has_runtime: bool = False
-    cluster_id: str | None = None
+    cost_per_hr: float | None = None
 
 
-class CachedPodView(msgspec.Struct, frozen=True):
-    """store/cache.py's CachedPod; `experiment` is the number read from Sagan or the pod's name."""
+class CachedPodView(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """store/cache.py's CachedPod, as far as the UI reads it: which pod, whose, which experiment
+    (the number read from Sagan or the pod's name), whether and why it is gone (the stop dialog,
+    the bulk stop's plan, the detail's pods, a row's experiment)."""
 
     pod: PodRecordView
     pod_id: str
     account: str
     experiment: int | None = None
-    first_seen_at: datetime | None = None
-    running_at: datetime | None = None
-    last_seen_at: datetime | None = None
     gone_at: datetime | None = None
     gone_reason: str | None = None
-    missing_since: datetime | None = None
-    flag: str | None = None
 
 
 class LossRecordView(msgspec.Struct, frozen=True):
@@ -323,6 +338,11 @@ class UpdateView(msgspec.Struct, frozen=True):
     experiments: dict[str, RowView] = {}
     pods: dict[str, RowView] = {}
     pods_removed: tuple[str, ...] = ()
+    # Rows the UI holds already, as the cells that changed (channel/rows.py). The client makes
+    # them whole into `experiments` and `pods` before the UI reads the update: the screens never
+    # see a patch.
+    experiment_patches: dict[str, RowPatchView] = {}
+    pod_patches: dict[str, RowPatchView] = {}
     approvals: dict[str, RowView] | None = None
     approval_records: tuple[ApprovalView, ...] | None = None
     experiment_records: dict[int, ExperimentView] = {}

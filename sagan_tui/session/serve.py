@@ -17,11 +17,13 @@ import json
 import logging
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 from sagan_tui.channel import intents as I
 from sagan_tui.channel.messages import Update, encode
+from sagan_tui.channel.rows import SentTables
 from sagan_tui.channel.server import ChannelServer
 
 log = logging.getLogger(__name__)
@@ -40,7 +42,14 @@ class SessionHost:
         self._held: list[bytes] = []
         self._ready: asyncio.Future | None = None
         self._pre: I.Open | None = None  # the layers the session was pre-opened on, until the Open
-        self._generation = 0  # of the session: frames of one closed before they were sent are dropped
+        # Of the session: a discarded one's updates are dropped before their view is made (so they
+        # neither reach the panel nor change what _sent says it holds). Changed under _sending.
+        self._generation = 0
+        # What the panel holds of the tables' rows (channel/rows.py): updated as each update's
+        # view is made, which the lock keeps in the order the frames go out (the session
+        # publishes from its thread and its workers).
+        self._sent = SentTables()
+        self._sending = threading.Lock()
 
     async def handle(self, intent: I.Intent) -> Any:
         from sagan_tui.session.answers import HANDLERS
@@ -66,7 +75,7 @@ class SessionHost:
             # The type only: a validation error quotes the values, and the layers hold secrets.
             log.warning("the pre-open failed (%s); the panel's Open opens the session", type(exc).__name__)
             self.session, self._ready = None, None
-            self._generation += 1
+            self._next_generation()
             return
         self._pre = intent
 
@@ -102,9 +111,13 @@ class SessionHost:
             self._answer_open(self._generation, None)  # the intents waiting are refused (not open), not left waiting
             raise
 
+    def _next_generation(self) -> None:
+        with self._sending:  # a view being made now finishes first; the next one is dropped
+            self._generation += 1
+
     async def _discard(self) -> None:
         session, self.session = self.session, None
-        self._generation += 1
+        self._next_generation()
         self._held.clear()
         self._ready = None
         if session is not None:
@@ -115,12 +128,17 @@ class SessionHost:
         from sagan_tui.session import views as V
         from sagan_tui.session.updates import PanelUpdate, SessionReady
 
-        if isinstance(update, PanelUpdate):
-            frame = encode(Update(V.update_view(update)))
-            self._loop.call_soon_threadsafe(self._out, generation, frame)
-        else:
-            answer = V.ready_view(update) if isinstance(update, SessionReady) else V.failed_view(update)
-            self._loop.call_soon_threadsafe(self._answer_open, generation, answer)
+        with self._sending:
+            if generation != self._generation:
+                return  # a discarded session's
+            if isinstance(update, PanelUpdate):
+                frame = encode(Update(V.update_view(update, self._sent)))
+                self._loop.call_soon_threadsafe(self._out, generation, frame)
+            else:
+                # The whole panel (the Open's answer) is published before any update, and its
+                # Reply goes out before the updates held for it (_flush): the same order.
+                answer = V.ready_view(update, self._sent) if isinstance(update, SessionReady) else V.failed_view(update)
+                self._loop.call_soon_threadsafe(self._answer_open, generation, answer)
 
     def _answer_open(self, generation: int, answer: Any) -> None:
         if generation == self._generation and self._ready is not None and not self._ready.done():

@@ -10,25 +10,36 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import msgspec
 
+from sagan_tui.channel.rows import SentTables
 from sagan_tui.channel.views import (ActionResultView, ApprovalView, AuditView, BurstView, CachedPodView, CauseView,
-                                     CellView, DetailView, ExperimentView, FailedView, FindingView, IncidentView,
-                                     LossRecordView, NoteView, ProposalView, ReadyView, ResponseLineView, RowView,
-                                     TimelineView, UpdateView, VerdictView, WaveView)
+                                     DetailView, ExperimentView, FailedView, FindingView, IncidentView,
+                                     LossRecordView, NoteView, PodRecordView, ProposalView, ReadyView,
+                                     ResponseLineView, RowView, TimelineView, UpdateView, VerdictView, WaveView)
 
 if TYPE_CHECKING:
     from sagan_tui.actions.results import ActionResult
     from sagan_tui.models import Action, ApprovalRequest
     from sagan_tui.render import Row
     from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady
+    from sagan_tui.store.cache import CachedPod
     from sagan_tui.triage import GuardVerdict, Wave
 
 
 def row_view(row: "Row") -> RowView:
-    return RowView(tuple(CellView(c.text, c.style, c.sort) for c in row.cells), row.group, row.order, row.until)
+    return RowView(row.cells, row.group, row.order, row.until)  # the cells are the wire's already
 
 
 def rows_view(rows: Mapping[str, "Row"]) -> dict[str, RowView]:
     return {k: row_view(r) for k, r in rows.items()}
+
+
+def pod_view(cp: "CachedPod") -> CachedPodView:
+    """What the UI reads of a cached pod (channel/views.py's CachedPodView), made field by field:
+    a poll that changes every pod makes one per pod, and a generic conversion of the pydantic
+    record costs twice as much."""
+    p = cp.pod
+    return CachedPodView(PodRecordView(p.desired_status, p.name, p.gpu, p.cost_per_hr), cp.pod_id, cp.account,
+                         cp.experiment, cp.gone_at, cp.gone_reason)
 
 
 def _as(kind: type, obj: Any) -> Any:
@@ -83,13 +94,23 @@ def incident_view(lv: "LossView") -> IncidentView:
                         lv.shown, lv.active_until)
 
 
-def update_view(u: "PanelUpdate") -> UpdateView:
+def update_view(u: "PanelUpdate", sent: SentTables | None = None) -> UpdateView:
+    """`u` as the channel carries it; with `sent` (the connection's, channel/rows.py) the rows
+    the UI holds already go as the cells that changed, and `sent` records what this update sends
+    (so call it in the order the updates are sent)."""
+    if sent is None:
+        pods, pod_patches = rows_view(u.pods), {}
+        experiments, experiment_patches = rows_view(u.experiments), {}
+    else:
+        pods, pod_patches = sent.pods.send(u.pods, u.full, u.pods_removed)
+        experiments, experiment_patches = sent.experiments.send(u.experiments, u.full)
     return UpdateView(
-        full=u.full, experiments=rows_view(u.experiments), pods=rows_view(u.pods), pods_removed=tuple(u.pods_removed),
+        full=u.full, experiments=experiments, pods=pods, pods_removed=tuple(u.pods_removed),
+        experiment_patches=experiment_patches, pod_patches=pod_patches,
         approvals=None if u.approvals is None else rows_view(u.approvals),
         approval_records=None if u.approval_records is None else tuple(approval_view(a) for a in u.approval_records),
         experiment_records={n: _as(ExperimentView, e) for n, e in u.experiment_records.items()},
-        pod_records={k: None if cp is None else _as(CachedPodView, cp) for k, cp in u.pod_records.items()},
+        pod_records={k: None if cp is None else pod_view(cp) for k, cp in u.pod_records.items()},
         timelines=tuple(TimelineView(t.tag, t.experiment, t.kind, rows_view(t.rows), dict(t.subjects))
                         for t in u.timelines),
         losses=None if u.losses is None else incident_view(u.losses), heatmap=u.heatmap,
@@ -98,8 +119,8 @@ def update_view(u: "PanelUpdate") -> UpdateView:
         in_flight=None if u.in_flight is None else dict(u.in_flight), polls=u.polls, said=u.said, answer=u.answer)
 
 
-def ready_view(ready: "SessionReady") -> ReadyView:
-    return ReadyView(ready.settings.ui(), tuple(ready.notices), update_view(ready.first))
+def ready_view(ready: "SessionReady", sent: SentTables | None = None) -> ReadyView:
+    return ReadyView(ready.settings.ui(), tuple(ready.notices), update_view(ready.first, sent))
 
 
 def failed_view(failed: "SessionFailed") -> FailedView:

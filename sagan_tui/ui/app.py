@@ -14,6 +14,7 @@ from textual.binding import Binding
 from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
+from sagan_tui.ui.colours16 import STANDARD_CLASS, Undim, sixteen_colours, standard_themes
 from sagan_tui.ui.key_first import KeyFirst
 from sagan_tui.ui.key_hold import Ended, KeyHold, opens_dialog, pushed
 from sagan_tui.ui.keys import apply_keymap
@@ -78,7 +79,15 @@ class SaganApp(App):
         # NO_COLOR (TERM=dumb sets it: commands/panel.py) means no colour codes at all: Textual
         # strips colours (its NoColor filter) only when it sends ANSI colours natively; otherwise
         # it turns them grey (Monochrome), which are colour codes still.
-        super().__init__(ansi_color=True if os.environ.get("NO_COLOR") is not None else None)
+        no_color = os.environ.get("NO_COLOR") is not None
+        super().__init__(ansi_color=True if no_color else None)
+        # 16 colours (TERM=xterm, --color standard): the terminal's own colours, no dim hue, a
+        # black-on-white cursor row (ui/colours16.py); 256 colours and truecolor are untouched.
+        self.standard_colours = sixteen_colours(self.console.color_system, no_color)
+        self.undim = Undim(enabled=self.standard_colours)
+        if self.standard_colours:
+            self.ansi_theme_dark, self.ansi_theme_light = standard_themes(self.ansi_theme_dark, self.ansi_theme_light)
+            self.add_class(STANDARD_CLASS)
         self.settings: Settings = settings  # type: ignore[assignment]  # a Draft until `loaded`
         self.clock = clock or utcnow
         self._poll = poll
@@ -98,6 +107,21 @@ class SaganApp(App):
             self.session = PanelSession(self.settings, self._publish, cache=cache, poller=poller,
                                         clock=self.clock, poll=poll)
             self._opened = self.session.open_now()
+
+    def get_driver_class(self):
+        """Textual's Linux driver, ending the panel when its terminal is gone (ui/driver.py);
+        TEXTUAL_DRIVER and other platforms keep Textual's choice."""
+        chosen = super().get_driver_class()
+        if (chosen.__module__, chosen.__name__) == ("textual.drivers.linux_driver", "LinuxDriver"):
+            from sagan_tui.ui.driver import PanelDriver
+
+            return PanelDriver
+        return chosen
+
+    def get_line_filters(self):  # type: ignore[override]
+        """In 16 colours a dim ANSI hue is made bright before Textual's filters see it (`Undim`)."""
+        filters = super().get_line_filters()
+        return [self.undim, *filters] if self.undim.enabled else filters
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(pending=self._opened is None)

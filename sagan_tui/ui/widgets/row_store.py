@@ -135,8 +135,10 @@ class RowStore:
                 moved = True
             elif old != row:
                 self._keys.pop(k, None)
+                # A cell that is the same object is unchanged (the channel's client makes a
+                # patched row from the cells the table holds), so a poll costs its changed cells.
                 out.redraw[k] = [n for n, (a, b) in enumerate(zip(old.cells, row.cells))
-                                 if a.text != b.text or a.style != b.style]
+                                 if a is not b and (a.text != b.text or a.style != b.style)]
                 moved = moved or old.group != row.group or old.order != row.order or (
                     i is not None and old.cells[i].sort_value != row.cells[i].sort_value)
             shown[k] = row

@@ -1,0 +1,97 @@
+"""The 16-colour rule (ui/colours16.py) on the bytes a 16-colour terminal receives: the cursor row and LOST rows read."""
+
+from __future__ import annotations
+
+import pytest
+from rich.style import Style
+from syrupy.extensions.image import SVGImageSnapshotExtension
+
+from sagan_tui.ui.colours16 import PALETTE, undimmed
+
+from .frozen import frozen_app
+from .terminal16 import cells, row_with, svg, terminal_bytes
+
+LIVE_POD = "j18eiux6ccekyj"  # team's live pod in the frozen cache
+LOST_POD = "v0c7bx292xqvg4"  # a lost pod (#192's): its row in the pods pane
+LOST_NOTE = "Pod v0c7bx292xqvg4 not foun"  # its note, as the 200-column pane cuts it
+WHITE_FG = {37, 97, 39}  # the theme's foreground comes out as bright white; the default is light too
+
+
+@pytest.fixture
+def standard(monkeypatch):
+    """The app's console has the 16 colours (as TERM=xterm or `--color standard` give it)."""
+    import textual.constants
+
+    monkeypatch.setattr(textual.constants, "COLOR_SYSTEM", "standard")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+async def _pods_cursor_on_live_pod(app, pilot) -> str:
+    await pilot.pause()
+    table = app.pods_table
+    table.focus()
+    assert table.select_key(LIVE_POD)
+    await pilot.pause()
+    return terminal_bytes(app)
+
+
+@pytest.mark.usefixtures("standard")
+async def test_in_16_colours_the_cursor_row_is_black_on_white_and_lost_rows_bright_red(tmp_path):
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        out = await _pods_cursor_on_live_pod(app, pilot)
+    assert app.console.color_system == "standard"
+    grid = cells(out)
+    cursor = {(c.fg, c.bg) for c in row_with(grid, f"{LIVE_POD}  team")}
+    assert cursor == {(30, 47)}, cursor  # was bright white on yellow: {(97, 43)}
+    note = row_with(grid, LOST_NOTE, on=f"{LOST_POD}  team")
+    assert {(c.fg, c.bg) for c in note} == {(91, 40)}, {(c.fg, c.bg) for c in note}  # was dark red (31)
+    assert not any(2 in c.attrs for c in note)  # never dim: a faint red is near the pane's black
+    status = row_with(grid, "LOST", on=f"{LOST_POD}  team")
+    assert {c.fg for c in status} == {31} and all(1 in c.attrs for c in status)  # red, not Monokai's magenta
+
+
+@pytest.mark.usefixtures("standard")
+async def test_16_colour_snapshot_of_the_pods_table_with_lost_rows_and_the_cursor(tmp_path, snapshot):
+    """The whole screen in xterm's palette: the pods pane's cursor row on the live pod, its LOST rows below."""
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        out = await _pods_cursor_on_live_pod(app, pilot)
+    assert svg(out, 200, "sagan-tui, TERM=xterm (16 colours)") == snapshot(extension_class=SVGImageSnapshotExtension)
+
+
+async def test_truecolor_and_no_color_keep_their_cursor_row(tmp_path, monkeypatch):
+    """Outside 16 colours (the tests' pinned truecolor) and under NO_COLOR in 16 colours (TERM=dumb
+    sets both) the rule is off: no class for the CSS, no filter, Textual's own colour path."""
+    app = frozen_app(tmp_path / "a")
+    assert not app.standard_colours and not app.has_class("-standard-colours")
+    import textual.constants
+
+    monkeypatch.setattr(textual.constants, "COLOR_SYSTEM", "standard")
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "b").mkdir()
+    app = frozen_app(tmp_path / "b")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        assert not app.standard_colours and not app.has_class("-standard-colours")
+        assert app.undim not in app.get_line_filters()
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("dim red", "not dim bright_red"), ("bold dim cyan", "bold not dim bright_cyan"),
+    ("dim bright_red", "not dim bright_red"), ("dim black", "not dim black"),
+    ("dim", "dim"), ("red", "red"), ("dim #ff0000", "dim #ff0000"),
+])
+def test_a_dim_ansi_hue_is_drawn_bright(spec, expected):
+    def seen(style: Style) -> tuple:  # a colour's name is not what the terminal gets
+        return style.color and (style.color.number, style.color.triplet), style.dim, style.bold
+
+    assert seen(undimmed(Style.parse(spec))) == seen(Style.parse(expected))
+
+
+
+def test_each_ansi_colour_drawn_in_the_palette_goes_out_as_itself():
+    """What a Rich upgrade that changed its 16-colour matching would break: colour n written as n."""
+    from rich.color import Color, ColorSystem
+
+    assert [Color.from_rgb(*rgb).downgrade(ColorSystem.STANDARD).number for rgb in PALETTE] == list(range(16))
