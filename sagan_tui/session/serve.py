@@ -82,7 +82,11 @@ class SessionHost:
     async def _open(self, intent: I.Open) -> Any:
         pre, self._pre = self._pre, None
         if pre is not None and not _same_layers(pre, intent):
-            await self._discard()  # opened on other layers than the panel's: theirs win
+            # Opened on other layers than the panel's (a caller changed them after it started
+            # us): theirs win. Said in the log, by what differs' names only (values hold secrets).
+            log.warning("the pre-opened session's layers differ from the Open's (%s); it is reopened",
+                        ", ".join(_differing(pre, intent)))
+            await self._discard()
         elif pre is None and self._ready is not None:
             raise RuntimeError("the session is open already")
         if self._ready is None:
@@ -165,7 +169,14 @@ class SessionHost:
 
 
 def _same_layers(a: I.Open, b: I.Open) -> bool:
-    return (a.values, a.accounts, a.poll, a.clock) == (b.values, b.accounts, b.poll, b.clock)
+    return not _differing(a, b)
+
+
+def _differing(a: I.Open, b: I.Open) -> list[str]:
+    """The names of what differs between two Opens' layers (never their values)."""
+    names = sorted(k for k in a.values.keys() | b.values.keys() if a.values.get(k) != b.values.get(k))
+    names += sorted(f"account {k}" for k in a.accounts.keys() | b.accounts.keys() if a.accounts.get(k) != b.accounts.get(k))
+    return names + [k for k in ("poll", "clock") if getattr(a, k) != getattr(b, k)]
 
 
 def _log_beside_cache(draft: Any) -> None:
