@@ -1,20 +1,24 @@
 """The session process started before the UI imports Textual (the `sagan-tui` command's first step).
 
 Rule: in process mode (the default; SAGAN_TUI_SESSION=thread is the opt-out) the command calls
-`start_early()` before it imports Textual, so the child's own start (Python, asyncio, the channel, the session's module) runs beside the
-UI's instead of after its first frame; the panel's first SessionClient (channel/client.py) takes
-the child over once the first frame is out and sends the Open. The child imports the rest of the
-core when the Open arrives, not before, and the UI imports the channel's client only after its
-first frame: either, done earlier, competed with the UI's first frame for the CPU on a busy
-machine (bench `start_to_first_frame_process`). One never taken (the panel quit
-before its session started) is ended at exit, with its runtime directory. Standard library only:
-this runs before anything heavy is imported.
+`start_early(draft)` before it imports Textual, so the child's start runs beside the UI's instead
+of after its first frame. The settings' layers go with it, as one JSON line on its stdin (the
+pre-open): the child opens the cache and starts polling at once, while the UI imports Textual and
+draws its first frame from its own read-only peek. On a fresh cache the pods come from that first
+poll, which no longer waits for the UI's first frame and the Open after it (bench `cold_start`).
+The panel's first SessionClient (channel/client.py) takes the child over after the first frame
+and sends the Open as always; the same layers are answered by the session already open, others
+(a caller that changed them) close it and open theirs. The UI imports the channel's client only
+after its first frame. One never taken (the panel quit before its session started) is ended at
+exit, with its runtime directory. Standard library only: this runs before anything heavy is
+imported (msgspec included: hence JSON on the pipe).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -37,8 +41,21 @@ def session_mode(environ: Any = None) -> str:
     return "thread" if value == "thread" else "process"
 
 
-def child_argv(path: Path) -> list[str]:
-    return [sys.executable, "-m", "sagan_tui.session", "--socket", str(path)]
+def child_argv(path: Path, pre_open: bool = False) -> list[str]:
+    return [sys.executable, "-m", "sagan_tui.session", "--socket", str(path), *(["--pre-open"] if pre_open else [])]
+
+
+def open_layers(draft: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """A Draft's values and accounts as the Open carries them (paths as text)."""
+    values = {k: (str(v) if isinstance(v, os.PathLike) else v) for k, v in draft.values.items()}
+    return values, {k: dict(v) for k, v in draft.accounts.items()}
+
+
+def pre_open_line(draft: Any) -> bytes:
+    """The pre-open on the child's stdin: the layers as one JSON line (they may hold the token and
+    keys: the pipe is the child's own, as the socket is; never logged)."""
+    values, accounts = open_layers(draft)
+    return json.dumps({"values": values, "accounts": accounts}, default=str, separators=(",", ":")).encode() + b"\n"
 
 
 # How the child is started, early or not. stdin is a pipe the child reads to its end: it ends when
@@ -51,11 +68,18 @@ CHILD_PIPES = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": su
 class EarlyChild:
     """A session process started with `start_early()`, waiting for a client to take it."""
 
-    def __init__(self) -> None:
+    def __init__(self, draft: Any = None) -> None:
         self.runtime = make_runtime_dir()
         self.path = socket_path(self.runtime)
-        self.popen = subprocess.Popen(child_argv(self.path), cwd=str(self.runtime), **CHILD_PIPES)
+        self.popen = subprocess.Popen(child_argv(self.path, pre_open=draft is not None), cwd=str(self.runtime),
+                                      **CHILD_PIPES)
         self.taken = False
+        if draft is not None:
+            try:
+                self.popen.stdin.write(pre_open_line(draft))  # type: ignore[union-attr]
+                self.popen.stdin.flush()  # type: ignore[union-attr]
+            except OSError:
+                pass  # it died at once: the client that takes it says why
 
     def discard(self) -> None:
         """Never taken: end it (its stdin's end does) and remove its runtime directory."""
@@ -75,11 +99,12 @@ class EarlyChild:
 _early: EarlyChild | None = None
 
 
-def start_early() -> None:
-    """Start the session process now, for the panel's first client to take (see the module's docstring)."""
+def start_early(draft: Any = None) -> None:
+    """Start the session process now, for the panel's first client to take; with `draft`, opened on
+    its layers at once (see the module's docstring)."""
     global _early
     if _early is None:
-        _early = EarlyChild()
+        _early = EarlyChild(draft)
         atexit.register(_early.discard)
 
 

@@ -71,9 +71,9 @@ def run_panel(settings: Settings | Draft) -> int:
     from sagan_tui.channel.early import session_mode, start_early
 
     if session_mode() == "process":
-        # The session process starts before Textual is imported: its own start runs beside the
-        # UI's instead of after the first frame (channel/early.py).
-        start_early()
+        # The session process starts before Textual is imported, opened on these layers: its start
+        # and first poll run beside the UI's start instead of after the first frame (channel/early.py).
+        start_early(settings if hasattr(settings, "values") else None)
     from sagan_tui.ui.app import SaganApp
 
     app = SaganApp(settings)

@@ -12,6 +12,8 @@ the panel's to act on (it ends the channel, which ends this process).
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import logging
 import signal
 import sys
@@ -29,7 +31,8 @@ READY_LINE = "ready"
 
 
 class SessionHost:
-    """One PanelSession, opened by the panel's Open; its updates encoded in the thread that made them."""
+    """One PanelSession, opened by the panel's Open (or before it, by the pre-open on stdin); its
+    updates encoded in the thread that made them."""
 
     def __init__(self, path: Path) -> None:
         self.server = ChannelServer(path, self.handle)
@@ -38,6 +41,10 @@ class SessionHost:
         self._opened = False
         self._held: list[bytes] = []
         self._ready: asyncio.Future | None = None
+        self._pre: I.Open | None = None  # the layers the session was pre-opened on, until the Open
+        # Of the session: a discarded one's updates are dropped before their view is made (so they
+        # neither reach the panel nor change what _sent says it holds). Changed under _sending.
+        self._generation = 0
         # What the panel holds of the tables' rows (channel/rows.py): updated as each update's
         # view is made, which the lock keeps in the order the frames go out (the session
         # publishes from its thread and its workers).
@@ -57,44 +64,93 @@ class SessionHost:
             raise RuntimeError("the session is not open yet (Open comes first)")
         return await HANDLERS[type(intent)](self.session, intent)
 
-    async def _open(self, intent: I.Open) -> Any:
-        from sagan_tui.config import Draft
-        from sagan_tui.session.core import PanelSession
+    def pre_open(self, intent: I.Open) -> None:
+        """Open now, on the layers the panel wrote on our stdin as it started us (channel/early.py):
+        the cache and the first poll need not wait for the panel's first frame and its Open."""
+        if self._ready is not None:
+            return  # the panel's Open came first
+        try:
+            self._start(intent)
+        except Exception as exc:  # noqa: BLE001 - the panel's Open starts it again and answers why it cannot
+            # The type only: a validation error quotes the values, and the layers hold secrets.
+            log.warning("the pre-open failed (%s); the panel's Open opens the session", type(exc).__name__)
+            self.session, self._ready = None, None
+            self._next_generation()
+            return
+        self._pre = intent
 
-        if self.session is not None:
+    async def _open(self, intent: I.Open) -> Any:
+        pre, self._pre = self._pre, None
+        if pre is not None and not _same_layers(pre, intent):
+            # Opened on other layers than the panel's (a caller changed them after it started
+            # us): theirs win. Said in the log, by what differs' names only (values hold secrets).
+            log.warning("the pre-opened session's layers differ from the Open's (%s); it is reopened",
+                        ", ".join(_differing(pre, intent)))
+            await self._discard()
+        elif pre is None and self._ready is not None:
             raise RuntimeError("the session is open already")
-        draft = Draft(dict(intent.values), {k: dict(v) for k, v in intent.accounts.items()})
-        _log_beside_cache(draft)
-        self._ready = self._loop.create_future()
-        held = intent.clock
-        clock = {} if held is None else {"clock": lambda: held}
-        self.session = PanelSession(draft, self._publish, poll=intent.poll, **clock)
-        self.session.start()
+        if self._ready is None:
+            self._start(intent)
+        assert self._ready is not None
         answer = await self._ready
         # After this step's Reply is written: the updates made meanwhile follow it, in order.
         self._loop.call_soon(self._flush)
         return answer
 
-    def _publish(self, update: object) -> None:
+    def _start(self, intent: I.Open) -> None:
+        from sagan_tui.config import Draft
+        from sagan_tui.session.core import PanelSession
+
+        # From here on an intent waits for this session's answer (handle).
+        self._ready = self._loop.create_future()
+        try:
+            draft = Draft(dict(intent.values), {k: dict(v) for k, v in intent.accounts.items()})
+            _log_beside_cache(draft)
+            held = intent.clock
+            clock = {} if held is None else {"clock": lambda: held}
+            publish = functools.partial(self._publish, self._generation)
+            self.session = PanelSession(draft, publish, poll=intent.poll, **clock)
+            self.session.start()
+        except BaseException:
+            self._answer_open(self._generation, None)  # the intents waiting are refused (not open), not left waiting
+            raise
+
+    def _next_generation(self) -> None:
+        with self._sending:  # a view being made now finishes first; the next one is dropped
+            self._generation += 1
+
+    async def _discard(self) -> None:
+        session, self.session = self.session, None
+        self._next_generation()
+        self._held.clear()
+        self._ready = None
+        if session is not None:
+            await self._loop.run_in_executor(None, session.close)
+
+    def _publish(self, generation: int, update: object) -> None:
         """From the session's threads: an update encoded here, sent from the loop in order."""
         from sagan_tui.session import views as V
         from sagan_tui.session.updates import PanelUpdate, SessionReady
 
         with self._sending:
+            if generation != self._generation:
+                return  # a discarded session's
             if isinstance(update, PanelUpdate):
                 frame = encode(Update(V.update_view(update, self._sent)))
-                self._loop.call_soon_threadsafe(self._out, frame)
+                self._loop.call_soon_threadsafe(self._out, generation, frame)
             else:
                 # The whole panel (the Open's answer) is published before any update, and its
                 # Reply goes out before the updates held for it (_flush): the same order.
                 answer = V.ready_view(update, self._sent) if isinstance(update, SessionReady) else V.failed_view(update)
-                self._loop.call_soon_threadsafe(self._answer_open, answer)
+                self._loop.call_soon_threadsafe(self._answer_open, generation, answer)
 
-    def _answer_open(self, answer: Any) -> None:
-        if self._ready is not None and not self._ready.done():
+    def _answer_open(self, generation: int, answer: Any) -> None:
+        if generation == self._generation and self._ready is not None and not self._ready.done():
             self._ready.set_result(answer)
 
-    def _out(self, frame: bytes) -> None:
+    def _out(self, generation: int, frame: bytes) -> None:
+        if generation != self._generation:
+            return  # a discarded session's
         if self._opened:
             self.server.send_frame(frame)
         else:
@@ -112,6 +168,17 @@ class SessionHost:
             await asyncio.get_running_loop().run_in_executor(None, self.session.close)
 
 
+def _same_layers(a: I.Open, b: I.Open) -> bool:
+    return not _differing(a, b)
+
+
+def _differing(a: I.Open, b: I.Open) -> list[str]:
+    """The names of what differs between two Opens' layers (never their values)."""
+    names = sorted(k for k in a.values.keys() | b.values.keys() if a.values.get(k) != b.values.get(k))
+    names += sorted(f"account {k}" for k in a.accounts.keys() | b.accounts.keys() if a.accounts.get(k) != b.accounts.get(k))
+    return names + [k for k in ("poll", "clock") if getattr(a, k) != getattr(b, k)]
+
+
 def _log_beside_cache(draft: Any) -> None:
     """Warnings to the panel's log file beside the cache (never the terminal the panel draws on)."""
     from sagan_tui.logfile import log_to_file
@@ -122,7 +189,7 @@ def _log_beside_cache(draft: Any) -> None:
         pass  # the panel said so already when it took the same file
 
 
-async def serve(path: Path) -> int:
+async def serve(path: Path, pre_open: bool = False) -> int:
     host = SessionHost(path)
     await host.server.start()
     stop = asyncio.Event()
@@ -130,7 +197,7 @@ async def serve(path: Path) -> int:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    await _end_with_stdin(stop)
+    await _end_with_stdin(stop, host.pre_open if pre_open else None)
     print(READY_LINE, flush=True)
     ended = asyncio.ensure_future(host.server.closed.wait())
     stopped = asyncio.ensure_future(stop.wait())
@@ -141,9 +208,20 @@ async def serve(path: Path) -> int:
     return 0
 
 
-async def _end_with_stdin(stop: asyncio.Event) -> None:
+def pre_open_intent(line: bytes) -> I.Open:
+    """The pre-open line (channel/early.py's pre_open_line) as the Open it stands for; ValueError
+    if it is not one."""
+    try:
+        layers = json.loads(line)
+        return I.Open(dict(layers["values"]), {k: dict(v) for k, v in layers["accounts"].items()})
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"the pre-open line is not the settings' layers: {type(exc).__name__}") from None
+
+
+async def _end_with_stdin(stop: asyncio.Event, pre_open: Any = None) -> None:
     """When the panel started us, stdin is its pipe: its end (the panel gone before or after
-    connecting, even by kill -9) ends us too. A terminal's stdin (started by hand) is not watched."""
+    connecting, even by kill -9) ends us too. A terminal's stdin (started by hand) is not watched.
+    With `pre_open`, the pipe's first line is the settings' layers, handed to it as an Open."""
     if sys.stdin is None or sys.stdin.isatty():
         return
     loop = asyncio.get_running_loop()
@@ -154,6 +232,13 @@ async def _end_with_stdin(stop: asyncio.Event) -> None:
         return  # not a pipe (/dev/null, a file): only the channel's end ends us
 
     async def watch() -> None:
+        if pre_open is not None:
+            try:
+                line = await reader.readline()
+                if line:
+                    pre_open(pre_open_intent(line))
+            except Exception:  # noqa: BLE001 - the panel's Open, on the socket, opens it then
+                log.warning("no pre-open: %s", sys.exc_info()[1])
         while await reader.read(4096):
             pass
         stop.set()
@@ -170,9 +255,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sagan_tui.session",
                                      description="The panel's session process (started by the panel).")
     parser.add_argument("--socket", required=True, type=Path, help="the Unix socket to listen on")
+    parser.add_argument("--pre-open", action="store_true",
+                        help="open the session on the settings' layers read from stdin's first line")
     args = parser.parse_args(argv)
     try:
-        return asyncio.run(serve(args.socket))
+        return asyncio.run(serve(args.socket, args.pre_open))
     except Exception as exc:  # noqa: BLE001 - the panel reads this line from our stderr
         print(f"session process failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 from typing import TYPE_CHECKING, Any, Awaitable, Sequence
 
 import msgspec
 
 from sagan_tui.channel import intents as I
 from sagan_tui.channel.client import SessionClient, SessionEnded
-from sagan_tui.channel.early import session_mode  # noqa: F401 - the App picks its session mode here
+from sagan_tui.channel.early import open_layers, session_mode  # noqa: F401 - the App picks its session mode here
 from sagan_tui.channel.views import ActionResultView, FailedView, ReadyView, StopTargetView, UpdateView
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 
@@ -101,9 +100,9 @@ class RemoteSession:
     async def _open(self) -> None:
         self._early = []
         client = self.client = SessionClient(self._update, self._ended)
-        values = {k: (str(v) if isinstance(v, os.PathLike) else v) for k, v in self.draft.values.items()}
+        values, accounts = open_layers(self.draft)
         try:
-            answer = await client.open(values, self.draft.accounts, poll=self.poll, clock=self.clock)
+            answer = await client.open(values, accounts, poll=self.poll, clock=self.clock)
         except SessionEnded as exc:
             if client.started:
                 return  # it died while opening: _ended (told by the channel's end) restarts it

@@ -156,3 +156,18 @@ def test_session_mode_is_the_process_unless_thread_is_asked_for(value, mode):
     from sagan_tui.ui.remote import session_mode
 
     assert session_mode({} if value is None else {"SAGAN_TUI_SESSION": value}) == mode
+
+
+def test_the_command_pre_opens_its_session_and_the_open_adopts_it(tmp_path, sim_factory):
+    """The real command against the simulator: the session process is opened on the layers the
+    panel wrote on its stdin, and the panel's Open (the same layers, sent over the socket) is
+    answered by it, not by a second session (which the log would name, with what differed)."""
+    sim = sim_factory(scenario="calm")
+    env = {**process_env(tmp_path), **sim.env()}
+    with panel(env) as (p, child):
+        p.wait_for(lambda screen: "RUNNING" in screen, timeout=BOUND_S)  # live pods, from the session
+        p.send("q")
+        exited(p)
+    assert p.proc.returncode == 0
+    log = (tmp_path / "panel.log").read_text() if (tmp_path / "panel.log").exists() else ""
+    assert "pre-opened session's layers differ" not in log, log
