@@ -128,8 +128,9 @@ def run(small: bool = False) -> list[Figure]:
     # Small: ten presses at the least; presses() goes on until each source is seen polling three
     # times (a cycle is read from three successes), however fast the keys come back.
     (big, base), n = ((300, 100), 10) if small else ((10_000, 1_000), 120)
-    b = measure(base, n)
-    r = measure(big, n)
+    # The two in-process rows ask for the thread mode: the default is the session process.
+    b = measure(base, n, SESSION_MODES["thread"])
+    r = measure(big, n, SESSION_MODES["thread"])
     rp = measure(big, n, SESSION_MODES["process"])
     detail = {"presses": n, "every_s": EVERY_S, "interval_s": INTERVAL_S, "size": "200x50",
               "fleet": summary(r), "baseline_fleet": summary(b), "fleet_process": summary(rp),

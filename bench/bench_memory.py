@@ -77,7 +77,7 @@ def run(small: bool = False) -> list[Figure]:
     quiet_logging()
     polls, scenario, source = (5, "calm", warm_cache(polls=1, scenario="calm")) if small else \
         (100, "large-fleet", warm_cache())
-    r = panel_peak(polls, scenario, source)
+    r = panel_peak(polls, scenario, source, SESSION_MODES["thread"])
     rp = panel_peak(polls, scenario, source, SESSION_MODES["process"])
     bare = bare_peak()
     detail = {"thread": {k: round(v, 2) if isinstance(v, float) else v for k, v in r.items()},
