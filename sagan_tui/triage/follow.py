@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timezone
-from operator import sub
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from sagan_tui.triage import gaps as G
@@ -28,21 +26,19 @@ class Signature:
     host: str | None = None  # the one machine every founding loss ran on (run times that do not cluster)
     account: str | None = None  # the account, when the founding run is an account stop
 
-    def matches(self, gap: float, loss: Callable[[], Loss]) -> bool:
-        """`gap`: the loss's RUNNING-to-lost seconds (NaN when unknown); `loss` reads the record
-        only when a machine or an account must be compared."""
-        if self.kill_s is not None:
-            return abs(gap - self.kill_s) <= self.kill_tol_s  # NaN compares false
+    def matches_loss(self, loss: Loss) -> bool:
+        """A machine or account signature against one loss (a kill-time one is compared on the
+        gap alone, in `follow`)."""
         if self.host is not None:
-            return loss().host == self.host
-        return self.account is not None and loss().account == self.account
+            return loss.host == self.host
+        return self.account is not None and loss.account == self.account
 
-    def matches_run(self, gaps: Sequence[float], losses: Callable[[], Sequence[Loss]]) -> bool:
+    def matches_run(self, median: float, losses: Callable[[], Sequence[Loss]]) -> bool:
         """A later run that founds a wave of its own joins whole when it shares the signature:
-        its kill time within tolerance, its one machine, or its one account."""
+        the median of its core gaps (NaN when none is known) within tolerance, its one machine,
+        or its one account."""
         if self.kill_s is not None:
-            core = _core(gaps)
-            return bool(core) and abs(_median_sorted(core) - self.kill_s) <= self.kill_tol_s
+            return abs(median - self.kill_s) <= self.kill_tol_s  # NaN compares false
         if self.host is not None:
             return all(x.host == self.host for x in losses())
         return self.account is not None and all(x.account == self.account for x in losses())
@@ -50,7 +46,8 @@ class Signature:
 
 def _core(gaps: Iterable[float]) -> list[float]:
     """Known gaps, sorted, long-running bystanders left out (gaps.py's rule)."""
-    known = sorted(g for g in gaps if g >= 0)  # NaN compares false: unknown gaps drop out
+    known = [g for g in gaps if g >= 0]  # NaN compares false: unknown gaps drop out
+    known.sort()
     if len(known) < G.LONG_MIN_N:
         return known
     med = _median_sorted(known)
@@ -75,12 +72,11 @@ def _quartiles_sorted(v: Sequence[float]) -> tuple[float, float, float]:
     return at(0.25), at(0.5), at(0.75)
 
 
-def signature(founding: Wave, gaps: Sequence[float]) -> Signature:
+def signature(founding: Wave, core: Sequence[float]) -> Signature:
     """The founding run's signature: its kill time when its gaps cluster (the tolerance is its
     spread, at least the tight limit of gaps.py); else its machine when all ran on one known
     host; else its account when the verdict (weighed only then: it is the costly part) is an
-    account stop."""
-    core = _core(gaps)
+    account stop. `core`: the founding run's gaps as `_core` leaves them."""
     if len(core) >= G.TIGHT_MIN_N:
         q = _quartiles_sorted(core)
         limit = G.tight_limit(q[1], G.resolution(founding.losses) if _timed_by_polls(founding) else 0.0)
@@ -96,8 +92,13 @@ def signature(founding: Wave, gaps: Sequence[float]) -> Signature:
 
 
 def _timed_by_polls(founding: Wave) -> bool:
-    # resolution() reads last_seen_at of every loss; a run without any is timed exactly.
-    return any(x.last_seen_at is not None for x in founding.losses)
+    # resolution() reads last_seen_at of every loss; a run without any is timed exactly. Read
+    # from the column (input order, so memory order) rather than by building the run's losses.
+    tl = founding.timeline
+    if not tl.any_polled():
+        return False
+    seen = tl.column("last_seen_at")
+    return any(seen[i] is not None for i in tl.order[founding.first:founding.stop])
 
 
 @dataclass
@@ -107,7 +108,7 @@ class _Growing:
     positions: list[int]
     horizon: float  # POSIX seconds: the last loss's time + the guard window
     founding: Wave
-    gaps: Sequence[float]
+    core: list[float]  # the founding run's gaps, as _core leaves them
     followed: bool = False
     _sig: Signature | None = None
 
@@ -115,50 +116,46 @@ class _Growing:
     def sig(self) -> Signature:
         # Weighed only when a later loss comes within the window: most runs never need it.
         if self._sig is None:
-            self._sig = signature(self.founding, self.gaps)
+            self._sig = signature(self.founding, self.core)
         return self._sig
-
-
-def _gap_column(tl: Timeline) -> list[float]:
-    """Every loss's RUNNING-to-lost seconds in sorted order (NaN when RUNNING is unknown; a
-    negative one is dropped where gaps are read), from the times at hand: one read of running_at
-    per loss instead of datetime arithmetic per comparison."""
-    running = map(tl.column("running_at").__getitem__, tl.order)
-    utc = timezone.utc
-    started = [NAN if r is None else r.timestamp() if r.tzinfo is not None else r.replace(tzinfo=utc).timestamp()
-               for r in running]
-    return list(map(sub, tl.sorted_times, started))
 
 
 def follow(tl: Timeline, spans: Sequence[tuple[int, int]], gap: float, guard_s: float,
            context: TriageContext | None) -> list[Wave]:
     """Waves founded by `spans` (runs of the chaining gap, in order) and followed through the
     guard window: a run within an active wave's window that shares its signature joins whole,
-    a loss outside every run joins the first active wave whose signature it shares."""
+    a loss outside every run joins the first active wave whose signature it shares.
+
+    The loops below run once per loss near a wave (most of a million scattered losses are), so
+    they compare floats at hand and read a Loss only for a machine or account signature.
+    """
     from sagan_tui.triage.waves import Wave
 
     st = tl.sorted_times
     n = len(st)
-    gaps = _gap_column(tl)
+    gaps = tl.sorted_gaps()
+    losses, order = tl.losses, tl.order
     built: list[_Growing] = []
     live: list[_Growing] = []
-
-    def loss_at(p: int) -> Callable[[], Loss]:
-        return lambda: tl.losses[tl.order[p]]
 
     def absorb(lo: int, hi: int) -> None:
         # Positions lo..hi-1 lie outside every run: each may join the first live wave it matches.
         for p in range(lo, hi):
             t = st[p]
-            reach = [w for w in live if t <= w.horizon]
-            if not reach:
-                return  # horizons grow only by joining, so no later loss reaches either
-            for w in reach:
-                if w.sig.matches(gaps[p], loss_at(p)):
+            reached = False  # horizons grow only by joining, so once none reaches, none will
+            for w in live:
+                if t > w.horizon:
+                    continue
+                reached = True
+                s = w.sig
+                k = s.kill_s
+                if abs(gaps[p] - k) <= s.kill_tol_s if k is not None else s.matches_loss(losses[order[p]]):
                     w.positions.append(p)
                     w.horizon = t + guard_s
                     w.followed = True
                     break
+            if not reached:
+                return
 
     prev = 0
     for a, b in spans:
@@ -166,13 +163,17 @@ def follow(tl: Timeline, spans: Sequence[tuple[int, int]], gap: float, guard_s: 
             absorb(prev, a)
             live = [w for w in live if st[a] <= w.horizon]
         run = Wave(tl, a, b, context, gap=gap)
-        host = next((w for w in live if w.sig.matches_run(gaps[a:b], lambda: run.losses)), None)
+        core = _core(gaps[a:b])
+        host = None
+        if live:
+            median = _median_sorted(core) if core else NAN
+            host = next((w for w in live if w.sig.matches_run(median, lambda: run.losses)), None)
         if host is not None:
             host.positions.extend(range(a, b))
             host.horizon = st[b - 1] + guard_s
             host.followed = True
         else:
-            g = _Growing(list(range(a, b)), st[b - 1] + guard_s, run, gaps[a:b])
+            g = _Growing(list(range(a, b)), st[b - 1] + guard_s, run, core)
             built.append(g)
             live.append(g)
         prev = b

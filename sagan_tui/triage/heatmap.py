@@ -143,6 +143,13 @@ def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetim
     for w in waves:
         members = getattr(w, "members", None)
         if members is not None and getattr(w, "timeline", None) is tl:
+            a, b = st[members[0]], st[members[-1]]
+            if lo <= a and b <= hi and (ca := _column(edges, a)) == _column(edges, b):
+                # The common case: the whole wave lies in one column of the window (a column is
+                # often longer than a wave's guard), so its runs need not be found to know what
+                # it marks.
+                marked.add(ca)
+                continue
             # Followed across quiet minutes: its runs of the chaining gap, read from the times at
             # hand (bursts would weigh its kill time first).
             spans, a = [], st[members[0]]

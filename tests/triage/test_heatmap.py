@@ -71,3 +71,14 @@ def test_empty_grid():
 def test_shade_levels():
     assert [shade(c, 8) for c in (0, 1, 2, 3, 4, 6, 8)] == [0, 1, 1, 2, 2, 3, 4]
     assert shade(1, 1) == 4 and shade(0, 0) == 0 and shade(3, 0) == 0
+
+
+def test_a_followed_wave_marks_no_column_of_a_window_inside_its_quiet_minutes():
+    redispatched = [loss("q8r1zt5mk0pv3e", running="10:45:00", lost="10:46:01"),
+                    loss("b4y7wn2gx6cj9s", running="10:45:15", lost="10:46:16")]
+    waves = find_waves(R4 + redispatched)
+    assert len(waves) == 1 and waves[0].members is not None
+    quiet = build_grid(R4 + redispatched, "account", at("10:45:00"), at("10:45:30"), 1, waves)
+    assert quiet.total == 0 and quiet.wave_columns == frozenset()
+    whole = build_grid(R4 + redispatched, "account", at("10:30:00"), at("10:50:00"), 1, waves)
+    assert whole.wave_columns == frozenset({0})

@@ -127,3 +127,11 @@ def test_survivors_control_pod_named():
     (wave,) = find_waves(R5, context=ctx)
     found = next(f for f in wave.diagnosis if f.kind == "survivors")
     assert "j18eiux6ccekyj (team, #365)" in found.statement
+
+
+def test_losses_without_a_running_time_never_match_a_kill_time():
+    # Their gap is unknown (NaN in the gap column): neither a single loss nor a run of them joins.
+    unknown = [loss("norun000000001", running=None, lost="10:46:01")]
+    unknown_run = [loss(f"norunrun{i:06d}", running=None, lost=f"10:49:0{i}") for i in range(3)]
+    waves = find_waves(R4 + unknown + unknown_run)
+    assert [w.pod_ids for w in waves] == [tuple(x.pod_id for x in R4), tuple(x.pod_id for x in unknown_run)]
