@@ -15,7 +15,6 @@ from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
 from sagan_tui.ui.colours16 import STANDARD_CLASS, Undim, sixteen_colours, standard_themes
-from sagan_tui.ui.key_first import KeyFirst
 from sagan_tui.ui.key_hold import Ended, KeyHold, opens_dialog, pushed
 from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.main_screen import NARROW_BELOW, MainScreen
@@ -100,7 +99,6 @@ class SaganApp(App):
         self._first_health: dict = {}
         self.first_paint_s: float | None = None
         self._opened = None
-        self.key_first: KeyFirst = KeyFirst()  # updates wait for a key's frame while keys come
         if cache is not None:  # read here, before the app's loop runs: whole from the first frame
             from sagan_tui.session import PanelSession
 
@@ -230,22 +228,23 @@ class SaganApp(App):
         u = message.update
         # A poll's news while the owner is typing waits for the next key's frame (ui/key_first.py);
         # what a key asked for does not, and goes after what waited: updates keep their order.
-        if not u.answer and self.key_first.hold(u):
-            if len(self.key_first.held) == 1:
-                self.set_timer(self.key_first.due_in(), self._keys_quiet)
+        pacing = self.main_screen.pacing if self.screen_stack else None  # none while the app exits
+        if pacing is not None and not u.answer and pacing.hold(u):
+            if len(pacing.held) == 1:
+                self.set_timer(pacing.due_in(), self._keys_quiet)
             return
         self._release_updates()
         self._apply(u)
 
     def _release_updates(self) -> None:
         """A key's frame is drawn (or the keys stopped): the updates that waited for it, in order."""
-        for update in self.key_first.release():
+        for update in self.main_screen.pacing.release() if self.screen_stack else ():
             self._apply(update)
 
     def _keys_quiet(self) -> None:
-        if not self.key_first.held:
+        if not self.screen_stack or not (pacing := self.main_screen.pacing).held:
             return
-        wait = self.key_first.due_in()
+        wait = pacing.due_in()
         if wait > 0:  # keys came meanwhile (each releases after its frame): look again when they stop
             self.set_timer(wait, self._keys_quiet)
         else:
@@ -440,8 +439,8 @@ class SaganApp(App):
             self.screen.maximize(self.focused)
 
     async def on_event(self, event) -> None:
-        if isinstance(event, events.Key):
-            self.key_first.key()
+        if isinstance(event, events.Key) and self.screen_stack:
+            self.main_screen.pacing.key()
             # For "since you last looked": the session needs the owner's presence, not every key.
             if self.session is not None and time.monotonic() - getattr(self, "_key_noted", -1e9) > 15:
                 self._key_noted = time.monotonic()
@@ -454,7 +453,7 @@ class SaganApp(App):
             return
         back = isinstance(event, events.Key) and event.is_forwarded  # (forwarding marks the event itself)
         await super().on_event(event)
-        if back and self.key_first.held:
+        if back and self.screen_stack and self.main_screen.pacing.held:
             # The key is back from the focused widget (its bindings have run, the App's just did):
             # the held updates go once the screen has drawn what the key changed.
             self.call_after_refresh(self._release_updates)

@@ -22,7 +22,8 @@ U = TypeVar("U")
 
 
 class KeyFirst(Generic[U]):
-    """When updates wait for keys (pure: the App calls `key`, `hold`, `due_in` and `release`)."""
+    """When updates wait for keys. Owned by the MainScreen (its `pacing`); pure: the App, which
+    sees the keys and the updates, calls `key`, `hold`, `due_in` and `release`."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic, quiet_s: float = QUIET_S,
                  max_hold_s: float = MAX_HOLD_S) -> None:

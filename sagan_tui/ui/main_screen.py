@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.timer import Timer
 
+from sagan_tui.ui.key_first import KeyFirst
 from sagan_tui.ui.owner_actions import OwnerActionsScreen
 from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
@@ -48,6 +49,9 @@ class MainScreen(OwnerActionsScreen):
         self.pending = pending  # the `sagan-tui` start: three panes mount right after the first frame
         self._timeline_for: int | None = None
         self._rest_timer: Timer | None = None
+        # The update pacing: a poll's news waits for a key's frame while keys come (ui/key_first.py).
+        # The App routes the keys and the updates to it; the rule is the object's own.
+        self.pacing: KeyFirst = KeyFirst()
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")

@@ -22,7 +22,7 @@ async def deliver(pilot, app) -> None:
     came within a moment of a key waits for the keys to stop: ui/key_first.py)."""
     await app.session.look_now()
     await pilot.pause()
-    await wait_for(pilot, lambda: not app.key_first.held, what="the held updates applied")
+    await wait_for(pilot, lambda: not app.main_screen.pacing.held, what="the held updates applied")
     await pilot.pause()
 
 
