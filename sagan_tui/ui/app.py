@@ -15,6 +15,7 @@ from sagan_tui.basics import utcnow
 from sagan_tui.resources import stylesheet
 from sagan_tui.runway import RunwayWatch
 from sagan_tui.ui.colours16 import STANDARD_CLASS, Undim, sixteen_colours, standard_themes
+from sagan_tui.ui.key_first import KeyFirst
 from sagan_tui.ui.key_hold import Ended, KeyHold, opens_dialog, pushed
 from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.main_screen import NARROW_BELOW, MainScreen
@@ -130,6 +131,12 @@ class SaganApp(App):
         return self.screen_stack[0]  # type: ignore[return-value]
 
     @property
+    def pacing(self) -> KeyFirst | None:
+        """The MainScreen's update pacing (ui/key_first.py); None before the screens exist or
+        once the app is exiting, when no update is held."""
+        return self.main_screen.pacing if self.screen_stack else None
+
+    @property
     def experiments_table(self) -> ExperimentsTable:
         return self.main_screen.experiments_table
 
@@ -228,7 +235,7 @@ class SaganApp(App):
         u = message.update
         # A poll's news while the owner is typing waits for the next key's frame (ui/key_first.py);
         # what a key asked for does not, and goes after what waited: updates keep their order.
-        pacing = self.main_screen.pacing if self.screen_stack else None  # none while the app exits
+        pacing = self.pacing
         if pacing is not None and not u.answer and pacing.hold(u):
             if len(pacing.held) == 1:
                 self.set_timer(pacing.due_in(), self._keys_quiet)
@@ -238,11 +245,13 @@ class SaganApp(App):
 
     def _release_updates(self) -> None:
         """A key's frame is drawn (or the keys stopped): the updates that waited for it, in order."""
-        for update in self.main_screen.pacing.release() if self.screen_stack else ():
+        pacing = self.pacing
+        for update in pacing.release() if pacing is not None else ():
             self._apply(update)
 
     def _keys_quiet(self) -> None:
-        if not self.screen_stack or not (pacing := self.main_screen.pacing).held:
+        pacing = self.pacing
+        if pacing is None or not pacing.held:
             return
         wait = pacing.due_in()
         if wait > 0:  # keys came meanwhile (each releases after its frame): look again when they stop
@@ -439,8 +448,8 @@ class SaganApp(App):
             self.screen.maximize(self.focused)
 
     async def on_event(self, event) -> None:
-        if isinstance(event, events.Key) and self.screen_stack:
-            self.main_screen.pacing.key()
+        if isinstance(event, events.Key) and (pacing := self.pacing) is not None:
+            pacing.key()
             # For "since you last looked": the session needs the owner's presence, not every key.
             if self.session is not None and time.monotonic() - getattr(self, "_key_noted", -1e9) > 15:
                 self._key_noted = time.monotonic()
@@ -453,7 +462,7 @@ class SaganApp(App):
             return
         back = isinstance(event, events.Key) and event.is_forwarded  # (forwarding marks the event itself)
         await super().on_event(event)
-        if back and self.screen_stack and self.main_screen.pacing.held:
+        if back and (pacing := self.pacing) is not None and pacing.held:
             # The key is back from the focused widget (its bindings have run, the App's just did):
             # the held updates go once the screen has drawn what the key changed.
             self.call_after_refresh(self._release_updates)

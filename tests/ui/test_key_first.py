@@ -68,7 +68,8 @@ async def test_the_panel_holds_an_update_sent_while_keys_come_until_the_next_key
 
     app = frozen_app(tmp_path)
     async with app.run_test(size=(160, 40)) as pilot:
-        app.main_screen.pacing.quiet_s = app.main_screen.pacing.max_hold_s = 60.0  # however slow the machine: only a key releases
+        pacing = app.main_screen.pacing
+        pacing.quiet_s = pacing.max_hold_s = 60.0  # however slow the machine: only a key releases
         table = app.pods_table
         table.focus()
         key = next(iter(table.records))
@@ -77,11 +78,11 @@ async def test_the_panel_holds_an_update_sent_while_keys_come_until_the_next_key
         for _ in range(5):
             await pilot.pause()
         assert table.records[key].cells[0].text != "held-one"
-        assert [u for u in app.main_screen.pacing.held if key in u.pods]  # (the session's own may wait beside it)
+        assert [u for u in pacing.held if key in u.pods]  # (the session's own may wait beside it)
 
         await pilot.press("down")
         await shows(pilot, table, key, "held-one")
-        assert not app.main_screen.pacing.held
+        assert not pacing.held
 
 
 async def test_the_panel_applies_an_update_at_once_without_keys_after_the_keys_stop_or_max_hold(tmp_path):
@@ -89,6 +90,7 @@ async def test_the_panel_applies_an_update_at_once_without_keys_after_the_keys_s
 
     app = frozen_app(tmp_path)
     async with app.run_test(size=(160, 40)) as pilot:
+        pacing = app.main_screen.pacing
         table = app.pods_table
         key = next(iter(table.records))
         app.post_message(renamed(app, key, "at-once"))
@@ -96,17 +98,17 @@ async def test_the_panel_applies_an_update_at_once_without_keys_after_the_keys_s
         await pilot.pause()
         assert table.records[key].cells[0].text == "at-once"
 
-        app.main_screen.pacing.quiet_s = 0.2
+        pacing.quiet_s = 0.2
         await pilot.press("down")
         app.post_message(renamed(app, key, "after-quiet"))  # no key after it: the quiet timer lets it go
         await shows(pilot, table, key, "after-quiet")
-        assert not app.main_screen.pacing.held
+        assert not pacing.held
 
-        app.main_screen.pacing.quiet_s, app.main_screen.pacing.max_hold_s = 60.0, 0.2  # the keys "never stop"
+        pacing.quiet_s, pacing.max_hold_s = 60.0, 0.2  # the keys "never stop"
         await pilot.press("down")
         app.post_message(renamed(app, key, "after-max-hold"))  # it goes after MAX_HOLD_S all the same
         await shows(pilot, table, key, "after-max-hold")
-        assert not app.main_screen.pacing.held
+        assert not pacing.held
 
 
 async def test_what_a_key_asked_for_goes_at_once_after_the_news_that_waited(tmp_path):
@@ -116,15 +118,16 @@ async def test_what_a_key_asked_for_goes_at_once_after_the_news_that_waited(tmp_
 
     app = frozen_app(tmp_path)
     async with app.run_test(size=(160, 40)) as pilot:
-        app.main_screen.pacing.quiet_s = app.main_screen.pacing.max_hold_s = 60.0
+        pacing = app.main_screen.pacing
+        pacing.quiet_s = pacing.max_hold_s = 60.0
         table = app.pods_table
         key = next(iter(table.records))
         await pilot.press("down")
         app.post_message(renamed(app, key, "older-news"))
         for _ in range(5):
             await pilot.pause()
-        assert [u for u in app.main_screen.pacing.held if key in u.pods]
+        assert [u for u in pacing.held if key in u.pods]
         app.post_message(renamed(app, key, "the-answer", answer=True))
         for _ in range(5):
             await pilot.pause()
-        assert table.records[key].cells[0].text == "the-answer" and not app.main_screen.pacing.held
+        assert table.records[key].cells[0].text == "the-answer" and not pacing.held
