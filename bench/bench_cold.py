@@ -2,10 +2,9 @@
 
 The panel starts with no cache file against the `calm` simulator (in its own process, default
 `auto` transport): the clock stops when a pod id the simulator lists is on screen, so the pods
-can only have come from a poll. The bare app (bench/baseline_apps.py) runs alternated with the
-panel in each session mode (`cold_start` in-process, `cold_start_process` with the session as a
-child process), under the same pty (200x50, TERM=xterm-256color), so machine noise falls on all
-and both are judged against the same bare runs. Median of runs.
+can only have come from a poll (the session process's first, over the channel). The bare app
+(bench/baseline_apps.py) runs alternated with the panel under the same pty (200x50,
+TERM=xterm-256color), so machine noise falls on both. Median of runs.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ import httpx
 
 from baseline_apps import MARKER
 from bench_start import POD_ID, against_bare, time_to_marker
-from common import PY, ROOT, SESSION_MODES, Figure, SimProcess, clean_env, main, mode_name, mode_title, panel_argv
+from common import PY, ROOT, Figure, SimProcess, clean_env, main, panel_argv
 
 
 def listed_pods(env: dict[str, str]) -> set[str]:
@@ -36,7 +35,7 @@ def run(small: bool = False) -> list[Figure]:
     runs = 1 if small else 9
     compileall.compile_dir(str(ROOT / "sagan_tui"), quiet=1)  # an installed panel starts from .pyc
     home = Path(tempfile.mkdtemp(prefix="sagan-bench-cold-"))
-    panel: dict[str, list[float]] = {mode: [] for mode in SESSION_MODES}
+    panel: list[float] = []
     bare: list[float] = []
     try:
         with SimProcess("--scenario", "calm") as sim:
@@ -46,15 +45,12 @@ def run(small: bool = False) -> list[Figure]:
                 env = clean_env(home, **sim.env)
                 bare.append(time_to_marker([PY, str(ROOT / "bench" / "baseline_apps.py"), "bare"], env,
                                     lambda text: MARKER in text))
-                for mode, extra in SESSION_MODES.items():
-                    cache = home / f"fresh-{mode}-{i}.sqlite"  # none yet: the panel creates it
-                    panel[mode].append(time_to_marker(panel_argv("--cache", str(cache), "--poll-interval", "2"),
-                                                      {**env, **extra}, seen))
+                cache = home / f"fresh-{i}.sqlite"  # none yet: the panel creates it
+                panel.append(time_to_marker(panel_argv("--cache", str(cache), "--poll-interval", "2"), env, seen))
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return [against_bare(mode_name("cold_start", mode),
-                         mode_title("fresh cache to live pods on screen (calm simulator, auto transport)", mode),
-                         times, bare, 3.0, pods_listed=len(ids)) for mode, times in panel.items()]
+    return [against_bare("cold_start", "fresh cache to live pods on screen (calm simulator, auto transport)",
+                         panel, bare, 3.0, pods_listed=len(ids))]
 
 
 if __name__ == "__main__":

@@ -4,8 +4,7 @@ The panel runs on a real pty (200x50) against the simulator (`large-fleet`, sped
 are lost and waves form while it runs), polling every 2 s; the bench presses the down arrow every
 0.25 s and times each press to the first bytes the app writes after it (its repaint of the moved
 cursor). Baseline, in the same run: Textual's stock DataTable with 1,000 rows, the same presses.
-The issue's targets: worst <= 50 ms, p95 <= the DataTable's p95. The panel is measured in both
-session modes (`key_latency_process`, `key_latency_max_process`: the session as a child process).
+Targets: worst <= 50 ms, p95 <= the DataTable's p95.
 """
 
 from __future__ import annotations
@@ -16,8 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import (PY, ROOT, SESSION_MODES, Figure, SimProcess, clean_env, main, mode_name, mode_title,
-                    panel_argv, quiet_logging)
+from common import PY, ROOT, Figure, SimProcess, clean_env, main, panel_argv, quiet_logging
 from ptyrun import PtyProcess
 from baseline_apps import MARKER
 
@@ -44,10 +42,10 @@ def presses(p: PtyProcess, n: int) -> list[float]:
     return [press(p) for _ in range(n)]
 
 
-def measure_panel(n: int, speed: str, extra: dict[str, str] | None = None) -> list[float]:
+def measure_panel(n: int, speed: str) -> list[float]:
     home = Path(tempfile.mkdtemp(prefix="sagan-bench-keys-"))
     with SimProcess("--scenario", "large-fleet", "--speed", speed) as sim:
-        env = clean_env(home, **sim.env, **(extra or {}))
+        env = clean_env(home, **sim.env)
         argv = panel_argv("--cache", str(home / "cache.sqlite"), "--poll-interval", "2", "--no-mouse", "--no-bell")
         p = PtyProcess(argv, env, size=SIZE, cwd=str(ROOT)).start()
         try:
@@ -82,21 +80,16 @@ def ms(xs: list[float]) -> dict[str, float]:
 def run(small: bool = False) -> list[Figure]:
     quiet_logging()
     n = 20 if small else 120
-    panels = {mode: measure_panel(n, SPEED, extra) for mode, extra in SESSION_MODES.items()}
+    panel = measure_panel(n, SPEED)
     table = measure_datatable(n)
-    detail = {"panel_ms": ms(panels["thread"]), "panel_process_ms": ms(panels["process"]),
-              "datatable_ms": ms(table), "presses": n, "every_s": EVERY_S,
+    detail = {"panel_ms": ms(panel), "datatable_ms": ms(table), "presses": n, "every_s": EVERY_S,
               "scenario": f"large-fleet --speed {SPEED}, poll 2 s", "size": "200x50"}
-    figures = []
-    for mode, panel in panels.items():
-        figures += [
-            Figure(mode_name("key_latency", mode), mode_title("key-to-screen latency p95 while polling large-fleet", mode),
-                   p95(panel), p95(table), "s", "<= 1.0x", 1.0, detail=detail),
-            Figure(mode_name("key_latency_max", mode),
-                   mode_title("key-to-screen latency, worst press while polling large-fleet", mode), max(panel),
-                   max(table), "s", "<= 0.05 s", 0.05, on="value", detail=detail),
-        ]
-    return figures
+    return [
+        Figure("key_latency", "key-to-screen latency p95 while polling large-fleet", p95(panel), p95(table), "s",
+               "<= 1.0x", 1.0, detail=detail),
+        Figure("key_latency_max", "key-to-screen latency, worst press while polling large-fleet", max(panel),
+               max(table), "s", "<= 0.05 s", 0.05, on="value", detail=detail),
+    ]
 
 
 if __name__ == "__main__":

@@ -2,9 +2,8 @@
 
 Both run under a real pty at 200x50 with TERM=xterm-256color; the clock stops when a pod id
 from the warm `large-fleet` cache (or the bare app's marker) is on screen. Median of several runs,
-alternating the bare app and the panel in each session mode (`start_to_first_frame` in-process,
-`start_to_first_frame_process` with the session as a child) so that machine noise falls on all,
-and both are judged against the same bare runs.
+alternating the bare app and the panel (its session a child process, as always; the first frame
+from the UI's own read-only peek) so that machine noise falls on both.
 """
 
 from __future__ import annotations
@@ -17,8 +16,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from common import (PY, ROOT, SESSION_MODES, Figure, clean_env, main, mode_name, mode_title, panel_argv,
-                    unreachable_env, warm_cache)
+from common import PY, ROOT, Figure, clean_env, main, panel_argv, unreachable_env, warm_cache
 from ptyrun import PtyProcess
 from baseline_apps import MARKER
 
@@ -52,17 +50,15 @@ def run(small: bool = False) -> list[Figure]:
         panel_cmd = panel_argv("--cache", str(cache))
         bare_argv = [PY, str(ROOT / "bench" / "baseline_apps.py"), "bare"]
         panel_seen = lambda text: any(m in ids for m in POD_ID.findall(text))  # noqa: E731
-        panel: dict[str, list[float]] = {mode: [] for mode in SESSION_MODES}
+        panel: list[float] = []
         bare: list[float] = []
         for _ in range(runs):
             bare.append(time_to_marker(bare_argv, env, lambda text: MARKER in text))
-            for mode, extra in SESSION_MODES.items():
-                panel[mode].append(time_to_marker(panel_cmd, {**env, **extra}, panel_seen))
+            panel.append(time_to_marker(panel_cmd, env, panel_seen))
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return [against_bare(mode_name("start_to_first_frame", mode),
-                         mode_title("start to first frame (warm large-fleet cache)", mode), times, bare, 1.5,
-                         pods_in_cache=len(ids)) for mode, times in panel.items()]
+    return [against_bare("start_to_first_frame", "start to first frame (warm large-fleet cache)", panel, bare, 1.5,
+                         pods_in_cache=len(ids))]
 
 
 def against_bare(name: str, title: str, panel: list[float], bare: list[float], limit: float,

@@ -98,10 +98,11 @@ def table(figures: Iterable[Figure], markdown: bool = True) -> str:
     return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in (head, *rows))
 
 
-def save(figures: Iterable[Figure], path: Path = RESULTS) -> None:
-    """Merge into results.json, so one benchmark run alone updates only its own entries."""
+def save(figures: Iterable[Figure], path: Path = RESULTS, whole: bool = False) -> None:
+    """Merge into results.json, so one benchmark run alone updates only its own entries; `whole`
+    (a run of every benchmark) replaces it, so a figure no longer measured does not linger."""
     try:
-        data = json.loads(path.read_text())
+        data = {} if whole else json.loads(path.read_text())
     except (OSError, ValueError):
         data = {}
     for f in figures:
@@ -249,20 +250,6 @@ def panel_argv(*args: str) -> list[str]:
     or BENCH_PANEL, any script standing in for it (a proposal measured before it lands)."""
     script = os.environ.get("BENCH_PANEL") or (str(BENCH / "candidate_fixes.py") if FIXES else None)
     return [PY, script, *args] if script else [PY, "-m", "sagan_tui", *args]
-
-
-# The panel's two session modes (sagan_tui/channel/early.py): in the UI's process (the opt-out) and
-# as a child process over the channel (the default). A figure measured in both names the second
-# `<name>_process`; a figure that names no mode measures the default.
-SESSION_MODES = {"thread": {"SAGAN_TUI_SESSION": "thread"}, "process": {"SAGAN_TUI_SESSION": "process"}}
-
-
-def mode_name(name: str, mode: str) -> str:
-    return name if mode == "thread" else f"{name}_{mode}"
-
-
-def mode_title(title: str, mode: str) -> str:
-    return title if mode == "thread" else f"{title}, session process"
 
 
 def descendants(pid: int) -> list[int]:

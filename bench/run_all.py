@@ -69,7 +69,7 @@ def main() -> int:
     if FIXES:
         print("(bench/candidate_fixes.py applied: results.json and README left alone)")
     elif not small:
-        save(figures)
+        save(figures, whole=not only and not failed)
         if not only:
             stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
             update_readme(f"`make bench`, {stamp}, {os.cpu_count()} cores, load average "

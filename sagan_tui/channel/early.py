@@ -1,7 +1,6 @@
 """The session process started before the UI imports Textual (the `sagan-tui` command's first step).
 
-Rule: in process mode (the default; SAGAN_TUI_SESSION=thread is the opt-out) the command calls
-`start_early(draft)` before it imports Textual, so the child's start runs beside the UI's instead
+Rule: the command calls `start_early(draft)` before it imports Textual, so the child's start runs beside the UI's instead
 of after its first frame. The settings' layers go with it, as one JSON line on its stdin (the
 pre-open): the child opens the cache and starts polling at once, while the UI imports Textual and
 draws its first frame from its own read-only peek. On a fresh cache the pods come from that first
@@ -30,16 +29,6 @@ from sagan_tui.channel.runtime_dir import make_runtime_dir, socket_path
 
 # After the channel closes the child finishes its last writes and closes the cache; past this it is killed.
 CLOSE_GRACE_S = 10.0
-
-ENV = "SAGAN_TUI_SESSION"
-
-
-def session_mode(environ: Any = None) -> str:
-    """`process` (the session as a child process, the default) or `thread` (in the panel's process:
-    `SAGAN_TUI_SESSION=thread`, the opt-out)."""
-    value = (os.environ if environ is None else environ).get(ENV, "").strip().lower()
-    return "thread" if value == "thread" else "process"
-
 
 def child_argv(path: Path, pre_open: bool = False) -> list[str]:
     return [sys.executable, "-m", "sagan_tui.session", "--socket", str(path), *(["--pre-open"] if pre_open else [])]

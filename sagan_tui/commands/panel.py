@@ -68,12 +68,11 @@ def run_panel(settings: Settings | Draft) -> int:
         # convention Textual honours (it drops every hue), and the fewest codes for what is left.
         os.environ.setdefault("NO_COLOR", "1")
         os.environ["TEXTUAL_COLOR_SYSTEM"] = "standard"
-    from sagan_tui.channel.early import session_mode, start_early
+    from sagan_tui.channel.early import start_early
 
-    if session_mode() == "process":
-        # The session process starts before Textual is imported, opened on these layers: its start
-        # and first poll run beside the UI's start instead of after the first frame (channel/early.py).
-        start_early(settings if hasattr(settings, "values") else None)
+    # The session process starts before Textual is imported, opened on these layers: its start
+    # and first poll run beside the UI's start instead of after the first frame (channel/early.py).
+    start_early(settings if hasattr(settings, "values") else None)
     from sagan_tui.ui.app import SaganApp
 
     app = SaganApp(settings)

@@ -202,15 +202,11 @@ class SaganApp(App):
             self.post_message(LoadFailed(update))  # type: ignore[arg-type]
 
     def _start_session(self) -> None:
-        from sagan_tui.ui.remote import RemoteSession, session_mode
+        """The session as a child process, over the channel (ui/remote.py)."""
+        from sagan_tui.ui.remote import RemoteSession
 
-        if session_mode() == "process":  # the session as a child process, over the channel (ui/remote.py)
-            held = None if self.clock is utcnow else self.clock()
-            self.session = RemoteSession(self, self.settings, poll=self._poll, clock=held)  # type: ignore[assignment]
-        else:
-            from sagan_tui.session import PanelSession
-
-            self.session = PanelSession(self.settings, self._publish, clock=self.clock, poll=self._poll)
+        held = None if self.clock is utcnow else self.clock()
+        self.session = RemoteSession(self, self.settings, poll=self._poll, clock=held)  # type: ignore[assignment]
         self.session.start()
 
     @on(LoadFailed)

@@ -1,7 +1,7 @@
 """The session in its own process, as the App sees it: PanelSession's methods over the channel.
 
-It is the default (`session_mode`); `SAGAN_TUI_SESSION=thread` runs the session in the panel's
-process instead. An App handed a cache (tests, an embedding) always uses the in-process session.
+The `sagan-tui` panel always runs its session so; only an App handed a cache (tests that inject a
+cache, poller and clock) keeps the session in its own process (session/core.py's PanelSession).
 Rules: updates and answers are the channel's view Structs (sagan_tui/channel/views.py), whose
 attributes are named as the core's records, so the screens read either; nothing here imports
 the session's internals. The child's death (kill -9, a crash) is said on screen at once
@@ -22,7 +22,7 @@ import msgspec
 
 from sagan_tui.channel import intents as I
 from sagan_tui.channel.client import SessionClient, SessionEnded
-from sagan_tui.channel.early import open_layers, session_mode  # noqa: F401 - the App picks its session mode here
+from sagan_tui.channel.early import open_layers
 from sagan_tui.channel.views import ActionResultView, FailedView, ReadyView, StopTargetView, UpdateView
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 

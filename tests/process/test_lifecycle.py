@@ -1,7 +1,6 @@
-"""The panel on a real pty with its session in a child process (the default: no SAGAN_TUI_SESSION):
-q and the stop signals end both processes with the terminal restored, kill -9 of the child is
-named on screen and a new child takes over, and --demo leaves no process behind; the opt-out
-SAGAN_TUI_SESSION=thread starts none."""
+"""The panel on a real pty with its session in a child process: q and the stop signals end both
+processes with the terminal restored, kill -9 of the child is named on screen and a new child takes
+over, and --demo leaves no process behind."""
 
 from __future__ import annotations
 
@@ -126,6 +125,17 @@ def test_kill_9_of_the_panel_ends_its_session_process(tmp_path):
         until(p, lambda: not alive(child), "the orphaned session process's end")  # its pipe and channel closed
 
 
+def test_the_session_process_holds_the_cache_and_the_panels_process_does_not(tmp_path):
+    cache = tmp_path / "cache.sqlite"
+    with panel(process_env(tmp_path)) as (p, child):
+        until(p, lambda: opens(child, cache.resolve()), "the cache opened by the session process")
+        # The panel's one read of it, the first frame's peek, was closed before that frame was drawn.
+        assert not opens(p.pid, cache.resolve())
+        p.send("q")
+        exited(p)
+        assert p.proc.returncode == 0
+
+
 def test_the_demo_leaves_no_process_behind(tmp_path):
     env = {**process_env(tmp_path)}
     env.pop("SAGAN_TUI_CACHE", None)
@@ -133,29 +143,6 @@ def test_the_demo_leaves_no_process_behind(tmp_path):
         p.send("q")
         exited(p)
         assert p.proc.returncode == 0 and not alive(child)
-
-
-def test_the_thread_opt_out_runs_the_session_in_the_panels_process(tmp_path):
-    p = PtyProcess(EXE, {**_env(tmp_path), "SAGAN_TUI_SESSION": "thread"}, size=(120, 30)).start()
-    try:
-        p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=BOUND_S)
-        # The session holds the cache open in the panel's own process (a session process would
-        # hold it in the child; the panel's one read of it, the first frame's peek, is closed).
-        until(p, lambda: opens(p.pid, tmp_path / "cache.sqlite"), "the cache opened by the panel's process")
-        assert children(p.pid) == []
-        p.send("q")
-        exited(p)
-        assert p.proc.returncode == 0
-    finally:
-        p.stop(None)
-
-
-@pytest.mark.parametrize("value, mode", [(None, "process"), ("", "process"), ("process", "process"),
-                                         ("thread", "thread"), (" Thread ", "thread"), ("other", "process")])
-def test_session_mode_is_the_process_unless_thread_is_asked_for(value, mode):
-    from sagan_tui.ui.remote import session_mode
-
-    assert session_mode({} if value is None else {"SAGAN_TUI_SESSION": value}) == mode
 
 
 def test_the_command_pre_opens_its_session_and_the_open_adopts_it(tmp_path, sim_factory):

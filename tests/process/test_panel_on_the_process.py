@@ -1,4 +1,4 @@
-"""The panel on its session process (SAGAN_TUI_SESSION=process), against the simulator on
+"""The panel on its session process, against the simulator on
 loopback: the whole panel over the channel, an owner action answered, and a kill -9 of the child
 named on screen, restarted, and the panes repainted from the cache."""
 
@@ -25,10 +25,8 @@ def draft_for(sim, tmp):
 
 
 @pytest.fixture
-def process_panel(tmp_path, monkeypatch):
+def process_panel(tmp_path):
     from sagan_tui.ui.app import SaganApp
-
-    monkeypatch.setenv("SAGAN_TUI_SESSION", "process")
 
     def make(sim, **kw):
         return SaganApp(draft_for(sim, tmp_path), poll=False, **kw)

@@ -35,27 +35,11 @@ def gone(pid: int) -> None:
         time.sleep(0.05)  # polling a condition: the loop ends when it holds
 
 
-@pytest.mark.parametrize("mode", ["process", "thread"])
-def test_closing_the_terminal_ends_the_panel_and_its_session_process(tmp_path, mode):
-    env = process_env(tmp_path)
-    if mode == "thread":
-        env["SAGAN_TUI_SESSION"] = "thread"
-        p = PtyProcess([sys.executable, "-m", "sagan_tui"], env, size=(120, 30)).start()
-        p.wait_for(lambda screen: "Experiments" in screen and "Pods" in screen, timeout=BOUND_S)
-        child = None
-    else:
-        ctx = panel(env)
-        p, child = ctx.__enter__()
-    try:
+def test_closing_the_terminal_ends_the_panel_and_its_session_process(tmp_path):
+    with panel(process_env(tmp_path)) as (p, child):
         os.close(p.master)  # the window closed: the pty hangs up
         assert ended(p) == 128 + signal.SIGHUP
-        if child is not None:
-            gone(child)
-    finally:
-        if child is not None:
-            ctx.__exit__(None, None, None)
-        else:
-            p.stop(None)
+        gone(child)
 
 
 def test_sigterm_after_the_terminal_closed_ends_the_panel(tmp_path):

@@ -25,7 +25,6 @@ async def test_the_ui_process_never_imports_the_cores_libraries(sim_factory, tmp
     args = {"env": env, "cache": str(tmp_path / "cache.sqlite"), "now": sim.clock.at(170).isoformat(),
             "dismiss": R4[0]}
     child_env = {k: v for k, v in os.environ.items() if not k.startswith(("SAGAN", "RUNPOD"))}
-    child_env["SAGAN_TUI_SESSION"] = "process"
     ui = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.process.ui_run", json.dumps(args), stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, env=child_env, cwd=os.getcwd())

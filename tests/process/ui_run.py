@@ -1,6 +1,6 @@
 """The UI process of tests/process/test_ui_imports.py, run as `python -m tests.process.ui_run ARGS_JSON`.
 
-The panel on its session process (SAGAN_TUI_SESSION=process), driven by a pilot through the wave
+The panel on its session process, driven by a pilot through the wave
 on screen, an approval, a hold, a dismiss and `W`; an import hook notes every module of the
 banned families imported in this process, and every module of triage's analysis (all of
 `sagan_tui.triage` but the pure formatting of `triage.fmt` the layer contract names) with the
