@@ -6,6 +6,8 @@ import asyncio
 from datetime import datetime
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
+import msgspec
+
 from sagan_tui.actions.results import ActionResult, StopTarget
 from sagan_tui.config_model import Settings
 from sagan_tui.models import Action, ApprovalRequest, utcnow, valid_pod_id
@@ -92,7 +94,7 @@ class ActionRunner:
                 result = done(False, f"{verb} {target} failed: {said}", server_error=said)
             await self.offload(self.cache.finish_action, audit_id, result.result,
                                     None if result.ok else result.message)
-            return ActionResult(**{**result.__dict__, "audit_id": audit_id})
+            return msgspec.structs.replace(result, audit_id=audit_id)
         finally:
             self._in_flight.discard(key)
 
@@ -110,7 +112,7 @@ class ActionRunner:
         audit_id = await self.offload(self.cache.audit, Action(
             at=self.clock(), action=result.verb, target=result.target, account=result.account,
             result=result.result, error=result.message, detail=detail))
-        return ActionResult(**{**result.__dict__, "audit_id": audit_id})
+        return msgspec.structs.replace(result, audit_id=audit_id)
 
     async def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
                                why: str = "cancelled by the owner", detail: str | None = None) -> ActionResult:

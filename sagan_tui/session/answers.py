@@ -40,14 +40,11 @@ async def _decide(s: "PanelSession", i: I.Decide) -> Any:
     approval = await s._call(s._in_db, find)
     if approval is None:
         raise LookupError(f"no pending or deferred approval {i.approval_id}")
-    return V.action_view(await s.decide(approval, i.decision, dict(i.answers), i.note))
+    return await s.decide(approval, i.decision, dict(i.answers), i.note)
 
 
 async def _stop(s: "PanelSession", i: I.Stop) -> Any:
-    from sagan_tui.actions.results import StopTarget
-
-    targets = [StopTarget(t.pod_id, t.account, t.expected_status, t.experiment, t.name) for t in i.targets]
-    return V.action_view(await s.stop(targets))
+    return await s.stop(list(i.targets))  # the channel's StopTargetView is the core's StopTarget
 
 
 async def _export(s: "PanelSession", i: I.ExportReport) -> tuple[str, str]:
@@ -82,15 +79,14 @@ HANDLERS: dict[type, Answer] = {
     I.BalanceHistory: _as(lambda s, i: s.balance_history(), lambda got: {k: V.plain(v) for k, v in got.items()}),
     I.ViewExperiment: _as(lambda s, i: s.view(i.number), V.detail_view),
     I.ExportReport: _export,
-    I.Refuse: _as(lambda s, i: s.refuse(i.what, i.target), V.action_view),
+    I.Refuse: _as(lambda s, i: s.refuse(i.what, i.target)),
     I.Decide: _decide,
-    I.Hold: _as(lambda s, i: s.hold(i.numbers, i.note), V.action_view),
-    I.Release: _as(lambda s, i: s.release(i.numbers, i.note), V.action_view),
-    I.ReleaseRefused: _as(lambda s, i: s.release_refused(i.number), V.action_view),
-    I.Canary: _as(lambda s, i: s.canary(i.number, i.confirm), V.action_view),
-    I.Redispatch: _as(lambda s, i: s.redispatch(i.number, i.note, i.confirm), V.action_view),
-    I.Promote: _as(lambda s, i: s.promote(i.number), V.action_view),
+    I.Hold: _as(lambda s, i: s.hold(i.numbers, i.note)),
+    I.Release: _as(lambda s, i: s.release(i.numbers, i.note)),
+    I.ReleaseRefused: _as(lambda s, i: s.release_refused(i.number)),
+    I.Canary: _as(lambda s, i: s.canary(i.number, i.confirm)),
+    I.Redispatch: _as(lambda s, i: s.redispatch(i.number, i.note, i.confirm)),
+    I.Promote: _as(lambda s, i: s.promote(i.number)),
     I.Stop: _stop,
-    I.RecordCancelled: _as(lambda s, i: s.record_cancelled(i.verb, i.target, account=i.account, detail=i.detail),
-                           V.action_view),
+    I.RecordCancelled: _as(lambda s, i: s.record_cancelled(i.verb, i.target, account=i.account, detail=i.detail)),
 }

@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING, Any, Mapping
 import msgspec
 
 from sagan_tui.channel.rows import SentTables
-from sagan_tui.channel.views import (ActionResultView, ApprovalView, AuditView, BurstView, CachedPodView, CauseView,
+from sagan_tui.channel.views import (ApprovalView, AuditView, BurstView, CachedPodView, CauseView,
                                      DetailView, ExperimentView, FailedView, FindingView, IncidentView,
                                      LossRecordView, NoteView, PodRecordView, ProposalView, ReadyView,
                                      ResponseLineView, RowView, TimelineView, UpdateView, VerdictView, WaveView)
 
 if TYPE_CHECKING:
-    from sagan_tui.actions.results import ActionResult
     from sagan_tui.models import Action, ApprovalRequest
     from sagan_tui.render import Row
     from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady
@@ -125,11 +124,6 @@ def ready_view(ready: "SessionReady", sent: SentTables | None = None) -> ReadyVi
 
 def failed_view(failed: "SessionFailed") -> FailedView:
     return FailedView(failed.error, failed.exit_code)
-
-
-def action_view(r: "ActionResult") -> ActionResultView:
-    return ActionResultView(r.ok, r.message, r.server_error, r.refused, r.verb, r.target, r.account, r.audit_id,
-                            tuple(action_view(p) for p in r.parts), r.cancelled, r.did)
 
 
 def verdict_view(v: "GuardVerdict") -> VerdictView:

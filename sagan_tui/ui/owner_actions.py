@@ -8,7 +8,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from sagan_tui.actions.results import ActionResult, StopTarget
+from sagan_tui.channel.views import ActionResultView as ActionResult
+from sagan_tui.channel.views import StopTargetView as StopTarget
 from sagan_tui.ui.key_hold import opens_dialog
 from sagan_tui.ui.safe_text import one_line
 from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
@@ -375,7 +376,7 @@ class OwnerActionsScreen(Screen):
     def action_bulk_hold(self) -> None:
         if self._refused_if_read_only("bulk_hold"):
             return
-        from sagan_tui.actions.bulk import plan_hold
+        from sagan_tui.ui.bulk_plans import plan_hold
 
         marked = list(self.marked_experiments())
         if not marked:
@@ -475,7 +476,7 @@ class OwnerActionsScreen(Screen):
         if not ids:
             self.notify("No pod is marked (space marks one).", severity="warning", markup=False)
             return
-        from sagan_tui.actions.bulk import plan_stop
+        from sagan_tui.ui.bulk_plans import plan_stop
 
         known = self.view.pods
         plan = plan_stop(ids, known)

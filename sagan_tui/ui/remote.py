@@ -29,7 +29,6 @@ from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from sagan_tui.actions.results import ActionResult
     from sagan_tui.config import Draft
     from sagan_tui.ui.app import SaganApp
 
@@ -56,14 +55,6 @@ class PanelSettings:
     @classmethod
     def of(cls, ui: Any) -> "PanelSettings":
         return cls(**{f.name: getattr(ui, f.name) for f in dataclasses.fields(cls)})
-
-
-def action_result(v: ActionResultView) -> "ActionResult":
-    """The channel's plain result as the UI's ActionResult (its title and severity are properties)."""
-    from sagan_tui.actions.results import ActionResult
-
-    return ActionResult(v.ok, v.message, v.server_error, v.refused, v.verb, v.target, v.account, v.audit_id,
-                        tuple(action_result(p) for p in v.parts), v.cancelled, v.did)
 
 
 class RemoteSession:
@@ -171,8 +162,8 @@ class RemoteSession:
             raise SessionEnded("the session is not running")
         return await self.client.ask(intent)
 
-    async def _act(self, intent: I.Intent) -> "ActionResult":
-        return action_result(await self._ask(intent))
+    async def _act(self, intent: I.Intent) -> ActionResultView:
+        return await self._ask(intent)
 
     # PanelSession's surface, as the screens call it.
     def refresh(self) -> None:
@@ -247,34 +238,33 @@ class RemoteSession:
         path, text = await self._ask(I.ExportReport(str(directory)))
         return Path(path), text
 
-    def refuse(self, what: str, target: str = "-") -> Awaitable["ActionResult"]:
+    def refuse(self, what: str, target: str = "-") -> Awaitable[ActionResultView]:
         return self._act(I.Refuse(what, target))
 
-    def decide(self, approval: Any, decision: str, answers: dict[str, str], note: str) -> Awaitable["ActionResult"]:
+    def decide(self, approval: Any, decision: str, answers: dict[str, str], note: str) -> Awaitable[ActionResultView]:
         return self._act(I.Decide(approval.id, decision, dict(answers), note))
 
-    def hold(self, numbers: Sequence[int], note: str) -> Awaitable["ActionResult"]:
+    def hold(self, numbers: Sequence[int], note: str) -> Awaitable[ActionResultView]:
         return self._act(I.Hold(tuple(numbers), note))
 
-    def release(self, numbers: Sequence[int], note: str = "") -> Awaitable["ActionResult"]:
+    def release(self, numbers: Sequence[int], note: str = "") -> Awaitable[ActionResultView]:
         return self._act(I.Release(tuple(numbers), note))
 
-    def release_refused(self, number: int) -> Awaitable["ActionResult"]:
+    def release_refused(self, number: int) -> Awaitable[ActionResultView]:
         return self._act(I.ReleaseRefused(number))
 
-    def canary(self, number: int, confirm: str | None = None) -> Awaitable["ActionResult"]:
+    def canary(self, number: int, confirm: str | None = None) -> Awaitable[ActionResultView]:
         return self._act(I.Canary(number, confirm))
 
-    def redispatch(self, number: int, note: str, confirm: str | None = None) -> Awaitable["ActionResult"]:
+    def redispatch(self, number: int, note: str, confirm: str | None = None) -> Awaitable[ActionResultView]:
         return self._act(I.Redispatch(number, note, confirm))
 
-    def promote(self, number: int) -> Awaitable["ActionResult"]:
+    def promote(self, number: int) -> Awaitable[ActionResultView]:
         return self._act(I.Promote(number))
 
-    def stop(self, targets: Sequence[Any]) -> Awaitable["ActionResult"]:
-        return self._act(I.Stop(tuple(StopTargetView(t.pod_id, t.account, t.expected_status, t.experiment, t.name)
-                                      for t in targets)))
+    def stop(self, targets: Sequence[StopTargetView]) -> Awaitable[ActionResultView]:
+        return self._act(I.Stop(tuple(targets)))
 
     def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
-                         detail: str | None = None) -> Awaitable["ActionResult"]:
+                         detail: str | None = None) -> Awaitable[ActionResultView]:
         return self._act(I.RecordCancelled(verb, target, account=account, detail=detail))

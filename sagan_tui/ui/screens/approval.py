@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from sagan_tui.actions.results import ActionResult
+from sagan_tui.channel.views import ActionResultView as ActionResult
 from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import literal, one_line
 from sagan_tui.ui.screens.confirm import NEWS_CSS, HeldNotices

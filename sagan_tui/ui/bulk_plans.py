@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Iterable, Mapping, Sequence, TypeVar
 
-from sagan_tui.actions.results import StopTarget
+from sagan_tui.channel.views import StopTargetView as StopTarget
 from sagan_tui.basics import STOPPED_STATES
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 from datetime import datetime, timezone
 
-from sagan_tui.actions.bulk import plan_hold, plan_stop
+from sagan_tui.ui.bulk_plans import plan_hold, plan_stop
 from sagan_tui.actions.results import ActionResult
 from sagan_tui.models import Experiment, RunPodPod
 from sagan_tui.store.cache import CachedPod
