@@ -95,7 +95,7 @@ class MainScreen(OwnerActionsScreen):
 
     def on_mount(self) -> None:
         self.experiments_table.focus()
-        self.app.panes_mounted()  # type: ignore[attr-defined]
+        self.app.panes_mounted()
 
     def narrow(self, width: int) -> None:
         self.set_class(width < NARROW_BELOW, "-narrow")
@@ -141,10 +141,10 @@ class MainScreen(OwnerActionsScreen):
         exp = None if tl.everything else self._selected_number()
         self._timeline_for = exp
         tl.describe(exp)
-        self.app.session.watch_timeline("main", exp, tl.kind)  # type: ignore[attr-defined]
+        self.app.session.watch_timeline("main", exp, tl.kind)
 
     def _affected_scope(self):
-        keys = self.app.view.loss_view.affected if self.app.view.loss_view else frozenset()  # type: ignore[attr-defined]
+        keys = self.app.view.loss_view.affected if self.app.view.loss_view else frozenset()
         return lambda k, _row: k in keys
 
     # --- selection, by the row's key ---------------------------------------------------
@@ -197,16 +197,16 @@ class MainScreen(OwnerActionsScreen):
 
     def _cursor_rested(self) -> None:
         self._rest_timer = None
-        if self.app.is_running and self.app.loaded and not self.timeline.everything and self._selected_number() != self._timeline_for:  # type: ignore[attr-defined]
+        if self.app.is_running and self.app.loaded and not self.timeline.everything and self._selected_number() != self._timeline_for:
             self.ask_timeline()
 
     @on(KeyedTable.RowSelected, "#experiments")
     def _experiment_selected(self, event: KeyedTable.RowSelected) -> None:
-        if not self.app.loaded:  # type: ignore[attr-defined]
+        if not self.app.loaded:
             return
         from sagan_tui.ui.screens.detail import DetailScreen
 
-        self.app.push_screen(DetailScreen(int(event.key), self.app.view, self.session.view))  # type: ignore[attr-defined]
+        self.app.push_screen(DetailScreen(int(event.key), self.app.view, self.session.view))
 
     @on(KeyedTable.RowSelected, "#approvals")
     def _approval_selected(self, event: KeyedTable.RowSelected) -> None:
@@ -216,14 +216,14 @@ class MainScreen(OwnerActionsScreen):
 
     @on(TimelineTable.Changed)
     def _timeline_changed(self) -> None:
-        if self.app.loaded:  # type: ignore[attr-defined]
+        if self.app.loaded:
             self.ask_timeline()
 
     @on(PodsTable.DismissRequested)
     def _dismiss(self, event: PodsTable.DismissRequested) -> None:
-        if not self.app.loaded:  # type: ignore[attr-defined]
+        if not self.app.loaded:
             return
-        if self.app.settings.read_only:  # type: ignore[attr-defined]  # x writes the shared cache
+        if self.app.settings.read_only:  # x writes the shared cache
             pod_id = event.pod_id
             self._run(lambda: self.session.refuse("dismiss", pod_id))
         else:
@@ -231,7 +231,7 @@ class MainScreen(OwnerActionsScreen):
 
     @on(PodsTable.ShowDismissedToggled)
     def _toggle_dismissed(self) -> None:
-        if self.app.loaded:  # type: ignore[attr-defined]
+        if self.app.loaded:
             self._said(self.session.toggle_dismissed, "X")
 
     def _said(self, call, what: str) -> None:
@@ -297,6 +297,6 @@ class MainScreen(OwnerActionsScreen):
         self.add_class("-zoom")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if not self.app.loaded:  # type: ignore[attr-defined]
+        if not self.app.loaded:
             return None  # shown, dimmed: the cache is still being opened (a second or two)
         return super().check_action(action, parameters)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from sagan_tui.models import ApprovalRequest, Experiment
     from sagan_tui.session import PanelSession
     from sagan_tui.store.cache import CachedPod
+    from sagan_tui.ui.app import SaganApp
     from sagan_tui.ui.view import PanelView
 
 
@@ -73,6 +74,10 @@ class OwnerActionsScreen(Screen):
     loud, and the session audits the refusal (the runner refuses again, so nothing is ever sent).
     """
 
+    if TYPE_CHECKING:  # Textual types `app` as App[object]: this screen runs only in the panel's App
+        @property
+        def app(self) -> SaganApp: ...
+
     BINDINGS = [
         _b("a", "review_approval", "Approval"),
         _b("h", "hold", "Hold"),
@@ -119,11 +124,11 @@ class OwnerActionsScreen(Screen):
 
     @property
     def session(self) -> "PanelSession":
-        return self.app.session  # type: ignore[attr-defined]
+        return self.app.session
 
     @property
     def view(self) -> "PanelView":
-        return self.app.view  # type: ignore[attr-defined]
+        return self.app.view
 
     def _run(self, call: Callable[[], Awaitable[ActionResult]], *, clear_marks: bool = False) -> None:
         """Call the session from a worker; the result goes to the main screen, which outlives dialogs."""
@@ -150,7 +155,7 @@ class OwnerActionsScreen(Screen):
         open_dialog(self.app, run)
 
     def _refused_if_read_only(self, action: str) -> bool:
-        if not self.app.settings.read_only:  # type: ignore[attr-defined]
+        if not self.app.settings.read_only:
             return False
         target = self.refusal_target(action)
         self._run(lambda: self.session.refuse(self.MUTATING[action], target))
@@ -353,7 +358,7 @@ class OwnerActionsScreen(Screen):
 
         submit, refused = None, None
         session = self.session
-        if not self.app.settings.read_only:  # type: ignore[attr-defined]
+        if not self.app.settings.read_only:
             async def submit(decision, answers, note):
                 return await session.decide(approval, decision, answers, note)
         else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from rich.table import Table
 from rich.text import Text
@@ -22,6 +22,9 @@ from sagan_tui.triage.fmt import when
 from sagan_tui.render import RUNWAY_STYLE, hhmm, money
 from sagan_tui.ui.safe_text import clean
 from sagan_tui.ui.widgets.key_bar import KeyBar
+
+if TYPE_CHECKING:
+    from sagan_tui.ui.app import SaganApp
 
 SPARK_WIDTH = 24
 
@@ -104,6 +107,10 @@ class HistoryRead(Message):
 class AccountsScreen(Screen[None]):
     """A full screen like help (a modal's blend over the panes costs seconds at 200x50); follows the polls."""
 
+    if TYPE_CHECKING:  # Textual types `app` as App[object]: this screen runs only in the panel's App
+        @property
+        def app(self) -> SaganApp: ...
+
     BINDINGS = [Binding("escape,B,q", "close", "Close", id="accounts.close")]
     OWN_KEYS_ONLY = True
 
@@ -144,10 +151,10 @@ class AccountsScreen(Screen[None]):
         if view is None or not view.health:
             return
         # The cache's history, else what this panel's polls saw (a cache from before balance history).
-        seen = {a: list(v) for a, v in app.runway_watch.history.items()}  # type: ignore[attr-defined]
+        seen = {a: list(v) for a, v in app.runway_watch.history.items()}
         history = {a: self.history.get(a) or seen.get(a, []) for a in {*self.history, *seen}}
-        rows = account_rows(view.health, history, app.clock(),  # type: ignore[attr-defined]
-                            app.settings.poll_interval, app.settings.runway_warn_hours)  # type: ignore[attr-defined]
+        rows = account_rows(view.health, history, app.clock(),
+                            app.settings.poll_interval, app.settings.runway_warn_hours)
         if rows != self.rows:
             self.rows = rows
             self.query_one("#accounts-table", Static).update(accounts_table(rows))
