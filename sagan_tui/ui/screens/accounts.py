@@ -136,7 +136,7 @@ class AccountsScreen(Screen[None]):
     async def _read_history(self) -> None:
         """The cache's balance history (rows written when a balance moved), read by the session."""
         session = getattr(self.app, "session", None)
-        if session is not None and getattr(session, "cache", None) is not None:
+        if session is not None and self.app.loaded:  # the session has opened the cache
             found = await session.balance_history()
             self.post_message(HistoryRead({a: [(r[0], r[1]) for r in rows] for a, rows in found.items()}))
 
