@@ -28,12 +28,13 @@ from sagan_tui.ui.widgets.status_bar import StatusBar
 if TYPE_CHECKING:  # the rest is imported where it is used: none of it is needed for the first frame
     from textual.command import Provider
 
+    from sagan_tui.channel.surface import SessionSurface
+    from sagan_tui.channel.views import FailedView, ReadyView
     from sagan_tui.config import Draft
     from sagan_tui.config_model import Settings
-    from sagan_tui.models import Loss
-    from sagan_tui.session import PanelSession
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.channel.views import LossRecordView
+    from sagan_tui.session.loopback import InProcessSession
+    from sagan_tui.ui.remote import PanelSettings
     from sagan_tui.ui.widgets.loss_area import LossArea
     from sagan_tui.ui.widgets.panes import ExperimentsTable, PodsTable, TimelineTable
 
@@ -72,10 +73,11 @@ class SaganApp(App):
     COMMANDS = App.COMMANDS | {_binding_commands}
     BINDINGS = PANEL_BINDINGS
 
-    def __init__(self, settings: Settings | Draft, cache: Cache | None = None, poller: Poller | None = None, *,
+    def __init__(self, settings: Draft | Settings, session: InProcessSession | None = None, *,
                  clock: Callable[[], datetime] | None = None, poll: bool = True) -> None:
-        """Without a cache (the `sagan-tui` command) the first frame comes from a thin read and the
-        session opens the cache after it; with one (tests, embedding) the session starts at mount."""
+        """Without a session (the `sagan-tui` command) the first frame comes from a thin read and
+        the session process opens the cache after it; a test hands one in-process
+        (session/loopback.py), opened here, whole from the first frame on."""
         # NO_COLOR (TERM=dumb sets it: commands/panel.py) means no colour codes at all: Textual
         # strips colours (its NoColor filter) only when it sends ANSI colours natively; otherwise
         # it turns them grey (Monochrome), which are colour codes still.
@@ -88,10 +90,10 @@ class SaganApp(App):
         if self.standard_colours:
             self.ansi_theme_dark, self.ansi_theme_light = standard_themes(self.ansi_theme_dark, self.ansi_theme_light)
             self.add_class(STANDARD_CLASS)
-        self.settings: Settings = settings  # type: ignore[assignment]  # a Draft until `loaded`
+        self.settings: PanelSettings = settings  # type: ignore[assignment]  # what the session validated, once `loaded`
         self.clock = clock or utcnow
         self._poll = poll
-        self.session: PanelSession = None  # type: ignore[assignment]
+        self.session: SessionSurface = session  # type: ignore[assignment]
         self.view = PanelView()
         self.key_hold = KeyHold()  # keys typed while a dialog opens go to the dialog
         self.runway_watch = RunwayWatch()  # the short-runway notice, once per crossing (runway.py)
@@ -99,13 +101,9 @@ class SaganApp(App):
         self.paused = False
         self._first_health: dict = {}
         self.first_paint_s: float | None = None
-        self._opened = None
-        if cache is not None:  # read here, before the app's loop runs: whole from the first frame
-            from sagan_tui.session import PanelSession
-
-            self.session = PanelSession(self.settings, self._publish, cache=cache, poller=poller,
-                                        clock=self.clock, poll=poll)
-            self._opened = self.session.open_now()
+        self._opened: ReadyView | FailedView | None = None
+        if session is not None:  # read here, before the app's loop runs: whole from the first frame
+            self._opened = session.open_now(lambda u: self.post_message(Updated(u)))  # from its threads
 
     def get_driver_class(self):
         """Textual's Linux driver, ending the panel when its terminal is gone (ui/driver.py);
@@ -169,8 +167,14 @@ class SaganApp(App):
         apply_keymap(self)  # the [keymap] table (ui/keys.py), before any key is read
         self.main_screen.narrow(self.size.width)
         if self._opened is not None:
-            self._loaded(Loaded(self._opened))
-            self.session.start()
+            from sagan_tui.ui.remote import ready_for_panel
+
+            opened = ready_for_panel(self._opened)
+            if isinstance(opened, Loaded):
+                self._loaded(opened)
+                self.session.start()
+            else:
+                self._load_failed(opened)
         else:
             self._paint_first()
             self._tick_status()
@@ -189,17 +193,6 @@ class SaganApp(App):
         # on a fresh cache the pods come from its first poll, which need not wait for them.
         self._start_session()
         await after_first_frame(self)
-
-    def _publish(self, update: object) -> None:
-        """The session's updates as typed messages (from its thread: post_message is thread-safe)."""
-        from sagan_tui.session import PanelUpdate, SessionReady
-
-        if isinstance(update, PanelUpdate):
-            self.post_message(Updated(update))
-        elif isinstance(update, SessionReady):
-            self.post_message(Loaded(update))
-        else:
-            self.post_message(LoadFailed(update))  # type: ignore[arg-type]
 
     def _start_session(self) -> None:
         """The session as a child process, over the channel (ui/remote.py)."""
@@ -345,7 +338,7 @@ class SaganApp(App):
 
     # --- the owner's view of the session -------------------------------------------------
 
-    def current_losses(self) -> list[Loss]:
+    def current_losses(self) -> list[LossRecordView]:
         """Every loss as last read (dismissed ones are evidence too)."""
         return list(self.view.losses)
 

@@ -9,8 +9,7 @@ from sagan_tui.channel.views import StopTargetView as StopTarget
 from sagan_tui.basics import STOPPED_STATES
 
 if TYPE_CHECKING:
-    from sagan_tui.models import Experiment
-    from sagan_tui.store.cache import CachedPod
+    from sagan_tui.channel.views import CachedPodView, ExperimentView
 
 T = TypeVar("T")
 # Names listed in a dialog's warning before "+N more": the dialog must stay on an 80x24 screen.
@@ -46,7 +45,7 @@ class BulkPlan(Generic[T]):
         return "\n".join(lines)
 
 
-def plan_stop(pod_ids: Iterable[str], pods: Mapping[str, "CachedPod"]) -> BulkPlan[StopTarget]:
+def plan_stop(pod_ids: Iterable[str], pods: Mapping[str, "CachedPodView"]) -> BulkPlan[StopTarget]:
     """Marked pods to stop: a pod no longer listed (GONE) or already stopped (EXITED) is skipped,
     named, with why; the runner would refuse it anyway, after the owner had confirmed it."""
     targets: list[StopTarget] = []
@@ -64,7 +63,7 @@ def plan_stop(pod_ids: Iterable[str], pods: Mapping[str, "CachedPod"]) -> BulkPl
     return BulkPlan(tuple(targets), tuple(skipped))
 
 
-def plan_hold(numbers: Iterable[int], experiments: Mapping[int, "Experiment | None"]) -> BulkPlan[int]:
+def plan_hold(numbers: Iterable[int], experiments: Mapping[int, "ExperimentView | None"]) -> BulkPlan[int]:
     """Marked experiments to hold: one already blocked is left out, saying so (holding it
     again would only overwrite its note)."""
     targets: list[int] = []

@@ -23,8 +23,8 @@ from sagan_tui.safe_text import clean
 from sagan_tui.triage import fmt
 
 if TYPE_CHECKING:  # annotations only: the grid arrives as the channel's HeatGridView
-    from sagan_tui.models import Loss
-    from sagan_tui.triage.heatmap import HeatGrid
+    from sagan_tui.channel.views import HeatGridView as HeatGrid
+    from sagan_tui.channel.views import LossRecordView as Loss
 
 # Glyphs carry the shade without colour (a monochrome terminal, a screenshot pasted in a
 # ticket); the colours make the hot cells jump out where there is colour.

@@ -19,9 +19,7 @@ from sagan_tui.ui.widgets.pending import PendingPane
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from sagan_tui.models import Experiment
-    from sagan_tui.session.updates import PanelUpdate
-    from sagan_tui.store.cache import CachedPod
+    from sagan_tui.channel.views import CachedPodView, ExperimentView, UpdateView
     from sagan_tui.ui.widgets.loss_area import LossArea
 
 NARROW_BELOW = 140  # columns: under this the panes stack
@@ -102,7 +100,7 @@ class MainScreen(OwnerActionsScreen):
 
     # --- updates -----------------------------------------------------------------------
 
-    def apply(self, u: PanelUpdate, now) -> None:
+    def apply(self, u: UpdateView, now) -> None:
         """Rows by key; the timeline and the loss area when they changed."""
         if u.full:
             self.experiments_table.scope_label = ""
@@ -153,7 +151,7 @@ class MainScreen(OwnerActionsScreen):
         key = self.experiments_table.cursor_key
         return int(key) if key is not None else None
 
-    def selected_experiment(self) -> Experiment | None:
+    def selected_experiment(self) -> ExperimentView | None:
         """That of the focused row (pod, approval, event); else the experiments cursor's."""
         number = self._selected_number()
         focused = self.focused
@@ -163,7 +161,7 @@ class MainScreen(OwnerActionsScreen):
             number = self.view.experiment_of(pane, key) if key else None
         return self.view.experiments.get(number) if number is not None else None
 
-    def selected_pod(self) -> CachedPod | None:
+    def selected_pod(self) -> CachedPodView | None:
         if self.focused is not self.pods_table:
             return None
         key = self.pods_table.cursor_key

@@ -10,29 +10,28 @@ from textual.message import Message
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from sagan_tui.session.updates import PanelUpdate, SessionFailed, SessionReady
-    from sagan_tui.sources.sagan import ExperimentView
+    from sagan_tui.channel.views import DetailView, FailedView, ReadyView, UpdateView
 
 
 @dataclass
 class Loaded(Message):
     """The session opened the cache and read the model: the whole panel, to paint by key."""
 
-    ready: "SessionReady"
+    ready: "ReadyView"
 
 
 @dataclass
 class LoadFailed(Message):
     """The settings did not validate, or the cache could not be opened: the panel cannot run."""
 
-    failed: "SessionFailed"
+    failed: "FailedView"
 
 
 @dataclass
 class Updated(Message):
     """Rows, losses, health or notes that changed (after a poll, another writer's commit, a tick)."""
 
-    update: "PanelUpdate"
+    update: "UpdateView"
 
 
 @dataclass
@@ -40,7 +39,7 @@ class ExperimentViewed(Message):
     """The detail view's fetch of one experiment ended: its view, or the error text."""
 
     number: int
-    view: "ExperimentView | None"
+    view: "DetailView | None"
     error: str | None = None
 
 

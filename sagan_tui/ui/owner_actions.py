@@ -15,9 +15,8 @@ from sagan_tui.ui.safe_text import one_line
 from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
 
 if TYPE_CHECKING:
-    from sagan_tui.models import ApprovalRequest, Experiment
-    from sagan_tui.session import PanelSession
-    from sagan_tui.store.cache import CachedPod
+    from sagan_tui.channel.surface import SessionSurface
+    from sagan_tui.channel.views import ApprovalView, CachedPodView, ExperimentView
     from sagan_tui.ui.app import SaganApp
     from sagan_tui.ui.view import PanelView
 
@@ -37,11 +36,11 @@ def _b(key: str, action: str, description: str, **kw: Any) -> Binding:
     return Binding(key, action, description, id=f"panel.{action}", **kw)
 
 
-def exp_line(exp: "Experiment") -> str:
+def exp_line(exp: "ExperimentView") -> str:
     return f"#{exp.number} {one_line(exp.title, 70)} ({exp.status}, {exp.runpod_account or 'account ?'})"
 
 
-def pod_line(p: "CachedPod") -> str:
+def pod_line(p: "CachedPodView") -> str:
     exp = f"#{p.experiment}" if p.experiment is not None else "no experiment"
     price = f" ${p.pod.cost_per_hr:.2f}/h" if p.pod.cost_per_hr is not None else ""
     gone = f" GONE ({p.gone_reason})" if p.gone_at else ""
@@ -101,10 +100,10 @@ class OwnerActionsScreen(Screen):
 
     # --- what a subclass says ----------------------------------------------------------
 
-    def selected_experiment(self) -> "Experiment | None":
+    def selected_experiment(self) -> "ExperimentView | None":
         return None
 
-    def selected_pod(self) -> "CachedPod | None":
+    def selected_pod(self) -> "CachedPodView | None":
         return None
 
     def marked_experiments(self) -> list[int]:
@@ -123,7 +122,7 @@ class OwnerActionsScreen(Screen):
     # --- plumbing ----------------------------------------------------------------------
 
     @property
-    def session(self) -> "PanelSession":
+    def session(self) -> "SessionSurface":
         return self.app.session
 
     @property
@@ -178,7 +177,7 @@ class OwnerActionsScreen(Screen):
         return f"#{exp.number}" if exp is not None else "none selected"
 
     def _target_experiment(self, action: str, status: str | None = None,
-                           refuse: Callable[[int], Awaitable[ActionResult]] | None = None) -> "Experiment | None":
+                           refuse: Callable[[int], Awaitable[ActionResult]] | None = None) -> "ExperimentView | None":
         """The selected experiment, or None when it stops here: read-only, nothing selected, or an
         experiment not in `status`, which goes to `refuse` (the session refuses it with the reason
         and audits it): no dialog that could only be dismissed."""
@@ -352,7 +351,7 @@ class OwnerActionsScreen(Screen):
         number = exp.number
         self._then(lambda: self.session.approvals_of(number, "deferred"), deferred)
 
-    def open_approval(self, approval: "ApprovalRequest") -> Any:
+    def open_approval(self, approval: "ApprovalView") -> Any:
         """Open one request (also the approvals pane's route); read-only shows it with decisions disabled."""
         from sagan_tui.ui.screens.approval import ApprovalScreen
 
@@ -422,7 +421,7 @@ class OwnerActionsScreen(Screen):
         n = exp.number
         self._then(lambda: session.dispatch_verdict(n), lambda verdict: self._redispatch_dialog(exp, verdict))
 
-    def _redispatch_dialog(self, exp: "Experiment", verdict: Any) -> Any:
+    def _redispatch_dialog(self, exp: "ExperimentView", verdict: Any) -> Any:
         from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
         session, n = self.session, exp.number

@@ -1,10 +1,9 @@
 """The session in its own process, as the App sees it: PanelSession's methods over the channel.
 
-The `sagan-tui` panel always runs its session so; only an App handed a cache (tests that inject a
-cache, poller and clock) keeps the session in its own process (session/core.py's PanelSession).
-Rules: updates and answers are the channel's view Structs (sagan_tui/channel/views.py), whose
-attributes are named as the core's records, so the screens read either; nothing here imports
-the session's internals. The child's death (kill -9, a crash) is said on screen at once
+The `sagan-tui` panel always runs its session so. Tests that hold a cache hand the App a session
+in their own process instead (session/loopback.py), with the same surface (channel/surface.py)
+and the same view data. Rules: updates and answers are the channel's view Structs
+(sagan_tui/channel/views.py); nothing here imports the session's internals. The child's death (kill -9, a crash) is said on screen at once
 ("session process ended: <reason>; restarting"), a new child is started, and its whole panel
 replaces every pane by key (the cache holds what the dead one had written). A child that fails
 to start ends the panel with its reason, and so does one that dies RESTARTS_IN_A_ROW times without
@@ -16,14 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import TYPE_CHECKING, Any, Awaitable, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable
 
 import msgspec
 
 from sagan_tui.channel import intents as I
 from sagan_tui.channel.client import SessionClient, SessionEnded
 from sagan_tui.channel.early import open_layers
-from sagan_tui.channel.views import ActionResultView, FailedView, ReadyView, StopTargetView, UpdateView
+from sagan_tui.channel.surface import SessionSurface
+from sagan_tui.channel.views import FailedView, ReadyView, UpdateView
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 
 if TYPE_CHECKING:
@@ -57,7 +57,14 @@ class PanelSettings:
         return cls(**{f.name: getattr(ui, f.name) for f in dataclasses.fields(cls)})
 
 
-class RemoteSession:
+def ready_for_panel(answer: ReadyView | FailedView) -> Loaded | LoadFailed:
+    """The Open's answer as the App's message: the whole panel, its settings the UI's own copy."""
+    if isinstance(answer, ReadyView):
+        return Loaded(msgspec.structs.replace(answer, settings=PanelSettings.of(answer.settings)))
+    return LoadFailed(answer)
+
+
+class RemoteSession(SessionSurface):
     def __init__(self, app: "SaganApp", draft: "Draft", *, poll: bool = True,
                  clock: "datetime | None" = None) -> None:
         self.app = app
@@ -105,17 +112,17 @@ class RemoteSession:
         if self._closing:
             return
         early, self._early = self._early, None
-        if isinstance(answer, ReadyView):
-            answer = msgspec.structs.replace(answer, settings=PanelSettings.of(answer.settings))
+        opened = ready_for_panel(answer)
+        if isinstance(opened, Loaded):
             first = self.opened == 0
             self.opened += 1
             self._deaths = 0
             # The first answer opens the panel; a restart's repaints every pane by key.
-            self.app.post_message(Loaded(answer) if first else Updated(answer.first))
+            self.app.post_message(opened if first else Updated(opened.ready.first))
             for u in early:
                 self.app.post_message(Updated(u))
         else:
-            self.app.post_message(LoadFailed(answer))
+            self.app.post_message(opened)
 
     def _update(self, u: UpdateView) -> None:
         if self._early is not None:
@@ -162,109 +169,3 @@ class RemoteSession:
             raise SessionEnded("the session is not running")
         return await self.client.ask(intent)
 
-    async def _act(self, intent: I.Intent) -> ActionResultView:
-        return await self._ask(intent)
-
-    # PanelSession's surface, as the screens call it.
-    def refresh(self) -> None:
-        self._tell(I.Refresh())
-
-    def pause(self, paused: bool) -> None:
-        self._tell(I.Pause(paused))
-
-    def set_interval(self, seconds: float) -> None:
-        self._tell(I.SetInterval(float(seconds)))
-
-    def watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
-        self._tell(I.WatchTimeline(tag, experiment, kind))
-
-    def watch_heatmap(self, dimension: str, window_s: float | None, width: int) -> None:
-        self._tell(I.WatchHeatmap(dimension, window_s, width))
-
-    def forget_timeline(self, tag: str) -> None:
-        self._tell(I.ForgetTimeline(tag))
-
-    def tick(self) -> None:
-        self._tell(I.Tick())
-
-    def key_pressed(self) -> None:
-        self._tell(I.KeyPressed())
-
-    def dismiss(self, pod_id: str) -> Awaitable[str]:
-        return self._ask(I.Dismiss(pod_id))
-
-    def toggle_dismissed(self) -> Awaitable[str]:
-        return self._ask(I.ToggleDismissed())
-
-    def acknowledge_wave(self) -> Awaitable[str]:
-        return self._ask(I.AcknowledgeWave())
-
-    def start_canary(self, number: int) -> Awaitable[str]:
-        return self._ask(I.StartCanary(number))
-
-    def held_now(self) -> Awaitable[tuple[int, ...]]:
-        return self._ask(I.HeldNow())
-
-    def canary_rest(self) -> Awaitable[tuple[int, ...]]:
-        return self._ask(I.CanaryRest())
-
-    def blocked_by(self, numbers: Sequence[int]) -> Awaitable[dict[int, str]]:
-        return self._ask(I.BlockedBy(tuple(numbers)))
-
-    def hold_note(self) -> Awaitable[str]:
-        return self._ask(I.HoldNote())
-
-    def wave_response(self) -> Awaitable[Any]:
-        return self._ask(I.WaveResponse())
-
-    def dispatch_verdict(self, number: int) -> Awaitable[Any]:
-        return self._ask(I.DispatchVerdict(number))
-
-    async def approvals_of(self, number: int, status: str = "pending") -> list:
-        return list(await self._ask(I.ApprovalsOf(number, status)))
-
-    async def audit_log(self, limit: int = 500) -> list:
-        return list(await self._ask(I.AuditLog(limit)))
-
-    def balance_history(self) -> Awaitable[dict]:
-        return self._ask(I.BalanceHistory())
-
-    def view(self, number: int) -> Awaitable[Any]:
-        return self._ask(I.ViewExperiment(number))
-
-    async def export_report(self, directory: Any) -> tuple[Any, str]:
-        from pathlib import Path
-
-        path, text = await self._ask(I.ExportReport(str(directory)))
-        return Path(path), text
-
-    def refuse(self, what: str, target: str = "-") -> Awaitable[ActionResultView]:
-        return self._act(I.Refuse(what, target))
-
-    def decide(self, approval: Any, decision: str, answers: dict[str, str], note: str) -> Awaitable[ActionResultView]:
-        return self._act(I.Decide(approval.id, decision, dict(answers), note))
-
-    def hold(self, numbers: Sequence[int], note: str) -> Awaitable[ActionResultView]:
-        return self._act(I.Hold(tuple(numbers), note))
-
-    def release(self, numbers: Sequence[int], note: str = "") -> Awaitable[ActionResultView]:
-        return self._act(I.Release(tuple(numbers), note))
-
-    def release_refused(self, number: int) -> Awaitable[ActionResultView]:
-        return self._act(I.ReleaseRefused(number))
-
-    def canary(self, number: int, confirm: str | None = None) -> Awaitable[ActionResultView]:
-        return self._act(I.Canary(number, confirm))
-
-    def redispatch(self, number: int, note: str, confirm: str | None = None) -> Awaitable[ActionResultView]:
-        return self._act(I.Redispatch(number, note, confirm))
-
-    def promote(self, number: int) -> Awaitable[ActionResultView]:
-        return self._act(I.Promote(number))
-
-    def stop(self, targets: Sequence[StopTargetView]) -> Awaitable[ActionResultView]:
-        return self._act(I.Stop(tuple(targets)))
-
-    def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
-                         detail: str | None = None) -> Awaitable[ActionResultView]:
-        return self._act(I.RecordCancelled(verb, target, account=account, detail=detail))

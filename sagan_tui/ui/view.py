@@ -5,36 +5,34 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
-    from sagan_tui.models import ApprovalRequest, Experiment, Loss, SourceHealth
-    from sagan_tui.session.updates import LossView, PanelUpdate, TimelineRows
-    from sagan_tui.store.cache import CachedPod
-    from sagan_tui.triage import Wave
-    from sagan_tui.render import Row
+    from sagan_tui.basics import SourceHealth
+    from sagan_tui.channel.views import (ApprovalView, CachedPodView, ExperimentView, IncidentView, LossRecordView,
+                                         RowView, TimelineView, UpdateView, WaveView)
 
 
 class PanelView:
     """Only the main thread reads or changes it; every value in it came whole from the session."""
 
     def __init__(self) -> None:
-        self.experiments: dict[int, Experiment] = {}
-        self.pods: dict[str, CachedPod] = {}
-        self.pod_rows: dict[str, Row] = {}
-        self.approvals: tuple[ApprovalRequest, ...] = ()
+        self.experiments: dict[int, ExperimentView] = {}
+        self.pods: dict[str, CachedPodView] = {}
+        self.pod_rows: dict[str, RowView] = {}
+        self.approvals: tuple[ApprovalView, ...] = ()
         self.health: Mapping[str, SourceHealth] = {}
-        self.loss_view: LossView | None = None
-        self.timelines: dict[str, TimelineRows] = {}
+        self.loss_view: IncidentView | None = None
+        self.timelines: dict[str, TimelineView] = {}
         self.in_flight: Mapping[str, float] = {}
         self.polls = 0
 
     @property
-    def losses(self) -> tuple[Loss, ...]:
+    def losses(self) -> tuple[LossRecordView, ...]:
         return self.loss_view.losses if self.loss_view else ()
 
     @property
-    def waves(self) -> tuple[Wave, ...]:
+    def waves(self) -> tuple[WaveView, ...]:
         return self.loss_view.waves if self.loss_view else ()
 
-    def apply(self, u: PanelUpdate) -> None:
+    def apply(self, u: UpdateView) -> None:
         if u.full:
             self.experiments, self.pods, self.pod_rows = {}, {}, {}
         self.experiments.update(u.experiment_records)
@@ -59,7 +57,7 @@ class PanelView:
         if u.polls is not None:
             self.polls = u.polls
 
-    def pod_rows_of(self, experiment: int) -> dict[str, Row]:
+    def pod_rows_of(self, experiment: int) -> dict[str, RowView]:
         """The pods pane's rows of one experiment (the detail's pods)."""
         out = {}
         lost = {x.pod_id: x for x in self.losses}

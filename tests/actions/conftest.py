@@ -16,7 +16,7 @@ from sagan_tui.actions.runner import ActionRunner
 from sagan_tui.config_model import Settings, load_settings
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.sync.poller import Poller
-from sagan_tui.session import PanelSession, PanelUpdate
+from sagan_tui.session.loopback import InProcessSession
 from sagan_tui.ui.messages import Updated
 from sagan_tui.ui.owner_actions import OwnerActionsScreen
 from sagan_tui.ui.view import PanelView
@@ -167,16 +167,9 @@ class HostScreen(OwnerActionsScreen):
         self.app.pod_marks.clear()
 
 
-class CountingSession(PanelSession):
-    refreshes = 0
-
-    def _refresh(self) -> None:
-        self.refreshes += 1
-        super()._refresh()
-
-
 class HostApp(App):
-    """A minimal host of the owner-action keys over a real session (cache, poller, runner)."""
+    """A minimal host of the owner-action keys over a real session (cache, poller, runner), spoken
+    to as the panel speaks to it (session/loopback.py)."""
 
     def __init__(self, settings: Settings, cache: Cache, poller: Poller):
         super().__init__()
@@ -184,17 +177,21 @@ class HostApp(App):
         self.view = PanelView()
         # The rig's poller has run on the test's loop: the session makes its own clients for its loop.
         del poller
-        self.session = CountingSession(settings, self._publish, cache=cache, poll=False)
-        self.view.apply(self.session.open_now().first)
+        self.session = InProcessSession(settings, cache, poll=False)
+        self.refreshes = 0
+        refresh = self.session.core._refresh
+
+        def counted() -> None:  # the refreshes the session was asked for, counted where it does them
+            self.refreshes += 1
+            refresh()
+
+        self.session.core._refresh = counted  # type: ignore[method-assign]
+        self.view.apply(self.session.open_now(lambda u: self.post_message(Updated(u))).first)
         self.selected: int | None = None
         self.pod_id: str | None = None
         self.exp_marks: list[int] = []
         self.pod_marks: list[str] = []
         self.notes: list[tuple[str, str]] = []  # (severity, "title: message") of every notification
-
-    @property
-    def refreshes(self) -> int:
-        return self.session.refreshes
 
     def get_default_screen(self) -> HostScreen:
         return HostScreen()
@@ -204,10 +201,6 @@ class HostApp(App):
 
     def on_unmount(self) -> None:
         self.session.close()
-
-    def _publish(self, update) -> None:
-        if isinstance(update, PanelUpdate):
-            self.post_message(Updated(update))
 
     def on_updated(self, message: Updated) -> None:
         self.view.apply(message.update)

@@ -36,13 +36,13 @@ def incident(reaper_to: float) -> dict:
 @pytest.fixture
 def incident_panel(rig):
     async def make(reaper_to: float, fixture: dict | None = None, **flags):
-        from sagan_tui.ui.app import SaganApp
+        from tests.in_process import panel_app
 
         r = await rig(fixture=fixture or incident(reaper_to), at=40, **flags)
         sim = r.sim
         sim.clock.hold(120)
         await r.poll()  # the three pods are gone: missing, read directly, confirmed lost
-        app = SaganApp(r.settings, r.cache, r.poller, clock=lambda: sim.clock.at(sim.clock.now_t()))
+        app = panel_app(r.settings, r.cache, r.poller, clock=lambda: sim.clock.at(sim.clock.now_t()))
         return r, app
 
     return make

@@ -16,10 +16,10 @@ SIZE = (200, 50)
 @pytest.fixture
 def panel(rig):
     async def make(**flags):
-        from sagan_tui.ui.app import SaganApp
+        from tests.in_process import panel_app
 
         r = await rig(fixture=actions_fixture(), **flags)
-        return r, SaganApp(r.settings, r.cache)  # the session makes its own clients for its loop
+        return r, panel_app(r.settings, r.cache)  # the session makes its own clients for its loop
 
     return make
 
@@ -93,10 +93,10 @@ async def test_read_only_panel_sends_nothing_but_shows_the_request(panel):
 @pytest.fixture
 async def wave_panel(rig):
     """The real panel during the reaping wave, #192 approved: `r` on it goes through the guard."""
-    from sagan_tui.ui.app import SaganApp
+    from tests.in_process import panel_app
 
     r = await wave_with_192_approved(rig)
-    return r, SaganApp(r.settings, r.cache, r.poller)
+    return r, panel_app(r.settings, r.cache, r.poller)
 
 
 async def _guard_dialog(pilot, app):
@@ -210,9 +210,9 @@ async def test_a_bulk_stop_skips_an_exited_pod_and_says_why(panel):
     assert stopped.ok, stopped.message
     await r.poll()  # the simulator now lists it EXITED
     r.since_now()
-    from sagan_tui.ui.app import SaganApp
+    from tests.in_process import panel_app
 
-    app = SaganApp(r.settings, r.cache)  # the panel reads the cache as it opens: after the stop
+    app = panel_app(r.settings, r.cache)  # the panel reads the cache as it opens: after the stop
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
         await wait_for(pilot, lambda: app.view.pods["perspod504bbbb"].pod.desired_status == "EXITED",

@@ -92,7 +92,7 @@ def panel(tmp_path):
     """`panel(env, **flags)` -> (SaganApp, Cache) on a fresh cache; the cache is closed afterwards."""
     from sagan_tui.store.cache import Cache
     from sagan_tui.sync.poller import Poller
-    from sagan_tui.ui.app import SaganApp
+    from tests.in_process import panel_app
 
     caches = []
 
@@ -100,7 +100,7 @@ def panel(tmp_path):
         settings = panel_settings(env, tmp_path, **flags)
         cache = Cache(settings.cache_path)
         caches.append(cache)
-        return SaganApp(settings, cache, Poller(settings, cache), poll=poll), cache
+        return panel_app(settings, cache, Poller(settings, cache), poll=poll), cache
 
     yield make
     for c in caches:

@@ -58,7 +58,7 @@ def test_a_balance_held_between_its_changes_reads_as_a_line_over_time():
 
 async def test_B_opens_the_account_view_on_the_cached_health_and_escape_closes_it(tmp_path):
     app = frozen.frozen_app(tmp_path)
-    cache = app.session.cache
+    cache = app.session.core.cache
     with cache.transaction() as conn:  # what earlier polls recorded: the balance each time it moved
         cache.record_balance(conn, "team", frozen.NOW - timedelta(hours=2), 500.0, False)
         cache.record_balance(conn, "team", frozen.NOW - timedelta(hours=1), 450.0, False)

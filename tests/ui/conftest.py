@@ -26,6 +26,7 @@ def sim_settings(sim, tmp: Path, **flags) -> Settings:
 def panel(tmp_path):
     """`panel(sim, **flags)` -> a SaganApp on that simulator with a fresh cache in tmp_path."""
     from sagan_tui.ui.app import SaganApp
+    from tests.in_process import panel_app
 
     caches: list[Cache] = []
 
@@ -34,7 +35,7 @@ def panel(tmp_path):
         cache = Cache(s.cache_path)
         caches.append(cache)
         kw = {"clock": clock} if clock else {}
-        return SaganApp(s, cache, Poller(s, cache), poll=poll, **kw)
+        return panel_app(s, cache, Poller(s, cache), poll=poll, **kw)
 
     yield make
     for c in caches:

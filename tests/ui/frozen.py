@@ -110,9 +110,9 @@ def fill(cache: Cache) -> None:
 def frozen_app(tmp: Path, **flags):
     """The panel over the frozen cache, its clock stopped at NOW and polling off."""
     from sagan_tui.sync.poller import Poller
-    from sagan_tui.ui.app import SaganApp
+    from tests.in_process import panel_app
 
     s = settings(tmp, **flags)
     cache = Cache(s.cache_path)
     fill(cache)
-    return SaganApp(s, cache, Poller(s, cache), clock=lambda: NOW, poll=False)
+    return panel_app(s, cache, Poller(s, cache), clock=lambda: NOW, poll=False)

@@ -214,7 +214,7 @@ async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path):
         await wait_for(pilot, lambda: app.return_code is not None, what="the exit")
         assert app.experiments_table.row_count == 11  # the first frame was drawn from the cache
         [message] = [str(m) for m in app._exit_renderables]  # what is printed once the screen is gone
-    # No cache was opened in this process (in process mode the session, and any cache, are the child's).
-    assert app.return_code == 2 and not app.loaded and getattr(app.session, "cache", None) is None
+    # The session process refused the settings before it opened anything: the cache is as it was.
+    assert app.return_code == 2 and not app.loaded and app.session.opened == 0
     assert "request_timeout" in message and "never-shown" not in message
 

@@ -20,14 +20,14 @@ SIZE = (160, 40)
 async def deliver(pilot, app) -> None:
     """The session reads what the other writer committed; its update is applied (an update that
     came within a moment of a key waits for the keys to stop: ui/key_first.py)."""
-    await app.session.look_now()
+    await app.session.core.look_now()
     await pilot.pause()
     await wait_for(pilot, lambda: not app.main_screen.pacing.held, what="the held updates applied")
     await pilot.pause()
 
 
 def other_writer(app, write) -> None:
-    other = Cache(app.session.cache.path)
+    other = Cache(app.session.core.cache.path)
     try:
         with other.transaction() as conn:
             write(other, conn)

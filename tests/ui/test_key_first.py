@@ -48,14 +48,14 @@ def test_held_updates_go_when_the_keys_stop_or_after_max_hold_whichever_first():
 
 
 def renamed(app, key: str, text: str, answer: bool = False):
-    from dataclasses import replace
+    from msgspec.structs import replace
 
+    from sagan_tui.channel.views import UpdateView
     from sagan_tui.render import Cell
-    from sagan_tui.session.updates import PanelUpdate
     from sagan_tui.ui.messages import Updated
 
     row = app.pods_table.records[key]
-    return Updated(PanelUpdate(pods={key: replace(row, cells=(Cell(text), *row.cells[1:]))}, answer=answer))
+    return Updated(UpdateView(pods={key: replace(row, cells=(Cell(text), *row.cells[1:]))}, answer=answer))
 
 
 async def shows(pilot, table, key: str, text: str) -> None:

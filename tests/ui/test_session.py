@@ -43,7 +43,7 @@ async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_act
         return real_connect(*args, **kwargs)
 
     async with app.run_test(size=SIZE) as pilot:
-        cache = app.session.cache
+        cache = app.session.core.cache
         cache.db.conn.set_trace_callback(trace)
         cache._reader.set_trace_callback(trace)
         monkeypatch.setattr(sqlite3, "connect", connect)
@@ -122,7 +122,7 @@ async def test_dismiss_hides_the_pods_row_and_leaves_waves_report_and_ticket_as_
         waves_before = [(len(w.losses), w.burn_usd) for w in app.view.waves]
         title_before = app.loss_area.border_title
         now = app.clock()
-        report_before = incident_report(app.session.cache, now)
+        report_before = incident_report(app.session.core.cache, now)
         assert waves_before and R4[0] in report_before
         pods = app.pods_table
         pods.focus()
@@ -133,7 +133,7 @@ async def test_dismiss_hides_the_pods_row_and_leaves_waves_report_and_ticket_as_
         assert [(len(w.losses), w.burn_usd) for w in app.view.waves] == waves_before
         assert app.loss_area.border_title == title_before
         assert R4[0] in {x.pod_id for x in app.current_losses()}
-        assert incident_report(app.session.cache, now) == report_before  # the report is the ticket's text
+        assert incident_report(app.session.core.cache, now) == report_before  # the report is the ticket's text
         await poll_now(pilot, app)
         assert [(len(w.losses), w.burn_usd) for w in app.view.waves] == waves_before
         assert R4[0] not in pods.shown_keys()

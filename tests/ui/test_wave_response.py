@@ -28,10 +28,10 @@ async def reaped(sim_factory, tmp_path, monkeypatch):
 
 def _app(rig, **flags):
     from sagan_tui.sync.poller import Poller
-    from sagan_tui.ui.app import SaganApp
+    from tests.in_process import panel_app
 
     settings = rig.settings.model_copy(update=flags) if flags else rig.settings
-    return SaganApp(settings, rig.cache, Poller(settings, rig.cache), clock=rig.now, poll=False)
+    return panel_app(settings, rig.cache, Poller(settings, rig.cache), clock=rig.now, poll=False)
 
 
 def _notes(app, words: str) -> list[str]:

@@ -22,7 +22,7 @@ from sagan_tui.ui.screens.markdown_body import MarkdownBody
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:  # annotations only: the UI process reads approvals as the channel's plain views
-    from sagan_tui.models import ApprovalRequest
+    from sagan_tui.channel.views import ApprovalView as ApprovalRequest
 
 Submit = Callable[[str, Mapping[str, str], str], Awaitable[ActionResult]]
 DECISION_KEYS = {"approve": "alt+a", "reject": "alt+r", "defer": "alt+d"}

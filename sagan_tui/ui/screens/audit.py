@@ -15,8 +15,8 @@ from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import literal, one_line
 
 if TYPE_CHECKING:
-    from sagan_tui.models import Action
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.channel.views import AuditView as Action
+    from sagan_tui.ui.owner_actions import AuditFeed
 
 COLUMNS = ("#", "when (UTC)", "action", "target", "account", "result", "error")
 RESULT_STYLE = {"ok": "green", "error": "bold red", "refused": "yellow", "cancelled": "yellow", "pending": "cyan"}
@@ -46,7 +46,7 @@ class AuditScreen(ModalScreen[None]):
         Binding("q", "close", "Close", show=False, id="audit.close_q"),
     ]
 
-    def __init__(self, cache: "Cache", limit: int = 500):
+    def __init__(self, cache: "AuditFeed", limit: int = 500):
         super().__init__()
         self.cache = cache
         self.limit = limit

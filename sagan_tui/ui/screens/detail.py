@@ -24,8 +24,8 @@ from sagan_tui.ui.widgets.keyed_table import KeyedTable
 from sagan_tui.ui.widgets.panes import TimelineTable
 
 if TYPE_CHECKING:
-    from sagan_tui.models import Experiment
-    from sagan_tui.sources.sagan import ExperimentView
+    from sagan_tui.channel.views import DetailView
+    from sagan_tui.channel.views import ExperimentView as Experiment
     from sagan_tui.ui.view import PanelView
 
 FIELDS = ("kind", "runpod_account", "priority", "compute_size", "assignee_kind", "has_clean_result",
@@ -83,7 +83,7 @@ class DetailScreen(OwnerActionsScreen):
     ]
 
     def __init__(self, number: int, model: "PanelView",
-                 fetch: Callable[[int], Awaitable["ExperimentView"]]) -> None:
+                 fetch: Callable[[int], Awaitable["DetailView"]]) -> None:
         super().__init__()
         self.number = number
         self.model = model  # the UI's view of the session's records and rows

@@ -14,8 +14,9 @@ from sagan_tui.ui.safe_text import literal
 from sagan_tui.ui.screens.confirm import Dialog
 
 if TYPE_CHECKING:  # annotations only: in process mode these arrive as the channel's plain views
-    from sagan_tui.models import Experiment
-    from sagan_tui.triage import GuardVerdict, Wave
+    from sagan_tui.channel.views import ExperimentView as Experiment
+    from sagan_tui.channel.views import VerdictView as GuardVerdict
+    from sagan_tui.channel.views import WaveView as Wave
 
 
 def wave_lines(wave: Wave) -> list[str]:

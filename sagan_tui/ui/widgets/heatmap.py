@@ -43,7 +43,7 @@ from sagan_tui.ui import heatmap_render as R
 
 if TYPE_CHECKING:  # annotations only: the session sends its losses and the grid as view data
     from sagan_tui.channel.views import HeatGridView
-    from sagan_tui.models import Loss
+    from sagan_tui.channel.views import LossRecordView as Loss
 
 Scope = tuple[str, "float | None", int]
 WINDOWS: tuple[tuple[str, timedelta | None], ...] = (

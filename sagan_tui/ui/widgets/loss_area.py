@@ -14,8 +14,8 @@ from sagan_tui.ui.widgets.wave_panel import Shown, WavePanel
 
 if TYPE_CHECKING:
     from sagan_tui.channel.views import HeatGridView
-    from sagan_tui.models import Loss
-    from sagan_tui.triage import Wave
+    from sagan_tui.channel.views import LossRecordView as Loss
+    from sagan_tui.channel.views import WaveView as Wave
 
 
 class LossArea(Horizontal):

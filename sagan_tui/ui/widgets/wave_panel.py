@@ -29,8 +29,8 @@ from sagan_tui.triage import fmt
 from sagan_tui.ui.heatmap_render import DIM, printable
 
 if TYPE_CHECKING:  # annotations only: the session sends its waves and losses as view data
-    from sagan_tui.models import Loss
-    from sagan_tui.triage import Wave
+    from sagan_tui.channel.views import LossRecordView as Loss
+    from sagan_tui.channel.views import WaveView as Wave
 
 Shown = tuple[int, "datetime | None"]  # (index of the wave shown or -1, its guard's end while active)
 
