@@ -1,8 +1,8 @@
 """PanelSession: the panel's core in its own thread: cache, per-source polls, model, actions, clock.
 
-The UI thread never touches SQLite or a source: it calls the methods below (each returns an
-awaitable it can wait on from a Textual worker) and applies the immutable updates `publish`
-hands it. Inside, one asyncio loop runs every source on its own schedule and backoff, and one
+Its caller (session/serve.py in the session process; session/loopback.py in a test) never
+touches SQLite or a source: it calls the methods below and those of session/owner.py (each
+returns an awaitable it can wait on) and passes on the immutable updates `publish` hands it. Inside, one asyncio loop runs every source on its own schedule and backoff, and one
 writer thread (`sagan-db`) does every cache read and write: poll writes, the audit log, pruning,
 dismissals, and the model's reads, so they never interleave.
 """
@@ -17,22 +17,20 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from sagan_tui.basics import utcnow
+from sagan_tui.session.owner import OwnerRequests
 from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady, TimelineRows
 
 if TYPE_CHECKING:
-    from sagan_tui.channel.views import HeatGridView, ProposalView
-    from sagan_tui.actions.results import ActionResult, StopTarget
+    from sagan_tui.channel.views import HeatGridView
     from sagan_tui.actions.runner import ActionRunner
     from sagan_tui.config import Draft
     from sagan_tui.config_model import Settings
-    from sagan_tui.models import Action, ApprovalRequest
     from sagan_tui.session.model import Delta, PanelModel
     from sagan_tui.store.cache import Cache
     from sagan_tui.sync.poller import ChangeSet, Poller
-    from sagan_tui.triage import GuardVerdict
 
 log = logging.getLogger(__name__)
 # Another writer's commits are looked for this often (and after each poll of ours).
@@ -49,7 +47,7 @@ def _one_line(text: object) -> str:
     return one_line(str(text), limit=2000)
 
 
-class PanelSession:
+class PanelSession(OwnerRequests):
     """Owns what the panel's panes are built from; the App only wires keys and applies updates."""
 
     def __init__(self, settings: "Settings | Draft", publish: Callable[[object], None], *,
@@ -437,184 +435,3 @@ class PanelSession:
         if pods or hidden or exps or losses:
             self._publish(PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden), losses=losses,
                                       heatmap=heat))
-
-    # --- the owner's actions: each returns an awaitable of its typed result --------------
-
-    def refuse(self, what: str, target: str = "-") -> "asyncio.Future[ActionResult]":
-        """A mutating key in read-only: refused out loud, and the audit log says so (with its target)."""
-        return self._call(self._acting, lambda: self.runner.refuse_read_only(what, target))
-
-    def decide(self, approval: "ApprovalRequest", decision: str, answers: dict[str, str],
-               note: str) -> "asyncio.Future[ActionResult]":
-        own = ("hold" if decision == "reject" else "approve", [approval.experiment_number]) \
-            if approval.experiment_number is not None and decision != "defer" else None
-        return self._call(self._acting, lambda: self.runner.decide(approval, decision, answers, note), own)
-
-    def hold(self, numbers: Sequence[int], note: str) -> "asyncio.Future[ActionResult]":
-        numbers = list(numbers)
-        run = (lambda: self.runner.hold(numbers[0], note)) if len(numbers) == 1 else (
-            lambda: self.runner.bulk_hold(numbers, note))
-        return self._call(self._acting, run, ("hold", numbers))
-
-    def release(self, numbers: Sequence[int], note: str = "") -> "asyncio.Future[ActionResult]":
-        """Blocked back to approved (one, or the marks); the owner's own change is not announced back."""
-        numbers = list(numbers)
-        run = (lambda: self.runner.release(numbers[0], note)) if len(numbers) == 1 else (
-            lambda: self.runner.bulk_release(numbers, note))
-        return self._call(self._acting, run, ("release", numbers))
-
-    def release_refused(self, number: int) -> "asyncio.Future[ActionResult]":
-        """`u` on an experiment that is not blocked: the runner refuses it with the reason, audited."""
-        return self._call(self._acting, lambda: self.runner.release(number))
-
-    def canary(self, number: int, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
-        """Release `number` and re-dispatch it through the guard; on success its pod is watched."""
-        return self._call(self._canary, number, confirm)
-
-    async def _canary(self, number: int, confirm: str | None) -> "ActionResult":
-        from sagan_tui.session.incident_view import held_now, start_canary
-
-        result = await self._acting(lambda: self.runner.canary(number, confirm), ("release", [number]))
-        if result.ok and self.model is not None:
-            start_canary(self.model, number, held_now(self.model))
-        return result
-
-    def canary_rest(self) -> "asyncio.Future[tuple[int, ...]]":
-        """The held experiments a passed canary proposes releasing (empty unless it passed)."""
-        def rest() -> tuple[int, ...]:
-            c = self.model.canary if self.model is not None else None
-            if c is None or c.state(self.clock()) != "passed":
-                return ()
-            return tuple(n for n in c.held if (e := self.model.experiments.get(n)) and e.status == "blocked")
-
-        return self._call(self._in_db, rest)
-
-    def blocked_by(self, numbers: Sequence[int]) -> "asyncio.Future[dict[int, str]]":
-        """experiment -> who blocked it (the owner, W, Sagan's pod-stop cascade), for the release dialog."""
-        from sagan_tui.actions.holds import blocked_by
-
-        return self._call(self._in_db, blocked_by, self.cache, list(numbers))
-
-    def acknowledge_wave(self) -> "asyncio.Future[str]":
-        """The wave on screen acknowledged (persisted): quiet until it grows; what was done, in words."""
-        from sagan_tui.session.incident_view import acknowledge
-
-        return self._call(self._changing, acknowledge, self.model)
-
-    def start_canary(self, number: int) -> "asyncio.Future[str]":
-        """Watch `number` as the canary (after its guarded re-dispatch): its line in the wave panel."""
-        from sagan_tui.session.incident_view import held_now, start_canary
-
-        return self._call(self._changing, lambda m: start_canary(m, number, held_now(m)), self.model)
-
-    def held_now(self) -> "asyncio.Future[tuple[int, ...]]":
-        from sagan_tui.session.incident_view import held_now
-
-        return self._call(self._in_db, held_now, self.model)
-
-    def key_pressed(self) -> None:
-        """The owner pressed a key: the since-you-looked count starts from the last one before an absence."""
-        self._soon(lambda: self.model and self.model.incident.key_pressed(
-            self.clock(), self.settings.away_minutes))
-
-    def redispatch(self, number: int, note: str, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
-        return self._call(self._acting, lambda: self.runner.redispatch(number, note, confirm=confirm))
-
-    def promote(self, number: int) -> "asyncio.Future[ActionResult]":
-        return self._call(self._acting, lambda: self.runner.promote(number))
-
-    def stop(self, targets: Sequence["StopTarget"]) -> "asyncio.Future[ActionResult]":
-        targets = list(targets)
-        t = targets[0] if len(targets) == 1 else None
-        run = (lambda: self.runner.stop_pod(t.pod_id, t.account, t.expected_status, t.experiment)) if t else (
-            lambda: self.runner.bulk_stop(targets))
-        return self._call(self._acting, run)
-
-    def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
-                         detail: str | None = None) -> "asyncio.Future[ActionResult]":
-        """An action the owner backed out of in its dialog, audited (nothing is sent)."""
-        return self._call(lambda: self.runner.record_cancelled(verb, target, account=account, detail=detail))
-
-    async def _acting(self, run: Callable[[], Awaitable["ActionResult"]],
-                      own: tuple[str, list[int]] | None = None) -> "ActionResult":
-        result = await run()
-        if result.ok or any(p.ok for p in result.parts):
-            if own is not None and self.model is not None:  # the owner's own change: a hold to watch, no "your turn"
-                verb, numbers = own
-                done = {n for n in numbers if result.ok and len(numbers) == 1
-                        or any(p.ok and p.target == f"#{n}" for p in result.parts)}
-                for n in done:
-                    self.model.incident.own_change(n, self.clock())
-                    if verb == "hold":
-                        self.model.incident.held(n, self.clock())
-                    else:
-                        self.model.incident.released(n)
-            self._refresh()  # its effect shows on the next poll
-        return result
-
-    def dismiss(self, pod_id: str) -> "asyncio.Future[str]":
-        """Hide a lost (or gone) pod's row from the pods pane; what was done, in words."""
-        return self._call(self._changing, self.model.dismiss if self.model else None, pod_id)
-
-    def balance_history(self) -> "asyncio.Future[dict]":
-        """The cache's balance history per account, for the account view's sparkline (terminal's hunk)."""
-        return self._call(self._in_db, self.cache.balance_history)
-
-    def toggle_dismissed(self) -> "asyncio.Future[str]":
-        return self._call(self._changing, self.model.toggle_dismissed if self.model else None)
-
-    async def _changing(self, fn: Callable[..., Any] | None, *args: Any) -> str:
-        if fn is None:
-            return "the cache is still being opened"
-        said, delta = await self._in_db(fn, *args)  # the cache waits out another writer's lock
-        self._publish(PanelUpdate(**{**self._update(delta).__dict__, "said": said, "answer": True}))
-        return said
-
-    # --- what the dialogs show, read in the writer thread -------------------------------
-
-    def hold_note(self) -> "asyncio.Future[str]":
-        """The note a hold is prefilled with: the active wave's one line, when there is one."""
-        def note() -> str:
-            from sagan_tui.triage import wave_summary
-
-            wave = self.model.active_wave()
-            return f"Held by the owner: {wave_summary(wave)}." if wave is not None else ""
-
-        return self._call(self._in_db, note)
-
-    def wave_response(self) -> "asyncio.Future[ProposalView | None]":
-        """W's proposal for the wave on screen (the active one, else the latest), as the channel's view."""
-        def proposal() -> "ProposalView | None":
-            from sagan_tui.session.incident_view import shown_of
-            from sagan_tui.session.views import proposal_view
-            from sagan_tui.triage.response import propose
-
-            m = self.model
-            shown, _until = shown_of(m.waves, m.clock(), self.settings.guard_minutes)  # the wave panel's
-            return None if shown < 0 else proposal_view(propose(m.waves[shown], m.experiments))
-
-        return self._call(self._in_db, proposal)
-
-    def dispatch_verdict(self, number: int) -> "asyncio.Future[GuardVerdict]":
-        from sagan_tui.actions.guard import dispatch_verdict
-
-        return self._call(self._in_db, dispatch_verdict, self.cache, number, self.clock(),
-                          self.settings.guard_minutes)
-
-    def approvals_of(self, number: int, status: str = "pending") -> "asyncio.Future[list[ApprovalRequest]]":
-        """One experiment's requests in `status` (a deferred one stays reachable from `a`)."""
-        return self._call(self._in_db, lambda: [a for a in self.cache.approvals(status)
-                                                if a.experiment_number == number])
-
-    def audit_log(self, limit: int = 500) -> "asyncio.Future[list[Action]]":
-        return self._call(self._in_db, self.cache.actions, limit)
-
-    def export_report(self, directory: Any) -> "asyncio.Future[tuple[Any, str]]":
-        from sagan_tui.actions.guard import export_report
-
-        return self._call(self._in_db, export_report, self.cache, self.clock(), directory,
-                          self.settings.guard_minutes)
-
-    def view(self, number: int) -> "asyncio.Future[Any]":
-        """One experiment as Sagan serves it now (the detail's plan and fields)."""
-        return self._call(lambda: self.poller.sagan.view(number))
