@@ -61,13 +61,20 @@ class RowPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_
     group: int | None = None
     order: Order | None = None
 
-    def applied_to(self, row: RowView) -> RowView:
+    def applied_to(self, row: Any) -> tuple[RowView, list[int]]:
+        """`row` (a RowView or render.Row) with this patch's cells in place, sharing the others,
+        and the indexes of the cells it replaced that read differently (text or style: a cell
+        whose sort value alone changed is drawn as it was). One pass: a poll may patch every row."""
         cells = list(row.cells)
+        drawn = []
         for i, cell in zip(self.at, self.cells):
+            was = cells[i]
+            if was.text != cell.text or was.style != cell.style:
+                drawn.append(i)
             cells[i] = cell
         return RowView(tuple(cells), row.group if self.group is None else self.group,
                        row.order if self.order is None else self.order,
-                       row.until if self.until is None else self.until)
+                       row.until if self.until is None else self.until), drawn
 
 
 class NoteView(msgspec.Struct, frozen=True):

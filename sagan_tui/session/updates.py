@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
     from sagan_tui.channel.views import HeatGridView
@@ -59,6 +59,10 @@ class PanelUpdate:
     experiments: Mapping[str, "Row"] = field(default_factory=dict)
     pods: Mapping[str, "Row"] = field(default_factory=dict)
     pods_removed: tuple[str, ...] = ()
+    # Rows the UI holds, as the cells that changed: only the channel's updates carry them
+    # (channel/rows.py); in-process every row is whole. The UI reads both kinds alike.
+    experiment_patches: Mapping[str, Any] = field(default_factory=dict)
+    pod_patches: Mapping[str, Any] = field(default_factory=dict)
     approvals: Mapping[str, "Row"] | None = None
     approval_records: tuple["ApprovalRequest", ...] | None = None
     experiment_records: Mapping[int, "Experiment"] = field(default_factory=dict)
