@@ -23,7 +23,7 @@ is full).
 from __future__ import annotations
 
 from itertools import compress
-from operator import ne
+from operator import itemgetter, ne
 from typing import Any, Callable, Iterable, Mapping
 
 from sagan_tui.channel.views import RowPatchView, RowView, UpdateView
@@ -54,14 +54,13 @@ class SentRows:
                 whole[k] = RowView(cells, group, order, until)
             else:
                 differ = tuple(map(ne, old.cells, cells))
-                at = _indexes(differ)
+                at, pick = _PATTERNS.get(differ) or _pattern(differ)
                 if until == old.until and group == old.group and order == old.order:
                     if not at:
                         continue  # the row the UI holds
-                    patches[k] = RowPatchView(at, tuple(compress(cells, differ)))
+                    patches[k] = RowPatchView(at, pick(cells))
                 else:
-                    patches[k] = RowPatchView(at, tuple(compress(cells, differ)),
-                                              None if until == old.until else until,
+                    patches[k] = RowPatchView(at, pick(cells), None if until == old.until else until,
                                               None if group == old.group else group,
                                               None if order == old.order else order)
             held[k] = RowView(cells, group, order, until)  # untracked by the collector, as a render.Row is not
@@ -73,18 +72,21 @@ class SentRows:
         return whole, patches
 
 
-_INDEXES: dict[tuple[bool, ...], tuple[int, ...]] = {}
+# A poll's patches share a few change patterns (the same columns change across the fleet): each
+# pattern's indexes, and the C-level getter of its cells, are made once. Bounded: a table's width
+# allows 2**width patterns.
+_PATTERNS: dict[tuple[bool, ...], tuple[tuple[int, ...], Callable[[tuple], tuple]]] = {}
+PATTERNS_KEPT = 4096
 
 
-def _indexes(differ: tuple[bool, ...]) -> tuple[int, ...]:
-    """The indexes of the cells that differ. A poll's patches share a few patterns (the same
-    columns change across the fleet), so each pattern's indexes are made once."""
-    at = _INDEXES.get(differ)
-    if at is None:
-        if len(_INDEXES) >= 4096:  # bounded: a table's width allows 2**width patterns
-            _INDEXES.clear()
-        at = _INDEXES[differ] = tuple(compress(range(len(differ)), differ))
-    return at
+def _pattern(differ: tuple[bool, ...]) -> tuple[tuple[int, ...], Callable[[tuple], tuple]]:
+    """The indexes of the cells that differ, and what picks those cells out of a row's (a tuple)."""
+    at = tuple(compress(range(len(differ)), differ))
+    pick = itemgetter(*at) if len(at) > 1 else itemgetter(slice(at[0], at[0] + 1) if at else slice(0, 0))
+    if len(_PATTERNS) >= PATTERNS_KEPT:
+        _PATTERNS.clear()
+    _PATTERNS[differ] = (at, pick)
+    return at, pick
 
 
 class HeldRows:

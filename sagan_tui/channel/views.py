@@ -72,9 +72,9 @@ class RowPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_
             if was.text != cell.text or was.style != cell.style:
                 drawn.append(i)
             cells[i] = cell
-        return RowView(tuple(cells), row.group if self.group is None else self.group,
-                       row.order if self.order is None else self.order,
-                       row.until if self.until is None else self.until), drawn
+        group, order, until = self.group, self.order, self.until
+        return RowView(tuple(cells), row.group if group is None else group, row.order if order is None else order,
+                       row.until if until is None else until), drawn
 
 
 class NoteView(msgspec.Struct, frozen=True):

@@ -59,6 +59,7 @@ STEPS = [
     update({"a": row("a", "RUNNING", 60), "b": row("b", "RUNNING", 120), "c": row("c", "RUNNING", 180)}, full=True),
     update({"a": row("a", "EXITED", 60)}),  # one cell
     update({"b": row("b", "RUNNING", 540, until=5.0)}),  # a cell and the until
+    update({"b": row("b", "RUNNING", 540, until=7.0)}),  # only the until
     update({"a": row("a", "EXITED", 60, group=1)}),  # only the group: it moves
     update({"c": row("c", "RUNNING", 200)}),  # only the sort value of a cell: nothing drawn
     update({"d": row("d", "RUNNING", 3)}, removed=("b",)),  # a new key whole, one gone

@@ -181,7 +181,7 @@ class RowStore:
         cells are the patched ones that read differently, and it moved if it is newly shown or
         its group, order or sorted cell changed. True if a row moved."""
         records, shown, keys, redraw = self.records, self.shown, self._keys, out.redraw
-        i, moved = self.sort_index, False
+        i, reverse, moved = self.sort_index, self.sort_reverse, False
         visible = None if self.scope is None and self.filter is None else self.visible
         for k, p in patches.items():
             old = records[k]
@@ -191,18 +191,17 @@ class RowStore:
                 if k in shown:
                     gone.append(k)
                 continue
-            was = shown.get(k)
-            shown[k] = row
-            if was is None:
+            if k not in shown:
                 self.order.append(k)
                 moved = True
-                continue
-            if drawn:
-                redraw[k] = drawn
-            if ((p.group is not None and p.group != old.group) or (p.order is not None and p.order != old.order)
-                    or (i is not None and i in p.at and old.cells[i].sort_value != row.cells[i].sort_value)):
-                keys.pop(k, None)
-                moved = True
+            else:
+                if drawn:
+                    redraw[k] = drawn
+                if (p.group is not None or p.order is not None or (i is not None and i in p.at)) and sort_key(
+                        old, i, reverse) != sort_key(row, i, reverse):
+                    keys.pop(k, None)
+                    moved = True
+            shown[k] = row
         return moved
 
     def _resort(self, force: bool = False) -> bool:
