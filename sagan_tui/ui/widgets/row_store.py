@@ -47,14 +47,14 @@ class RowPatch(Protocol):
     group: int | None
     order: Any
 
-    def applied_to(self, row: Any) -> tuple[Any, list[int]]: ...
+    def applied_to(self, row: Any) -> tuple[Any, Sequence[int]]: ...
 
 
 @dataclass
 class Applied:
     """What one change of the store means for the screen."""
 
-    redraw: dict[str, list[int]] = field(default_factory=dict)  # key: the indexes of cells drawn differently
+    redraw: dict[str, Sequence[int]] = field(default_factory=dict)  # key: the indexes of cells drawn differently
     reordered: bool = False  # rows came, went or moved: every line below the first change may differ
 
 
