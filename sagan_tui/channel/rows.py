@@ -6,7 +6,8 @@ order the channel carries it, by one rule: a full update starts again from its r
 its rows replace their keys' and its removed keys go (a key both changed and removed stays, as
 the table's store has it). So a row whose key the UI holds is sent as a `RowPatchView` (the
 indexes and the new cells of those that differ, and the row's group, order and until if they
-changed). The client passes the patch on as it came: the table's store (ui/widgets/row_store.py)
+changed), and not at all if it equals the row held (unless it is also removed: then it goes as
+an empty patch, so that it stays). The client passes the patch on as it came: the table's store (ui/widgets/row_store.py)
 makes the row from the one it holds and takes what to redraw from the patched cells, without
 comparing the row again, and the screens that read whole rows read the table's. What a poll
 costs on both sides of the channel follows the cells it changed, not the rows it touched.

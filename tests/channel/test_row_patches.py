@@ -159,3 +159,26 @@ def test_a_record_goes_only_when_it_changed_and_the_view_has_every_latest_one():
         expect = {k: v for k, v in expect.items() if v is not None}
         assert view.pods == expect
     assert sizes == [{"a", "b"}, {"b"}, {"a"}, {"a"}, {"b"}]
+
+
+async def test_a_patch_of_a_row_the_panel_does_not_hold_ends_the_channel_and_is_never_applied():
+    import asyncio
+    import socket
+
+    from sagan_tui.channel.client import SessionClient
+    from sagan_tui.channel.frames import pack
+
+    applied, ended = [], []
+    client = SessionClient(applied.append, ended.append)
+    ours, theirs = socket.socketpair()
+    client._reader, client._writer = await asyncio.open_unix_connection(sock=ours)
+    reading = asyncio.ensure_future(client._read())
+    sent = SentTables()
+    first = update({"a": row("a", "RUNNING", 60)}, full=True)
+    good = UpdateView(full=True, pods=sent.pods.send(first.pods, full=True)[0])
+    ghost = UpdateView(pod_patches={"ghost": RowPatchView((1,), (Cell("EXITED"),))})
+    theirs.sendall(pack(encode(Update(good))) + pack(encode(Update(ghost))))
+    theirs.close()  # then the end of the stream: a reader that took the patch ends there instead
+    await asyncio.wait_for(reading, 10)
+    assert [set(u.pods) for u in applied] == [{"a"}]  # the patch never reaches the screens
+    assert len(ended) == 1 and "KeyError" in ended[0] and "ghost" in ended[0]
