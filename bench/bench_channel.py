@@ -8,16 +8,17 @@ Unix socket, it makes the update's view data as the session process does (`sessi
 with the connection's SentTables: a row the UI holds already goes as the cells that changed),
 encodes it as the channel's Update message and writes the frame; the UI's side (a headless App
 with the panel's PodsTable at 200x50, in this process) reads the frame, decodes it
-(`messages.TO_PANEL`), makes its rows whole (`rows.HeldTables`, as the channel's client does),
-applies them with `update_rows` and draws. The connection starts as the panel's does, with a
-full update (the Open's whole panel, untimed). In-process: the same PanelUpdate, made in this
-process, applied with `update_rows` and drawn, as the in-process session's update is; after it
-the table is given back the rows the channel delivered (untimed), so that the next update over
-the channel meets the table the session believes the UI holds, as in the panel. Each update
+(`messages.TO_PANEL`), checks its patches are of rows held (`rows.HeldTables`, as the channel's
+client does), applies its rows and patches with `update_rows` (as the MainScreen does) and
+draws. The connection starts as the panel's does, with a full update (the Open's whole panel,
+untimed). In-process: the same PanelUpdate, made in this process, applied with `update_rows`
+and drawn, as the in-process session's update is; after it the table is given back the rows the
+channel delivered (untimed), so that the next update over the channel meets the table the
+session believes the UI holds, as in the panel. Each update
 changes every row (the pods' status flips between two versions), so every row is re-applied;
 the table holds the 10,000 rows before each. The clock stops at the end of the frame's draw
 (bench_tables' method). Median of alternated runs; `detail` has the UI's own part over the
-channel (decode, rows made whole and apply: what the UI thread spends) and the frame's size.
+channel (decode, patches checked and apply: what the UI thread spends) and the frame's size.
 
 Target <= 1.5x: the table's apply and draw of 10,000 rows is the work the UI must do either way;
 the channel (view data made, encoded, copied between processes, decoded) is linear in the same
@@ -99,6 +100,10 @@ async def measure(n: int, runs: int, path: Path) -> dict:
             table = app.query_one(PodsTable)
             reader, writer = await asyncio.open_unix_connection(str(path))
             held = HeldTables()
+
+            def apply(u) -> None:  # as MainScreen.apply does
+                table.update_rows(u.pods, u.pods_removed, u.pod_patches)
+
             writer.write(b"F")
             table.set_rows(held.receive(TO_PANEL.decode(await read_frame(reader)).update).pods)
             await pilot.pause()
@@ -115,18 +120,19 @@ async def measure(n: int, runs: int, path: Path) -> dict:
                 writer.write(tag)
                 frame = await read_frame(reader)
                 t1 = time.perf_counter()
-                table.update_rows(held.receive(TO_PANEL.decode(frame).update).pods)
+                apply(held.receive(TO_PANEL.decode(frame).update))
                 ui_side.append(time.perf_counter() - t1)
                 channel.append(await drawn(t0))
                 frame_bytes = len(frame)
                 shown = tag
 
                 tag = b"B" if shown == b"A" else b"A"
+                delivered = dict(table.records)
                 drawn_at[0] = 0.0
                 t0 = time.perf_counter()
                 table.update_rows(local[tag].pods)
                 in_process.append(await drawn(t0))
-                table.update_rows(held.pods.rows)  # back to what the channel delivered (untimed)
+                table.update_rows(delivered)  # back to what the channel delivered (untimed)
                 await pilot.pause()
             rows_shown = table.row_count
             writer.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import math
 from datetime import datetime
-from typing import Any, Union
+from typing import Any, Sequence, Union
 
 import msgspec
 
@@ -61,13 +61,22 @@ class RowPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_
     group: int | None = None
     order: Order | None = None
 
-    def applied_to(self, row: RowView) -> RowView:
+    def applied_to(self, row: Any) -> tuple[RowView, Sequence[int]]:
+        """`row` (a RowView or render.Row) with this patch's cells in place, sharing the others,
+        and the indexes of the cells it replaced that read differently (text or style: a cell
+        whose sort value alone changed is drawn as it was). One pass: a poll may patch every row."""
         cells = list(row.cells)
+        drawn = []
         for i, cell in zip(self.at, self.cells):
+            was = cells[i]
+            if was.text != cell.text or was.style != cell.style:
+                drawn.append(i)
             cells[i] = cell
-        return RowView(tuple(cells), row.group if self.group is None else self.group,
-                       row.order if self.order is None else self.order,
-                       row.until if self.until is None else self.until)
+        group, order, until = self.group, self.order, self.until
+        # Every patched cell drawn anew (the common case) is said by `at` itself: a poll that
+        # patches every row then leaves no list per row for the collector to count.
+        return RowView(tuple(cells), row.group if group is None else group, row.order if order is None else order,
+                       row.until if until is None else until), self.at if len(drawn) == len(self.at) else drawn
 
 
 class NoteView(msgspec.Struct, frozen=True):

@@ -33,12 +33,14 @@ def rows_view(rows: Mapping[str, "Row"]) -> dict[str, RowView]:
 
 
 def pod_view(cp: "CachedPod") -> CachedPodView:
-    """What the UI reads of a cached pod (channel/views.py's CachedPodView), made field by field:
-    a poll that changes every pod makes one per pod, and a generic conversion of the pydantic
-    record costs twice as much."""
+    """What the UI reads of a cached pod (channel/views.py's CachedPodView), made field by field
+    from the RunPod record (what CachedPod's properties read, but the experiment from the pod's
+    name): a poll that changes every pod makes one per pod, and a generic conversion of the
+    pydantic record costs twice as much."""
     p = cp.pod
-    return CachedPodView(PodRecordView(p.desired_status, p.name, p.gpu, p.cost_per_hr), cp.pod_id, cp.account,
-                         cp.experiment, cp.gone_at, cp.gone_reason)
+    number = p.experiment
+    return CachedPodView(PodRecordView(p.desired_status, p.name, p.gpu, p.cost_per_hr), p.id, p.account,
+                         cp.experiment if number is None else number, cp.gone_at, cp.gone_reason)
 
 
 def _as(kind: type, obj: Any) -> Any:
@@ -95,21 +97,23 @@ def incident_view(lv: "LossView") -> IncidentView:
 
 def update_view(u: "PanelUpdate", sent: SentTables | None = None) -> UpdateView:
     """`u` as the channel carries it; with `sent` (the connection's, channel/rows.py) the rows
-    the UI holds already go as the cells that changed, and `sent` records what this update sends
-    (so call it in the order the updates are sent)."""
+    the UI holds already go as the cells that changed and a pod's record only when it changed,
+    and `sent` records what this update sends (so call it in the order the updates are sent)."""
     if sent is None:
         pods, pod_patches = rows_view(u.pods), {}
         experiments, experiment_patches = rows_view(u.experiments), {}
+        pod_records = {k: None if cp is None else pod_view(cp) for k, cp in u.pod_records.items()}
     else:
         pods, pod_patches = sent.pods.send(u.pods, u.full, u.pods_removed)
         experiments, experiment_patches = sent.experiments.send(u.experiments, u.full)
+        pod_records = sent.pod_records.send(u.pod_records, pod_view, u.full)
     return UpdateView(
         full=u.full, experiments=experiments, pods=pods, pods_removed=tuple(u.pods_removed),
         experiment_patches=experiment_patches, pod_patches=pod_patches,
         approvals=None if u.approvals is None else rows_view(u.approvals),
         approval_records=None if u.approval_records is None else tuple(approval_view(a) for a in u.approval_records),
         experiment_records={n: _as(ExperimentView, e) for n, e in u.experiment_records.items()},
-        pod_records={k: None if cp is None else pod_view(cp) for k, cp in u.pod_records.items()},
+        pod_records=pod_records,
         timelines=tuple(TimelineView(t.tag, t.experiment, t.kind, rows_view(t.rows), dict(t.subjects))
                         for t in u.timelines),
         losses=None if u.losses is None else incident_view(u.losses), heatmap=u.heatmap,

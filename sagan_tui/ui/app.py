@@ -256,7 +256,8 @@ class SaganApp(App):
             self.main_screen.apply(u, self.clock())
         for screen in self.screen_stack[1:]:
             refresh = getattr(screen, "refresh_from_model", None)
-            if refresh is not None and (u.full or u.experiments or u.pods or u.timelines):
+            if refresh is not None and (u.full or u.experiments or u.pods or u.experiment_patches or u.pod_patches
+                                        or u.pods_removed or u.timelines):
                 refresh()
         notes = list(u.notes)
         if u.health is not None:  # the runway notice, once per crossing (runway.py; pure, cheap)

@@ -108,10 +108,10 @@ class MainScreen(OwnerActionsScreen):
             self.experiments_table.set_rows(u.experiments)
             self.pods_table.set_rows(u.pods)
         else:
-            if u.experiments:
-                self.experiments_table.update_rows(u.experiments)
-            if u.pods or u.pods_removed:
-                self.pods_table.update_rows(u.pods, u.pods_removed)
+            if u.experiments or u.experiment_patches:
+                self.experiments_table.update_rows(u.experiments, patches=u.experiment_patches)
+            if u.pods or u.pods_removed or u.pod_patches:
+                self.pods_table.update_rows(u.pods, u.pods_removed, u.pod_patches)
         if u.approvals is not None:
             self.query_one(ApprovalsTable).set_rows(u.approvals)
         for tl in u.timelines:

@@ -1,4 +1,4 @@
-"""What the UI knows of the panel: the session's last updates applied, records and rows by key (no I/O)."""
+"""What the UI knows of the panel: the session's last updates applied, records by key (no I/O)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ if TYPE_CHECKING:
 
 
 class PanelView:
-    """Only the main thread reads or changes it; every value in it came whole from the session."""
+    """Only the main thread reads or changes it; every value in it came whole from the session.
+    The rows are the tables' (a row the UI holds arrives as a patch its table applies)."""
 
     def __init__(self) -> None:
         self.experiments: dict[int, ExperimentView] = {}
         self.pods: dict[str, CachedPodView] = {}
-        self.pod_rows: dict[str, RowView] = {}
         self.approvals: tuple[ApprovalView, ...] = ()
         self.health: Mapping[str, SourceHealth] = {}
         self.loss_view: IncidentView | None = None
@@ -34,16 +34,13 @@ class PanelView:
 
     def apply(self, u: UpdateView) -> None:
         if u.full:
-            self.experiments, self.pods, self.pod_rows = {}, {}, {}
+            self.experiments, self.pods = {}, {}
         self.experiments.update(u.experiment_records)
         for pid, cp in u.pod_records.items():
             if cp is None:
                 self.pods.pop(pid, None)
             else:
                 self.pods[pid] = cp
-        self.pod_rows.update(u.pods)
-        for pid in u.pods_removed:
-            self.pod_rows.pop(pid, None)
         if u.approval_records is not None:
             self.approvals = u.approval_records
         if u.health is not None:
@@ -57,11 +54,11 @@ class PanelView:
         if u.polls is not None:
             self.polls = u.polls
 
-    def pod_rows_of(self, experiment: int) -> dict[str, RowView]:
-        """The pods pane's rows of one experiment (the detail's pods)."""
+    def pod_rows_of(self, experiment: int, rows: Mapping[str, RowView]) -> dict[str, RowView]:
+        """Of the pods pane's `rows` (its table's, by key), those of one experiment (the detail's pods)."""
         out = {}
         lost = {x.pod_id: x for x in self.losses}
-        for pid, row in self.pod_rows.items():
+        for pid, row in rows.items():
             cp, loss = self.pods.get(pid), lost.get(pid)
             number = cp.experiment if cp is not None else (loss.experiment if loss else None)
             if number == experiment:

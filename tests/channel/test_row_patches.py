@@ -1,6 +1,7 @@
-"""A row the UI holds already crosses the channel as the cells that changed (channel/rows.py):
-the UI's end makes it whole again, equal to the row the session rendered, sharing the cells it
-held, and the table's diff redraws exactly the cells that changed."""
+"""A row the UI holds already crosses the channel as the cells that changed (channel/rows.py), and
+the table's store applies the patch to the row it holds: it ends up holding, showing and ordering
+exactly what the same rows applied whole in-process give, and redraws the same cells. A pod's
+record crosses only when it changed, and the UI's view still has every pod's latest record."""
 
 from __future__ import annotations
 
@@ -10,29 +11,39 @@ import pytest
 
 from sagan_tui.channel.messages import TO_PANEL, Update, encode
 from sagan_tui.channel.rows import HeldTables, SentTables
-from sagan_tui.channel.views import RowPatchView, UpdateView
+from sagan_tui.channel.views import CachedPodView, PodRecordView, RowPatchView, UpdateView
 from sagan_tui.render import Cell, Column, Row
+from sagan_tui.ui.view import PanelView
 from sagan_tui.ui.widgets.row_store import RowStore
 
 COLUMNS = [Column("id", "id"), Column("status", "status"), Column("seen", "seen")]
 
 
-def row(pod: str, status: str, seen: int, group: int = 0, until: float = 1e9) -> Row:
+def row(pod: str, status: str, seen: int, group: int = 0, until: float = 1e9, order: int = 0) -> Row:
     return Row((Cell(pod, "bold"), Cell(status, "green" if status == "RUNNING" else "yellow"),
-                Cell(f"{seen}s", "dim", sort=-seen)), group=group, order=(0, "team", pod), until=until)
+                Cell(f"{seen // 60}m", "dim", sort=-seen)), group=group, order=(order, "team", pod), until=until)
 
 
-def update(pods: dict | None = None, removed: tuple = (), full: bool = False) -> SimpleNamespace:
-    """A PanelUpdate's rows, as session/views.update_view reads them."""
-    return SimpleNamespace(pods=pods or {}, pods_removed=removed, full=full, experiments={})
+def update(pods: dict | None = None, removed: tuple = (), full: bool = False, records: dict | None = None):
+    """A PanelUpdate's rows and pod records, as session/views.update_view reads them."""
+    return SimpleNamespace(pods=pods or {}, pods_removed=removed, full=full, experiments={},
+                           pod_records=records or {})
 
 
-def over_the_channel(sent: SentTables, held: HeldTables, u) -> UpdateView:
+def over_the_channel(sent: SentTables, held: HeldTables, u, view=lambda r: r) -> UpdateView:
     pods, pod_patches = sent.pods.send(u.pods, u.full, u.pods_removed)
     exps, exp_patches = sent.experiments.send(u.experiments, u.full)
-    view = UpdateView(full=u.full, pods=pods, pods_removed=tuple(u.pods_removed), pod_patches=pod_patches,
-                      experiments=exps, experiment_patches=exp_patches)
-    return held.receive(TO_PANEL.decode(encode(Update(view))).update)
+    records = sent.pod_records.send(u.pod_records, view, u.full)
+    message = UpdateView(full=u.full, pods=pods, pods_removed=tuple(u.pods_removed), pod_patches=pod_patches,
+                         experiments=exps, experiment_patches=exp_patches, pod_records=records)
+    return held.receive(TO_PANEL.decode(encode(Update(message))).update)
+
+
+def apply(store: RowStore, u):
+    """As MainScreen.apply does: a full update replaces the rows, any other is a diff."""
+    if u.full:
+        return store.replace(u.pods)
+    return store.update(u.pods, u.pods_removed, getattr(u, "pod_patches", None))
 
 
 def shown(r) -> tuple:
@@ -40,59 +51,134 @@ def shown(r) -> tuple:
     return (tuple((c.text, c.style, c.sort) for c in r.cells), r.group, tuple(r.order), r.until)
 
 
-def test_a_sequence_of_updates_arrives_as_the_rows_the_session_rendered():
+def state(store: RowStore) -> tuple:
+    return {k: shown(r) for k, r in store.records.items()}, list(store.order), dict(store.marks)
+
+
+STEPS = [
+    update({"a": row("a", "RUNNING", 60), "b": row("b", "RUNNING", 120), "c": row("c", "RUNNING", 180)}, full=True),
+    update({"a": row("a", "EXITED", 60)}),  # one cell
+    update({"b": row("b", "RUNNING", 540, until=5.0)}),  # a cell and the until
+    update({"b": row("b", "RUNNING", 540, until=7.0)}),  # only the until
+    update({"a": row("a", "EXITED", 60, group=1)}),  # only the group: it moves
+    update({"c": row("c", "RUNNING", 200)}),  # only the sort value of a cell: nothing drawn
+    update({"d": row("d", "RUNNING", 3)}, removed=("b",)),  # a new key whole, one gone
+    update({"b": row("b", "EXITED", 240)}),  # the gone key comes back: whole
+    update({"a": row("a", "EXITED", 120), "d": row("d", "EXITED", 3)}, removed=("a", "d")),  # changed and removed: stay
+    update({"c": row("c", "RUNNING", 200)}, removed=("c",)),  # unchanged and removed: stays
+    update({"c": row("c", "RUNNING", 200, order=-1)}),  # only the order: it moves
+    update({"c": row("c", "RUNNING", 300)}, full=True),  # starts again
+    update({"c": row("c", "LOST", 360, group=1)}),
+]
+
+
+@pytest.mark.parametrize("sort", [None, (2, False), (1, True)])
+def test_patched_rows_leave_the_table_as_the_rows_applied_whole_and_redraw_the_same_cells(sort):
     sent, held = SentTables(), HeldTables()
-    steps = [
-        update({"a": row("a", "RUNNING", 1), "b": row("b", "RUNNING", 2)}, full=True),
-        update({"a": row("a", "EXITED", 1)}),  # one cell
-        update({"b": row("b", "RUNNING", 9, until=5.0)}),  # a cell and the until
-        update({"a": row("a", "EXITED", 1, group=1)}),  # only the group
-        update({"c": row("c", "RUNNING", 3)}, removed=("b",)),  # a new key whole, one gone
-        update({"b": row("b", "EXITED", 4)}),  # the gone key comes back: whole
-        update({"a": row("a", "EXITED", 2), "c": row("c", "EXITED", 3)}, removed=("a",)),  # changed and removed: stays
-        update({"a": Row((Cell("a"),), order=(0, "team", "a"))}),  # another width: whole
-        update({"c": row("c", "RUNNING", 5)}, full=True),  # starts again
-        update({"c": row("c", "RUNNING", 6)}),
-    ]
-    expect: dict[str, tuple] = {}
-    for u in steps:
+    channel, in_process = RowStore(COLUMNS), RowStore(COLUMNS)
+    for store in (channel, in_process):
+        if sort is not None:
+            store.set_sort(*sort)
+    for n, u in enumerate(STEPS):
         got = over_the_channel(sent, held, u)
-        assert not got.pod_patches
-        assert {k: shown(r) for k, r in got.pods.items()} == {k: shown(r) for k, r in u.pods.items()}
-        if u.full:
-            expect = {}
-        expect.update({k: shown(r) for k, r in u.pods.items()})
-        for k in u.pods_removed:
-            if k not in u.pods:
-                expect.pop(k, None)
-        assert {k: shown(r) for k, r in held.pods.rows.items()} == expect
-        assert set(sent.pods.rows) == set(expect)
+        via_channel, whole = apply(channel, got), apply(in_process, u)
+        assert state(channel) == state(in_process), n
+        assert {k: list(v) for k, v in via_channel.redraw.items()} == whole.redraw, n
+        assert via_channel.reordered == whole.reordered, n
+        assert {k: shown(r) for k, r in channel.shown.items()} == {k: shown(r) for k, r in in_process.shown.items()}
+        assert [channel.index[k] for k in channel.order] == list(range(len(channel.order)))
+        assert held.pods.keys == set(sent.pods.rows) == set(channel.records), n
 
 
-def test_a_patch_carries_only_what_changed_and_shares_the_cells_held():
-    sent, held = SentTables(), HeldTables()
-    first = over_the_channel(sent, held, update({"a": row("a", "RUNNING", 1)}, full=True)).pods["a"]
-    view_pods, patches = sent.pods.send({"a": row("a", "EXITED", 1)})
-    assert view_pods == {} and patches == {"a": RowPatchView((1,), (Cell("EXITED", "yellow"),))}
-    held.pods.rows["a"] = first
-    again = held.pods.receive({}, patches)["a"]
+def test_a_patch_carries_only_what_changed_and_the_row_shares_the_cells_held():
+    sent, held, store = SentTables(), HeldTables(), RowStore(COLUMNS)
+    apply(store, over_the_channel(sent, held, update({"a": row("a", "RUNNING", 60)}, full=True)))
+    first = store.records["a"]
+    got = over_the_channel(sent, held, update({"a": row("a", "EXITED", 60)}))
+    assert got.pods == {} and got.pod_patches == {"a": RowPatchView((1,), (Cell("EXITED", "yellow"),))}
+    assert {k: list(v) for k, v in apply(store, got).redraw.items()} == {"a": [1]}
+    again = store.records["a"]
     assert again.cells[1].text == "EXITED"
     assert again.cells[0] is first.cells[0] and again.cells[2] is first.cells[2]
     assert (again.group, again.order, again.until) == (first.group, first.order, first.until)
 
 
-def test_the_table_redraws_the_patched_cells_only():
+def test_a_row_equal_to_the_one_held_is_not_sent_and_one_of_another_width_goes_whole():
     sent, held = SentTables(), HeldTables()
-    store = RowStore(COLUMNS)
-    store.replace(over_the_channel(sent, held, update({"a": row("a", "RUNNING", 1), "b": row("b", "RUNNING", 2)},
-                                                     full=True)).pods)
-    applied = store.update(over_the_channel(sent, held, update({"a": row("a", "EXITED", 1),
-                                                                "b": row("b", "RUNNING", 7)})).pods)
-    assert applied.redraw == {"a": [1], "b": [2]}
-    assert not applied.reordered
+    over_the_channel(sent, held, update({"a": row("a", "RUNNING", 60), "b": row("b", "RUNNING", 60)}, full=True))
+    got = over_the_channel(sent, held, update({"a": row("a", "RUNNING", 60), "b": row("b", "EXITED", 60)}))
+    assert set(got.pod_patches) == {"b"} and got.pods == {}
+    got = over_the_channel(sent, held, update({"a": Row((Cell("a"),), order=(0, "team", "a"))}))
+    assert set(got.pods) == {"a"} and got.pod_patches == {}
+
+
+def test_a_patched_row_follows_the_scope_and_the_filter():
+    sent, held = SentTables(), HeldTables()
+    channel, in_process = RowStore(COLUMNS), RowStore(COLUMNS)
+    steps = [update({"a": row("a", "RUNNING", 60), "b": row("b", "RUNNING", 60)}, full=True),
+             update({"a": row("a", "EXITED", 60)}),  # hidden by the filter now
+             update({"b": row("b", "EXITED", 60, group=1)}),  # out of the scope now
+             update({"a": row("a", "RUNNING", 120), "b": row("b", "RUNNING", 60)})]  # both back
+    for store in (channel, in_process):
+        store.set_filter("running")
+        store.scope = lambda _k, r: r.group == 0
+    for u in steps:
+        apply(channel, over_the_channel(sent, held, u))
+        apply(in_process, u)
+        assert state(channel) == state(in_process)
+    assert channel.order == ["a", "b"]
 
 
 def test_a_patch_for_a_key_the_ui_does_not_hold_cannot_be_read():
     held = HeldTables()
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="ghost"):
         held.receive(UpdateView(pod_patches={"ghost": RowPatchView((0,), (Cell("x"),))}))
+    with pytest.raises(KeyError):
+        RowStore(COLUMNS).update({}, patches={"ghost": RowPatchView((0,), (Cell("x"),))})
+
+
+def record(pod: str, status: str = "RUNNING", gone: str | None = None) -> CachedPodView:
+    return CachedPodView(PodRecordView(status, f"exp7-{pod}", "A100", 1.49), pod, "team", 7, None, gone)
+
+
+def test_a_record_goes_only_when_it_changed_and_the_view_has_every_latest_one():
+    sent, held, view = SentTables(), HeldTables(), PanelView()
+    steps = [update(full=True, records={"a": record("a"), "b": record("b")}),
+             update(records={"a": record("a"), "b": record("b", "EXITED")}),  # a unchanged
+             update(records={"a": None}),  # a no longer held
+             update(records={"a": record("a", gone="reaped")}),  # back
+             update(full=True, records={"b": record("b", "EXITED")})]  # starts again: sent whole
+    sizes, expect = [], {}
+    for u in steps:
+        got = over_the_channel(sent, held, u)
+        view.apply(got)
+        sizes.append(set(got.pod_records))
+        if u.full:
+            expect = {}
+        expect.update(u.pod_records)
+        expect = {k: v for k, v in expect.items() if v is not None}
+        assert view.pods == expect
+    assert sizes == [{"a", "b"}, {"b"}, {"a"}, {"a"}, {"b"}]
+
+
+async def test_a_patch_of_a_row_the_panel_does_not_hold_ends_the_channel_and_is_never_applied():
+    import asyncio
+    import socket
+
+    from sagan_tui.channel.client import SessionClient
+    from sagan_tui.channel.frames import pack
+
+    applied, ended = [], []
+    client = SessionClient(applied.append, ended.append)
+    ours, theirs = socket.socketpair()
+    client._reader, client._writer = await asyncio.open_unix_connection(sock=ours)
+    reading = asyncio.ensure_future(client._read())
+    sent = SentTables()
+    first = update({"a": row("a", "RUNNING", 60)}, full=True)
+    good = UpdateView(full=True, pods=sent.pods.send(first.pods, full=True)[0])
+    ghost = UpdateView(pod_patches={"ghost": RowPatchView((1,), (Cell("EXITED"),))})
+    theirs.sendall(pack(encode(Update(good))) + pack(encode(Update(ghost))))
+    theirs.close()  # then the end of the stream: a reader that took the patch ends there instead
+    await asyncio.wait_for(reading, 10)
+    assert [set(u.pods) for u in applied] == [{"a"}]  # the patch never reaches the screens
+    assert len(ended) == 1 and "KeyError" in ended[0] and "ghost" in ended[0]

@@ -118,7 +118,8 @@ class DetailScreen(OwnerActionsScreen):
         if exp is not None:
             self.experiment = exp
             self.query_one("#detail-fields", Static).update(fields_text(exp))
-        self.query_one("#detail-pods", KeyedTable).set_rows(self.model.pod_rows_of(self.number))
+        pods = self.app.pods_table.records  # type: ignore[attr-defined]  # the rows the UI holds
+        self.query_one("#detail-pods", KeyedTable).set_rows(self.model.pod_rows_of(self.number, pods))
         tl = self.query_one("#detail-timeline", TimelineTable)
         shown = None if tl.everything else self.number
         rows = self.model.timelines.get("detail")

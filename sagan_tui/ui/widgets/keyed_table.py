@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 
 from sagan_tui.render import Cell, Column, Row
 from sagan_tui.ui.widgets.line_table import LineTable
-from sagan_tui.ui.widgets.row_store import Applied, RowStore
+from sagan_tui.ui.widgets.row_store import Applied, RowPatch, RowStore
 
 MARK = "●"
 MARK_COLUMN = "_mark"  # the key `get_cell` knows the mark column by
@@ -118,10 +118,12 @@ class KeyedTable(LineTable):
         """Make the row set exactly `rows` (by key); only the differences are drawn again."""
         self._show(self.store.replace(rows))
 
-    def update_rows(self, changed: Mapping[str, Row], removed: Iterable[str] = ()) -> None:
-        """Replace or add the `changed` rows and drop the `removed` keys; every other row is left
-        alone, unread: what a poll costs is the rows it changed, not the table's size."""
-        self._show(self.store.update(changed, removed))
+    def update_rows(self, changed: Mapping[str, Row], removed: Iterable[str] = (),
+                    patches: Mapping[str, RowPatch] | None = None) -> None:
+        """Replace or add the `changed` rows, patch the rows of `patches` (the cells that changed
+        of a row held: the channel's) and drop the `removed` keys; every other row is left alone,
+        unread: what a poll costs is the rows it changed, not the table's size."""
+        self._show(self.store.update(changed, removed, patches))
 
     def set_scope(self, scope: Callable[[str, Row], bool] | None, label: str = "") -> None:
         self.store.scope, self.scope_label = scope, label

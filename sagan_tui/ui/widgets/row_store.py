@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from sagan_tui.render import Column, Row, compile_filter
 
@@ -37,11 +37,24 @@ def sort_key(row: Row, sort_index: int | None, reverse: bool) -> tuple:
     return (row.group, _Desc(v) if reverse else v, row.order)
 
 
+class RowPatch(Protocol):
+    """A row held, as the cells that changed (channel/views.py's RowPatchView): the new cells at
+    the indexes `at`; `group` and `order` None where they did not change. `applied_to` gives the
+    row made whole and the indexes of the cells it drew differently."""
+
+    at: tuple[int, ...]
+    cells: tuple[Any, ...]
+    group: int | None
+    order: Any
+
+    def applied_to(self, row: Any) -> tuple[Any, Sequence[int]]: ...
+
+
 @dataclass
 class Applied:
     """What one change of the store means for the screen."""
 
-    redraw: dict[str, list[int]] = field(default_factory=dict)  # key: the indexes of cells drawn differently
+    redraw: dict[str, Sequence[int]] = field(default_factory=dict)  # key: the indexes of cells drawn differently
     reordered: bool = False  # rows came, went or moved: every line below the first change may differ
 
 
@@ -76,13 +89,22 @@ class RowStore:
         self.records = dict(rows)
         return self.apply()
 
-    def update(self, changed: Mapping[str, Row], removed: Iterable[str] = ()) -> Applied:
-        """Replace or add the `changed` rows and drop the `removed` keys; no other row is read."""
-        removed = [k for k in removed if k not in changed]
+    def update(self, changed: Mapping[str, Row], removed: Iterable[str] = (),
+               patches: Mapping[str, RowPatch] | None = None) -> Applied:
+        """Replace or add the `changed` rows, patch the rows of `patches` (a row held, as the cells
+        that changed: channel/rows.py) and drop the `removed` keys; no other row is read.
+
+        A patch says which cells changed, so its row is not compared again: what is redrawn and
+        whether it moved are read from the patched cells alone. A patch of a key not held is a
+        KeyError (the channel's client refuses one before it comes here)."""
+        patches = patches or {}
+        removed = [k for k in removed if k not in changed and k not in patches]
         for k in removed:
             self.records.pop(k, None)
         self.records.update(changed)
-        return self.apply([*removed, *changed]) if changed or removed else Applied()
+        if not (changed or removed or patches):
+            return Applied()
+        return self.apply([*removed, *changed], patches)
 
     def set_filter(self, query: str) -> Applied:
         """Filter by `query`; raises ValueError (the store untouched) for a bad regex."""
@@ -105,23 +127,26 @@ class RowStore:
             return False
         return self.filter is None or self.filter(row.search_text())
 
-    def apply(self, keys: Iterable[str] | None = None) -> Applied:
-        """Bring `shown` and `order` in line with `records`: every row, or only those of `keys`."""
+    def apply(self, keys: Iterable[str] | None = None, patches: Mapping[str, RowPatch] | None = None) -> Applied:
+        """Bring `shown` and `order` in line with `records`: every row, or only those of `keys`
+        and of `patches` (applied here to the rows held)."""
         records, shown = self.records, self.shown
+        out, gone = Applied(), []
+        moved = self._patch(patches, out, gone) if patches else False
         if keys is None:
             for k in [k for k in self.marks if k not in records]:
                 del self.marks[k]
             wanted = {k: r for k, r in records.items() if self.visible(k, r)}
-            gone = [k for k in shown if k not in wanted]
+            gone += [k for k in shown if k not in wanted]
         else:
             keys = list(keys)
             for k in keys:
                 if k not in records:
                     self.marks.pop(k, None)
             wanted = {k: r for k in keys if (r := records.get(k)) is not None and self.visible(k, r)}
-            gone = [k for k in keys if k in shown and k not in wanted]
-        out, moved = Applied(), bool(gone)
+            gone += [k for k in keys if k in shown and k not in wanted]
         if gone:
+            moved = True
             for k in gone:
                 del shown[k]
                 self._keys.pop(k, None)
@@ -135,18 +160,49 @@ class RowStore:
                 moved = True
             elif old != row:
                 self._keys.pop(k, None)
-                # A cell that is the same object is unchanged (the channel's client makes a
-                # patched row from the cells the table holds), so a poll costs its changed cells.
-                out.redraw[k] = [n for n, (a, b) in enumerate(zip(old.cells, row.cells))
-                                 if a is not b and (a.text != b.text or a.style != b.style)]
+                # A cell that is the same object is unchanged (a row made from the one held
+                # shares its cells).
+                drawn = [n for n, (a, b) in enumerate(zip(old.cells, row.cells))
+                         if a is not b and (a.text != b.text or a.style != b.style)]
+                if drawn:
+                    out.redraw[k] = drawn
                 moved = moved or old.group != row.group or old.order != row.order or (
                     i is not None and old.cells[i].sort_value != row.cells[i].sort_value)
             shown[k] = row
         if moved:
             self._resort(force=True)
             out.reordered = True
-        out.redraw = {k: cells for k, cells in out.redraw.items() if cells}
         return out
+
+    def _patch(self, patches: Mapping[str, RowPatch], out: Applied, gone: list[str]) -> bool:
+        """Make each patched row from the one held and show it (`gone`: those it hides now).
+
+        The patch names the cells that changed, so the row is not compared again: its redrawn
+        cells are the patched ones that read differently, and it moved if it is newly shown or
+        its group, order or sorted cell changed. True if a row moved."""
+        records, shown, keys, redraw = self.records, self.shown, self._keys, out.redraw
+        i, reverse, moved = self.sort_index, self.sort_reverse, False
+        visible = None if self.scope is None and self.filter is None else self.visible
+        for k, p in patches.items():
+            old = records[k]
+            row, drawn = p.applied_to(old)
+            records[k] = row
+            if visible is not None and not visible(k, row):
+                if k in shown:
+                    gone.append(k)
+                continue
+            if k not in shown:
+                self.order.append(k)
+                moved = True
+            else:
+                if drawn:
+                    redraw[k] = drawn
+                if (p.group is not None or p.order is not None or (i is not None and i in p.at)) and sort_key(
+                        old, i, reverse) != sort_key(row, i, reverse):
+                    keys.pop(k, None)
+                    moved = True
+            shown[k] = row
+        return moved
 
     def _resort(self, force: bool = False) -> bool:
         """Put `order` in sort order; True if it changed (or `force`, after rows came or went).
