@@ -4,13 +4,14 @@ the channel, against the same rows applied in-process.
 The rows are the panel's own (`render.pod_row` of 10,000 pods, bench_tables' fleet) with their
 pod records, as a poll's full update carries them. Over the channel: a second process (this
 script with `--serve`, standing for the session process) holds them as a PanelUpdate; asked on a
-Unix socket, it makes the update's view data as the session process does (`session/views.update_view`
-with the connection's SentTables: a row the UI holds already goes as the cells that changed),
-encodes it as the channel's Update message and writes the frame; the UI's side (a headless App
-with the panel's PodsTable at 200x50, in this process) reads the frame, decodes it
+Unix socket, it makes the update's view data as the session process does
+(`session/views.update_views` with the connection's SentTables: a row the UI holds already goes
+as the cells that changed, and an update of more than PART_ROWS pods goes in parts, each
+written as soon as it is made), encodes and writes each frame; the UI's side (a headless App
+with the panel's PodsTable at 200x50, in this process) reads each frame, decodes it
 (`messages.TO_PANEL`), checks its patches are of rows held (`rows.HeldTables`, as the channel's
-client does), applies its rows and patches with `update_rows` (as the MainScreen does) and
-draws. The connection starts as the panel's does, with a full update (the Open's whole panel,
+client does), applies its rows and patches with `update_rows` (as the MainScreen does), and
+after the last part draws. The connection starts as the panel's does, with a full update (the Open's whole panel,
 untimed). In-process: the same PanelUpdate, made in this process, applied with `update_rows`
 and drawn, as the in-process session's update is; after it the table is given back the rows the
 channel delivered (untimed), so that the next update over the channel meets the table the
@@ -18,7 +19,9 @@ session believes the UI holds, as in the panel. Each update
 changes every row (the pods' status flips between two versions), so every row is re-applied;
 the table holds the 10,000 rows before each. The clock stops at the end of the frame's draw
 (bench_tables' method). Median of alternated runs; `detail` has the UI's own part over the
-channel (decode, patches checked and apply: what the UI thread spends) and the frame's size.
+channel (decode, patches checked and apply: what the UI thread spends) and the frames' size.
+The in-process side applies rows only; this process keeps no pod record (the panel's UI process
+holds none).
 
 Target <= 1.5x: the table's apply and draw of 10,000 rows is the work the UI must do either way;
 the channel (view data made, encoded, copied between processes, decoded) is linear in the same
@@ -29,6 +32,7 @@ stall the owner would feel beside the in-process panel.
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
 import statistics
 import subprocess
@@ -66,7 +70,7 @@ def serve(path: str, n: int) -> None:
     from sagan_tui.channel.frames import pack
     from sagan_tui.channel.messages import Update, encode
     from sagan_tui.channel.rows import SentTables
-    from sagan_tui.session.views import update_view
+    from sagan_tui.session.views import update_views
 
     made = updates(n)
     sent = SentTables()
@@ -77,7 +81,8 @@ def serve(path: str, n: int) -> None:
     conn, _ = listener.accept()
     with conn:
         while tag := conn.recv(1):
-            conn.sendall(pack(encode(Update(update_view(made[tag], sent)))))
+            for part in update_views(made[tag], sent):  # each part written as soon as it is made
+                conn.sendall(pack(encode(Update(part))))
 
 
 async def measure(n: int, runs: int, path: Path) -> dict:
@@ -93,7 +98,11 @@ async def measure(n: int, runs: int, path: Path) -> dict:
         assert server.stdout is not None
         if server.stdout.readline().strip() != b"ready":
             raise RuntimeError("the serving side did not start")
-        local = updates(n)
+        # The in-process side applies rows only: this process keeps them and lets the pods' records
+        # go, as the panel's UI process holds no pydantic record (20,000 of them here would make
+        # every full collection during a timed run scan them, on whichever side it fell).
+        local = {tag: u.pods for tag, u in updates(n).items()}
+        gc.collect()
         app, drawn_at = timed_pods_app()
         channel, in_process, ui_side, frame_bytes = [], [], [], 0
         async with app.run_test(size=SIZE) as pilot:
@@ -104,33 +113,49 @@ async def measure(n: int, runs: int, path: Path) -> dict:
             def apply(u) -> None:  # as MainScreen.apply does
                 table.update_rows(u.pods, u.pods_removed, u.pod_patches)
 
+            async def received():
+                """The update's frames (one, or its parts) as the client hands them on, each decoded;
+                with each, the seconds its decode took."""
+                while True:
+                    frame = await read_frame(reader)
+                    t = time.perf_counter()
+                    u = held.receive(TO_PANEL.decode(frame).update)
+                    yield u, len(frame), time.perf_counter() - t
+                    if not u.more:
+                        return
+
             writer.write(b"F")
-            table.set_rows(held.receive(TO_PANEL.decode(await read_frame(reader)).update).pods)
+            async for u, _, _ in received():
+                table.set_rows(u.pods)
             await pilot.pause()
             shown = b"A"
 
-            async def drawn(t0: float) -> float:
+            async def drawn(t0: float, applied: float = 0.0) -> float:
+                """Seconds from t0 to the update applied (`applied`: when its last part was) and its
+                frame drawn: a part that changes only rows out of view draws nothing."""
                 await pilot.pause()
-                return (drawn_at[0] or time.perf_counter()) - t0
+                return max(drawn_at[0] or time.perf_counter(), applied) - t0
 
             for _ in range(runs):
                 tag = b"B" if shown == b"A" else b"A"
                 drawn_at[0] = 0.0
                 t0 = time.perf_counter()
                 writer.write(tag)
-                frame = await read_frame(reader)
-                t1 = time.perf_counter()
-                apply(held.receive(TO_PANEL.decode(frame).update))
-                ui_side.append(time.perf_counter() - t1)
-                channel.append(await drawn(t0))
-                frame_bytes = len(frame)
+                ui, frame_bytes = 0.0, 0
+                async for u, size, decoded in received():  # each part applied as it comes, as the panel does
+                    t1 = time.perf_counter()
+                    apply(u)
+                    ui += decoded + time.perf_counter() - t1
+                    frame_bytes += size
+                ui_side.append(ui)
+                channel.append(await drawn(t0, time.perf_counter()))
                 shown = tag
 
                 tag = b"B" if shown == b"A" else b"A"
                 delivered = dict(table.records)
                 drawn_at[0] = 0.0
                 t0 = time.perf_counter()
-                table.update_rows(local[tag].pods)
+                table.update_rows(local[tag])
                 in_process.append(await drawn(t0))
                 table.update_rows(delivered)  # back to what the channel delivered (untimed)
                 await pilot.pause()

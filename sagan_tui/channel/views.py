@@ -365,6 +365,9 @@ class UpdateView(msgspec.Struct, frozen=True):
     polls: int | None = None
     said: str | None = None
     answer: bool = False
+    # More frames of the same update follow: a large one goes in parts, each pods' rows and
+    # records only, the rest with the last (session/views.py's update_views).
+    more: bool = False
 
 
 class ReadyView(msgspec.Struct, frozen=True, tag="ready"):

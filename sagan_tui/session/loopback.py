@@ -80,10 +80,10 @@ class InProcessSession(SessionSurface):
             log.warning("the in-process session published %s", type(update).__name__)
             return
         with self._lock:
-            frame = encode(Update(V.update_view(update, self._sent)))
-            view = self._held.receive(TO_PANEL.decode(frame).update)  # type: ignore[union-attr]
-            if self._on_update is not None:
-                self._on_update(view)
+            for part in V.update_views(update, self._sent):
+                view = self._held.receive(TO_PANEL.decode(encode(Update(part))).update)  # type: ignore[union-attr]
+                if self._on_update is not None:
+                    self._on_update(view)
 
     # --- intents, as the socket carries them --------------------------------------------
 

@@ -136,8 +136,9 @@ class SessionHost:
             if generation != self._generation:
                 return  # a discarded session's
             if isinstance(update, PanelUpdate):
-                frame = encode(Update(V.update_view(update, self._sent)))
-                self._loop.call_soon_threadsafe(self._out, generation, frame)
+                # Each part goes out as soon as it is made (session/views.py's update_views).
+                for view in V.update_views(update, self._sent):
+                    self._loop.call_soon_threadsafe(self._out, generation, encode(Update(view)))
             else:
                 # The whole panel (the Open's answer) is published before any update, and its
                 # Reply goes out before the updates held for it (_flush): the same order.

@@ -6,11 +6,13 @@ never a record of the core.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import msgspec
 
 from sagan_tui.channel.rows import SentTables
+from sagan_tui.session.updates import PanelUpdate
 from sagan_tui.channel.views import (ApprovalView, AuditView, BurstView, CachedPodView, CauseView,
                                      DetailView, ExperimentView, FailedView, FindingView, IncidentView,
                                      LossRecordView, NoteView, PodRecordView, ProposalView, ReadyView,
@@ -19,7 +21,7 @@ from sagan_tui.channel.views import (ApprovalView, AuditView, BurstView, CachedP
 if TYPE_CHECKING:
     from sagan_tui.models import Action, ApprovalRequest
     from sagan_tui.render import Row
-    from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady
+    from sagan_tui.session.updates import LossView, SessionFailed, SessionReady
     from sagan_tui.store.cache import CachedPod
     from sagan_tui.triage import GuardVerdict, Wave
 
@@ -120,6 +122,35 @@ def update_view(u: "PanelUpdate", sent: SentTables | None = None) -> UpdateView:
         health=None if u.health is None else dict(u.health),
         notes=tuple(NoteView(n.message, n.title, n.severity, n.timeout, n.ring) for n in u.notes),
         in_flight=None if u.in_flight is None else dict(u.in_flight), polls=u.polls, said=u.said, answer=u.answer)
+
+
+# Rows per frame of a large update. Its parts go out as each is made, so the session makes the
+# next while the UI decodes and applies this one (two processes, two cores), and a key the owner
+# presses meanwhile is answered between parts instead of after the whole.
+PART_ROWS = 1000
+
+
+def update_views(u: "PanelUpdate", sent: SentTables) -> Iterator[UpdateView]:
+    """`u` as the channel carries it, in parts when it changes more than PART_ROWS pods' rows:
+    each part some pods' rows and records (`more` set), the last the rest of the update. Made
+    one by one, in order (each records what it sends in `sent`). A whole panel (`full`) goes
+    in one: its parts would each replace the tables' rows."""
+    if u.full or len(u.pods) <= PART_ROWS:
+        yield update_view(u, sent)
+        return
+    keys = list(u.pods)
+    records = u.pod_records
+    # A key both changed and removed stays (the tables' rule): its removal means nothing, and
+    # would be read alone in the last part, after its row.
+    changed = u.pods.keys()
+    rest = replace(u, pods={}, pods_removed=tuple(k for k in u.pods_removed if k not in changed),
+                   pod_records={k: r for k, r in records.items() if k not in changed})
+    for at in range(0, len(keys), PART_ROWS):
+        part = keys[at:at + PART_ROWS]
+        rows = PanelUpdate(pods={k: u.pods[k] for k in part},
+                           pod_records={k: records[k] for k in part if k in records})
+        yield msgspec.structs.replace(update_view(rows, sent), more=True)
+    yield update_view(rest, sent)
 
 
 def ready_view(ready: "SessionReady", sent: SentTables | None = None) -> ReadyView:

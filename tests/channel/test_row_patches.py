@@ -182,3 +182,44 @@ async def test_a_patch_of_a_row_the_panel_does_not_hold_ends_the_channel_and_is_
     await asyncio.wait_for(reading, 10)
     assert [set(u.pods) for u in applied] == [{"a"}]  # the patch never reaches the screens
     assert len(ended) == 1 and "KeyError" in ended[0] and "ghost" in ended[0]
+
+
+def cached(pod: str, status: str):
+    """A pod's record as the session holds it (store/cache.py's CachedPod)."""
+    from datetime import datetime, timezone
+
+    from sagan_tui.models import RunPodPod
+    from sagan_tui.store.cache import CachedPod
+
+    at = datetime(2026, 5, 14, 10, 0, tzinfo=timezone.utc)
+    return CachedPod(RunPodPod.model_construct(id=pod, account="team", experiment=7, desired_status=status,
+                                               name=None, gpu=None, cost_per_hr=None), at, at, at, None, None)
+
+
+def test_a_large_update_goes_in_parts_that_leave_the_table_as_the_whole_update_does(monkeypatch):
+    from sagan_tui.session import views as V
+    from sagan_tui.session.updates import PanelUpdate
+
+    monkeypatch.setattr(V, "PART_ROWS", 3)  # parts of three rows: seven pods make three parts
+    pods = {p: row(p, "RUNNING", 60, order=i) for i, p in enumerate("abcdefg")}
+    sent, held = SentTables(), HeldTables()
+    channel, in_process = RowStore(COLUMNS), RowStore(COLUMNS)
+    first = PanelUpdate(full=True, pods=pods)
+    [whole] = V.update_views(first, sent)  # a whole panel goes in one, whatever its size
+    apply(channel, held.receive(whole))
+    apply(in_process, first)
+    changed = {p: row(p, "EXITED", 120, order=i) for i, p in enumerate("abcdefg")}
+    later = PanelUpdate(pods=changed, pods_removed=("b", "x"), polls=4,
+                        pod_records={"a": cached("a", "EXITED"), "zz": None})
+    parts = [held.receive(TO_PANEL.decode(encode(Update(v))).update) for v in V.update_views(later, sent)]
+    assert [p.more for p in parts] == [True, True, True, False]
+    assert [len(p.pods) + len(p.pod_patches) for p in parts] == [3, 3, 1, 0]
+    # The rest of the update comes last: the poll's count, the removal of a pod not changed
+    # ("b", changed too, stays, as in the whole update), and the records of pods not in a part.
+    assert [p.polls for p in parts] == [None, None, None, 4]
+    assert parts[-1].pods_removed == ("x",) and set(parts[-1].pod_records) == {"zz"}
+    assert set(parts[0].pod_records) == {"a"}
+    for p in parts:
+        apply(channel, p)
+    apply(in_process, later)
+    assert state(channel) == state(in_process)
