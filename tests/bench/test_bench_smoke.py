@@ -60,7 +60,7 @@ def test_visible_text_drops_escapes():
 def test_tables_smoke():
     import bench_tables
 
-    well_formed(bench_tables.run(small=True), {"tables"})
+    well_formed(bench_tables.run(small=True), {"tables", "tables_flat"})
 
 
 def test_channel_smoke():
