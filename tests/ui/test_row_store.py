@@ -97,3 +97,13 @@ def test_a_scope_hides_rows_and_lifting_it_brings_them_back_in_order():
     store.scope = None
     store.apply()
     assert store.order == full_sort(store)
+
+
+def test_a_row_narrower_than_the_table_sorts_as_an_empty_cell_instead_of_failing():
+    store = RowStore(COLUMNS)
+    store.replace({"a": row(0, 5), "b": row(1, 3)})
+    store.set_sort(1, reverse=False)
+    store.update({"c": Row((Cell("pod-2"),), order=2)})  # no "up" cell: a session of another version
+    assert store.order == ["b", "a", "c"]  # numbers before text, the missing cell as ""
+    store.update({"c": row(2, 1)})
+    assert store.order == ["c", "b", "a"]

@@ -28,12 +28,17 @@ def _safe(v: Any) -> tuple:
     return (0, v) if isinstance(v, (int, float)) else (1, str(v))
 
 
+def _sorted_by(row: Row, i: int) -> Any:
+    # A row narrower than the table (a session of another version) sorts as an empty cell.
+    return row.cells[i].sort_value if i < len(row.cells) else ""
+
+
 def sort_key(row: Row, sort_index: int | None, reverse: bool) -> tuple:
     """Where a row goes: its group first (the owner's inbox on top), then the chosen column in
     the chosen direction, then the pane's own order; without a column, group and own order."""
     if sort_index is None:
         return (row.group, row.order)
-    v = _safe(row.cells[sort_index].sort_value)
+    v = _safe(_sorted_by(row, sort_index))
     return (row.group, _Desc(v) if reverse else v, row.order)
 
 
@@ -167,7 +172,7 @@ class RowStore:
                 if drawn:
                     out.redraw[k] = drawn
                 moved = moved or old.group != row.group or old.order != row.order or (
-                    i is not None and old.cells[i].sort_value != row.cells[i].sort_value)
+                    i is not None and _sorted_by(old, i) != _sorted_by(row, i))
             shown[k] = row
         if moved:
             self._resort(force=True)
