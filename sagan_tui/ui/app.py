@@ -178,17 +178,22 @@ class SaganApp(App):
         self.first_paint_s = time.perf_counter() - t0
 
     def _paint_first(self) -> None:
-        from sagan_tui.ui.first_paint import paint_first
+        """The first rows from the cache's read-only peek (sagan_tui/peek.py), no more of them
+        than the terminal has lines; the health it recorded goes to the status line."""
+        from sagan_tui.peek import first_frame
 
-        self._first_health = paint_first(self)
+        s = self.settings
+        first = first_frame(s.cache_path, self.clock(), s.poll_interval, ["sagan", *s.accounts],
+                            limit=max(self.size.height, 24))
+        if first is not None:
+            self.main_screen.show_first(first.experiments, first.pods)
+            self._first_health = first.health
 
     async def _after_first_frame(self) -> None:
-        from sagan_tui.ui.first_paint import after_first_frame
-
         # The session opens the cache and polls in its own process (or thread) while the other panes mount:
         # on a fresh cache the pods come from its first poll, which need not wait for them.
         self._start_session()
-        await after_first_frame(self)
+        await self.main_screen.mount_later_panes()
 
     def _publish(self, update: object) -> None:
         """The session's updates as typed messages (from its thread: post_message is thread-safe)."""
