@@ -8,12 +8,13 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from sagan_tui.actions.results import ActionResult, StopTarget
 from sagan_tui.ui.key_hold import opens_dialog
 from sagan_tui.ui.safe_text import one_line
-from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
 
+# The dialogs and the action results are imported where an action opens or reports one: the
+# panes' screen inherits these keys, and its first frame needs neither.
 if TYPE_CHECKING:
+    from sagan_tui.actions.results import ActionResult
     from sagan_tui.models import ApprovalRequest, Experiment
     from sagan_tui.session import PanelSession
     from sagan_tui.store.cache import CachedPod
@@ -132,6 +133,8 @@ class OwnerActionsScreen(Screen):
             try:
                 result = await call()
             except Exception as exc:  # the runner catches server failures; this is a bug's last stop
+                from sagan_tui.actions.results import ActionResult
+
                 result = ActionResult(ok=False, message=one_line(f"action failed: {type(exc).__name__}: {exc}"),
                                       server_error=one_line(str(exc)))
             target.post_message(OwnerActionDone(result, clear_marks))
@@ -276,6 +279,7 @@ class OwnerActionsScreen(Screen):
                    lambda who: self._release_screen(numbers, who, bulk=bulk, ready=False))
 
     def _release_screen(self, numbers: list[int], who: dict[int, str], bulk: bool, ready: bool) -> Any:
+        from sagan_tui.ui.screens.confirm import counted
         from sagan_tui.ui.screens.prompt import NoteScreen
 
         session = self.session
@@ -300,6 +304,7 @@ class OwnerActionsScreen(Screen):
         session, n = self.session, exp.number
 
         def dialog(verdict: Any) -> Any:
+            from sagan_tui.ui.screens.confirm import ConfirmScreen
             from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
             def typed(text: str | None) -> None:
@@ -376,6 +381,7 @@ class OwnerActionsScreen(Screen):
         if self._refused_if_read_only("bulk_hold"):
             return
         from sagan_tui.actions.bulk import plan_hold
+        from sagan_tui.ui.screens.confirm import counted
 
         marked = list(self.marked_experiments())
         if not marked:
@@ -417,6 +423,7 @@ class OwnerActionsScreen(Screen):
         self._then(lambda: session.dispatch_verdict(n), lambda verdict: self._redispatch_dialog(exp, verdict))
 
     def _redispatch_dialog(self, exp: "Experiment", verdict: Any) -> Any:
+        from sagan_tui.ui.screens.confirm import ConfirmScreen
         from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
         session, n = self.session, exp.number
@@ -442,6 +449,8 @@ class OwnerActionsScreen(Screen):
         exp = self._target_experiment("promote", "awaiting_promotion", session.promote)
         if exp is None:
             return
+        from sagan_tui.ui.screens.confirm import ConfirmScreen
+
         n = exp.number
         self.app.push_screen(ConfirmScreen(f"Promote 1 experiment: #{n}", [exp_line(exp)], confirm_label="Promote",
                                            confirm_variant="success", note="Publishes its clean result."),
@@ -457,6 +466,9 @@ class OwnerActionsScreen(Screen):
         if pod is None:
             self.notify("Select a pod in the pods pane first.", severity="warning", markup=False)
             return
+        from sagan_tui.actions.results import StopTarget
+        from sagan_tui.ui.screens.confirm import ConfirmScreen
+
         session, target = self.session, StopTarget.of(pod)
         if pod.gone_at is not None:
             self._run(lambda: session.stop([target]))  # refused by the re-check, with what changed
@@ -476,6 +488,7 @@ class OwnerActionsScreen(Screen):
             self.notify("No pod is marked (space marks one).", severity="warning", markup=False)
             return
         from sagan_tui.actions.bulk import plan_stop
+        from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
 
         known = self.view.pods
         plan = plan_stop(ids, known)

@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.models", "sagan_tui.config_model", "sagan_tui.sync.poller",
             "sagan_tui.session.model", "sagan_tui.actions.runner", "sagan_tui.ui.screens.detail", "sagan_tui.ui.palette",
             "sagan_tui.ui.widgets.loss_area",
+            # the owner's dialogs and their results: the panes' screen has their keys, not their code
+            "sagan_tui.ui.screens.confirm", "sagan_tui.actions.results",
             # triage's modules, not the package: render formats through triage.fmt (pure, no imports)
             "sagan_tui.triage.waves", "sagan_tui.triage.diagnosis", "sagan_tui.triage.losses")
 
