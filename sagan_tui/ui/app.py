@@ -88,6 +88,9 @@ class SaganApp(App):
         if self.standard_colours:
             self.ansi_theme_dark, self.ansi_theme_light = standard_themes(self.ansi_theme_dark, self.ansi_theme_light)
             self.add_class(STANDARD_CLASS)
+        # Their stylesheets are read only in these modes (the first frame parses every rule it is given).
+        self.css_path += [stylesheet(name) for name, on in (("colours16.tcss", self.standard_colours),
+                                                            ("nocolor.tcss", no_color)) if on]
         self.settings: Settings = settings  # type: ignore[assignment]  # a Draft until `loaded`
         self.clock = clock or utcnow
         self._poll = poll
