@@ -31,6 +31,8 @@ DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.models", "sagan_tui.config
             "sagan_tui.ui.widgets.loss_area",
             # the owner's dialogs and their results: the panes' screen has their keys, not their code
             "sagan_tui.ui.screens.confirm", "sagan_tui.actions.results",
+            # the binding registry, read only to check a configured [keymap] table (the probe has none)
+            "sagan_tui.keymap",
             # triage's modules, not the package: render formats through triage.fmt (pure, no imports)
             "sagan_tui.triage.waves", "sagan_tui.triage.diagnosis", "sagan_tui.triage.losses")
 
