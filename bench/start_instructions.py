@@ -1,6 +1,6 @@
 """The UI process's instructions from exec to its first frame, by phase, against the bare app's (valgrind).
 
-`python bench/start_instructions.py [--phases]` (valgrind on PATH; about 15 s a phase). Not a figure
+`python bench/start_instructions.py [--phases]` (valgrind on PATH; one run a phase). Not a figure
 of `make bench`: a diagnosis for `start_to_first_frame`. A time on a shared 2-core machine moves with
 every other process (and with the session process, which starts beside the UI and competes for the
 cores); an instruction count under callgrind does not: the same tree counts the same to a few
