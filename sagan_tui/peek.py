@@ -30,7 +30,7 @@ APP_ID = "sagan-tui"  # the meta row store.schema writes
 EXPERIMENTS = "select number, status, turn, title, created_at, updated_at from experiments"
 # The live pods' ids are chosen from the pods table first: the view's columns (a join and a JSON
 # edit per row) are then worked out for those rows only, not for every live pod before the sort.
-PODS = ("select pod_id, account, experiment, running_at, last_seen_at, data, missing_since, flag from pods_seen"
+PODS = ("select experiment, running_at, last_seen_at, data, missing_since, flag from pods_seen"
         " where pod_id in (select pod_id from pods where gone_at is null order by account, pod_id limit ?)"
         " order by account, pod_id")
 LIVE_COUNTS = ("select experiment, count(*) from pods where gone_at is null and experiment is not null"
@@ -114,7 +114,7 @@ def _experiment(r: tuple) -> ExperimentView:
 
 def _pod(r: tuple) -> PodLine:
     """A live pod from the pods table's columns and the RunPod record it holds (camelCase JSON)."""
-    pod_id, account, experiment, running_at, last_seen_at, data, missing_since, flag = r
+    experiment, running_at, last_seen_at, data, missing_since, flag = r
     record = json.loads(data)
 
     def text(key: str) -> str | None:

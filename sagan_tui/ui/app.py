@@ -181,8 +181,8 @@ class SaganApp(App):
         self.first_paint_s = time.perf_counter() - t0
 
     def _paint_first(self) -> None:
-        """The first rows from the cache's read-only peek (sagan_tui/peek.py), no more of them
-        than the terminal has lines; the health it recorded goes to the status line."""
+        """The first rows from the cache's read-only peek (sagan_tui/peek.py), as many as the
+        terminal has lines (24 at least); the health it recorded goes to the status line."""
         from sagan_tui.peek import first_frame
 
         s = self.settings
