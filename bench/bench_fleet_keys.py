@@ -29,7 +29,7 @@ from bench_keys import EVERY_S, SIZE, p95, press
 from common import ROOT, Figure, SimProcess, clean_env, descendants, main, panel_argv, quiet_logging
 from ptyrun import PtyProcess, visible_text
 
-from sagan_tui.store.rows import parse_ts
+from sagan_tui.basics import parse_ts
 
 INTERVAL_S = 2.0
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -1,8 +1,8 @@
-"""Sagan's statuses and turns, UTC helpers, and each source's health, in plain Python.
+"""Sagan's statuses and turns, UTC helpers and the cache's stamps, and each source's health, in plain Python.
 
-Apart from models.py (which re-exports all of it) so that the panel's first frame, which shows
-these, is drawn before pydantic is imported: pydantic and the model classes cost a quarter of
-a second of the start (bench/bench_start.py).
+Apart from models.py (which re-exports all of it) and store/ so that the panel's first frame,
+which shows these, is drawn before pydantic or sqlite-utils is imported: pydantic and the model
+classes cost a quarter of a second of the start (bench/bench_start.py).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
+from typing import Any, Mapping
 
 # --- statuses and turns ---------------------------------------------------------------
 
@@ -73,9 +74,35 @@ def iso(value: datetime | None) -> str | None:
     return None if v is None else v.isoformat().replace("+00:00", "Z")
 
 
+_TS = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def ts(value: datetime | None) -> str | None:
+    """A fixed-width UTC timestamp (`2026-05-14T10:53:54.000000Z`), so that text order is time order in SQL."""
+    v = as_utc(value)
+    # isoformat is C, several times strftime's speed (ingest writes one per row); it also pads
+    # a year before 1000 to four digits, where strftime's %Y wrote `999-...` (neither fixed
+    # width nor readable by parse_ts).
+    return None if v is None else v.isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def parse_ts(value: str | None) -> datetime | None:
+    """A stamp from the cache (or any ISO 8601 text) as an aware UTC datetime; ValueError if unreadable."""
+    if not value:
+        return None
+    try:
+        # Python 3.11's fromisoformat reads `...Z` about ten times faster than strptime.
+        return as_utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
+    except ValueError:
+        # What strptime reads and fromisoformat does not (a lower-case z, unpadded fields) is
+        # still read, as it always was.
+        return datetime.strptime(value, _TS).replace(tzinfo=timezone.utc)
+
+
 class ExperimentFacts:
-    """What an experiment's status says, for Experiment and for the first frame's plain rows
-    (both have `status` and `turn`; no annotations here, which pydantic would take for fields)."""
+    """What an experiment's status says, for Experiment and for the plain ExperimentView (the
+    channel's, and the first frame's: both have `status` and `turn`; no annotations here, which
+    pydantic would take for fields)."""
 
     @property
     def status_known(self) -> bool:
@@ -89,24 +116,6 @@ class ExperimentFacts:
     @property
     def owner_turn(self) -> bool:
         return is_owner_turn(self.status)
-
-
-class PodFacts:
-    """What a RunPod pod's status says, for RunPodPod and for the first frame's plain rows
-    (both have `desired_status` and `last_status_change`)."""
-
-    @property
-    def running(self) -> bool:
-        return self.desired_status == "RUNNING"
-
-    @property
-    def reaped_reason(self) -> str | None:
-        """The RunPod-side reason when the pod is EXITED by RunPod rather than by its owner."""
-        if self.desired_status in ("EXITED", "TERMINATED", "DEAD") and self.last_status_change:
-            text = self.last_status_change.lower()
-            if "by runpod" in text or "reaped" in text or "reclaim" in text:
-                return self.last_status_change
-        return None
 
 
 class HealthState(str, Enum):
@@ -177,3 +186,22 @@ class SourceHealth:
         if self.last_attempt is not None and self.last_attempt <= self.last_success:
             took = (self.last_success - self.last_attempt).total_seconds()
         return (now - self.last_success).total_seconds() > 3 * (poll_interval + took)
+
+
+def health_from_row(r: Mapping[str, Any]) -> SourceHealth:
+    """A `sync_state` row of the cache as SourceHealth; ValueError for a value it cannot hold."""
+    return SourceHealth(
+        source=r["source"], state=HealthState(r["state"] or "unknown"),
+        error_kind=ErrorKind(r["error_kind"]) if r["error_kind"] else None, message=r["message"],
+        last_success=parse_ts(r["last_success"]), last_attempt=parse_ts(r["last_attempt"]),
+        consecutive_failures=r["consecutive_failures"] or 0, next_attempt=parse_ts(r["next_attempt"]),
+        transport=r["transport"], balance=r["balance"], spend_per_hr=r["spend_per_hr"],
+        spend_limit=r["spend_limit"],
+        under_balance=None if r["under_balance"] is None else bool(r["under_balance"]),
+        unreadable=_column(r, "unreadable") or 0, unreadable_since=parse_ts(_column(r, "unreadable_since")),
+        billing_mode=_column(r, "billing_mode"))
+
+
+def _column(r: Mapping[str, Any], name: str) -> Any:
+    """A column a file of an older schema may lack (a read-only open migrates nothing)."""
+    return r[name] if name in r.keys() else None

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from sagan_tui.basics import (  # noqa: F401 - re-exported: models is where records are imported from
-    KNOWN_STATUSES, NO_TURN, OWNER_TURN_STATUSES, TURNS, ErrorKind, ExperimentFacts, HealthState, PodFacts,
+    KNOWN_STATUSES, NO_TURN, OWNER_TURN_STATUSES, TURNS, ErrorKind, ExperimentFacts, HealthState,
     SourceHealth, as_utc, is_owner_turn, iso, turn_for, utcnow,
 )
 
@@ -226,7 +226,7 @@ def valid_pod_id(pod_id: object) -> bool:
     return isinstance(pod_id, str) and bool(POD_ID_RE.fullmatch(pod_id))
 
 
-class RunPodPod(Wire, PodFacts):
+class RunPodPod(Wire):
     """A pod as one RunPod account lists it, flattened from the nested GraphQL/REST reply."""
 
     id: str
@@ -263,6 +263,19 @@ class RunPodPod(Wire, PodFacts):
         if v is not None and not 0 <= v <= MAX_UPTIME_S:
             raise ValueError(f"uptime {v} s is outside 0..{MAX_UPTIME_S}")
         return v
+
+    @property
+    def running(self) -> bool:
+        return self.desired_status == "RUNNING"
+
+    @property
+    def reaped_reason(self) -> str | None:
+        """The RunPod-side reason when the pod is EXITED by RunPod rather than by its owner."""
+        if self.desired_status in ("EXITED", "TERMINATED", "DEAD") and self.last_status_change:
+            text = self.last_status_change.lower()
+            if "by runpod" in text or "reaped" in text or "reclaim" in text:
+                return self.last_status_change
+        return None
 
 
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+import msgspec
+
 from sagan_tui.basics import NO_TURN, STOPPED_STATES, HealthState, SourceHealth, as_utc
 from sagan_tui.channel.views import CellView
 from sagan_tui.runway import DEFAULT_WARN_HOURS, Runway, runway
@@ -136,55 +138,96 @@ def short_gpu(name: str | None) -> str:
     return clean(name or "—").removeprefix("NVIDIA ").removeprefix("GeForce ")
 
 
+class PodLine(msgspec.Struct, frozen=True, gc=False):
+    """What a pod's row shows: the session's CachedPod and its Loss, merged (`pod_line`), or the
+    cache's columns as the first frame reads them (sagan_tui/peek.py). `status` is RunPod's
+    desired status (None for a pod known only from its loss); `gone_at` is when it was lost or
+    went; `lost` is its loss's reason (None: no loss); `cost_per_hr` the adjusted price first."""
+
+    pod_id: str
+    account: str
+    experiment: int | None = None
+    status: str | None = None
+    last_status_change: str | None = None
+    cluster_id: str | None = None
+    flag: str | None = None
+    name: str | None = None
+    gpu: str | None = None
+    datacenter: str | None = None
+    cost_per_hr: float | None = None
+    running_at: datetime | None = None
+    last_seen_at: datetime | None = None
+    gone_at: datetime | None = None
+    gone_reason: str | None = None
+    missing_since: datetime | None = None
+    lost: str | None = None
+
+
+def pod_line(cp: CachedPod | None, loss: Loss | None) -> PodLine:
+    """A cached pod and its loss as one line: the pod's record first, the loss's where the record
+    says nothing; a pod Sagan reported lost that no poll of ours saw has its loss alone."""
+    if cp is None:
+        assert loss is not None
+        return PodLine(loss.pod_id, loss.account, loss.experiment, gpu=loss.gpu, datacenter=loss.datacenter,
+                       cost_per_hr=loss.cost_per_hr, running_at=loss.running_at, last_seen_at=loss.last_seen_at,
+                       gone_at=loss.lost_at, lost=loss.reason or loss.source)
+    pod = cp.pod
+    if loss is None:
+        return PodLine(pod.id, pod.account, cp.experiment, pod.desired_status, pod.last_status_change, pod.cluster_id,
+                       cp.flag, pod.name, pod.gpu, pod.datacenter, pod.adjusted_cost_per_hr or pod.cost_per_hr,
+                       cp.running_at, cp.last_seen_at, cp.gone_at, cp.gone_reason, cp.missing_since)
+    return PodLine(pod.id, pod.account, cp.experiment, pod.desired_status, pod.last_status_change, pod.cluster_id,
+                   cp.flag, pod.name, pod.gpu or loss.gpu, pod.datacenter or loss.datacenter,
+                   pod.adjusted_cost_per_hr or pod.cost_per_hr, cp.running_at or loss.running_at,
+                   cp.last_seen_at or loss.last_seen_at, loss.lost_at or cp.gone_at, cp.gone_reason, cp.missing_since,
+                   loss.reason or loss.source)
+
+
 def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool = False,
             seen_by_account: bool = False) -> Row:
+    """The row of a cached pod, its loss, or both (`pod_line`, `line_row`)."""
+    return line_row(pod_line(cp, loss), now, stale, seen_by_account)
+
+
+def line_row(p: PodLine, now: datetime, stale: bool = False, seen_by_account: bool = False) -> Row:
     """A pod's row: live pods plain; lost or gone ones dimmed, with when and how they went.
 
     `seen_by_account`: "seen" is the account's last successful poll, so the row's `until`
     leaves it out (the panel redraws an account's rows when that reads differently).
     """
-    pod = cp.pod if cp else None
-    pod_id = pod.id if pod else loss.pod_id  # type: ignore[union-attr]
-    account = pod.account if pod else loss.account  # type: ignore[union-attr]
-    exp = cp.experiment if cp else (loss.experiment if loss else None)
-    gpu = (pod.gpu if pod else None) or (loss.gpu if loss else None)
-    dc = (pod.datacenter if pod else None) or (loss.datacenter if loss else None)
-    cost = (pod.adjusted_cost_per_hr or pod.cost_per_hr) if pod else (loss.cost_per_hr if loss else None)
-    gone_at = (loss.lost_at if loss else None) or (cp.gone_at if cp else None)
-    running_at = (cp.running_at if cp else None) or (loss.running_at if loss else None)
-    last_seen = (cp.last_seen_at if cp else None) or (loss.last_seen_at if loss else None)
-    base = LOST if loss else (DIM if gone_at else "")
-    stopped = not gone_at and pod is not None and pod.desired_status in STOPPED_STATES
-    missing = cp.missing_since if cp is not None and not gone_at else None
-    if loss:
+    gone_at, lost = p.gone_at, p.lost is not None
+    base = LOST if lost else (DIM if gone_at else "")
+    stopped = not gone_at and p.status in STOPPED_STATES
+    missing = p.missing_since if not gone_at else None
+    running = p.status == "RUNNING"
+    if lost:
         status = Cell("LOST", "bold red")
-        note = Cell(clean(loss.reason or loss.source), LOST)
+        note = Cell(clean(p.lost), LOST)
     elif missing:
         # Absent from its account's last list, not (yet) confirmed lost: a direct read or the next list decides.
         status = Cell("MISSING?", "bold yellow")
         note = Cell(f"MISSING? since {hhmmss(missing)}: not in the last list", "yellow")
     elif gone_at:
         status = Cell("gone", DIM)
-        note = Cell(clean(cp.gone_reason or ""), DIM)  # type: ignore[union-attr]
+        note = Cell(clean(p.gone_reason or ""), DIM)
     else:
-        ds = clean(pod.desired_status) if pod else "?"
+        ds = "?" if p.status is None else clean(p.status)
         status = Cell(ds, "green" if ds == "RUNNING" else "yellow")
         # RunPod's lastStatusChange is news only when the pod is not running ("Exited by ...").
-        note = Cell(clean(pod.last_status_change or "") if pod and not pod.running else "", DIM)
-        if cp is not None and getattr(cp, "flag", None) and pod and not pod.running:
-            note = Cell(clean(cp.flag), "yellow")  # e.g. "exited, cause unknown": no one asked for it
-        if pod and getattr(pod, "cluster_id", None) and not note.text:  # the first frame's record has none
-            note = Cell(f"cluster {clean(pod.cluster_id)}", DIM)  # an Instant Cluster member (REST v2)
-    flag = getattr(cp, "flag", None) if cp is not None else None
-    if flag and not loss and note.text != clean(flag):  # Sagan and RunPod disagree, two keys list it
-        note = Cell(clean(f"⚠ {flag}" + (f"; {note.text}" if note.text else "")), "bold yellow")
-    up_s = since(running_at, gone_at or now) if running_at else None
-    seen_s = since(last_seen, now)
+        note = Cell(clean(p.last_status_change or "") if not running else "", DIM)
+        if p.flag and not running:
+            note = Cell(clean(p.flag), "yellow")  # e.g. "exited, cause unknown": no one asked for it
+        if p.cluster_id and not note.text:
+            note = Cell(f"cluster {clean(p.cluster_id)}", DIM)  # an Instant Cluster member (REST v2)
+    if p.flag and not lost and note.text != clean(p.flag):  # Sagan and RunPod disagree, two keys list it
+        note = Cell(clean(f"⚠ {p.flag}" + (f"; {note.text}" if note.text else "")), "bold yellow")
+    up_s = since(p.running_at, gone_at or now) if p.running_at else None
+    seen_s = since(p.last_seen_at, now)
     left = coarse_left(up_s) if up_s is not None and not gone_at else math.inf
     if gone_at:
         # When it was lost (the first poll that missed it), to the second: waves are minutes long.
         # ✗ is a loss's only: a pod the owner stopped (or that ended without a loss) reads ■, an end.
-        seen = Cell(f"{'✗' if loss else END_MARK}{hhmmss(gone_at)}", "red" if loss else DIM,
+        seen = Cell(f"{'✗' if lost else END_MARK}{hhmmss(gone_at)}", "red" if lost else DIM,
                     sort=-(since(gone_at, now) or 0))
     elif stale:  # the account's polls are failing: say how old this row really is
         age = f"{int(seen_s)}s" if seen_s is not None and seen_s < 60 else coarse(seen_s)
@@ -194,8 +237,9 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
         seen = Cell(seen_text(seen_s), DIM, sort=-(seen_s or 0))
         if seen_s is not None and not seen_by_account:
             left = min(left, 60 - seen_s if seen_s < 60 else coarse_left(seen_s))
+    exp, cost, account = p.experiment, p.cost_per_hr, p.account
     cells = (
-        Cell(pod_id, base or "bold"),
+        Cell(p.pod_id, base or "bold"),
         Cell(clean(account), f"{account_colour(account)}" + (" dim" if gone_at else "")),
         Cell("—" if exp is None else f"#{exp}", base, sort=exp if exp is not None else -1),
         status,
@@ -204,13 +248,13 @@ def pod_row(cp: CachedPod | None, loss: Loss | None, now: datetime, stale: bool 
         # A stopped pod (EXITED) bills no GPU hour: its list price would read as a running cost.
         Cell("—", DIM, sort=0) if stopped else Cell(f"{cost:.2f}" if cost is not None else "—", base, sort=cost or 0),
         note,
-        Cell(short_gpu(gpu), base),
-        Cell(clean(dc or "—"), base),
-        Cell(clean(pod.name if pod and pod.name else ""), base or DIM),
+        Cell(short_gpu(p.gpu), base),
+        Cell(clean(p.datacenter or "—"), base),
+        Cell(clean(p.name or ""), base or DIM),
     )
     # Live pods first, then losses (newest first), then other gone pods.
-    group = 2 if gone_at and not loss else (1 if loss else 0)
-    return Row(cells, group=group, order=(-(as_utc(gone_at).timestamp()) if gone_at else 0, account, pod_id),
+    group = 2 if gone_at and not lost else (1 if lost else 0)
+    return Row(cells, group=group, order=(-(as_utc(gone_at).timestamp()) if gone_at else 0, account, p.pod_id),
                until=now.timestamp() + left)
 
 

@@ -16,13 +16,13 @@ from typing import Any, Iterable, Iterator
 
 import sqlite_utils
 
+from sagan_tui.basics import health_from_row, parse_ts, ts
 from sagan_tui.models import (
     Action, ApprovalRequest, Experiment, Loss, PodLifecycle, PodSighting, RunPodPod, SourceHealth,
     WorkflowEvent, parse_records,
 )
 from sagan_tui.store import moved as moved_file, opening
 from sagan_tui.store.opening import CacheError, CacheUnusable  # noqa: F401 - the store's errors, named here too
-from sagan_tui.store.rows import health_from_row, parse_ts, ts
 
 log = logging.getLogger(__name__)
 # How long a writer waits its turn while another process holds the write lock (each try waits

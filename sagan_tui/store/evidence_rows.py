@@ -7,7 +7,7 @@ import sqlite3
 from datetime import datetime
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from sagan_tui.store.rows import ts
+from sagan_tui.basics import ts
 
 if TYPE_CHECKING:
     from sagan_tui.sources.runpod_base import WaveEvidence

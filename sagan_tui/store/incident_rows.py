@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from sagan_tui.basics import parse_ts, ts
 from sagan_tui.store.cache import Cache
-from sagan_tui.store.rows import parse_ts, ts
 
 
 def wave_acks(cache: Cache) -> dict[str, tuple]:

@@ -9,6 +9,7 @@ import sqlite3
 from datetime import datetime, timedelta
 from typing import Any, Awaitable, Callable, Mapping
 
+from sagan_tui.basics import ts
 from sagan_tui.models import Loss
 from sagan_tui.sources.errors import SourceError
 from sagan_tui.sources.runpod_base import AccountSnapshot, AuditEntry
@@ -16,7 +17,6 @@ from sagan_tui.store.evidence_rows import (
     EXITED_UNKNOWN, evidence_read, flag_pods, save_evidence, stop_requested_pods, unflag_pods,
 )
 from sagan_tui.sync.detect import Seen
-from sagan_tui.store.rows import ts
 from sagan_tui.sync.exits import candidates, judge, pending_loss
 
 log = logging.getLogger(__name__)

@@ -90,6 +90,9 @@ class SaganApp(App):
         if self.standard_colours:
             self.ansi_theme_dark, self.ansi_theme_light = standard_themes(self.ansi_theme_dark, self.ansi_theme_light)
             self.add_class(STANDARD_CLASS)
+        # Their stylesheets are read only in these modes (the first frame parses every rule it is given).
+        self.css_path += [stylesheet(name) for name, on in (("colours16.tcss", self.standard_colours),
+                                                            ("nocolor.tcss", no_color)) if on]
         self.settings: PanelSettings = settings  # type: ignore[assignment]  # what the session validated, once `loaded`
         self.clock = clock or utcnow
         self._poll = poll
@@ -182,17 +185,22 @@ class SaganApp(App):
         self.first_paint_s = time.perf_counter() - t0
 
     def _paint_first(self) -> None:
-        from sagan_tui.ui.first_paint import paint_first
+        """The first rows from the cache's read-only peek (sagan_tui/peek.py), as many as the
+        terminal has lines (24 at least); the health it recorded goes to the status line."""
+        from sagan_tui.peek import first_frame
 
-        self._first_health = paint_first(self)
+        s = self.settings
+        first = first_frame(s.cache_path, self.clock(), s.poll_interval, ["sagan", *s.accounts],
+                            limit=max(self.size.height, 24))
+        if first is not None:
+            self.main_screen.show_first(first.experiments, first.pods)
+            self._first_health = first.health
 
     async def _after_first_frame(self) -> None:
-        from sagan_tui.ui.first_paint import after_first_frame
-
         # The session opens the cache and polls in its own process (or thread) while the other panes mount:
         # on a fresh cache the pods come from its first poll, which need not wait for them.
         self._start_session()
-        await after_first_frame(self)
+        await self.main_screen.mount_later_panes()
 
     def _start_session(self) -> None:
         """The session as a child process, over the channel (ui/remote.py)."""

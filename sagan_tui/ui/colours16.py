@@ -16,7 +16,7 @@ writes. In 16 colours the panel
   hue matches that colour's dark shade or black, near the black of the panes (a LOST row's
   `dim red`). A dim hue is drawn as its bright form instead; a dim black or white as itself; dim
   on the theme's RGB (a gone pod's grey row) is blended as before;
-- marks the app with the class `-standard-colours`, which styles/app.tcss uses to draw the tables'
+- marks the app with the class `-standard-colours` and gives it styles/colours16.tcss, which draws the tables'
   cursor row black on white (the theme's accent tint matches yellow, under white text) and the
   status line on black (its hues on the panel's grey are as faint).
 256 colours and truecolor are left as they are: none of this is applied.

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sagan_tui.keymap import KeymapError, check_keymap
-
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -15,8 +13,13 @@ def configured_keymap(settings: object) -> dict[str, str]:
     that follows stops the panel with the error, exit 2), never part of it."""
     keymap = getattr(settings, "keymap", None)
     if keymap is None:  # a config.Draft: its values as gathered
+        given = getattr(settings, "values", {}).get("keymap")
+        if given is None:  # no [keymap] table: the binding registry is not needed for the first frame
+            return {}
+        from sagan_tui.keymap import KeymapError, check_keymap
+
         try:
-            return check_keymap(getattr(settings, "values", {}).get("keymap"))
+            return check_keymap(given)
         except KeymapError:
             return {}
     return dict(keymap)

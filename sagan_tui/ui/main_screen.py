@@ -20,6 +20,7 @@ from sagan_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from sagan_tui.channel.views import CachedPodView, ExperimentView, UpdateView
+    from sagan_tui.render import Row
     from sagan_tui.ui.widgets.loss_area import LossArea
 
 NARROW_BELOW = 140  # columns: under this the panes stack
@@ -63,6 +64,12 @@ class MainScreen(OwnerActionsScreen):
             else:
                 yield from later_panes()
         yield KeyBar()
+
+    def show_first(self, experiments: dict[str, Row], pods: dict[str, Row]) -> None:
+        """The first frame's rows (sagan_tui/peek.py), before the session's whole panel replaces them by key."""
+        for table, rows in ((self.experiments_table, experiments), (self.pods_table, pods)):
+            table.scope_label = "loading"  # the count in the title is of the first rows only
+            table.set_rows(rows)
 
     async def mount_later_panes(self) -> None:
         """The panes the first frame showed as empty frames, in their place (the grid's last three)."""

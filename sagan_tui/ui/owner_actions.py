@@ -12,8 +12,9 @@ from sagan_tui.channel.views import ActionResultView as ActionResult
 from sagan_tui.channel.views import StopTargetView as StopTarget
 from sagan_tui.ui.key_hold import opens_dialog
 from sagan_tui.ui.safe_text import one_line
-from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
 
+# The dialogs and the action results are imported where an action opens or reports one: the
+# panes' screen inherits these keys, and its first frame needs neither.
 if TYPE_CHECKING:
     from sagan_tui.channel.surface import SessionSurface
     from sagan_tui.channel.views import ApprovalView, CachedPodView, ExperimentView
@@ -281,6 +282,7 @@ class OwnerActionsScreen(Screen):
                    lambda who: self._release_screen(numbers, who, bulk=bulk, ready=False))
 
     def _release_screen(self, numbers: list[int], who: dict[int, str], bulk: bool, ready: bool) -> Any:
+        from sagan_tui.ui.screens.confirm import counted
         from sagan_tui.ui.screens.prompt import NoteScreen
 
         session = self.session
@@ -305,6 +307,7 @@ class OwnerActionsScreen(Screen):
         session, n = self.session, exp.number
 
         def dialog(verdict: Any) -> Any:
+            from sagan_tui.ui.screens.confirm import ConfirmScreen
             from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
             def typed(text: str | None) -> None:
@@ -381,6 +384,7 @@ class OwnerActionsScreen(Screen):
         if self._refused_if_read_only("bulk_hold"):
             return
         from sagan_tui.ui.bulk_plans import plan_hold
+        from sagan_tui.ui.screens.confirm import counted
 
         marked = list(self.marked_experiments())
         if not marked:
@@ -422,6 +426,7 @@ class OwnerActionsScreen(Screen):
         self._then(lambda: session.dispatch_verdict(n), lambda verdict: self._redispatch_dialog(exp, verdict))
 
     def _redispatch_dialog(self, exp: "ExperimentView", verdict: Any) -> Any:
+        from sagan_tui.ui.screens.confirm import ConfirmScreen
         from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
         session, n = self.session, exp.number
@@ -447,6 +452,8 @@ class OwnerActionsScreen(Screen):
         exp = self._target_experiment("promote", "awaiting_promotion", session.promote)
         if exp is None:
             return
+        from sagan_tui.ui.screens.confirm import ConfirmScreen
+
         n = exp.number
         self.app.push_screen(ConfirmScreen(f"Promote 1 experiment: #{n}", [exp_line(exp)], confirm_label="Promote",
                                            confirm_variant="success", note="Publishes its clean result."),
@@ -462,6 +469,8 @@ class OwnerActionsScreen(Screen):
         if pod is None:
             self.notify("Select a pod in the pods pane first.", severity="warning", markup=False)
             return
+        from sagan_tui.ui.screens.confirm import ConfirmScreen
+
         session, target = self.session, StopTarget.of(pod)
         if pod.gone_at is not None:
             self._run(lambda: session.stop([target]))  # refused by the re-check, with what changed
@@ -481,6 +490,7 @@ class OwnerActionsScreen(Screen):
             self.notify("No pod is marked (space marks one).", severity="warning", markup=False)
             return
         from sagan_tui.ui.bulk_plans import plan_stop
+        from sagan_tui.ui.screens.confirm import ConfirmScreen, counted
 
         known = self.view.pods
         plan = plan_stop(ids, known)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from rich.style import Style
 from syrupy.extensions.image import SVGImageSnapshotExtension
@@ -75,6 +77,28 @@ async def test_truecolor_and_no_color_keep_their_cursor_row(tmp_path, monkeypatc
         await pilot.pause()
         assert not app.standard_colours and not app.has_class("-standard-colours")
         assert app.undim not in app.get_line_filters()
+
+
+def test_the_16_colour_and_no_color_rules_are_read_only_in_their_modes(tmp_path, monkeypatch):
+    """Every rule the app is given is parsed before its first frame: the rules of a colour mode
+    are a stylesheet of their own, given to the app in that mode only."""
+    import textual.constants
+
+    from sagan_tui.resources import stylesheet
+
+    def sheets(app) -> list[str]:
+        return [Path(p).name for p in app.css_path]
+
+    assert "-standard-colours" not in stylesheet("app.tcss").read_text()
+    assert ":nocolor" not in stylesheet("app.tcss").read_text()
+    assert sheets(frozen_app(tmp_path / "a")) == ["app.tcss"]
+    monkeypatch.setattr(textual.constants, "COLOR_SYSTEM", "standard")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    (tmp_path / "b").mkdir()
+    assert sheets(frozen_app(tmp_path / "b")) == ["app.tcss", "colours16.tcss"]
+    monkeypatch.setenv("NO_COLOR", "1")
+    (tmp_path / "c").mkdir()
+    assert sheets(frozen_app(tmp_path / "c")) == ["app.tcss", "nocolor.tcss"]
 
 
 @pytest.mark.parametrize("spec, expected", [

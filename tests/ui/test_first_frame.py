@@ -10,9 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sagan_tui import render
 from sagan_tui.config import gather
-from sagan_tui.store.cache import Cache
-from sagan_tui.store.quick import peek
+from sagan_tui.models import OWNER_TURN_STATUSES, RunPodPod
+from sagan_tui.peek import first_frame, peek
+from sagan_tui.store.cache import Cache, CachedPod
+from sagan_tui.store.evidence_rows import flag_pods
 from sagan_tui.ui.app import SaganApp
 from sagan_tui.ui.messages import Updated
 from sagan_tui.ui.widgets.status_bar import StatusBar
@@ -26,6 +29,10 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.models", "sagan_tui.config_model", "sagan_tui.sync.poller",
             "sagan_tui.session.model", "sagan_tui.actions.runner", "sagan_tui.ui.screens.detail", "sagan_tui.ui.palette",
             "sagan_tui.ui.widgets.loss_area",
+            # the owner's dialogs and their results: the panes' screen has their keys, not their code
+            "sagan_tui.ui.screens.confirm", "sagan_tui.actions.results",
+            # the binding registry, read only to check a configured [keymap] table (the probe has none)
+            "sagan_tui.keymap",
             # triage's modules, not the package: render formats through triage.fmt (pure, no imports)
             "sagan_tui.triage.waves", "sagan_tui.triage.diagnosis", "sagan_tui.triage.losses")
 
@@ -191,14 +198,51 @@ def test_peek_orders_and_counts_as_the_panes_do(tmp_path):
     exps = cache.experiments()
     pods = cache.pods()
     cache.close()
-    from sagan_tui.models import OWNER_TURN_STATUSES
-    from sagan_tui import render
 
     seen = peek(s.cache_path, OWNER_TURN_STATUSES, render.STOPPED_STATES, 5)
     assert seen is not None
     want = sorted(exps, key=lambda e: (not e.owner_turn, -e.number))[:5]
-    assert [r["number"] for r in seen.experiments] == [e.number for e in want]
+    assert [e.number for e in seen.experiments] == [e.number for e in want]
     assert seen.live_counts == {k: v for k, v in render.live_pod_counts(pods).items()}
+
+
+def test_the_first_frame_draws_the_rows_the_session_draws_from_the_same_cache(tmp_path):
+    """The peek's plain lines (an ExperimentView, a PodLine) render as the session's records do:
+    a cluster member, a flagged exit, a missing pod, an adjusted price and a stale account alike."""
+    s = frozen.settings(tmp_path)
+    cache = Cache(s.cache_path)
+    frozen.fill(cache)
+    running = frozen.at(10, 20)
+    extra = [
+        CachedPod(RunPodPod(id="c1usterm3mber1", account="team", experiment=365, name="exp365-cluster",
+                            cost_per_hr=2.0, adjusted_cost_per_hr=1.75, gpu="NVIDIA H100 80GB HBM3", cluster_id="ic-77"),
+                  first_seen_at=running, running_at=running, last_seen_at=frozen.NOW, gone_at=None, gone_reason=None),
+        CachedPod(RunPodPod(id="ex1tedp0d00001", account="team", experiment=363, desired_status="EXITED",
+                            last_status_change="Exited by user: 2026-05-14", cost_per_hr=1.49),
+                  first_seen_at=running, running_at=running, last_seen_at=frozen.NOW, gone_at=None, gone_reason=None),
+        CachedPod(RunPodPod(id="m1ss1ngp0d0001", account="personal", experiment=361, cost_per_hr=1.49),
+                  first_seen_at=running, running_at=running, last_seen_at=frozen.at(10, 49), gone_at=None,
+                  gone_reason=None, missing_since=frozen.at(10, 50)),
+    ]
+    with cache.transaction() as conn:
+        cache.upsert_pods(conn, extra)
+        flag_pods(conn, {"ex1tedp0d00001": "exited, cause unknown"})
+    exps, live, health = cache.experiments(), cache.pods(include_gone=False), cache.health()
+    cache.close()
+    counts = render.live_pod_counts(live)
+    first = first_frame(s.cache_path, frozen.NOW, s.poll_interval, ["sagan", "team", "personal"], limit=50)
+    assert first is not None and first.health == health
+    assert health["personal"].stale(frozen.NOW, s.poll_interval)  # the stale rows are drawn too
+    assert first.experiments == {str(e.number): render.experiment_row(e, counts.get(e.number, 0), frozen.NOW)
+                                 for e in sorted(exps, key=lambda e: (not e.owner_turn, -e.number))}
+    assert list(first.pods) == [p.pod_id for p in live]
+    assert first.pods == {p.pod_id: render.pod_row(p, None, frozen.NOW,
+                                                   stale=health[p.account].stale(frozen.NOW, s.poll_interval))
+                          for p in live}
+    notes = {key: row.cells[7].text for key, row in first.pods.items()}
+    assert notes["c1usterm3mber1"] == "cluster ic-77" and first.pods["c1usterm3mber1"].cells[6].text == "1.75"
+    assert notes["ex1tedp0d00001"] == "exited, cause unknown"
+    assert notes["m1ss1ngp0d0001"].startswith("MISSING? since 10:50:00")
 
 
 async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path):

@@ -6,6 +6,7 @@ from textual.app import App, ComposeResult
 
 from sagan_tui.render import Cell, Column, Row
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
+from sagan_tui.ui.widgets.row_strip import line_strip
 
 COLUMNS = (Column("name", "name", 10), Column("up", "up", 6))
 SIZE = (80, 24)
@@ -191,6 +192,27 @@ async def test_cell_text_is_drawn_literally_cut_to_its_column_in_its_style():
         assert "a ver…" in text  # six columns: five characters and the ellipsis
         [age] = [s for s in strip if s.text == "a ver…"]
         assert age.style.bold and age.style.color.name == "red"
+        drawn = line_strip(table.line_cells("x"), table.widths, table.cell_padding, table.rich_style)
+        styles = [s.style for s in drawn]
+        assert all(a != b for a, b in zip(styles, styles[1:]))  # a run of one style is one segment
+
+
+async def test_a_new_theme_redraws_every_line_in_its_colours():
+    """The table reads its line styles once per style state: a theme change is a new state, and
+    the rows, the header and the blank lines under the last row all take the new colours."""
+    app = Harness(zebra=True)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await drawn_table(app, pilot, n=5)
+
+        def backgrounds() -> list:
+            return [list(table.render_line(y))[-1].style.bgcolor for y in (0, 1, 2, 3, 10)]
+
+        before = backgrounds()
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        after = backgrounds()
+        assert all(a != b for a, b in zip(before, after)), (before, after)
+        assert after[-1] == table.rich_style.bgcolor  # a blank line under the rows: the table's own
 
 
 async def test_marks_are_drawn_and_survive_sort_and_filter():

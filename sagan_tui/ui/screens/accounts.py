@@ -107,6 +107,12 @@ class HistoryRead(Message):
 class AccountsScreen(Screen[None]):
     """A full screen like help (a modal's blend over the panes costs seconds at 200x50); follows the polls."""
 
+    DEFAULT_CSS = """
+    AccountsScreen { align: center top; }
+    #accounts-box { width: 1fr; max-width: 150; height: 1fr; border: round $accent; padding: 0 1; }
+    #accounts-note { margin-top: 1; }
+    """
+
     if TYPE_CHECKING:  # Textual types `app` as App[object]: this screen runs only in the panel's App
         @property
         def app(self) -> SaganApp: ...

@@ -76,6 +76,15 @@ def fields_text(exp: Experiment, approvals: int = 0) -> Text:
 class DetailScreen(OwnerActionsScreen):
     """The owner's action keys act on this experiment (OwnerActionsScreen)."""
 
+    DEFAULT_CSS = """
+    #detail { height: 1fr; }
+    #detail-left { width: 3fr; border-top: hkey $accent; padding: 0 1; }
+    #detail-right { width: 2fr; }
+    #detail-right > KeyedTable { height: 1fr; border-top: hkey $surface-lighten-2; border-title-align: left; }
+    #detail-right > KeyedTable:focus { border-top: hkey $accent; }
+    #detail-plan-title { margin-top: 1; }
+    #detail-plan { height: auto; }
+    """
     BINDINGS = [
         Binding("escape", "close", "Back", id="detail.close"),
         Binding("m", "toggle_raw", "Plan raw/markdown", id="detail.raw"),

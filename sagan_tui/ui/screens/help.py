@@ -64,6 +64,10 @@ def panel_help(app) -> Text:
 class HelpScreen(Screen[None]):
     """A full screen, not a modal: blending a modal over the panes costs seconds at 200x50."""
 
+    DEFAULT_CSS = """
+    HelpScreen { align: center top; }
+    #help-box { width: 90; max-width: 100%; height: 1fr; border: round $accent; padding: 0 1; }
+    """
     BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="help.close")]
     OWN_KEYS_ONLY = True  # the key bar shows this screen's keys, not the panel's under it
 

@@ -106,6 +106,7 @@ class LineTable(ScrollView, can_focus=True):
         self._strips: LRUCache[str, dict[tuple, Strip]] = LRUCache(CACHED_STRIPS)
         self._header: Strip | None = None
         self._drawn_for: object = None  # the pseudo classes (focus, hover...) the strips were drawn for
+        self._looks: dict[str, Style] | None = None  # the line styles the strips were drawn with
         self._highlighted: str | None = None
 
     def line_cells(self, key: str) -> list[tuple[str, str]]:
@@ -158,6 +159,17 @@ class LineTable(ScrollView, can_focus=True):
         """Drop every cached strip (styles, widths or the focus changed)."""
         self._strips.clear()
         self._header = None
+        self._looks = None
+
+    def _line_looks(self) -> dict[str, Style]:
+        """The widget's style ("base") and its component styles ("cursor", "header"...), read once
+        per style state, as the strips are drawn: a line from a cached strip needs them too (its
+        blank, its crop), and reading them walks the DOM every time."""
+        if self._looks is None:
+            looks = {name.removeprefix("keyed-table--"): self.get_component_rich_style(name)
+                     for name in self.COMPONENT_CLASSES}
+            self._looks = {"base": self.rich_style, **looks}
+        return self._looks
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -173,24 +185,25 @@ class LineTable(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
+        looks = self._line_looks()
         if y < self.header_height:
-            header = self.get_component_rich_style("keyed-table--header")
+            header = looks["header"]
             if self._header is None:
                 self._header = line_strip(self.header_cells(), self.widths, self.cell_padding, header)
             return self._header.crop_extend(scroll_x, scroll_x + width, header)
         index = y - self.header_height + scroll_y
         key = self.store.key_at(index)
         if key is None:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, looks["base"])
         cursor, hover = index == self.cursor_row, index == self.hover_row
-        base = self.rich_style
+        base = looks["base"]
         if self.zebra_stripes:
-            base += self.get_component_rich_style("keyed-table--odd-row" if index % 2 else "keyed-table--even-row")
+            base += looks["odd-row" if index % 2 else "even-row"]
         highlight = Style.null()
         if hover:
-            highlight += self.get_component_rich_style("keyed-table--hover")
+            highlight += looks["hover"]
         if cursor:
-            highlight += self.get_component_rich_style("keyed-table--cursor")
+            highlight += looks["cursor"]
         drawn = self._strips.get(key)
         if drawn is None:
             drawn = self._strips[key] = {}

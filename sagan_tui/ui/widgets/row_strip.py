@@ -38,18 +38,26 @@ def line_strip(cells: Sequence[tuple[str, str]], widths: Sequence[int], pad: int
     post = Style.from_color(highlight.color, highlight.bgcolor)
     blank = pre + post
     edge = " " * pad
+    # Runs of one style are one segment (what Strip.simplify would make of them, without its
+    # second strip and its style comparisons): the pads and fills around cells are one style.
     segments: list[Segment] = []
+    run: list[str] = []
+    run_style: Style | None = None
     total = 0
     for (text, style), width in zip(cells, widths):
         text = fit(clean(text), width)
         used = cell_len(text)
-        if pad:
-            segments.append(Segment(edge, blank))
-        if text:
-            segments.append(Segment(text, pre + cell_style(style) + post))
-        if width > used:
-            segments.append(Segment(" " * (width - used), blank))
-        if pad:
-            segments.append(Segment(edge, blank))
+        for piece, piece_style in ((edge, blank), (text, pre + cell_style(style) + post if text else blank),
+                                   (" " * (width - used), blank), (edge, blank)):
+            if not piece:
+                continue
+            if piece_style is run_style or piece_style == run_style:
+                run.append(piece)
+            else:
+                if run:
+                    segments.append(Segment("".join(run), run_style))
+                run, run_style = [piece], piece_style
         total += width + 2 * pad
-    return Strip(segments, total).simplify()
+    if run:
+        segments.append(Segment("".join(run), run_style))
+    return Strip(segments, total)
