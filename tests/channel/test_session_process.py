@@ -15,6 +15,7 @@ import pytest
 
 from sagan_tui.channel import intents as I
 from sagan_tui.channel.client import SessionClient, SessionEnded
+from sagan_tui.channel.early import CLOSE_GRACE_S
 from sagan_tui.channel.frames import pack, read_frame
 from sagan_tui.channel.messages import TO_PANEL, Refused
 from sagan_tui.channel.views import ActionResultView, Done, ReadyView, UpdateView
@@ -153,6 +154,25 @@ async def test_the_child_ends_when_the_channel_closes_and_its_directory_goes(sim
     await panel.client.close()
     assert process.returncode == 0  # ended by itself, not killed
     assert not runtime.exists() and panel.ended == []
+
+
+async def test_the_child_ends_with_its_channel_while_a_graphql_request_still_waits_on_runpod(sim_factory, tmp_path):
+    """A request in flight is the SDK's thread, bounded by its deadline (a minute here): the child
+    must not outlive its channel by that minute (the panel's grace would kill it)."""
+    sim = sim_factory(fixture=actions_fixture())
+    sim.api_latency["graphql"] = 120.0  # RunPod answers nothing for two minutes
+    panel = Panel()
+    values, accounts = layers(sim, tmp_path)
+    await panel.client.open({**values, "request_timeout": 60.0}, accounts)
+    wait = time.monotonic() + WAIT_S
+    while not any(r.api == "graphql" for r in sim.requests):  # the first poll is waiting on RunPod
+        assert time.monotonic() < wait, "no GraphQL request was sent"
+        await asyncio.sleep(0.05)
+    process = panel.client.process
+    started = time.monotonic()
+    await panel.client.close()
+    assert process.returncode == 0  # ended by itself, not killed after the grace
+    assert time.monotonic() - started < CLOSE_GRACE_S
 
 
 async def test_kill_9_of_the_child_is_named_and_pending_asks_end_with_the_reason(opened):
