@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.timeline import Timeline
+from sagan_tui.triage.waves import Wave
 
 if TYPE_CHECKING:
     from sagan_tui.models import Loss
     from sagan_tui.triage.diagnosis import TriageContext
-    from sagan_tui.triage.waves import Wave
 
 
 NAN = float("nan")
+_KNOWN = (0.0).__le__  # a known gap: 0 <= g (NaN, an unknown one, compares false)
 
 
-@dataclass(frozen=True)
-class Signature:
-    """What a loss must share with a wave's founding run to join it."""
+class Signature(NamedTuple):
+    """What a loss must share with a wave's founding run to join it (a tuple: one is made for
+    every wave a later loss comes near, ~10^5 of them in a million scattered losses)."""
 
     kill_s: float | None = None  # the founding run's median RUNNING-to-lost, when its gaps cluster
     kill_tol_s: float = 0.0
@@ -46,8 +46,7 @@ class Signature:
 
 def _core(gaps: Iterable[float]) -> list[float]:
     """Known gaps, sorted, long-running bystanders left out (gaps.py's rule)."""
-    known = [g for g in gaps if g >= 0]  # NaN compares false: unknown gaps drop out
-    known.sort()
+    known = sorted(filter(_KNOWN, gaps))  # NaN compares false: unknown gaps drop out
     if len(known) < G.LONG_MIN_N:
         return known
     med = _median_sorted(known)
@@ -65,59 +64,81 @@ def _median_sorted(values: Sequence[float]) -> float:
 
 def _quartiles_sorted(v: Sequence[float]) -> tuple[float, float, float]:
     """(p25, median, p75) of sorted values, inclusive method: statistics.quantiles' numbers, cheaper."""
-    def at(q: float) -> float:
-        pos = q * (len(v) - 1)
-        i = int(pos)
-        return v[i] if i + 1 >= len(v) else v[i] + (v[i + 1] - v[i]) * (pos - i)
-    return at(0.25), at(0.5), at(0.75)
+    last = len(v) - 1
+    if last < 1:
+        return v[0], v[0], v[0]
+    # Each quartile lies between v[i] and v[i + 1], i = int(q * last) < last: written out, as
+    # it is weighed for every wave a later loss comes near.
+    p1, p2, p3 = 0.25 * last, 0.5 * last, 0.75 * last
+    i1, i2, i3 = int(p1), int(p2), int(p3)
+    return (v[i1] + (v[i1 + 1] - v[i1]) * (p1 - i1), v[i2] + (v[i2 + 1] - v[i2]) * (p2 - i2),
+            v[i3] + (v[i3 + 1] - v[i3]) * (p3 - i3))
 
 
-def signature(founding: Wave, core: Sequence[float]) -> Signature:
-    """The founding run's signature: its kill time when its gaps cluster (the tolerance is its
-    spread, at least the tight limit of gaps.py); else its machine when all ran on one known
-    host; else its account when the verdict (weighed only then: it is the costly part) is an
-    account stop. `core`: the founding run's gaps as `_core` leaves them."""
+def signature(tl: Timeline, a: int, b: int, core: Sequence[float], founding: Callable[[], Wave]) -> Signature:
+    """The signature of the run [a, b) of `tl`'s sorted order: its kill time when its gaps
+    cluster (the tolerance is its spread, at least the tight limit of gaps.py); else its machine
+    when all ran on one known host; else its account when the verdict (weighed only then: it is
+    the costly part) is an account stop. `core`: the run's gaps as `_core` leaves them;
+    `founding`: the run as a Wave, made when a machine, an account or a poll's timing is read."""
     if len(core) >= G.TIGHT_MIN_N:
-        q = _quartiles_sorted(core)
-        limit = G.tight_limit(q[1], G.resolution(founding.losses) if _timed_by_polls(founding) else 0.0)
-        if q[2] - q[0] <= limit:
-            return Signature(q[1], max(q[2] - q[0], limit))
-    losses = founding.losses
+        q1, q2, q3 = _quartiles_sorted(core)
+        limit = G.tight_limit(q2, G.resolution(founding().losses) if _timed_by_polls(tl, a, b) else 0.0)
+        if q3 - q1 <= limit:
+            return Signature(q2, max(q3 - q1, limit))
+    losses = founding().losses
     hosts = {x.host for x in losses}
     if len(hosts) == 1 and None not in hosts:
         return Signature(host=next(iter(hosts)))
-    if len({x.account for x in losses}) == 1 and founding.verdict.cause == "account-stop":
+    if len({x.account for x in losses}) == 1 and founding().verdict.cause == "account-stop":
         return Signature(account=losses[0].account)
     return Signature()
 
 
-def _timed_by_polls(founding: Wave) -> bool:
+def _timed_by_polls(tl: Timeline, a: int, b: int) -> bool:
     # resolution() reads last_seen_at of every loss; a run without any is timed exactly. Read
-    # from the column (input order, so memory order) rather than by building the run's losses.
-    tl = founding.timeline
+    # from the column (input order, so memory order), once: a run's own losses, read where they
+    # lie, cost a cache miss each, and a million scattered losses make ~10^5 runs to weigh.
     if not tl.any_polled():
         return False
     seen = tl.column("last_seen_at")
-    return any(seen[i] is not None for i in tl.order[founding.first:founding.stop])
+    return any(seen[i] is not None for i in tl.order[a:b])
 
 
-@dataclass
 class _Growing:
-    """A wave being built: its founding run, the positions it holds, how far its guard reaches."""
+    """A wave being built (the `index`-th found): its founding run [a, b) of sorted positions,
+    the later positions it took in, how far its guard reaches, and its signature once a later
+    loss asks for it."""
 
-    positions: list[int]
-    horizon: float  # POSIX seconds: the last loss's time + the guard window
-    founding: Wave
-    core: list[float]  # the founding run's gaps, as _core leaves them
-    followed: bool = False
-    _sig: Signature | None = None
+    __slots__ = ("index", "tl", "a", "b", "horizon", "later", "core", "_sig", "_founding", "context", "gap")
 
-    @property
-    def sig(self) -> Signature:
-        # Weighed only when a later loss comes within the window: most runs never need it.
+    def __init__(self, index: int, tl: Timeline, a: int, b: int, horizon: float, core: list[float] | None,
+                 context: TriageContext | None, gap: float):
+        self.index, self.tl, self.a, self.b, self.horizon, self.core = index, tl, a, b, horizon, core
+        self.later: list[int] = []  # positions past the founding run, ascending
+        self._sig: Signature | None = None
+        self._founding: Wave | None = None
+        self.context, self.gap = context, gap
+
+    def weigh(self) -> Signature:
+        """Its signature, weighed when a later loss first comes within its window (most runs
+        never need it); read as `w._sig or w.weigh()` where every loss asks."""
         if self._sig is None:
-            self._sig = signature(self.founding, self.core)
+            if self.core is None:
+                self.core = _core(self.tl.sorted_gaps()[self.a:self.b])
+            self._sig = signature(self.tl, self.a, self.b, self.core, self.founding)
         return self._sig
+
+    def founding(self) -> Wave:
+        if self._founding is None:
+            self._founding = Wave._new(self.tl, self.a, self.b, self.context, None, self.gap)
+        return self._founding
+
+    def wave(self) -> Wave:
+        if not self.later:
+            return self.founding()
+        return Wave._new(self.tl, self.a, self.later[-1] + 1, self.context, (*range(self.a, self.b), *self.later),
+                         self.gap)
 
 
 def follow(tl: Timeline, spans: Sequence[tuple[int, int]], gap: float, guard_s: float,
@@ -126,59 +147,98 @@ def follow(tl: Timeline, spans: Sequence[tuple[int, int]], gap: float, guard_s: 
     guard window: a run within an active wave's window that shares its signature joins whole,
     a loss outside every run joins the first active wave whose signature it shares.
 
-    The loops below run once per loss near a wave (most of a million scattered losses are), so
-    they compare floats at hand and read a Loss only for a machine or account signature.
+    A million scattered losses make ~10^5 runs and put most losses in some wave's window, so the
+    work per run and per loss is kept to floats at hand: a run's Wave is made only when it founds
+    one, its core gaps only when weighed, and a Loss is read only for a machine or account
+    signature.
     """
-    from sagan_tui.triage.waves import Wave
-
     st = tl.sorted_times
     n = len(st)
     gaps = tl.sorted_gaps()
-    losses, order = tl.losses, tl.order
-    built: list[_Growing] = []
+    built: list = []  # a _Growing while its wave may still grow, then its Wave
     live: list[_Growing] = []
 
     def absorb(lo: int, hi: int) -> None:
         # Positions lo..hi-1 lie outside every run: each may join the first live wave it matches.
+        # Horizons grow only by joining, so once no live wave reaches a loss, none reaches a later one.
+        if lo >= hi:
+            return
+        if len(live) == 1:
+            w = live[0]
+            horizon = w.horizon
+            if st[lo] > horizon:
+                return
+            s = w._sig or w.weigh()
+            if s.kill_s is not None:  # the common case: one active wave, a kill time, floats at hand
+                k, tol, took = s.kill_s, s.kill_tol_s, w.later.append
+                for p in range(lo, hi):
+                    t = st[p]
+                    if t > horizon:
+                        break
+                    if abs(gaps[p] - k) <= tol:
+                        took(p)
+                        horizon = t + guard_s
+                w.horizon = horizon
+                return
+        losses, order = tl.losses, tl.order
         for p in range(lo, hi):
             t = st[p]
-            reached = False  # horizons grow only by joining, so once none reaches, none will
+            reached = False
             for w in live:
                 if t > w.horizon:
                     continue
                 reached = True
-                s = w.sig
+                s = w._sig or w.weigh()
                 k = s.kill_s
                 if abs(gaps[p] - k) <= s.kill_tol_s if k is not None else s.matches_loss(losses[order[p]]):
-                    w.positions.append(p)
+                    w.later.append(p)
                     w.horizon = t + guard_s
-                    w.followed = True
                     break
             if not reached:
                 return
 
+    # A wave leaves `live` for good once a run starts past its guard, and is made then: its
+    # builder and lists die young, where the collector never walks them again (kept to the end,
+    # ~10^5 of them pushed the collector into a full collection of every loss).
     prev = 0
     for a, b in spans:
+        core = None
         if live:
             absorb(prev, a)
-            live = [w for w in live if st[a] <= w.horizon]
-        run = Wave(tl, a, b, context, gap=gap)
-        core = _core(gaps[a:b])
-        host = None
-        if live:
-            median = _median_sorted(core) if core else NAN
-            host = next((w for w in live if w.sig.matches_run(median, lambda: run.losses)), None)
-        if host is not None:
-            host.positions.extend(range(a, b))
-            host.horizon = st[b - 1] + guard_s
-            host.followed = True
-        else:
-            g = _Growing(list(range(a, b)), st[b - 1] + guard_s, run, core)
-            built.append(g)
-            live.append(g)
+            first = st[a]
+            if len(live) == 1:
+                if first > live[0].horizon:
+                    built[live[0].index] = live[0].wave()
+                    live = []
+            else:
+                kept = []
+                for w in live:
+                    if first <= w.horizon:
+                        kept.append(w)
+                    else:
+                        built[w.index] = w.wave()
+                live = kept
+            if live:
+                core = _core(gaps[a:b])
+                median = _median_sorted(core) if core else NAN
+                host = None
+                for w in live:
+                    s = w._sig or w.weigh()
+                    k = s.kill_s
+                    if (abs(median - k) <= s.kill_tol_s if k is not None  # the common case, inline
+                            else s.matches_run(median, lambda: tl.sorted_losses(a, b))):
+                        host = w
+                        break
+                if host is not None:
+                    host.later.extend(range(a, b))
+                    host.horizon = st[b - 1] + guard_s
+                    prev = b
+                    continue
+        g = _Growing(len(built), tl, a, b, st[b - 1] + guard_s, core, context, gap)
+        built.append(g)
+        live.append(g)
         prev = b
-    if live:
-        absorb(prev, n)
-    return [g.founding if not g.followed else
-            Wave(tl, g.positions[0], g.positions[-1] + 1, context, members=tuple(g.positions), gap=gap)
-            for g in built]
+    absorb(prev, n)
+    for w in live:
+        built[w.index] = w.wave()
+    return built

@@ -7,8 +7,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
-from itertools import count
-from operator import attrgetter
+from itertools import compress, count, repeat
+from operator import attrgetter, eq, sub
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from sagan_tui.heatmap_layout import DIMENSIONS, shade  # noqa: F401  (shade: the legend's rule)
@@ -22,6 +22,7 @@ UNKNOWN = "?"
 # Bucket sizes a person reads without arithmetic; past a day, whole days.
 NICE_STEPS = (10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_FIRST, _STOP = attrgetter("first"), attrgetter("stop")  # a wave's positions run from first to stop - 1
 
 
 def _label(dimension: str, value: object) -> str:
@@ -127,8 +128,7 @@ def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetim
     if (j - i) * 8 > len(tl):
         # Most of the losses are in the window: read them in input order (memory order, several
         # times faster than sorted order for a million objects), then permute the values.
-        every = tl.column(dimension)
-        values = list(map(every.__getitem__, tl.order[i:j]))
+        values = tl.in_order(tl.column(dimension))[i:j]
     else:
         values = list(map(get, tl.sorted_losses(i, j)))
     per_label: dict[str, list[int]] = {}
@@ -138,18 +138,30 @@ def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetim
             per_label.setdefault(_label(dimension, value), [0] * ncols)[col] += n
     rows = sorted(per_label, key=lambda r: (r == UNKNOWN, -sum(per_label[r]), _natural(r)))
     counts = tuple(tuple(per_label[r]) for r in rows)
-    marked: set[int] = set()
+    marked = _wave_columns(tl, waves, edges, lo, hi)
+    return replace(grid, rows=tuple(rows), counts=counts, max_count=max((max(r) for r in counts), default=0),
+                   wave_columns=frozenset(marked))
+
+
+def _wave_columns(tl: Timeline, waves: Iterable, edges: list[float], lo: float, hi: float) -> set[int]:
+    """The columns the waves touch: every run of a followed wave, each wave's span otherwise."""
     st = tl.sorted_times
+    ours: list = []
+    rest: list = []
     for w in waves:
+        (ours if getattr(w, "timeline", None) is tl else rest).append(w)
+    # The common case: a wave of this timeline whose first and last losses fall in one column
+    # of the window (a column is often longer than a wave's guard) marks that column, whether
+    # or not it followed its cause across quiet minutes. A million scattered losses make ~10^5
+    # waves, so their columns are found in C (attrgetter, bisect), not by arithmetic per wave.
+    ncols = len(edges) - 1  # bisect_right(edges, t) - 1 is t's column for lo <= t < hi
+    xs = list(map(bisect_right, repeat(edges), map(st.__getitem__, map(_FIRST, ours))))
+    ys = list(map(bisect_right, repeat(edges), map(st.__getitem__, map(sub, map(_STOP, ours), repeat(1)))))
+    marked = {x - 1 for x in set(compress(xs, map(eq, xs, ys))) if 0 < x <= ncols}
+    rest.extend(w for w, x, y in zip(ours, xs, ys) if x != y or x > ncols)
+    for w in rest:
         members = getattr(w, "members", None)
         if members is not None and getattr(w, "timeline", None) is tl:
-            a, b = st[members[0]], st[members[-1]]
-            if lo <= a and b <= hi and (ca := _column(edges, a)) == _column(edges, b):
-                # The common case: the whole wave lies in one column of the window (a column is
-                # often longer than a wave's guard), so its runs need not be found to know what
-                # it marks.
-                marked.add(ca)
-                continue
             # Followed across quiet minutes: its runs of the chaining gap, read from the times at
             # hand (bursts would weigh its kill time first).
             spans, a = [], st[members[0]]
@@ -172,8 +184,7 @@ def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetim
                 marked.add(ca)  # the common case: a burst is minutes long, a column often longer
             else:
                 marked.update(range(ca, cb + 1))
-    return replace(grid, rows=tuple(rows), counts=counts, max_count=max((max(r) for r in counts), default=0),
-                   wave_columns=frozenset(marked))
+    return marked
 
 
 def _natural(label: str) -> tuple:

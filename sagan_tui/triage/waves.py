@@ -22,8 +22,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from functools import cached_property
-from itertools import compress, islice, repeat
-from operator import le, sub
+from itertools import chain, compress, islice, repeat
+from operator import le, lt, sub
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from sagan_tui.triage import gaps as G
@@ -34,6 +34,7 @@ from sagan_tui.triage.verdict import verdict as judge
 
 GUARD_MINUTES = 15.0  # a wave is active this long after its last loss (the setting's default)
 BURST_FACTOR = 3.0  # successive losses further apart than this many kill times start a new burst
+_NEW = object.__new__
 
 if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
     from sagan_tui.models import Loss
@@ -49,10 +50,26 @@ class Wave:
     first: int  # the wave is positions [first, stop) of the timeline's sorted order
     stop: int
     context: TriageContext | None = field(default=None, repr=False)  # what `diagnosis` looks at
-    # Positions in sorted order when the wave followed its cause past a run (ascending); None
-    # for a plain run [first, stop).
+    # Positions in sorted order when the wave followed its cause past a run (ascending, from
+    # first to stop - 1); None for a plain run [first, stop).
     members: tuple[int, ...] | None = field(default=None, repr=False)
     gap: float = field(default=90.0, repr=False)  # the chaining gap it was found with
+
+    @classmethod
+    def _new(cls, timeline: Timeline, first: int, stop: int, context: TriageContext | None,
+             members: tuple[int, ...] | None, gap: float) -> Wave:
+        """The constructor's Wave, its fields stored straight into its dict instead of through
+        the frozen dataclass's six `object.__setattr__` calls: a million scattered losses make
+        ~10^5 waves, and their making was a tenth of finding them."""
+        w = _NEW(cls)
+        d = w.__dict__
+        d["timeline"] = timeline
+        d["first"] = first
+        d["stop"] = stop
+        d["context"] = context
+        d["members"] = members
+        d["gap"] = gap
+        return w
 
     @classmethod
     def of(cls, losses: Iterable[Loss], context: TriageContext | None = None) -> Wave:
@@ -248,11 +265,10 @@ def wave_spans(sorted_times: Sequence[float], gap: float = 90.0, min_losses: int
     # A break is where the next loss comes more than `gap` after the previous one. Scattered
     # losses make nearly every position a break, so both steps stay in C (map/compress/zip):
     # a Python loop over the runs would cost as much as the sort.
-    later = map(float(gap).__lt__, map(sub, islice(sorted_times, 1, None), sorted_times))
+    later = map(lt, repeat(float(gap)), map(sub, islice(sorted_times, 1, None), sorted_times))
     starts = [0, *compress(range(1, n), later)]
-    stops = starts[1:] + [n]
-    big = map(le, repeat(min_losses), map(sub, stops, starts))
-    return list(compress(zip(starts, stops), big))
+    sizes = chain(map(sub, islice(starts, 1, None), starts), (n - starts[-1],))
+    return list(compress(zip(starts, chain(islice(starts, 1, None), (n,))), map(le, repeat(min_losses), sizes)))
 
 
 def _tie_key(x: Loss) -> tuple:
@@ -276,7 +292,7 @@ def find_waves(losses: Iterable[Loss] | Timeline, gap: float = 90.0, min_losses:
     tl = Timeline.of(losses)
     spans = wave_spans(tl.sorted_times, gap, min_losses)
     if guard_minutes <= 0 or not spans:
-        return [Wave(tl, a, b, context, gap=gap) for a, b in spans]
+        return [Wave._new(tl, a, b, context, None, gap) for a, b in spans]
     return follow(tl, spans, gap, guard_minutes * 60.0, context)
 
 
