@@ -31,7 +31,8 @@ from sagan_tui.channel.runtime_dir import make_runtime_dir, socket_path
 CLOSE_GRACE_S = 10.0
 
 def child_argv(path: Path, pre_open: bool = False) -> list[str]:
-    return [sys.executable, "-m", "sagan_tui.session", "--socket", str(path), *(["--pre-open"] if pre_open else [])]
+    return [sys.executable, "-m", "sagan_tui.session", "--socket", str(path), "--nice", str(CHILD_NICE),
+            *(["--pre-open"] if pre_open else [])]
 
 
 def open_layers(draft: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -48,10 +49,18 @@ def pre_open_line(draft: Any) -> bytes:
 
 
 # How the child is started, early or not. stdin is a pipe the child reads to its end: it ends when
-# the panel is gone, however it went. Its own session: the terminal's signals (Ctrl+C, a hang-up)
-# are the panel's to act on; the child ends when the panel's channel closes.
+# the panel is gone, however it went. Its own process group: the terminal's signals (Ctrl+C, a
+# hang-up) go to the foreground group, the panel's, which acts on them; the child ends when the
+# panel's channel closes. The panel's session all the same, so the panel's scheduling group
+# (Linux gives each session one): see CHILD_NICE.
 CHILD_PIPES = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE,
-               "start_new_session": True}
+               "process_group": 0}
+
+# The UI before its own core: the child runs this many nice steps below the panel. Within their
+# scheduling group the UI's frames and keys never wait for the session's imports, polls or
+# decoding (it asks for little: a frame, a key); against other programs the two share the
+# machine as one, so the session's polls are not slowed by anyone but the owner's own screen.
+CHILD_NICE = 5
 
 
 class EarlyChild:

@@ -15,6 +15,7 @@ import asyncio
 import functools
 import json
 import logging
+import os
 import signal
 import sys
 import threading
@@ -258,7 +259,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--socket", required=True, type=Path, help="the Unix socket to listen on")
     parser.add_argument("--pre-open", action="store_true",
                         help="open the session on the settings' layers read from stdin's first line")
+    parser.add_argument("--nice", type=int, default=0, metavar="N",
+                        help="run N steps below the panel that started it (channel/early.py's CHILD_NICE)")
     args = parser.parse_args(argv)
+    if args.nice > 0:
+        os.nice(args.nice)
     try:
         return asyncio.run(serve(args.socket, args.pre_open))
     except Exception as exc:  # noqa: BLE001 - the panel reads this line from our stderr

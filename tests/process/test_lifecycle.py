@@ -158,3 +158,23 @@ def test_the_command_pre_opens_its_session_and_the_open_adopts_it(tmp_path, sim_
     assert p.proc.returncode == 0
     log = (tmp_path / "panel.log").read_text() if (tmp_path / "panel.log").exists() else ""
     assert "pre-opened session's layers differ" not in log, log
+
+
+def _nice(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def test_the_session_process_runs_below_the_panel_in_its_session_but_out_of_its_terminal_group(tmp_path):
+    from sagan_tui.channel.early import CHILD_NICE
+
+    with panel(process_env(tmp_path)) as (p, child):
+        # Ctrl+C and a hang-up go to the terminal's foreground group, the panel's, which acts on them.
+        assert os.getpgid(child) == child != os.getpgid(p.pid)
+        # One session, so one scheduling group (an autogroup) in which the UI's frames come first.
+        assert os.getsid(child) == os.getsid(p.pid)
+        assert _nice(child) == min(19, _nice(p.pid) + CHILD_NICE)
+        os.kill(child, signal.SIGKILL)  # a restarted child is started the same way
+        until(p, lambda: [c for c in children(p.pid) if c != child and alive(c)], "a new session process")
+        (second,) = [c for c in children(p.pid) if c != child]
+        until(p, lambda: _nice(second) == min(19, _nice(p.pid) + CHILD_NICE), "the new child's nice value")
+        assert os.getpgid(second) == second and os.getsid(second) == os.getsid(p.pid)
