@@ -37,11 +37,10 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from common import PY, ROOT, Figure, main
+from common import PY, ROOT, Figure, main, temp_dir
 
 ROWS = 10_000
 SIZE = (200, 50)
@@ -170,7 +169,7 @@ async def measure(n: int, runs: int, path: Path) -> dict:
 
 def run(small: bool = False) -> list[Figure]:
     n, runs = (300, 2) if small else (ROWS, 7)
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-channel-", dir="/tmp"))
+    home = temp_dir("sagan-bench-channel-", "/tmp")
     try:
         r = asyncio.run(measure(n, runs, home / "s.sock"))
     finally:

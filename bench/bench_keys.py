@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import os
 import statistics
-import tempfile
 import time
 from pathlib import Path
 
-from common import PY, ROOT, Figure, SimProcess, clean_env, main, panel_argv, quiet_logging
+from common import PY, ROOT, Figure, SimProcess, clean_env, main, panel_argv, quiet_logging, temp_dir
 from ptyrun import PtyProcess
 from baseline_apps import MARKER
 
@@ -43,7 +42,7 @@ def presses(p: PtyProcess, n: int) -> list[float]:
 
 
 def measure_panel(n: int, speed: str) -> list[float]:
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-keys-"))
+    home = temp_dir("sagan-bench-keys-")
     with SimProcess("--scenario", "large-fleet", "--speed", speed) as sim:
         env = clean_env(home, **sim.env)
         argv = panel_argv("--cache", str(home / "cache.sqlite"), "--poll-interval", "2", "--no-mouse", "--no-bell")
@@ -57,7 +56,7 @@ def measure_panel(n: int, speed: str) -> list[float]:
 
 
 def measure_datatable(n: int) -> list[float]:
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-keys-dt-"))
+    home = temp_dir("sagan-bench-keys-dt-")
     argv = [PY, str(Path(__file__).with_name("baseline_apps.py")), "datatable", "--rows", "1000", "--every", "1e9"]
     p = PtyProcess(argv, clean_env(home), size=SIZE, cwd=str(ROOT)).start()
     try:

@@ -18,12 +18,10 @@ import os
 import re
 import statistics
 import subprocess
-import tempfile
 import time
-from pathlib import Path
 
 from bench_keys import EVERY_S, press
-from common import PY, ROOT, Figure, SimProcess, clean_env, main, panel_argv, quiet_logging
+from common import PY, ROOT, Figure, SimProcess, clean_env, main, panel_argv, quiet_logging, temp_dir
 from ptyrun import PtyProcess, visible_text
 
 SIZE = (200, 50)
@@ -66,7 +64,7 @@ def losses(p: PtyProcess) -> int:
 
 
 def measure(hold_s: float, speed: str) -> tuple[dict[str, list[float]], dict[str, list[float]], dict]:
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-lock-"))
+    home = temp_dir("sagan-bench-lock-")
     cache = home / "cache.sqlite"
     with SimProcess("--scenario", "reaping-wave", "--speed", speed) as sim:
         env = clean_env(home, **sim.env)

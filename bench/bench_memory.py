@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
 from common import (PY, ROOT, Figure, clean_env, descendants, main, panel_argv, peak_rss_mb, quiet_logging,
-                    warm_cache)
+                    temp_dir, warm_cache)
 from ptyrun import PtyProcess
 from baseline_apps import MARKER
 
@@ -28,7 +27,7 @@ POD_ID = re.compile(r"[a-z0-9]{14}")
 def panel_peak(polls: int, scenario: str, cache_src: Path) -> dict:
     from sagan_tui.sim import SimServer
 
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-memory-"))
+    home = temp_dir("sagan-bench-memory-")
     cache = home / "cache.sqlite"
     shutil.copy(cache_src, cache)
     try:
@@ -66,7 +65,7 @@ def command(pid: int) -> str:
 
 
 def bare_peak() -> float:
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-bare-"))
+    home = temp_dir("sagan-bench-bare-")
     with PtyProcess([PY, str(ROOT / "bench" / "baseline_apps.py"), "bare"], clean_env(home), size=(200, 50)) as p:
         p.wait_for(lambda text: MARKER in text, 60)
         p.pump(1.0)

@@ -11,11 +11,9 @@ Baseline: Textual's stock DataTable with 1,000 rows in which one visible cell ch
 from __future__ import annotations
 
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
-from common import PY, ROOT, Figure, clean_env, main, panel_argv, quiet_logging
+from common import PY, ROOT, Figure, clean_env, main, panel_argv, quiet_logging, temp_dir
 from ptyrun import PtyProcess
 from baseline_apps import MARKER
 
@@ -66,7 +64,7 @@ def measure_panel(idle_s: float, polls: int, pods: int, interval: float | None =
     from sagan_tui.sim import SimServer
     from sagan_tui.sim.actions import stop_pod
 
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-output-"))
+    home = temp_dir("sagan-bench-output-")
     with SimServer(fixture=fixture(pods, max(pods // 4, 5))) as sim:
         watch = PollWatch(sim)
         env = clean_env(home, **sim.env())
@@ -103,7 +101,7 @@ def measure_panel(idle_s: float, polls: int, pods: int, interval: float | None =
 
 
 def measure_clock(seconds: float) -> float:
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-clock-"))
+    home = temp_dir("sagan-bench-clock-")
     with PtyProcess([PY, str(ROOT / "bench" / "baseline_apps.py"), "clock"], clean_env(home), size=SIZE) as p:
         p.wait_for(lambda text: MARKER in text, 60)
         p.pump(1.5)
@@ -113,7 +111,7 @@ def measure_clock(seconds: float) -> float:
 
 
 def measure_datatable(changes: int) -> list[int]:
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-table-"))
+    home = temp_dir("sagan-bench-table-")
     argv = [PY, str(ROOT / "bench" / "baseline_apps.py"), "datatable", "--rows", "1000", "--every", "1"]
     with PtyProcess(argv, clean_env(home), size=SIZE) as p:
         p.wait_for(lambda text: "pod0000000009" in text, 60)

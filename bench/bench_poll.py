@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-import tempfile
 import time
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
-from common import Figure, SimProcess, main, own_servers, quiet_logging, settings_for_sim
+from common import Figure, SimProcess, main, own_servers, quiet_logging, settings_for_sim, temp_dir
 
 SOURCES = ("sagan", "team", "personal")
 
@@ -80,7 +79,7 @@ async def cycles(env: dict[str, str], cache_path: Path, rounds: int, runpod_urls
 
 def measure(scenario: str, rounds: int, servers: int) -> dict:
     """Cycles against `servers` simulator processes: 3 (one per source) or 1 (all three in one)."""
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-poll-"))
+    home = temp_dir("sagan-bench-poll-")
     args = ("--scenario", scenario, "--latency", "0.2")
     with ExitStack() as stack:
         sims = [stack.enter_context(SimProcess(*args)) for _ in range(servers)]

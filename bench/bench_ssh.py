@@ -13,12 +13,10 @@ so this undercounts them (a few hundred bytes a minute at most, from the idle fi
 from __future__ import annotations
 
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 from bench_output import SIZE, measure_panel
-from common import PY, ROOT, Figure, clean_env, main, quiet_logging
+from common import PY, ROOT, Figure, clean_env, main, quiet_logging, temp_dir
 from sshrun import SshPtyProcess
 
 DEMO_S = 300.0  # the first five minutes of the demo, in scenario seconds
@@ -27,7 +25,7 @@ ISSUE_BPS = 4300.0  # 258 KB in one busy minute of the demo, measured over OpenS
 
 
 def measure_demo(scenario_s: float, speed: float) -> dict:
-    home = Path(tempfile.mkdtemp(prefix="sagan-bench-ssh-"))
+    home = temp_dir("sagan-bench-ssh-")
     argv = [PY, "-m", "sagan_tui", "--demo", "--scenario", "reaping-wave", "--speed", str(speed),
             "--poll-interval", str(5.0 / speed)]
     with SshPtyProcess(argv, clean_env(home), size=SIZE, cwd=str(ROOT)) as p:

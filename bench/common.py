@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import logging
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -192,6 +194,14 @@ def poll_into(sim_env: dict[str, str], cache_path: Path, polls: int) -> None:
         cache.close()
 
 
+def temp_dir(prefix: str, parent: str | None = None) -> Path:
+    """A new private directory for one bench's files, removed when the bench's process ends: a
+    run leaves nothing behind (a cache of a large fleet is tens of megabytes)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
 def warm_cache(polls: int = 6, scenario: str = "large-fleet") -> Path:
     """A cache filled from the `large-fleet` simulator (all pods, the experiments, ~100k events).
 
@@ -204,7 +214,7 @@ def warm_cache(polls: int = 6, scenario: str = "large-fleet") -> Path:
     from sagan_tui.sim import SimServer
 
     quiet_logging()
-    path = Path(given) if given else Path(tempfile.mkdtemp(prefix="sagan-bench-")) / f"{scenario}.sqlite"
+    path = Path(given) if given else temp_dir("sagan-bench-") / f"{scenario}.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     with SimServer(scenario=scenario, speed=120.0) as sim:
         poll_into(sim.env(), path, polls)

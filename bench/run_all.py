@@ -11,13 +11,11 @@ import importlib
 import os
 import re
 import sys
-import tempfile
 import time
 import traceback
 from datetime import datetime, timezone
-from pathlib import Path
 
-from common import BENCH, FIXES, Figure, save, table, warm_cache
+from common import BENCH, FIXES, Figure, save, table, warm_cache, temp_dir
 
 # Cheapest first; the two that build a million objects or poll a hundred times last.
 MODULES = ("bench_start", "bench_cold", "bench_tables", "bench_channel", "bench_output", "bench_ssh", "bench_keys",
@@ -42,7 +40,7 @@ def main() -> int:
     names = [m for m in MODULES if not only or m.removeprefix("bench_") in only.split(",")]
     t0 = time.monotonic()
     if not small:
-        os.environ.setdefault("BENCH_WARM_CACHE", str(Path(tempfile.mkdtemp(prefix="sagan-bench-")) / "large-fleet.sqlite"))
+        os.environ.setdefault("BENCH_WARM_CACHE", str(temp_dir("sagan-bench-") / "large-fleet.sqlite"))
         print("building the warm large-fleet cache...", file=sys.stderr, flush=True)
         warm_cache()
     figures: list[Figure] = []
