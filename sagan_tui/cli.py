@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     s.add_argument("--speed", dest="sim_speed", type=_positive, default=1.0, help="time scale")
     s.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
+    # --demo's own: one JSON line (the URL, the scenario, the panel's environment), then serve
+    # until standard input ends (the panel gone, however it went) or SIGTERM/SIGHUP.
+    s.add_argument("--for-panel", action="store_true", help=argparse.SUPPRESS)
 
     s = sub.add_parser("sync", help="the poller without a screen")
     g = s.add_mutually_exclusive_group()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import threading
@@ -33,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     def _stop(_signum: int, _frame: Any) -> None:
         done.set()
 
+    if getattr(args, "for_panel", False):
+        return _serve_for_panel(sim, done, _stop)
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         source = f"fixture {fixture}" if fixture else f"scenario {scenario}"
@@ -48,4 +51,31 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(sig, handler)
         sim.stop()
     print("sagan-tui simulator: stopped.", flush=True)
+    return 0
+
+
+def _serve_for_panel(sim: Any, done: threading.Event, stop: Any) -> int:
+    """`--demo`'s simulator, a process beside the panel's: one JSON line on stdout says where it
+    is and what the panel's environment is, then it serves until its stdin ends (the panel
+    closed it, or died by any means, kill -9 included) or SIGTERM/SIGHUP. The terminal's Ctrl+C
+    is the panel's to act on: it closes this process when it ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+
+    def _until_stdin_ends() -> None:
+        try:
+            while sys.stdin.buffer.read(4096):
+                pass
+        except OSError:
+            pass
+        done.set()
+
+    threading.Thread(target=_until_stdin_ends, name="sim-stdin", daemon=True).start()
+    try:
+        print(json.dumps({"url": sim.base_url, "scenario": sim.scenario, "env": sim.env()}), flush=True)
+        while not done.wait(0.5):
+            pass
+    finally:
+        sim.stop()
     return 0

@@ -21,8 +21,9 @@ EXE = [sys.executable, "-m", "sagan_tui"]
 BOUND_S = 120.0  # a bound on a hang on a loaded machine, never a timing assertion
 
 
-def children(pid: int) -> list[int]:
-    """The session processes `pid` started (by their command line), read from /proc."""
+def children(pid: int, marker: bytes = b"sagan_tui.session") -> list[int]:
+    """The session processes `pid` started (by their command line), read from /proc; with
+    `marker`, the children whose command line holds it."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -33,7 +34,7 @@ def children(pid: int) -> list[int]:
         except OSError:
             continue
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == pid and b"sagan_tui.session" in cmdline:
+        if ppid == pid and marker in cmdline:
             found.append(int(entry.name))
     return found
 
@@ -136,13 +137,30 @@ def test_the_session_process_holds_the_cache_and_the_panels_process_does_not(tmp
         assert p.proc.returncode == 0
 
 
-def test_the_demo_leaves_no_process_behind(tmp_path):
+def demo_env(tmp_path) -> dict:
     env = {**process_env(tmp_path)}
     env.pop("SAGAN_TUI_CACHE", None)
-    with panel(env, ("--demo",), size=(160, 40)) as (p, child):
+    return env
+
+
+def test_the_demo_leaves_no_process_behind(tmp_path):
+    with panel(demo_env(tmp_path), ("--demo",), size=(160, 40)) as (p, child):
+        # The simulator serves from a process of its own (the UI's interpreter serves no HTTP),
+        # out of the terminal's foreground group: Ctrl+C is the panel's.
+        (sim,) = children(p.pid, b"--for-panel")
+        assert os.getpgid(sim) == sim != os.getpgid(p.pid)
         p.send("q")
         exited(p)
         assert p.proc.returncode == 0 and not alive(child)
+        until(p, lambda: not alive(sim), "the simulator's end")  # the panel waited for it: normally at once
+
+
+def test_kill_9_of_the_demos_panel_ends_its_simulator(tmp_path):
+    with panel(demo_env(tmp_path), ("--demo",), size=(160, 40)) as (p, child):
+        (sim,) = children(p.pid, b"--for-panel")
+        os.kill(p.pid, signal.SIGKILL)
+        exited(p)
+        until(p, lambda: not alive(sim) and not alive(child), "the simulator's and the session's end")
 
 
 def test_the_command_pre_opens_its_session_and_the_open_adopts_it(tmp_path, sim_factory):
