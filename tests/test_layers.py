@@ -33,6 +33,8 @@ def test_the_contracts_name_every_core_layer_and_the_simulator():
         f"name it {session!r} in pyproject.toml's import-linter contracts")
     pure = next(c for c in _contracts() if c["source_modules"] == ["sagan_tui.triage"])
     assert {"sqlite3", "httpx", "sqlite_utils", "runpod"} <= set(pure["forbidden_modules"])
+    ui = next(c for c in _contracts() if c["source_modules"] == ["sagan_tui.ui"])
+    assert "sagan_tui.collector_pause" in ui["forbidden_modules"]  # no collector tuning in the UI process
     sim = [c for c in _contracts() if c["forbidden_modules"] == ["sagan_tui.sim"]]
     # --demo runs the simulator as a process of its own: only the sim command imports it.
     assert sim and sim[0]["ignore_imports"] == ["sagan_tui.commands.sim -> sagan_tui.sim"]

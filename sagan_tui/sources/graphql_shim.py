@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, too_large
-from sagan_tui.sources.collector_pause import collector_paused
+from sagan_tui.collector_pause import collector_paused
 from sagan_tui.sources.errors import (
     ApiRetired, BadReply, SourceTimeout, Unreachable, for_status, parse_retry_after, scrub,
 )

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from sagan_tui.models import RunPodPod, parse_records
-from sagan_tui.sources.collector_pause import collector_paused
+from sagan_tui.collector_pause import collector_paused
 from sagan_tui.sources.errors import AuthError, BadReply, RequestRejected, SourceError, SourceTimeout, scrub
 from sagan_tui.sources.graphql_errors import PodNotFound
 from sagan_tui.sources.graphql_shim import StrictRequests, local as _local

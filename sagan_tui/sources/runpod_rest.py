@@ -25,7 +25,7 @@ import httpx
 
 from sagan_tui.models import RunPodPod, parse_records
 from sagan_tui.sources.bounded import LoopClient, bounded_request, tls_context
-from sagan_tui.sources.collector_pause import collector_paused
+from sagan_tui.collector_pause import collector_paused
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
 )

@@ -11,6 +11,7 @@ from itertools import compress, count, repeat
 from operator import attrgetter, eq, sub
 from typing import TYPE_CHECKING, Iterable, Iterator
 
+from sagan_tui.collector_pause import collector_paused
 from sagan_tui.heatmap_layout import DIMENSIONS, shade  # noqa: F401  (shade: the legend's rule)
 from sagan_tui.triage.fmt import utc
 from sagan_tui.triage.timeline import Timeline
@@ -109,6 +110,12 @@ def bucket_seconds(start_s: float, end_s: float, width: int) -> tuple[float, flo
 def build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetime, end: datetime,
                width: int, waves: Iterable = ()) -> HeatGrid:
     """Bin the losses whose lost_at lies in [start, end] into at most `width` time columns."""
+    with collector_paused():  # one synchronous step over acyclic objects (collector_pause.py)
+        return _build_grid(losses, dimension, start, end, width, waves)
+
+
+def _build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: datetime, end: datetime,
+                width: int, waves: Iterable) -> HeatGrid:
     if dimension not in DIMENSIONS:
         raise ValueError(f"dimension must be one of {', '.join(DIMENSIONS)}, not {dimension!r}")
     if width < 1:

@@ -26,6 +26,7 @@ from itertools import chain, compress, islice, repeat
 from operator import le, lt, sub
 from typing import TYPE_CHECKING, Iterable, Sequence
 
+from sagan_tui.collector_pause import collector_paused
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose
 from sagan_tui.triage.timeline import Timeline
@@ -289,11 +290,12 @@ def find_waves(losses: Iterable[Loss] | Timeline, gap: float = 90.0, min_losses:
     """
     from sagan_tui.triage.follow import follow
 
-    tl = Timeline.of(losses)
-    spans = wave_spans(tl.sorted_times, gap, min_losses)
-    if guard_minutes <= 0 or not spans:
-        return [Wave._new(tl, a, b, context, None, gap) for a, b in spans]
-    return follow(tl, spans, gap, guard_minutes * 60.0, context)
+    with collector_paused():  # one synchronous step over acyclic objects (collector_pause.py)
+        tl = Timeline.of(losses)
+        spans = wave_spans(tl.sorted_times, gap, min_losses)
+        if guard_minutes <= 0 or not spans:
+            return [Wave._new(tl, a, b, context, None, gap) for a, b in spans]
+        return follow(tl, spans, gap, guard_minutes * 60.0, context)
 
 
 def _dt(t: float) -> datetime:
