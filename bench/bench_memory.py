@@ -16,7 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
-from common import (PY, ROOT, Figure, clean_env, descendants, main, panel_argv, peak_rss_mb, quiet_logging,
+from common import (PY, ROOT, Figure, clean_env, cmdline, descendants, main, panel_argv, peak_rss_mb, quiet_logging,
                     temp_dir, warm_cache)
 from ptyrun import PtyProcess
 from baseline_apps import MARKER
@@ -46,22 +46,19 @@ def panel_peak(polls: int, scenario: str, cache_src: Path) -> dict:
                         raise RuntimeError("the panel exited: " + p.output[-400:].decode("utf-8", "replace"))
                     if time.monotonic() - t0 > 900:
                         raise TimeoutError(f"only {seen()} polls in 15 minutes")
-                # Every process the panel started counts (its session; anything else it ran is never flattering).
-                children = descendants(p.pid)
-                child_mb = sum(peak_rss_mb(pid) for pid in children)
+                # Every process the panel started and still runs counts (its session; anything else
+                # it ran is never flattering); one that ended meanwhile has no peak left to read.
+                peaks = {}
+                for pid in descendants(p.pid):
+                    try:
+                        peaks[pid] = peak_rss_mb(pid)
+                    except OSError:
+                        continue
                 return {"peak_mb": p.peak_rss_mb(), "polls": seen(), "seconds": time.monotonic() - t0,
-                        "children": len(children), "children_peak_mb": child_mb,
-                        "children_argv": [command(pid) for pid in children]}
+                        "children": len(peaks), "children_peak_mb": sum(peaks.values()),
+                        "children_argv": [" ".join(cmdline(pid)[1:4]) or "?" for pid in peaks]}
     finally:
         shutil.rmtree(home, ignore_errors=True)
-
-
-def command(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return " ".join(a.decode(errors="replace") for a in fh.read().split(b"\0")[1:4])
-    except OSError:
-        return "?"
 
 
 def bare_peak() -> float:

@@ -282,6 +282,15 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def cmdline(pid: int) -> list[str]:
+    """A process's argv ([] once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return [a.decode(errors="replace") for a in fh.read().split(b"\0") if a]
+    except OSError:
+        return []
+
+
 def peak_rss_mb(pid: int) -> float:
     """A process's peak resident set (VmHWM), in MB."""
     with open(f"/proc/{pid}/status", encoding="ascii") as fh:

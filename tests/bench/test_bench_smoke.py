@@ -112,7 +112,7 @@ def test_fleet_keys_smoke():
     assert detail["fleet"]["pods"] > detail["baseline_fleet"]["pods"] > 0
     assert detail["fleet"]["poll_cycle_s"]  # the panel's polls were seen in its cache
     # The share counts the session process beside the UI: it polls, so it is never idle.
-    assert detail["fleet"]["cpu_share"] > detail["fleet"]["ui_cpu_share"]
+    assert detail["fleet"]["cpu_share"] > detail["fleet"]["ui_cpu_share"] >= 0
 
 
 def test_a_fleet_fixture_is_one_the_simulator_accepts():
