@@ -84,14 +84,21 @@ class EarlyChild:
         if self.taken:
             return
         self.taken = True
-        with contextlib.suppress(OSError):
-            self.popen.stdin.close()  # type: ignore[union-attr]
-        try:
-            self.popen.wait(CLOSE_GRACE_S)
-        except subprocess.TimeoutExpired:
-            self.popen.kill()
-            self.popen.wait()
+        end_by_stdin(self.popen)
         shutil.rmtree(self.runtime, ignore_errors=True)
+
+
+def end_by_stdin(popen: subprocess.Popen, grace_s: float = CLOSE_GRACE_S) -> None:
+    """End a child that ends when its stdin does (the session process, --demo's simulator):
+    close its stdin, wait `grace_s` for it, then kill it."""
+    if popen.stdin is not None:
+        with contextlib.suppress(OSError):
+            popen.stdin.close()
+    try:
+        popen.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        popen.kill()
+        popen.wait()
 
 
 _early: EarlyChild | None = None

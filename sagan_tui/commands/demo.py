@@ -16,6 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from sagan_tui.channel.early import end_by_stdin
 from sagan_tui.commands.panel import refuse_without_terminal, run_panel, settings_for
 from sagan_tui.config import TRANSPORT_ENV_PREFIX
 
@@ -51,21 +52,9 @@ def run(args: argparse.Namespace) -> int:
             os.environ["SAGAN_TUI_DEMO"] = str(ready["scenario"])  # the header's DEMO marker (ui/app.py DEMO_ENV)
             return run_panel(settings)
         finally:
-            _end(sim)
-
-
-def _end(sim: subprocess.Popen) -> None:
-    for pipe in (sim.stdin, sim.stdout):
-        if pipe is not None:
-            try:
-                pipe.close()
-            except OSError:
-                pass
-    try:
-        sim.wait(SIM_GRACE_S)
-    except subprocess.TimeoutExpired:
-        sim.kill()
-        sim.wait()
+            end_by_stdin(sim, SIM_GRACE_S)
+            if sim.stdout is not None:
+                sim.stdout.close()
 
 
 def _last_line(log: Path) -> str:
