@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import compileall
 import shutil
+import tempfile
+from pathlib import Path
 
 import httpx
 
 from baseline_apps import MARKER
 from bench_start import POD_ID, against_bare, time_to_marker
-from common import PY, ROOT, Figure, SimProcess, clean_env, main, panel_argv, temp_dir
+from common import PY, ROOT, Figure, SimProcess, clean_env, main, panel_argv
 
 
 def listed_pods(env: dict[str, str]) -> set[str]:
@@ -32,7 +34,7 @@ def listed_pods(env: dict[str, str]) -> set[str]:
 def run(small: bool = False) -> list[Figure]:
     runs = 1 if small else 9
     compileall.compile_dir(str(ROOT / "sagan_tui"), quiet=1)  # an installed panel starts from .pyc
-    home = temp_dir("sagan-bench-cold-")
+    home = Path(tempfile.mkdtemp(prefix="sagan-bench-cold-"))  # removed below, as soon as it is done with
     panel: list[float] = []
     bare: list[float] = []
     try:

@@ -103,7 +103,7 @@ def measure(pods: int, n: int) -> dict:
         p.pump(2 * INTERVAL_S)  # a second round: polls now re-read the cache, as they will from here
         # The UI and its session process (the SDK's CPU probe starts short-lived children beside it:
         # gone before the end, so not counted).
-        both = [p.pid, *(pid for pid in descendants(p.pid) if "sagan_tui.session" in " ".join(cmdline(pid)))]
+        both = [p.pid, *(pid for pid in descendants(p.pid) if "sagan_tui.session" in cmdline(pid))]
         c0, ui0, t0 = sum(map(cpu_s, both)), cpu_s(p.pid), time.monotonic()
         keys, polls, stale = presses(p, n, cache)
         wall = time.monotonic() - t0

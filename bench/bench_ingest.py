@@ -13,12 +13,13 @@ import random
 import shutil
 import sqlite3
 import statistics
+import tempfile
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from common import Figure, main, temp_dir
+from common import Figure, main
 
 START = datetime(2026, 5, 14, 10, 0, tzinfo=timezone.utc)
 OBS_PER_TX = 1_000  # one poll of 1,000 pods that all changed: the worst case
@@ -110,7 +111,7 @@ def run(small: bool = False) -> list[Figure]:
     events, observations = make_events(n_ev), make_observations(n_obs)
     ev_rows, obs_rows = raw_rows(events, observations)
     ev_per_tx = EVENT_PAGE * EVENT_PAGES_PER_POLL
-    home = temp_dir("sagan-bench-ingest-")
+    home = Path(tempfile.mkdtemp(prefix="sagan-bench-ingest-"))  # removed below, as soon as it is done with
     try:
         template = home / "template.sqlite"
         Cache(template).close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,7 +28,7 @@ POD_ID = re.compile(r"[a-z0-9]{14}")
 def panel_peak(polls: int, scenario: str, cache_src: Path) -> dict:
     from sagan_tui.sim import SimServer
 
-    home = temp_dir("sagan-bench-memory-")
+    home = Path(tempfile.mkdtemp(prefix="sagan-bench-memory-"))  # removed below, as soon as it is done with
     cache = home / "cache.sqlite"
     shutil.copy(cache_src, cache)
     try:

@@ -13,9 +13,10 @@ import re
 import shutil
 import sqlite3
 import statistics
+import tempfile
 from pathlib import Path
 
-from common import PY, ROOT, Figure, clean_env, main, panel_argv, unreachable_env, warm_cache, temp_dir
+from common import PY, ROOT, Figure, clean_env, main, panel_argv, unreachable_env, warm_cache
 from ptyrun import PtyProcess
 from baseline_apps import MARKER
 
@@ -40,7 +41,7 @@ def run(small: bool = False) -> list[Figure]:
     # .pyc was last written is compiled again at each start, which an installed panel never does.
     compileall.compile_dir(str(ROOT / "sagan_tui"), quiet=1)
     source = warm_cache(polls=1, scenario="calm") if small else warm_cache()
-    home = temp_dir("sagan-bench-start-")
+    home = Path(tempfile.mkdtemp(prefix="sagan-bench-start-"))  # removed below, as soon as it is done with
     try:
         cache = home / "cache.sqlite"
         shutil.copy(source, cache)  # the panel writes health into it: keep the shared file as built

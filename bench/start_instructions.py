@@ -15,10 +15,11 @@ import compileall
 import re
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from common import PY, ROOT, clean_env, unreachable_env, warm_cache, temp_dir
+from common import PY, ROOT, clean_env, unreachable_env, warm_cache
 from ptyrun import PtyProcess
 
 # Checkpoint -> (module, class.method, before|after) where the run exits; the first frame is the
@@ -89,7 +90,7 @@ def main() -> None:
         raise SystemExit("valgrind is not on PATH")
     phases = list(PHASES) if "--phases" in sys.argv[1:] else ["first frame"]
     compileall.compile_dir(str(ROOT / "sagan_tui"), quiet=1)  # as bench_start: no compiling counted
-    work = temp_dir("sagan-bench-instr-")
+    work = Path(tempfile.mkdtemp(prefix="sagan-bench-instr-"))  # removed below, as soon as it is done with
     try:
         cache = work / "cache.sqlite"
         shutil.copy(warm_cache(), cache)

@@ -21,6 +21,11 @@ EXE = [sys.executable, "-m", "sagan_tui"]
 BOUND_S = 120.0  # a bound on a hang on a loaded machine, never a timing assertion
 
 
+def stat(pid: int) -> list[str]:
+    """/proc/<pid>/stat's fields after the command's name (state first); OSError once it is gone."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def children(pid: int, marker: bytes = b"sagan_tui.session") -> list[int]:
     """The session processes `pid` started (by their command line), read from /proc; with
     `marker`, the children whose command line holds it."""
@@ -29,11 +34,10 @@ def children(pid: int, marker: bytes = b"sagan_tui.session") -> list[int]:
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            ppid = int(stat(int(entry.name))[1])
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
         if ppid == pid and marker in cmdline:
             found.append(int(entry.name))
     return found
@@ -42,10 +46,9 @@ def children(pid: int, marker: bytes = b"sagan_tui.session") -> list[int]:
 def alive(pid: int) -> bool:
     """Running (a zombie, dead but not yet reaped by its parent, is not)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return stat(pid)[0] != "Z"
     except OSError:
         return False
-    return state != "Z"
 
 
 def opens(pid: int, path: Path) -> bool:
@@ -179,7 +182,7 @@ def test_the_command_pre_opens_its_session_and_the_open_adopts_it(tmp_path, sim_
 
 
 def _nice(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    return int(stat(pid)[16])
 
 
 def test_the_session_process_runs_below_the_panel_in_its_session_but_out_of_its_terminal_group(tmp_path):
