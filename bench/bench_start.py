@@ -16,7 +16,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from common import PY, ROOT, Figure, clean_env, main, panel_argv, unreachable_env, warm_cache
+from common import PY, ROOT, Figure, clean_env, main, panel_argv, settle_disk, unreachable_env, warm_cache
 from ptyrun import PtyProcess
 from baseline_apps import MARKER
 
@@ -46,6 +46,7 @@ def run(small: bool = False) -> list[Figure]:
         cache = home / "cache.sqlite"
         shutil.copy(source, cache)  # the panel writes health into it: keep the shared file as built
         ids = pod_ids(cache)
+        settle_disk()
         env = clean_env(home, **unreachable_env())
         panel_cmd = panel_argv("--cache", str(cache))
         bare_argv = [PY, str(ROOT / "bench" / "baseline_apps.py"), "bare"]

@@ -202,6 +202,13 @@ def temp_dir(prefix: str, parent: str | None = None) -> Path:
     return path
 
 
+def settle_disk() -> None:
+    """Write the page cache's dirty pages out now: a copy of the warm cache (tens of megabytes)
+    or the bench before leaves them for the kernel to flush within the next half minute, on the
+    same two cores as the runs timed next, landing on whichever run it meets."""
+    os.sync()
+
+
 def warm_cache(polls: int = 6, scenario: str = "large-fleet") -> Path:
     """A cache filled from the `large-fleet` simulator (all pods, the experiments, ~100k events).
 

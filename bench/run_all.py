@@ -15,7 +15,7 @@ import time
 import traceback
 from datetime import datetime, timezone
 
-from common import BENCH, FIXES, Figure, save, table, warm_cache, temp_dir
+from common import BENCH, FIXES, Figure, save, settle_disk, table, warm_cache, temp_dir
 
 # Cheapest first; the two that build a million objects or poll a hundred times last.
 MODULES = ("bench_start", "bench_cold", "bench_tables", "bench_channel", "bench_output", "bench_ssh", "bench_keys",
@@ -46,6 +46,7 @@ def main() -> int:
     figures: list[Figure] = []
     failed: list[str] = []
     for name in names:
+        settle_disk()  # the bench before's writes (and the warm cache's) are not flushed on this one's time
         started = time.monotonic()
         print(f"{name}...", file=sys.stderr, flush=True)
         try:
