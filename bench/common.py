@@ -299,12 +299,13 @@ def cmdline(pid: int) -> list[str]:
 
 
 def peak_rss_mb(pid: int) -> float:
-    """A process's peak resident set (VmHWM), in MB."""
+    """A process's peak resident set (VmHWM), in MB; ProcessLookupError (an OSError, as for a
+    process already reaped) once it has ended: a zombie's status has no memory lines left."""
     with open(f"/proc/{pid}/status", encoding="ascii") as fh:
         for line in fh:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmHWM for {pid}")
+    raise ProcessLookupError(f"process {pid} has ended: no VmHWM in its status")
 
 
 def unreachable_env() -> dict[str, str]:

@@ -153,3 +153,38 @@ def test_sync_refuses_a_cache_whose_file_is_gone_but_whose_log_is_still_there(si
     assert r.returncode == 2 and r.stdout == ""
     assert f"sagan-tui sync: cache {cache}: the database file is gone but its write-ahead log {cache}-wal" in r.stderr
     assert not cache.exists() and (tmp_path / "cache.sqlite-wal").stat().st_size == 32
+
+
+def test_sync_stops_on_ctrl_c_even_when_the_poll_under_way_absorbs_its_cancellation(calm_sim, headless_env,
+                                                                                    capsys):
+    """Ctrl+C is a flag the loop reads, not only a cancellation: a poll that absorbs its cancel
+    (as an HTTP client can, closing a connection under a shield) finishes, and no poll follows.
+    With asyncio's default (the main task cancelled once) this one polled on until --for ran out."""
+    import asyncio
+
+    from sagan_tui import cli
+    from sagan_tui.sync.poller import Poller
+
+    for k, v in calm_sim.env().items():
+        headless_env.setenv(k, v)
+    real, polls = Poller.poll_once, []
+
+    async def absorbing(self, **kw):
+        polls.append(time.monotonic())
+        work = asyncio.ensure_future(real(self, **kw))
+        if len(polls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl+C while this poll is under way
+        while True:
+            try:
+                return await asyncio.shield(work)
+            except asyncio.CancelledError:
+                continue  # absorbed: the poll goes on to its end
+
+    headless_env.setattr(Poller, "poll_once", absorbing)
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        code = cli.main(["sync", "--for", "4", "--poll-interval", "0.5"])
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert (code, len(polls)) == (130, 1), capsys.readouterr()
+    assert "sagan=" in capsys.readouterr().out  # the absorbed poll's line, written as it ended

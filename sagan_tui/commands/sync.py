@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 import time
 
@@ -38,12 +39,15 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
     for notice in cache.notices:
         print(f"sagan-tui: {notice}", file=sys.stderr)
     poller = Poller(settings, cache)
+    stop = _Interrupt()
     deadline = None if args.once else time.monotonic() + (args.for_seconds or float("inf"))
     failures = 0
     try:
-        while True:
+        while not stop.asked:
             started = time.monotonic()
-            changes = await poller.poll_once()
+            changes = await stop.unless_asked(poller.poll_once())
+            if changes is None:
+                break
             print(changes.summary_line(), flush=True)
             _file_check(cache)
             failures = sum(1 for h in changes.health.values() if h.state.value == "error")
@@ -53,18 +57,66 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
             if deadline is not None:
                 pause = min(pause, deadline - time.monotonic())
             if pause > 0:
-                await asyncio.sleep(pause)
+                await stop.unless_asked(asyncio.sleep(pause))
             if deadline is not None and time.monotonic() >= deadline:
                 break
-        pruned = cache.prune(changes.at, settings.events_retention_days, settings.observations_retention_days)
-        if any(pruned.values()):
-            print(f"pruned {pruned}", flush=True)
+        if not stop.asked:
+            pruned = cache.prune(changes.at, settings.events_retention_days, settings.observations_retention_days)
+            if any(pruned.values()):
+                print(f"pruned {pruned}", flush=True)
     finally:
+        stop.close()
         await poller.aclose()
         _file_check(cache)  # a file removed during the last poll or pause: put back before closing
         cache.close()
+    if stop.asked:
+        return 130  # as a shell reports a command ended by Ctrl+C
     # --once is a check: a source in error makes it fail; a long run reports and goes on.
     return 1 if args.once and failures else 0
+
+
+class _Interrupt:
+    """Ctrl+C (SIGINT) asks the loop to stop: the poll or pause under way is cancelled, and the
+    loop ends on the flag whatever that poll does with its cancellation. A library that absorbs
+    a cancellation (an HTTP client closing a connection under a shield) lets the poll finish
+    normally; the asyncio default, which only cancels the main task, then polled on until
+    `--for` ran out. A second Ctrl+C is Python's own: KeyboardInterrupt at once."""
+
+    def __init__(self) -> None:
+        self.asked = False
+        self._loop = asyncio.get_running_loop()
+        self._work: asyncio.Future | None = None
+        try:
+            self._loop.add_signal_handler(signal.SIGINT, self._ask)
+            self._installed = True
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            self._installed = False
+
+    def _ask(self) -> None:
+        self.asked = True
+        self.close()  # the next Ctrl+C raises KeyboardInterrupt
+        if self._work is not None:
+            self._work.cancel()
+
+    async def unless_asked(self, work):
+        """`work`'s result, or None once Ctrl+C cancelled it (or had come before it began)."""
+        if self.asked:
+            work.close()
+            return None
+        self._work = asyncio.ensure_future(work)
+        try:
+            return await self._work
+        except asyncio.CancelledError:
+            if self.asked:
+                return None
+            raise
+        finally:
+            self._work = None
+
+    def close(self) -> None:
+        if self._installed:
+            self._installed = False
+            self._loop.remove_signal_handler(signal.SIGINT)
 
 
 def _file_check(cache) -> None:
@@ -86,7 +138,6 @@ def _file_check(cache) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import faulthandler
-    import signal
 
     # SIGUSR1 prints every thread's stack to stderr: a sync that does not end is asked where it
     # waits before it is killed (no screen to disturb here, unlike the panel).
