@@ -70,7 +70,9 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
         _file_check(cache)  # a file removed during the last poll or pause: put back before closing
         cache.close()
     if stop.asked:
-        return 130  # as a shell reports a command ended by Ctrl+C
+        from sagan_tui.stop_signals import exit_code
+
+        return exit_code(signal.SIGINT)  # as a shell reports a command Ctrl+C ended (the panel's rule)
     # --once is a check: a source in error makes it fail; a long run reports and goes on.
     return 1 if args.once and failures else 0
 
