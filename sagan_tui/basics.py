@@ -164,6 +164,12 @@ class SourceHealth:
     # while any are, the account's pods are not all known and its health is never a plain OK.
     unreadable: int = 0
     unreadable_since: datetime | None = None
+    # Pods the last successful poll listed more than once (each read as one), and since when some
+    # have been: a defect of those records, never of the list, and never a plain OK while it lasts.
+    duplicates: int = 0
+    duplicates_since: datetime | None = None
+    # Pods listed once and never again (phantoms) in the last day: observations, never losses.
+    phantoms: int = 0
     # "PREPAID" or "POSTPAID" as REST v2's balance route said (None: not read); a POSTPAID account
     # is invoiced, and its balance never stops its pods.
     billing_mode: str | None = None
@@ -175,6 +181,7 @@ class SourceHealth:
         self.last_success, self.last_attempt, self.next_attempt, self.unreadable_since = (
             as_utc(self.last_success), as_utc(self.last_attempt), as_utc(self.next_attempt),
             as_utc(self.unreadable_since))
+        self.duplicates_since = as_utc(self.duplicates_since)
 
     def stale(self, now: datetime, poll_interval: float) -> bool:
         """Data older than three polls is stale wherever it shows. A poll is its interval and the
@@ -199,7 +206,8 @@ def health_from_row(r: Mapping[str, Any]) -> SourceHealth:
         spend_limit=r["spend_limit"],
         under_balance=None if r["under_balance"] is None else bool(r["under_balance"]),
         unreadable=_column(r, "unreadable") or 0, unreadable_since=parse_ts(_column(r, "unreadable_since")),
-        billing_mode=_column(r, "billing_mode"))
+        duplicates=_column(r, "duplicates") or 0, duplicates_since=parse_ts(_column(r, "duplicates_since")),
+        phantoms=_column(r, "phantoms") or 0, billing_mode=_column(r, "billing_mode"))
 
 
 def _column(r: Mapping[str, Any], name: str) -> Any:

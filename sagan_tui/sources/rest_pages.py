@@ -5,7 +5,8 @@ envelope `{"items": [...], "pagination": {"nextCursor", "truncated"}}` (also see
 and flag at the top level). Whichever a reply uses, cursors are followed up to MAX_PAGES, and the
 list is *incomplete* (with the reason) when a reply says it is truncated, when the bound is
 reached with a cursor still given, or when pages disagree (a record on two pages, a cursor
-given twice). An incomplete list must never make a pod read as gone.
+given twice). An incomplete list must never make a pod read as gone. A record twice in one page
+leaves the list complete: it is that record's defect (runpod_base.one_per_id).
 """
 
 from __future__ import annotations
@@ -49,12 +50,16 @@ async def read_pages(fetch: Fetch, key: str, what: str, *, ident: Callable[[Any]
         out.pages += 1
         if records is None:
             raise ValueError(f"{what}: page {out.pages} has no {key} list")
+        page_ids = set()
         for r in records:
             rid = ident(r) if ident is not None else None
             if isinstance(rid, str):  # a record names itself by text, or not at all (a list id is junk)
-                if rid in seen_ids and out.incomplete is None:
+                # On two pages, the pages shifted under us (a record may have been passed over);
+                # twice in one page is a defect of that record, read as one by the transport.
+                if rid in seen_ids and rid not in page_ids and out.incomplete is None:
                     out.incomplete = f"{what}: pages disagree ({rid} listed on two pages)"
-                seen_ids.add(rid)
+                page_ids.add(rid)
+        seen_ids |= page_ids
         out.records += records
         if truncated and nxt is None:
             out.incomplete = out.incomplete or f"{what}: RunPod says the reply is truncated and gives no cursor"

@@ -36,6 +36,8 @@ class AccountSnapshot:
     # Pods another API listed for this account in the same poll (`auto`: GraphQL beside REST v2):
     # a pod either lists is not missing.
     also_listed: frozenset[str] = frozenset()
+    # pod id -> how a pod listed more than once was read (one_per_id): the list stays complete.
+    duplicates: dict[str, str] = field(default_factory=dict)
     # "PREPAID" or "POSTPAID" when the balance route said (a postpaid account is not stopped by
     # its balance), else None.
     billing_mode: str | None = None
@@ -122,6 +124,27 @@ class Unreadable:
             self.pods[pod_id] = reason
         else:
             self.unnamed += 1
+
+
+def _advance(pod: RunPodPod) -> int:
+    """How far along a status is: a pod ends, it does not come back from TERMINATED to RUNNING."""
+    return {"EXITED": 1, "TERMINATED": 2, "DEAD": 2}.get(pod.desired_status, 0)
+
+
+def one_per_id(pods: list[RunPodPod]) -> tuple[list[RunPodPod], dict[str, str]]:
+    """A list's pods once each, and how each pod listed more than once was read. A duplicate is
+    a defect of one record, not of the list: the most advanced status wins (the later copy on a
+    tie), and the list stays complete, so another pod of the account can still be missing."""
+    if len({p.id for p in pods}) == len(pods):
+        return pods, {}
+    by_id: dict[str, RunPodPod] = {}
+    copies: dict[str, int] = {}
+    for p in pods:
+        copies[p.id] = copies.get(p.id, 0) + 1
+        if p.id not in by_id or _advance(p) >= _advance(by_id[p.id]):
+            by_id[p.id] = p
+    return list(by_id.values()), {pid: f"listed {n} times in one reply: read as one ({by_id[pid].desired_status})"
+                                  for pid, n in copies.items() if n > 1}
 
 
 def float_or_none(v: Any) -> float | None:

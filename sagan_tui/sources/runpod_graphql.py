@@ -14,7 +14,7 @@ from sagan_tui.sources.errors import AuthError, BadReply, RequestRejected, Sourc
 from sagan_tui.sources.graphql_errors import PodNotFound
 from sagan_tui.sources.graphql_shim import StrictRequests, local as _local
 from sagan_tui.sources.runpod_base import (
-    AccountSnapshot, KeyedTransport, Unreadable, check_pod_id as _check_id, float_or_none,
+    AccountSnapshot, KeyedTransport, Unreadable, check_pod_id as _check_id, float_or_none, one_per_id,
 )
 
 # The SDK's default pod query lacks what triage needs (data center, runtime uptime, adjusted
@@ -153,8 +153,9 @@ class GraphQLTransport(KeyedTransport):
         del myself, listed
         # One skip per entry, as every other unreadable record is counted (and logged) one by one.
         nulled += ["pods: a null entry without a reason"] * max(0, nulls - len(nulled))
+        pods, duplicates = one_per_id(pods)
         return AccountSnapshot(account=self.account, pods=pods, skipped=nulled + skipped, unreadable=bad.pods,
-                               unnamed=bad.unnamed + nulls, **money)
+                               unnamed=bad.unnamed + nulls, duplicates=duplicates, **money)
 
     async def money(self) -> AccountSnapshot:
         """The balance, spend and under-balance flag, and each pod's machine (no pod records): what

@@ -34,7 +34,7 @@ from sagan_tui.sources.rest_shapes import (  # noqa: F401 - STATUS_MAP and parse
 )
 from sagan_tui.sources.rest_evidence import BALANCE, Money, read_audit, read_billed, read_money
 from sagan_tui.sources.rest_pages import read_pages
-from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, Unreadable, WaveEvidence, check_pod_id as _check_id
+from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, Unreadable, WaveEvidence, check_pod_id as _check_id, one_per_id
 
 PODS = "/v2/pods"
 # Instant Cluster members are left out of GET /v2/pods unless asked for: GPU pods all the same.
@@ -180,7 +180,9 @@ class RestV2Transport(KeyedTransport):
             # RunPod stops a prepaid account's pods once its balance covers less than about 10 s
             # of their spend: a balance that covers under a minute is read as run out.
             under = money.balance < spend * COVERS_S / 3600
+        pods, duplicates = one_per_id(pods)
         return AccountSnapshot(account=self.account, pods=pods, skipped=skipped, incomplete=incomplete,
+                               duplicates=duplicates,
                                unreadable=bad.pods, unnamed=bad.unnamed, balance=money.balance, under_balance=under, spend_per_hr=spend,
                                balance_note=money.note, billing_mode=money.billing_mode)
 

@@ -45,6 +45,8 @@ class CachedPod:
     missing_since: datetime | None = None
     # What the row must say beside its status: Sagan and RunPod disagree, two keys list it.
     flag: str | None = None
+    # The first complete, undoubted list that held it (None: none yet); a later listing establishes it.
+    counted_at: datetime | None = None
 
     @property
     def pod_id(self) -> str:
@@ -331,8 +333,8 @@ class Cache:
         conn.executemany(
             "insert into pods (pod_id, account, experiment, name, desired_status, gpu, gpu_count, datacenter,"
             " cost_per_hr, uptime_s, last_status_change, pod_type, first_seen_at, running_at, last_seen_at,"
-            " gone_at, gone_reason, data, host, running_seen_at, missing_since)"
-            " values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " gone_at, gone_reason, data, host, running_seen_at, missing_since, counted_at)"
+            " values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " on conflict(pod_id) do update set account=excluded.account, experiment=excluded.experiment,"
             " name=excluded.name, desired_status=excluded.desired_status, gpu=excluded.gpu,"
             " gpu_count=excluded.gpu_count, datacenter=excluded.datacenter, cost_per_hr=excluded.cost_per_hr,"
@@ -343,12 +345,13 @@ class Cache:
             " host=coalesce(excluded.host, pods.host),"
             # Survival is judged on when a pod was last seen RUNNING: a later stop keeps it.
             " running_seen_at=coalesce(excluded.running_seen_at, pods.running_seen_at),"
-            " missing_since=excluded.missing_since",
+            " missing_since=excluded.missing_since, counted_at=coalesce(pods.counted_at, excluded.counted_at)",
             [(c.pod.id, c.pod.account, c.experiment, c.pod.name, c.pod.desired_status, c.pod.gpu,
               c.pod.gpu_count, c.pod.datacenter, c.pod.cost_per_hr, c.pod.uptime_seconds,
               c.pod.last_status_change, c.pod.pod_type, ts(c.first_seen_at), ts(c.running_at),
               ts(c.last_seen_at), ts(c.gone_at), c.gone_reason, c.pod.dump_json(), c.pod.host,
-              ts(c.last_seen_at) if c.pod.desired_status == "RUNNING" else None, ts(c.missing_since))
+              ts(c.last_seen_at) if c.pod.desired_status == "RUNNING" else None, ts(c.missing_since),
+              ts(c.counted_at))
              for c in pods])
 
     def add_observations(self, conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
@@ -363,7 +366,8 @@ class Cache:
         return CachedPod(pod=pod, first_seen_at=parse_ts(row["first_seen_at"]),
                          running_at=parse_ts(row["running_at"]), last_seen_at=parse_ts(row["last_seen_at"]),
                          gone_at=parse_ts(row["gone_at"]), gone_reason=row["gone_reason"],
-                         missing_since=parse_ts(row.get("missing_since")), flag=row.get("flag"))
+                         missing_since=parse_ts(row.get("missing_since")), flag=row.get("flag"),
+                         counted_at=parse_ts(row.get("counted_at")))
 
     def pods(self, include_gone: bool = True, account: str | None = None,
              pod_ids: Iterable[str] | None = None) -> list[CachedPod]:
@@ -511,6 +515,7 @@ class Cache:
                "spend_limit": h.spend_limit,
                "under_balance": None if h.under_balance is None else int(h.under_balance),
                "unreadable": h.unreadable, "unreadable_since": ts(h.unreadable_since),
+               "duplicates": h.duplicates, "duplicates_since": ts(h.duplicates_since), "phantoms": h.phantoms,
                "billing_mode": h.billing_mode}
         cols = list(row)
         sets = ", ".join(f"{c}=excluded.{c}" for c in cols if c != "source")

@@ -170,8 +170,29 @@ def _v6(db: sqlite_utils.Database) -> None:
     }, pk="wave_key", if_not_exists=True)
 
 
+# Pods' columns from `_v_pod_existence` on: when a complete list first vouched for each pod.
+EXISTENCE_POD_COLUMNS = (*POD_COLUMNS, "counted_at")
+COUNTED_LONG_AGO = "1970-01-01T00:00:00.000000Z"  # the rows before `_v_pod_existence`: established
+
+
+def _v_pod_existence(db: sqlite_utils.Database) -> None:
+    """A pod must have existed to be lost: `pods.counted_at` is the first complete, undoubted
+    list that held the pod, and a later listing establishes it (derived from `last_seen_at`, so
+    an unchanged pod is still not written); the rows before this version stand as established.
+    An account's health counts its duplicated records (since when) and its phantoms (pods listed
+    once and never again)."""
+    if _add_column(db, "pods", "counted_at"):
+        db.execute("update pods set counted_at = ?", (COUNTED_LONG_AGO,))
+    _add_column(db, "sync_state", "duplicates", int)
+    _add_column(db, "sync_state", "duplicates_since")
+    _add_column(db, "sync_state", "phantoms", int)
+    db.execute("drop view if exists pods_seen")  # the view names its columns: it gets the new one
+    db.execute(pods_seen(EXISTENCE_POD_COLUMNS, "p.gone_at is null and p.missing_since is null"))
+
+
 # One sequence for every change of shape: each version is appended, never edited once released.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
+                                                               _v_pod_existence]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

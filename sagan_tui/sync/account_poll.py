@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -13,14 +14,18 @@ from sagan_tui.models import Loss, RunPodPod, SourceHealth
 from sagan_tui.sources.runpod_base import RunPodTransport
 from sagan_tui.store.cache import ts
 from sagan_tui.store.evidence_rows import flag_pods
+from sagan_tui.store.existence_rows import PHANTOM, known_to_sagan, phantom_count
 from sagan_tui.sync.changes import SourceResult
 from sagan_tui.sync.detect import ListFacts, Seen, reconcile
+from sagan_tui.sync.sagan_word import sagan_agreed, settled
 from sagan_tui.sync.direct_reads import DIRECT_READS_BUDGET_S, read_allowance, read_directly, write_reads
 from sagan_tui.sync.stop_evidence import exit_audit, exits_of, read_wave_evidence
 
 if TYPE_CHECKING:
     from sagan_tui.config_model import Settings
     from sagan_tui.store.cache import Cache
+
+log = logging.getLogger(__name__)
 
 
 class AccountPoll:
@@ -84,7 +89,9 @@ class AccountPoll:
                              under_balance=snap.under_balance, balance_note=snap.balance_note,
                              billing_mode=snap.billing_mode),
                     unreadable=unreadable,
-                    unreadable_since=(before.unreadable_since or now) if unreadable else None)
+                    unreadable_since=(before.unreadable_since or now) if unreadable else None,
+                    duplicates=len(snap.duplicates),
+                    duplicates_since=(before.duplicates_since or now) if snap.duplicates else None)
         with self.cache.transaction() as conn:
             # Read under the write lock: Sagan's write (its pods' experiments, and setting them on
             # the pods it finds without) is wholly before this or wholly after. Read before it, a
@@ -116,18 +123,23 @@ class AccountPoll:
             held = {x.pod_id: x for x in self.cache.losses(pod_ids=returning, states=None)} if returning else {}
             facts = ListFacts(incomplete=snap.incomplete, unreadable=frozenset(snap.unreadable),
                               unnamed=snap.unnamed, also_listed=snap.also_listed)
-            rec = reconcile(name, pods, prev, now, stops, polled, facts, took=took, held=held)
+            # Sagan's rows say which pods existed; only those not yet established are asked about.
+            sagan_known = known_to_sagan(conn, [i for i, p in prev.items() if not p.established])
+            rec = reconcile(name, pods, prev, now, stops, polled, facts, took=took, held=held,
+                            established=sagan_known)
             # Sagan's word against a pod this poll, begun after it, lists live: disproved.
             began = ts(now - took)
             rec.withdrawn += [(p.id, f"Sagan's word disproved: RunPod listed it {p.desired_status} at {now:%H:%M:%S}")
-                              for p in pods if p.id in prev and prev[p.id].missing_since is None
+                              for p in pods if (p.id not in prev or prev[p.id].missing_since is None)
                               and known.get(p.id, ("", ""))[1] == "missing" and said_at[p.id] <= began
                               and p.desired_status not in STOPPED_STATES]
+            agreed = [] if snap.incomplete else sagan_agreed(self.cache, known, prev, rec.live, facts, now)
             # Exits nobody asked for (sync/exits.py): judged a poll later, against the balance and audit log.
             exited = exits_of(self.cache, conn, name, snap, prev, now, stops,
                               {k: v[0] for k, v in known.items() if v[1] == "confirmed"}, audit, rec.changed)
             confirmed = {x.pod_id for x in [*rec.losses, *exited] if x.state == "confirmed"}
-            losses = self._joined([*rec.losses, *exited], {k: v[0] for k, v in known.items()})
+            losses = [*map(settled, self._joined([*rec.losses, *exited], {k: v[0] for k, v in known.items()})),
+                      *agreed]
             self.cache.settle_pods(conn, [c.pod_id for c in rec.upserts])
             self.cache.upsert_pods(conn, rec.upserts)
             if snap.skipped or snap.incomplete:
@@ -142,6 +154,8 @@ class AccountPoll:
                                         for pid, owner in foreign.items()})
             self.cache.record_balance(conn, name, now, snap.balance, snap.under_balance, snap.spend_per_hr,
                                       snap.spend_limit, billing_mode=snap.billing_mode)
+            if rec.phantoms or before.phantoms:  # counted over a day: it falls back to 0 by itself
+                h = replace(h, phantoms=phantom_count(conn, name, now))
             self.cache.set_health(conn, h)
         # Only once committed: a failed write leaves the health (and its backoff) and the pods as they were.
         self._health[name] = h
@@ -151,11 +165,14 @@ class AccountPoll:
             skipped.append(f"{name}: {snap.incomplete} (list incomplete: no pod read as missing)")
         skipped += [f"{name}: pod {pid} listed by the {owner} key too: kept under {owner}"
                     for pid, owner in foreign.items()]
+        skipped += [f"{name}: pod {pid} {why}" for pid, why in snap.duplicates.items()]
+        if rec.phantoms:
+            log.info("%s: %d pod(s) %s: %s", name, len(rec.phantoms), PHANTOM, ", ".join(rec.phantoms[:10]))
         return SourceResult(pods_changed=rec.changed, pods_gone=rec.gone,
                        losses=[x for x in losses if x.state == "confirmed" and known.get(x.pod_id, ("", ""))[1]
                                != "confirmed"],
                        skipped=skipped, missing=rec.missing, withdrawn=withdrawn,
-                       doubtful=[f"{name}: {rec.doubtful}"] if rec.doubtful else [],
+                       doubtful=[f"{name}: {rec.doubtful}"] if rec.doubtful else [], phantoms=rec.phantoms,
                        to_read=sorted((pid for pid, s in rec.live.items() if s.missing_since is not None),
                                       key=lambda pid: rec.live[pid].missing_since, reverse=True))
 

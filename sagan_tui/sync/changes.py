@@ -28,6 +28,7 @@ class ChangeSet:
     pods_missing: tuple[str, ...] = ()  # absent from a list, not yet confirmed lost
     withdrawn: tuple[str, ...] = ()  # losses (or suspicions) disproved: out of every wave
     doubtful: tuple[str, ...] = ()  # "team: 7 of 7 live pods unlisted at once"
+    phantoms: tuple[str, ...] = ()  # pods listed once and never again: gone, never losses
 
     def summary_line(self) -> str:
         parts = [self.at.strftime("%H:%M:%S")]
@@ -42,6 +43,8 @@ class ChangeSet:
             parts.append(f"missing={len(self.pods_missing)}")
         if self.withdrawn:
             parts.append(f"withdrawn={len(self.withdrawn)}")
+        if self.phantoms:
+            parts.append(f"phantoms={len(self.phantoms)}")
         if self.doubtful:
             parts.append("doubtful(" + "; ".join(self.doubtful) + ")")
         if self.skipped:
@@ -63,7 +66,8 @@ def merged(parts: "list[ChangeSet]", at: datetime, duration_s: float,
         new_losses=tuple(x for p in parts for x in p.new_losses),
         skipped=tuple(r for p in parts for r in p.skipped), polled=tuple(n for p in parts for n in p.polled),
         pods_missing=tuple(i for p in parts for i in p.pods_missing),
-        withdrawn=tuple(i for p in parts for i in p.withdrawn), doubtful=tuple(d for p in parts for d in p.doubtful))
+        withdrawn=tuple(i for p in parts for i in p.withdrawn), doubtful=tuple(d for p in parts for d in p.doubtful),
+        phantoms=tuple(i for p in parts for i in p.phantoms))
 
 
 @dataclass
@@ -80,8 +84,10 @@ class SourceResult:
     missing: list[str] = field(default_factory=list)
     withdrawn: list[str] = field(default_factory=list)
     doubtful: list[str] = field(default_factory=list)
+    phantoms: list[str] = field(default_factory=list)
     to_read: list[str] = field(default_factory=list)  # missing pods to read directly, most recent first
 
     def add(self, other: "SourceResult") -> None:
-        for name in ("pods_changed", "pods_gone", "losses", "skipped", "missing", "withdrawn", "doubtful"):
+        for name in ("pods_changed", "pods_gone", "losses", "skipped", "missing", "withdrawn", "doubtful",
+                     "phantoms"):
             getattr(self, name).extend(getattr(other, name))

@@ -5,18 +5,27 @@ answered `{"pods": []}` in a glitch, and one such reply must not raise a wave. A
 confirmed lost by a direct read of it (the poller's, right after this), by the next complete
 list missing it too, or by Sagan's not-found record after RunPod stopped listing it; it is
 withdrawn when it is listed again with its uptime continuing.
+
+A pod must have existed to be lost. It is *established* once it is listed again after a
+complete, undoubted list held it (`Seen.counted_at`, `Seen.established`), or Sagan knows it (a pod_lifecycle row; our own dispatches go through
+Sagan, so they are known there). A pod listed once and gone from the next complete list is a
+*phantom*: recorded as gone "listed once and never again", never missing, never a loss. A list
+whose new pods outnumber the account's listed pods, or twin one of them (the same name,
+experiment, GPU and data centre under another id), is doubtful and establishes nothing: one
+reply listing made-up pods must not make their absence from the next a wave.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from operator import attrgetter
-from typing import Mapping, NamedTuple
+from typing import Collection, Mapping, NamedTuple
 
 from sagan_tui.basics import STOPPED_STATES
 from sagan_tui.models import Loss, RunPodPod
 from sagan_tui.store.cache import CachedPod
+from sagan_tui.store.existence_rows import PHANTOM
 
 # Every field of a pod but its uptime, which moves on every poll: a row has "changed" only
 # when one of these did.
@@ -33,6 +42,8 @@ RUNNING_AT_JITTER = timedelta(seconds=3)
 # DOUBTFUL_MIN of them) is doubtful: the poll says so, and each of them waits for a direct read
 # or the next list, as every missing pod does.
 DOUBTFUL_SHARE, DOUBTFUL_MIN = 0.5, 3
+# `counted_at` of the rows written before establishment was recorded: established.
+LONG_AGO = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 class Seen(NamedTuple):
@@ -44,11 +55,19 @@ class Seen(NamedTuple):
     running_at: datetime | None
     last_seen_at: datetime | None
     missing_since: datetime | None = None  # the first complete list that did not hold it
+    counted_at: datetime | None = LONG_AGO  # the first complete, undoubted list that held it
 
     @classmethod
     def of(cls, c: CachedPod) -> "Seen":
         return cls(pod_key(c.pod), c.pod.uptime_seconds, c.first_seen_at, c.running_at, c.last_seen_at,
-                   c.missing_since)
+                   c.missing_since, c.counted_at)
+
+    @property
+    def established(self) -> bool:
+        """Listed again after a complete, undoubted list held it: two lists say it exists."""
+        if self.counted_at is None:
+            return False
+        return self.counted_at == LONG_AGO or (self.last_seen_at is not None and self.last_seen_at > self.counted_at)
 
     @property
     def running(self) -> bool:
@@ -77,7 +96,8 @@ class Seen(NamedTuple):
     def cached(self, **changes) -> CachedPod:
         """Its cache row, with `changes` (gone_at, gone_reason, missing_since)."""
         row = dict(pod=self.pod(), first_seen_at=self.first_seen_at, running_at=self.running_at,
-                   last_seen_at=self.last_seen_at, gone_at=None, gone_reason=None, missing_since=self.missing_since)
+                   last_seen_at=self.last_seen_at, gone_at=None, gone_reason=None, missing_since=self.missing_since,
+                   counted_at=self.counted_at)
         return CachedPod(**{**row, **changes})
 
 
@@ -91,6 +111,7 @@ class Reconciled:
     changed: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # newly missing: to be read directly
+    phantoms: list[str] = field(default_factory=list)  # listed once, gone from this list: never losses
     still_missing: list[str] = field(default_factory=list)  # missing, and this list could not confirm it
     doubtful: str | None = None  # why this list's absences are suspect, when they are
     live: dict[str, Seen] = field(default_factory=dict)  # the account's live pods once this poll is written
@@ -130,9 +151,45 @@ def continues(start: datetime | None, known_start: datetime | None, last_seen: d
     return since is not None and start <= since + jitter
 
 
+_NAME, _GPU, _DATACENTER = (KEY_FIELDS.index(f) for f in ("name", "gpu", "datacenter"))
+
+
+def _twins(new: tuple, old: tuple) -> bool:
+    """Two pods' fields (pod_key) alike but for the id: the same name, GPU and data centre, and the
+    same experiment where both name one (a made-up id has none from Sagan)."""
+    if not new[_NAME] or any(new[i] != old[i] for i in (_NAME, _GPU, _DATACENTER)):
+        return False
+    return new[_EXPERIMENT] is None or old[_EXPERIMENT] is None or new[_EXPERIMENT] == old[_EXPERIMENT]
+
+
+def _doubt(pods: list[RunPodPod], prev: Mapping[str, Seen], requested_stops: set[str], facts: ListFacts,
+           established: Collection[str]) -> str | None:
+    """Why this list is doubtful, when it is: it drops most of the account's established live
+    pods at once, or its new pods outnumber the pods listed before (at least DOUBTFUL_MIN of
+    them), or one twins a pod listed beside it. An incomplete list is judged by nothing."""
+    if facts.incomplete is not None:
+        return None
+    listed = {p.id for p in pods}
+    sure = {i: p for i, p in prev.items() if p.live and p.missing_since is None and (p.established or i in established)}
+    newly = [i for i in sure if i not in listed and i not in requested_stops
+             and i not in facts.unreadable and i not in facts.also_listed]
+    if len(newly) >= DOUBTFUL_MIN and len(newly) > DOUBTFUL_SHARE * len(sure):
+        return f"{len(newly)} of {len(sure)} live pods unlisted at once"
+    new = [p for p in pods if p.id not in prev]
+    before = sum(1 for p in prev.values() if p.missing_since is None)
+    if prev and len(new) > max(before, DOUBTFUL_MIN):
+        return f"{len(new)} new pods beside {before} listed before"
+    old = [prev[p.id].key for p in pods if p.id in prev]
+    twins = sum(1 for p in new if any(_twins(pod_key(p), k) for k in old)) if new and old else 0
+    if twins:
+        return f"{twins} new pod{'s' if twins != 1 else ''} twinning a listed pod under another id"
+    return None
+
+
 def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now: datetime,
               requested_stops: set[str], known_losses: set[str], facts: ListFacts = ListFacts(),
-              took: timedelta = timedelta(0), held: Mapping[str, Loss] | None = None) -> Reconciled:
+              took: timedelta = timedelta(0), held: Mapping[str, Loss] | None = None,
+              established: Collection[str] = frozenset()) -> Reconciled:
     """Only ever called with a *successful* poll: a failed one says nothing about the pods.
 
     A live pod absent from a complete list is missing (a loss row in state "missing"); missing
@@ -141,13 +198,17 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
     of listed pods that are not live, so one listed again continuing is withdrawn.
     `known_losses`: pods whose loss a poll already recorded. `prev` must be exactly what the
     cache holds: a pod whose fields did not change is only touched, not written again.
+    `established`: pods known to exist whatever the lists said (Sagan's rows).
     """
     out = Reconciled()
     held = held or {}
     jitter = RUNNING_AT_JITTER + took  # `took`: how long the poll's reply took to arrive
+    out.doubtful = _doubt(pods, prev, requested_stops, facts, established)
+    counts = facts.incomplete is None and out.doubtful is None  # this list establishes what it holds
     for pod in pods:
         p = prev.get(pod.id)
         key = pod_key(pod)
+        counted_at = p.counted_at if p is not None and p.counted_at is not None else (now if counts else None)
         running_at = _running_at(pod, p, now)
         if p is not None and p.running_at and running_at and abs(running_at - p.running_at) <= jitter:
             running_at = p.running_at  # the same start read a poll later (now - uptime): kept, not moved
@@ -166,10 +227,12 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
                 out.withdrawn.append((pod.id, f"listed {pod.desired_status} again at {now:%H:%M:%S}"))
                 running_at = min(running_at, loss.running_at) if loss.running_at and running_at else running_at
         # A start that moved (a restart in place keeps every other field) is a change the panel must redraw.
-        if p is None or found_again or p.key != key or (running_at != p.running_at and running_at is not None):
+        if (p is None or found_again or p.key != key or counted_at != p.counted_at
+                or (running_at != p.running_at and running_at is not None)):
             out.changed.append(pod.id)
             out.upserts.append(CachedPod(pod=pod, first_seen_at=(p.first_seen_at if p else None) or now,
-                                         running_at=running_at, last_seen_at=now, gone_at=None, gone_reason=None))
+                                         running_at=running_at, last_seen_at=now, gone_at=None, gone_reason=None,
+                                         counted_at=counted_at))
             # A lastStatusChange only filling in (auto's GraphQL answering from its second poll on,
             # the status the same) is no change of status: no observation.
             if p is None or p.key[_STATUS] != pod.desired_status or p.key[_CHANGE] not in (None, pod.last_status_change):
@@ -178,32 +241,33 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
         else:
             out.touched.append((pod.id, now, running_at, pod.uptime_seconds))
         out.live[pod.id] = Seen(key, pod.uptime_seconds, (p.first_seen_at if p else None) or now,
-                                running_at or (p.running_at if p else None), now)
+                                running_at or (p.running_at if p else None), now, counted_at=counted_at)
         reason = pod.reaped_reason
         if reason and pod.id not in requested_stops and pod.id not in known_losses:
             last_running = p.last_seen_at if p and p.running else None
             out.losses.append(_loss(pod, account, running_at, last_running, now, reason, "confirmed",
                                     "RunPod lists it exited by RunPod"))
-    _absent(out, account, prev, now, requested_stops, known_losses, facts)
+    _absent(out, account, prev, now, requested_stops, known_losses, facts, established)
     return out
 
 
 def _absent(out: Reconciled, account: str, prev: Mapping[str, Seen], now: datetime,
-            requested_stops: set[str], known_losses: set[str], facts: ListFacts) -> None:
-    """The pods of `prev` this list did not hold: kept, missing, confirmed or gone."""
+            requested_stops: set[str], known_losses: set[str], facts: ListFacts,
+            established: Collection[str]) -> None:
+    """The pods of `prev` this list did not hold: kept, missing, confirmed or gone (phantoms too)."""
     absent = [pod_id for pod_id in prev if pod_id not in out.live]
-    newly = [i for i in absent if prev[i].live and prev[i].missing_since is None and i not in requested_stops
-             and i not in facts.unreadable and i not in facts.also_listed]
-    live_before = sum(1 for p in prev.values() if p.live and p.missing_since is None)
-    if facts.incomplete is None and len(newly) >= DOUBTFUL_MIN and len(newly) > DOUBTFUL_SHARE * live_before:
-        out.doubtful = f"{len(newly)} of {live_before} live pods unlisted at once"
     for pod_id in absent:
         p = prev[pod_id]
         if facts.incomplete is not None or pod_id in facts.unreadable or pod_id in facts.also_listed:
             out.live[pod_id] = p  # listed, or perhaps listed: nothing is known of it
             continue
         asked = pod_id in requested_stops
-        if p.live and not asked and pod_id not in known_losses:
+        if (p.live and not asked and pod_id not in known_losses and p.missing_since is None
+                and not p.established and pod_id not in established):
+            # Seen once, unknown to Sagan, and gone: no evidence it ever existed (a made-up id).
+            gone_at, reason = now, PHANTOM
+            out.phantoms.append(pod_id)
+        elif p.live and not asked and pod_id not in known_losses:
             if p.missing_since is None:
                 out.missing.append(pod_id)
                 out.changed.append(pod_id)

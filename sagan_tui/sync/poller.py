@@ -122,7 +122,8 @@ class Poller(SaganPoll, AccountPoll):
                 approvals_changed=res.approvals_changed, pods_changed=tuple(res.pods_changed),
                 pods_gone=tuple(res.pods_gone), new_losses=tuple(res.losses),
                 skipped=tuple(res.skipped), polled=(name,), pods_missing=tuple(res.missing),
-                withdrawn=tuple(res.withdrawn), doubtful=tuple(res.doubtful))
+                withdrawn=tuple(res.withdrawn), doubtful=tuple(res.doubtful),
+                phantoms=tuple(res.phantoms))
 
     async def _failed(self, name: str, exc: BaseException) -> None:
         now = self.clock()

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from sagan_tui.models import Loss
 from sagan_tui.store.cache import parse_ts, ts
 from sagan_tui.store.evidence_rows import flag_pods
+from sagan_tui.store.existence_rows import stops_to_reread
 from sagan_tui.sync.changes import SourceResult
+from sagan_tui.sync.sagan_word import runpod_silent, waiting
 
 if TYPE_CHECKING:
     from sagan_tui.config_model import Settings
@@ -44,16 +46,23 @@ async def _together(*coros):
 
 
 def weigh_sagan(merged: Loss, said: Loss, before: Loss | None, view: tuple | None,
-                flags: dict[str, str]) -> Loss:
+                flags: dict[str, str], silent: str | None = None) -> Loss:
     """Sagan's terminated/not-found weighed against RunPod's view of the pod (pod_states' row).
 
     Sagan and RunPod agree before a loss: a pod RunPod's polls hold live and listed is only
     missing (its row flagged with the conflict), and a pod RunPod stopped listing is confirmed
     by a Sagan record at or after its last listing; a pod no poll of ours holds live is Sagan's
-    to call, as it always was. A withdrawn loss of a pod still listed stays withdrawn.
+    to call while its account answers. While the account's polls fail (`silent` says how,
+    sagan_word.py) every such word waits, whatever the cache saw before. A withdrawn loss of a
+    pod still listed stays withdrawn.
     """
     if before is not None and before.state == "confirmed":
         return merged
+    if silent is not None:
+        held = waiting(merged, said, silent)
+        if view is not None:
+            flags[merged.pod_id] = held.reason.split("; ")[0] + "; " + silent  # "Sagan says ...; RunPod ..."
+        return held
     if view is None or view[1] is not None:  # never listed by our polls, or gone from them
         return merged.model_copy(update={"state": "confirmed", "confirmed_by": merged.confirmed_by or
                                          "Sagan's record (RunPod no longer lists it)"})
@@ -78,6 +87,7 @@ class SaganPoll:
     sagan: "SaganClient"
     offload: Callable[..., Awaitable[Any]]
     _merged: bool
+    _health: "dict[str, SourceHealth]"
     _ok: Callable[..., "SourceHealth"]
 
     async def _poll_sagan(self) -> SourceResult:
@@ -89,6 +99,8 @@ class SaganPoll:
             exp_since, ev_since, pods_since = (parse_ts(parts.get(k)) for k in ("exp", "ev", "pods"))
         if ev_since is None:
             ev_since = now - timedelta(days=self.settings.events_retention_days)
+        if pods_since is not None and await self.offload(stops_to_reread, self.cache):
+            pods_since = None  # a stop Sagan has not finished is read again whole (existence_rows.py)
         exps, pods, approvals = await _together(
             self.sagan.experiments(exp_since - CURSOR_OVERLAP if exp_since else None),
             self.sagan.pods(pods_since - CURSOR_OVERLAP if pods_since else None),
@@ -168,7 +180,9 @@ class SaganPoll:
             said = {x.pod_id: x for x in map(sagan_loss, rows) if x is not None}
             views = self.cache.pod_states(conn, [x.pod_id for x in merged if x.pod_id in said])
             flags: dict[str, str] = {}
-            merged = [weigh_sagan(x, said[x.pod_id], before.get(x.pod_id), views.get(x.pod_id), flags)
+            merged = [weigh_sagan(x, said[x.pod_id], before.get(x.pod_id), views.get(x.pod_id), flags,
+                                  runpod_silent(self._health.get(views[x.pod_id][0] if x.pod_id in views
+                                                                 else x.account)))
                       if x.pod_id in said else x for x in merged]
             fresh = [x for x in merged if before.get(x.pod_id) != x]
             self.cache.upsert_losses(conn, fresh)
