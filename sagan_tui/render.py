@@ -369,8 +369,18 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         n = h.unreadable
         since_text = f" since {hhmm(h.unreadable_since)}" if h.unreadable_since else ""
         out.append((f"⚠ {n} record{'s' if n != 1 else ''} unreadable{since_text}", f"bold {STALE}"))
+    elif h.duplicates:
+        # A pod listed twice is read as one; the account's list still counts, but it is not a plain OK.
+        n = h.duplicates
+        since_text = f" since {hhmm(h.duplicates_since)}" if h.duplicates_since else ""
+        out.append((f"⚠ {'' if n == 1 else f'{n} '}duplicate record{'s' if n != 1 else ''}{since_text}",
+                    f"bold {STALE}"))
     else:
         out.append((OK_MARK, OK))
+    if h.phantoms and h.state != HealthState.DISABLED:
+        n = h.phantoms
+        words = f"{n} pod{'s' if n != 1 else ''} listed once and never again" if spend else f"{n} phantom{'s' * (n != 1)}"
+        out.append((f" {words}", STALE))
     if h.under_balance:
         out += [(" ", ""), ("UNDER BALANCE", "bold reverse red")]
     if h.balance is not None:

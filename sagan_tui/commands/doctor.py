@@ -108,6 +108,7 @@ async def _other_transport(settings, name: str, in_use: str,
 
 def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]:
     """The cache, opened read-only: a check never changes (nor moves aside) what it checks."""
+    from sagan_tui.store import existence_rows
     from sagan_tui.store.cache import Cache, CacheUnusable
     from sagan_tui.store.schema import SCHEMA_VERSION
 
@@ -119,6 +120,7 @@ def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]
             counts = cache.counts()
             flagged, health = cache.flagged_pods(), cache.health()
             confirmed = len(cache.losses())
+            phantoms, waiting = existence_rows.phantoms(cache), existence_rows.waiting_losses(cache)
         finally:
             cache.close()
     except CacheUnusable as exc:
@@ -134,6 +136,14 @@ def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]
     lines += [(None, name, f"{h.unreadable} record{'s' if h.unreadable != 1 else ''} of the last poll unreadable"
                            + (f" since {h.unreadable_since:%H:%M} UTC" if h.unreadable_since else ""))
               for name, h in sorted(health.items()) if h.unreadable]
+    lines += [(None, name, f"{h.duplicates} pod{'s' if h.duplicates != 1 else ''} listed more than once in the"
+                           f" last poll (each read as one)"
+                           + (f" since {h.duplicates_since:%H:%M} UTC" if h.duplicates_since else ""))
+              for name, h in sorted(health.items()) if h.duplicates]
+    lines += [(None, name, f"{n} pod{'s' if n != 1 else ''} listed once and never again (phantoms, never losses)"
+                           + (f", the last at {last:%H:%M} UTC" if last else ""))
+              for name, (n, last) in sorted(phantoms.items())]
+    lines += [(None, "losses", f"pod {pod_id} waits: {scrub(reason or '', secrets)}") for pod_id, _a, reason in waiting]
     return lines
 
 

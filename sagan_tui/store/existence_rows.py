@@ -8,7 +8,7 @@ import sqlite3
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Iterable
 
-from sagan_tui.basics import STOPPED_STATES, ts
+from sagan_tui.basics import STOPPED_STATES, parse_ts, ts
 
 if TYPE_CHECKING:
     from sagan_tui.store.cache import Cache
@@ -34,9 +34,9 @@ def phantom_count(conn: sqlite3.Connection, account: str, now: datetime) -> int:
                             (account, PHANTOM, ts(now - PHANTOM_WINDOW))).fetchone()[0])
 
 
-def phantoms(conn: sqlite3.Connection) -> dict[str, tuple[int, str | None]]:
+def phantoms(cache: "Cache") -> dict[str, tuple[int, datetime | None]]:
     """account -> (phantoms ever recorded, the last one's time): what `doctor` says of them."""
-    return {r[0]: (r[1], r[2]) for r in conn.execute(
+    return {r[0]: (r[1], parse_ts(r[2])) for r in cache._tuples(
         "select account, count(*), max(gone_at) from pods where gone_reason = ? group by account", (PHANTOM,))}
 
 
@@ -51,7 +51,7 @@ def stops_to_reread(cache: "Cache") -> int:
         " and p.desired_status not in (select value from json_each(?))", (stopped,))[0][0])
 
 
-def waiting_losses(conn: sqlite3.Connection) -> list[tuple[str, str, str | None]]:
+def waiting_losses(cache: "Cache") -> list[tuple[str, str, str | None]]:
     """(pod_id, account, reason) of losses Sagan reported that wait for RunPod's word (state missing)."""
-    return [tuple(r) for r in conn.execute(
+    return [tuple(r) for r in cache._tuples(
         "select pod_id, account, reason from losses where state = 'missing' and source = 'sagan' order by pod_id")]

@@ -93,3 +93,30 @@ def graphql_pods(lie: Callable[[list], list]) -> Lie:
             myself["pods"] = lie(myself["pods"])
         return reply
     return told
+
+
+def made_up_id(i: int, prefix: str = "f4ke") -> str:
+    """A pod id RunPod never gave: valid in form (14 lowercase letters and digits), unique per `i`."""
+    return f"{prefix}{i:010d}"[-14:]
+
+
+def twinned(reply: dict) -> dict:
+    """Every pod listed twice: as it is, and under a made-up id with every other field the same."""
+    pods = reply["pods"]
+    return {**reply, "pods": [*pods, *({**p, "id": made_up_id(i, "tw1n")} for i, p in enumerate(pods))]}
+
+
+def flooded(count: int) -> Lie:
+    """The true list and `count` made-up RUNNING pods copied from its first pod (~1 KB each)."""
+    def told(reply: dict) -> dict:
+        model = {**reply["pods"][0], "desiredStatus": "RUNNING"}
+        return {**reply, "pods": [*reply["pods"], *({**model, "id": made_up_id(i)} for i in range(count))]}
+    return told
+
+
+def duplicated(pod_id: str) -> Lie:
+    """The true list with one pod's record given twice."""
+    def told(reply: dict) -> dict:
+        twice = [p for p in reply["pods"] if p["id"] == pod_id]
+        return {**reply, "pods": [*reply["pods"], *twice]}
+    return told
