@@ -345,7 +345,7 @@ class Cache:
             " host=coalesce(excluded.host, pods.host),"
             # Survival is judged on when a pod was last seen RUNNING: a later stop keeps it.
             " running_seen_at=coalesce(excluded.running_seen_at, pods.running_seen_at),"
-            " missing_since=excluded.missing_since, counted_at=coalesce(pods.counted_at, excluded.counted_at)",
+            " missing_since=excluded.missing_since, counted_at=coalesce(excluded.counted_at, pods.counted_at)",
             [(c.pod.id, c.pod.account, c.experiment, c.pod.name, c.pod.desired_status, c.pod.gpu,
               c.pod.gpu_count, c.pod.datacenter, c.pod.cost_per_hr, c.pod.uptime_seconds,
               c.pod.last_status_change, c.pod.pod_type, ts(c.first_seen_at), ts(c.running_at),

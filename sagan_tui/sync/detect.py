@@ -42,7 +42,8 @@ RUNNING_AT_JITTER = timedelta(seconds=3)
 # DOUBTFUL_MIN of them) is doubtful: the poll says so, and each of them waits for a direct read
 # or the next list, as every missing pod does.
 DOUBTFUL_SHARE, DOUBTFUL_MIN = 0.5, 3
-# `counted_at` of the rows written before establishment was recorded: established.
+# `counted_at` of a pod established without a later readable listing of its own: a row written
+# before establishment was recorded, or a pod listed again by a record that could not be read.
 LONG_AGO = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -247,18 +248,22 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
             last_running = p.last_seen_at if p and p.running else None
             out.losses.append(_loss(pod, account, running_at, last_running, now, reason, "confirmed",
                                     "RunPod lists it exited by RunPod"))
-    _absent(out, account, prev, now, requested_stops, known_losses, facts, established)
+    _absent(out, account, prev, now, requested_stops, known_losses, facts, established, counts)
     return out
 
 
 def _absent(out: Reconciled, account: str, prev: Mapping[str, Seen], now: datetime,
             requested_stops: set[str], known_losses: set[str], facts: ListFacts,
-            established: Collection[str]) -> None:
+            established: Collection[str], counts: bool) -> None:
     """The pods of `prev` this list did not hold: kept, missing, confirmed or gone (phantoms too)."""
     absent = [pod_id for pod_id in prev if pod_id not in out.live]
     for pod_id in absent:
         p = prev[pod_id]
         if facts.incomplete is not None or pod_id in facts.unreadable or pod_id in facts.also_listed:
+            if counts and pod_id in facts.unreadable and p.counted_at is not None and not p.established:
+                # Its record is unreadable, but a complete list named it again: it exists.
+                p = p._replace(counted_at=LONG_AGO)
+                out.upserts.append(p.cached())
             out.live[pod_id] = p  # listed, or perhaps listed: nothing is known of it
             continue
         asked = pod_id in requested_stops

@@ -19,7 +19,9 @@ async def test_every_loss_a_sync_records_reaches_the_panel_with_its_wave(sim_fac
     app, cache = panel(sim.env())  # the panel polls nothing itself: only the sync writes
     env = command_env(sim.env(), cache.path)
     async with app.run_test(size=(200, 50)) as pilot:
-        for t in (60, 130, 560, 600):  # before r4, after it, after r5
+        # Before r4, after it, twice during r5 (jumped clocks serve what Sagan wrote between two
+        # jumps as older than its cursor, so two listings are what establish r5's pods), after it.
+        for t in (60, 130, 540, 560, 600):
             sim.clock.jump_to(t)
             done = subprocess.run([*EXE, "sync", "--once"], env=env, capture_output=True, text=True, timeout=120)
             assert done.returncode == 0, done.stderr[-2000:]
