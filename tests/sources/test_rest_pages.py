@@ -92,3 +92,21 @@ async def test_the_balance_is_read_again_early_when_a_running_pod_stops(sim_fact
         await t.aclose()
     asked = [r.t for r in sim.requests if r.path == "/v2/billing/balance"]
     assert asked == [10, 25]
+
+
+async def test_a_record_twice_in_one_page_leaves_the_list_complete_and_is_read_as_one():
+    from sagan_tui.models import RunPodPod
+    from sagan_tui.sources.runpod_base import one_per_id
+
+    fetch, _ = pages({"pods": [{"id": "a"}, {"id": "b"}, {"id": "a"}]})
+    got = await read_pages(fetch, "pods", "list", ident=ident)
+    assert got.incomplete is None and len(got.records) == 3  # the transport reads the two as one
+
+    def pod(status: str) -> RunPodPod:
+        return RunPodPod(id="podaaa000001", account="team", desired_status=status)
+
+    other = RunPodPod(id="podbbb000002", account="team")
+    pods, why = one_per_id([pod("RUNNING"), other, pod("EXITED"), pod("RUNNING")])
+    assert [(p.id, p.desired_status) for p in pods] == [("podaaa000001", "EXITED"), ("podbbb000002", "RUNNING")]
+    assert why == {"podaaa000001": "listed 3 times in one reply: read as one (EXITED)"}
+    assert one_per_id([other]) == ([other], {})

@@ -116,3 +116,43 @@ def test_direct_reads_never_spend_what_the_accounts_own_lists_need():
     assert read_allowance([minute(20, 40)], 2.0) == 4  # lists will run out anyway: a quarter, less one
     assert read_allowance([minute(3, 40)], 2.0) == 0
     assert read_allowance([minute(59, 60), RateWindow("hour", 0, 900)], 2.0) == 0
+
+
+def _fresh(pod_id: str, **fields) -> RunPodPod:
+    return RunPodPod(**{"id": pod_id, "account": "team", "desired_status": "RUNNING", "name": f"exp1-{pod_id}",
+                        "gpu": "A100", "datacenter": "US-KS-2", **fields})
+
+
+def test_a_pod_listed_once_and_gone_is_a_phantom_unless_sagan_knows_it():
+    once, known = _fresh("podonce00001"), _fresh("podknown0001")
+    first = reconcile("team", [once, known], {}, T0, set(), set())
+    assert first.doubtful is None and all(c.counted_at == T0 for c in first.upserts)
+    gone = reconcile("team", [], first.live, T0 + timedelta(seconds=5), set(), set(),
+                     established={known.id})
+    assert gone.phantoms == [once.id] and gone.missing == [known.id]
+    assert [x.pod_id for x in gone.losses] == [known.id]
+    [row] = [c for c in gone.upserts if c.pod_id == once.id]
+    assert row.gone_reason == "listed once and never again"
+
+
+def test_a_pod_listed_in_two_complete_lists_is_established():
+    pod = _fresh("podtwice0001")
+    first = reconcile("team", [pod], {}, T0, set(), set())
+    second = reconcile("team", [pod], first.live, T0 + timedelta(seconds=5), set(), set())
+    assert second.live[pod.id].established and second.upserts == []  # derived: no row written for it
+    gone = reconcile("team", [], second.live, T0 + timedelta(seconds=10), set(), set())
+    assert gone.missing == [pod.id] and gone.phantoms == []
+
+
+def test_new_pods_twinning_listed_ones_or_outnumbering_them_make_a_doubtful_list_that_establishes_nothing():
+    pods = [_fresh(f"podreal0000{i}", experiment=1) for i in range(4)]
+    first = reconcile("team", pods, {}, T0, set(), set())
+    twin = pods[0].model_copy(update={"id": "tw1n00000001", "experiment": None})
+    lied = reconcile("team", [*pods, twin], first.live, T0 + timedelta(seconds=5), set(), set())
+    assert lied.doubtful == "1 new pod twinning a listed pod under another id"
+    assert lied.live[twin.id].counted_at is None
+    flood = [_fresh(f"f4ke{i:08d}", name=f"n{i}") for i in range(5)]
+    lied = reconcile("team", [*pods, *flood], first.live, T0 + timedelta(seconds=5), set(), set())
+    assert lied.doubtful == "5 new pods beside 4 listed before"
+    later = reconcile("team", [*pods, *flood], lied.live, T0 + timedelta(seconds=10), set(), set())
+    assert later.doubtful is None and not any(later.live[p.id].established for p in flood)
