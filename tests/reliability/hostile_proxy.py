@@ -120,3 +120,14 @@ def duplicated(pod_id: str) -> Lie:
         twice = [p for p in reply["pods"] if p["id"] == pod_id]
         return {**reply, "pods": [*reply["pods"], *twice]}
     return told
+
+
+def sagan_row_lie(sim: Any, pod_id: str, **changes: Any) -> Lie:
+    """A lie about Sagan's pod rows: the pod's true row as Sagan serves it now, with `changes`;
+    `"now"` as a value is the time served now (what Sagan would stamp the change with)."""
+    token = sim.sagan_token
+    rows = httpx.get(f"{sim.base_url}/api/pods", headers={"Authorization": f"Bearer {token}"}).json()["pods"]
+    served = sim.clock.at(sim.clock.now_t()).isoformat().replace("+00:00", "Z")
+    row = next(r for r in rows if r["runpod_pod_id"] == pod_id)
+    told = {**row, **{k: served if v == "now" else v for k, v in changes.items()}}
+    return lambda reply: {"pods": [*(p for p in reply["pods"] if p["runpod_pod_id"] != pod_id), told]}

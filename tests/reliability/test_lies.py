@@ -17,7 +17,7 @@ import pytest
 from sagan_tui.config_model import load_settings
 from sagan_tui.store.cache import Cache
 from sagan_tui.sync.poller import Poller
-from tests.reliability.hostile_proxy import NOT_FOUND, HostileProxy, graphql_pods, half
+from tests.reliability.hostile_proxy import NOT_FOUND, HostileProxy, graphql_pods, half, sagan_row_lie
 
 REAL = "r3all0st0pod01"
 TEAM = ["t3ampod0000a1", "t3ampod0000b2", "t3ampod0000c3", "t3ampod0000d4"]
@@ -170,13 +170,8 @@ async def test_sagans_terminated_while_runpod_lists_the_pod_running_is_no_loss(r
     try:
         sim.clock.jump_to(20)
         await poller.poll_once()
-        rows = httpx.get(f"{sim.base_url}/api/pods", headers={"Authorization": f"Bearer {token}"}).json()["pods"]
-        row = next(r for r in rows if r["runpod_pod_id"] == victim)
-        served = sim.clock.at(sim.clock.now_t()).isoformat().replace("+00:00", "Z")
-        lie = {**row, "status": "terminated", "terminated_at": served, "updated_at": served,
-               "last_error": f"Pod {victim} not found in account=team"}
-        proxy.lie("/api/pods", lambda r: {"pods": [*(p for p in r["pods"] if p["runpod_pod_id"] != victim), lie]},
-                  key=token)
+        proxy.lie("/api/pods", sagan_row_lie(sim, victim, status="terminated", terminated_at="now", updated_at="now",
+                                             last_error=f"Pod {victim} not found in account=team"), key=token)
         await poller.poll_source("sagan")
         assert cache.losses() == []
         assert "Sagan says not found" in cache.flagged_pods()[victim]

@@ -10,12 +10,10 @@ from __future__ import annotations
 import gc
 from datetime import datetime, timezone
 
-import httpx
-
 from sagan_tui.commands.doctor import _cache_check
 from sagan_tui.models import HealthState
 from sagan_tui.render import OK_MARK, source_segments
-from tests.reliability.hostile_proxy import Reply, duplicated, flooded, twinned
+from tests.reliability.hostile_proxy import Reply, duplicated, flooded, sagan_row_lie, twinned
 from tests.reliability.test_bounds import rss_kb
 from tests.reliability.test_lies import PERSONAL, REAL, TEAM, _waves_json, rig  # noqa: F401 - the rig fixture
 
@@ -122,11 +120,7 @@ async def test_sagans_terminated_while_runpod_answers_429_waits_for_runpod(rig):
         sim.clock.jump_to(20)
         await poller.poll_once()
         assert poller.health["team"].state == HealthState.ERROR
-        rows = httpx.get(f"{sim.base_url}/api/pods", headers={"Authorization": f"Bearer {token}"}).json()["pods"]
-        row = next(r for r in rows if r["runpod_pod_id"] == victim)
-        served = sim.clock.at(sim.clock.now_t()).isoformat().replace("+00:00", "Z")
-        lie = {**row, "status": "terminated", "terminated_at": served, "updated_at": served}
-        proxy.lie("/api/pods", lambda r: {"pods": [*(p for p in r["pods"] if p["runpod_pod_id"] != victim), lie]},
+        proxy.lie("/api/pods", sagan_row_lie(sim, victim, status="terminated", terminated_at="now", updated_at="now"),
                   key=token)
         said = await poller.poll_source("sagan")
         later = [await poller.poll_once(force=True) for _ in range(3)]
@@ -151,12 +145,7 @@ async def test_a_stale_stop_requested_then_a_real_vanish_is_a_loss_not_a_stop(ri
     try:
         sim.clock.jump_to(20)
         await poller.poll_once()
-        rows = httpx.get(f"{sim.base_url}/api/pods", headers={"Authorization": f"Bearer {token}"}).json()["pods"]
-        row = next(r for r in rows if r["runpod_pod_id"] == REAL)
-        served = sim.clock.at(sim.clock.now_t()).isoformat().replace("+00:00", "Z")
-        stale = {**row, "status": "stop_requested", "updated_at": served}
-        proxy.lie("/api/pods", lambda r: {"pods": [*(p for p in r["pods"] if p["runpod_pod_id"] != REAL), stale]},
-                  key=token)
+        proxy.lie("/api/pods", sagan_row_lie(sim, REAL, status="stop_requested", updated_at="now"), key=token)
         await poller.poll_source("sagan")
         assert REAL in cache.sagan_stops(), "the lie was believed: the rig works"
         sim.clock.jump_to(40)
