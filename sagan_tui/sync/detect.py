@@ -11,7 +11,7 @@ complete, undoubted list held it (`Seen.counted_at`, `Seen.established`), or Sag
 Sagan, so they are known there). A pod listed once and gone from the next complete list is a
 *phantom*: recorded as gone "listed once and never again", never missing, never a loss. A list
 whose new pods outnumber the account's listed pods, or twin one of them (the same name,
-experiment, GPU and data centre under another id), is doubtful and establishes nothing: one
+experiment, GPU, data centre and start under another id), is doubtful and establishes nothing: one
 reply listing made-up pods must not make their absence from the next a wave.
 """
 
@@ -155,16 +155,20 @@ def continues(start: datetime | None, known_start: datetime | None, last_seen: d
 _NAME, _GPU, _DATACENTER = (KEY_FIELDS.index(f) for f in ("name", "gpu", "datacenter"))
 
 
-def _twins(new: tuple, old: tuple) -> bool:
-    """Two pods' fields (pod_key) alike but for the id: the same name, GPU and data centre, and the
-    same experiment where both name one (a made-up id has none from Sagan)."""
-    if not new[_NAME] or any(new[i] != old[i] for i in (_NAME, _GPU, _DATACENTER)):
+def _twins(new: RunPodPod, started: datetime | None, old: Seen, jitter: timedelta) -> bool:
+    """A new pod that is a listed one's record under another id: the same name, GPU and data
+    centre (and experiment where both name one) and the same start. Sibling dispatches share
+    a name but each starts on its own; a copied record keeps the start it copied."""
+    k = old.key
+    if not new.name or (new.name, new.gpu, new.datacenter) != (k[_NAME], k[_GPU], k[_DATACENTER]):
         return False
-    return new[_EXPERIMENT] is None or old[_EXPERIMENT] is None or new[_EXPERIMENT] == old[_EXPERIMENT]
+    if new.experiment is not None and k[_EXPERIMENT] is not None and new.experiment != k[_EXPERIMENT]:
+        return False
+    return started is not None and old.running_at is not None and abs(started - old.running_at) <= jitter
 
 
 def _doubt(pods: list[RunPodPod], prev: Mapping[str, Seen], requested_stops: set[str], facts: ListFacts,
-           established: Collection[str]) -> str | None:
+           established: Collection[str], now: datetime, jitter: timedelta) -> str | None:
     """Why this list is doubtful, when it is: it drops most of the account's established live
     pods at once, or its new pods outnumber the pods listed before (at least DOUBTFUL_MIN of
     them), or one twins a pod listed beside it. An incomplete list is judged by nothing."""
@@ -180,8 +184,8 @@ def _doubt(pods: list[RunPodPod], prev: Mapping[str, Seen], requested_stops: set
     before = sum(1 for p in prev.values() if p.missing_since is None)
     if prev and len(new) > max(before, DOUBTFUL_MIN):
         return f"{len(new)} new pods beside {before} listed before"
-    old = [prev[p.id].key for p in pods if p.id in prev]
-    twins = sum(1 for p in new if any(_twins(pod_key(p), k) for k in old)) if new and old else 0
+    old = [prev[p.id] for p in pods if p.id in prev and prev[p.id].running_at is not None]
+    twins = sum(1 for p in new if any(_twins(p, _running_at(p, None, now), o, jitter) for o in old)) if old else 0
     if twins:
         return f"{twins} new pod{'s' if twins != 1 else ''} twinning a listed pod under another id"
     return None
@@ -204,7 +208,7 @@ def reconcile(account: str, pods: list[RunPodPod], prev: Mapping[str, Seen], now
     out = Reconciled()
     held = held or {}
     jitter = RUNNING_AT_JITTER + took  # `took`: how long the poll's reply took to arrive
-    out.doubtful = _doubt(pods, prev, requested_stops, facts, established)
+    out.doubtful = _doubt(pods, prev, requested_stops, facts, established, now, jitter)
     counts = facts.incomplete is None and out.doubtful is None  # this list establishes what it holds
     for pod in pods:
         p = prev.get(pod.id)

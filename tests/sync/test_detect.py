@@ -120,7 +120,8 @@ def test_direct_reads_never_spend_what_the_accounts_own_lists_need():
 
 def _fresh(pod_id: str, **fields) -> RunPodPod:
     return RunPodPod(**{"id": pod_id, "account": "team", "desired_status": "RUNNING", "name": f"exp1-{pod_id}",
-                        "gpu": "A100", "datacenter": "US-KS-2", **fields})
+                        "gpu": "A100", "datacenter": "US-KS-2", "uptime_seconds": 600, "has_runtime": True,
+                        **fields})
 
 
 def test_a_pod_listed_once_and_gone_is_a_phantom_unless_sagan_knows_it():
@@ -138,7 +139,8 @@ def test_a_pod_listed_once_and_gone_is_a_phantom_unless_sagan_knows_it():
 def test_a_pod_listed_in_two_complete_lists_is_established():
     pod = _fresh("podtwice0001")
     first = reconcile("team", [pod], {}, T0, set(), set())
-    second = reconcile("team", [pod], first.live, T0 + timedelta(seconds=5), set(), set())
+    second = reconcile("team", [pod.model_copy(update={"uptime_seconds": 605})], first.live,
+                       T0 + timedelta(seconds=5), set(), set())
     assert second.live[pod.id].established and second.upserts == []  # derived: no row written for it
     gone = reconcile("team", [], second.live, T0 + timedelta(seconds=10), set(), set())
     assert gone.missing == [pod.id] and gone.phantoms == []
@@ -147,10 +149,15 @@ def test_a_pod_listed_in_two_complete_lists_is_established():
 def test_new_pods_twinning_listed_ones_or_outnumbering_them_make_a_doubtful_list_that_establishes_nothing():
     pods = [_fresh(f"podreal0000{i}", experiment=1) for i in range(4)]
     first = reconcile("team", pods, {}, T0, set(), set())
-    twin = pods[0].model_copy(update={"id": "tw1n00000001", "experiment": None})
-    lied = reconcile("team", [*pods, twin], first.live, T0 + timedelta(seconds=5), set(), set())
+    # A copied record: another id, the same start (its uptime grown with the original's).
+    twin = pods[0].model_copy(update={"id": "tw1n00000001", "experiment": None, "uptime_seconds": 605})
+    later = [p.model_copy(update={"uptime_seconds": 605}) for p in pods]
+    lied = reconcile("team", [*later, twin], first.live, T0 + timedelta(seconds=5), set(), set())
     assert lied.doubtful == "1 new pod twinning a listed pod under another id"
     assert lied.live[twin.id].counted_at is None
+    # A sibling dispatch shares the name, but starts on its own: no twin.
+    sibling = twin.model_copy(update={"id": "s1bling000001", "uptime_seconds": 20})
+    assert reconcile("team", [*later, sibling], first.live, T0 + timedelta(seconds=5), set(), set()).doubtful is None
     flood = [_fresh(f"f4ke{i:08d}", name=f"n{i}") for i in range(5)]
     lied = reconcile("team", [*pods, *flood], first.live, T0 + timedelta(seconds=5), set(), set())
     assert lied.doubtful == "5 new pods beside 4 listed before"

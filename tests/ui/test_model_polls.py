@@ -86,7 +86,9 @@ async def test_a_poll_that_moves_only_an_accounts_balance_weighs_the_waves_again
     model = PanelModel(settings, cache)
     model.load(poller.health)
     try:
-        for t in (5, 60, 200):  # seen RUNNING, then gone
+        # Listed twice (so established: a jumped clock serves Sagan's rows of them as older than
+        # its cursor), seen RUNNING, then gone.
+        for t in (5, 30, 60, 200):
             sim.clock.jump_to(t)
             last = await poller.poll_once()
             model.apply(last)
