@@ -17,8 +17,8 @@ from sagan_tui.store.evidence_rows import flag_pods
 from sagan_tui.store.existence_rows import PHANTOM, known_to_sagan, phantom_count
 from sagan_tui.sync.changes import SourceResult
 from sagan_tui.sync.detect import ListFacts, Seen, reconcile
-from sagan_tui.sync.sagan_word import sagan_agreed, settled
 from sagan_tui.sync.direct_reads import DIRECT_READS_BUDGET_S, read_allowance, read_directly, write_reads
+from sagan_tui.sync.sagan_word import sagan_agreed, settled
 from sagan_tui.sync.stop_evidence import exit_audit, exits_of, read_wave_evidence
 
 if TYPE_CHECKING:
@@ -133,7 +133,9 @@ class AccountPoll:
                               for p in pods if (p.id not in prev or prev[p.id].missing_since is None)
                               and known.get(p.id, ("", ""))[1] == "missing" and said_at[p.id] <= began
                               and p.desired_status not in STOPPED_STATES]
-            agreed = [] if snap.incomplete else sagan_agreed(self.cache, known, prev, rec.live, facts, now)
+            # Sagan's waiting word of pods this complete list does not hold (under either key): confirmed.
+            agreed = [] if snap.incomplete else sagan_agreed(self.cache, known, prev, [*rec.live, *foreign],
+                                                             facts, now)
             # Exits nobody asked for (sync/exits.py): judged a poll later, against the balance and audit log.
             exited = exits_of(self.cache, conn, name, snap, prev, now, stops,
                               {k: v[0] for k, v in known.items() if v[1] == "confirmed"}, audit, rec.changed)

@@ -158,3 +158,26 @@ async def test_a_stale_stop_requested_then_a_real_vanish_is_a_loss_not_a_stop(ri
     assert [x.pod_id for x in found.new_losses] == [REAL]
     [row] = cache.pods(pod_ids=[REAL])
     assert row.gone_reason != "stopped on request" and [x.pod_id for x in cache.losses()] == [REAL]
+
+
+async def test_sagans_terminated_waiting_on_a_429_is_confirmed_by_runpods_next_list_without_the_pod(rig):
+    sim, proxy, make = rig
+    poller, cache = make()
+    token = sim.sagan_token
+    rate_limited = Reply.of({"error": "rate limited", "message": "too many requests"}, 429)
+    proxy.lie("/v2/pods", lambda r: rate_limited, key=sim.account_keys["team"], times=10**6)
+    try:
+        sim.clock.jump_to(75)  # REAL is gone from RunPod; no list of ours ever held it
+        await poller.poll_once()
+        proxy.lie("/api/pods", sagan_row_lie(sim, REAL, status="terminated", terminated_at="now", updated_at="now"),
+                  key=token)
+        said = await poller.poll_source("sagan")
+        assert said.new_losses == () and [x.pod_id for x in cache.losses(states=("missing",))] == [REAL]
+        proxy.cues.clear()
+        agreed = await poller.poll_source("team")
+    finally:
+        await poller.aclose()
+    [loss] = agreed.new_losses
+    assert loss.pod_id == REAL and loss.confirmed_by.startswith("Sagan's record, and RunPod's list at")
+    assert "RunPod not answered yet" not in (loss.reason or ""), "the wait is over: the reason no longer says it"
+    assert [x.pod_id for x in cache.losses()] == [REAL]
