@@ -49,6 +49,18 @@ def test_each_account_reads_as_words_whatever_the_colours():
     assert rows["spare"][1] == "off (no key)" and rows["spare"][6] == "none yet"
 
 
+def test_an_account_with_a_duplicated_or_unreadable_record_never_reads_ok():
+    from sagan_tui.basics import HealthState, SourceHealth
+
+    health = {"team": SourceHealth("team", state=HealthState.OK, last_success=frozen.NOW, duplicates=1,
+                                   duplicates_since=frozen.NOW - timedelta(minutes=3)),
+              "personal": SourceHealth("personal", state=HealthState.OK, last_success=frozen.NOW, unreadable=2)}
+    rows = {r[0][0]: r[1] for r in account_rows(health, {}, frozen.NOW, 5, 12)}
+    since = (frozen.NOW - timedelta(minutes=3)).strftime("%H:%M")
+    assert rows["team"] == (f"⚠ 1 duplicated since {since}", "yellow")
+    assert rows["personal"] == ("⚠ 2 unreadable", "yellow")
+
+
 def test_a_balance_held_between_its_changes_reads_as_a_line_over_time():
     t0 = frozen.NOW - timedelta(hours=4)
     points = [(t0, 100.0), (t0 + timedelta(hours=1), 50.0), (t0 + timedelta(hours=3), 10.0)]

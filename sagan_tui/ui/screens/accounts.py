@@ -41,6 +41,11 @@ def health_text(h: SourceHealth, now: datetime, poll_interval: float) -> tuple[s
         return "not polled yet", "dim"
     if h.stale(now, poll_interval):
         return f"stale since {hhmm(h.last_success)}", "yellow"
+    # As the header says it: some of its records are not known as listed, so never a plain ok.
+    for n, what, since in ((h.unreadable, "unreadable", h.unreadable_since),
+                           (h.duplicates, "duplicated", h.duplicates_since)):
+        if n:
+            return f"⚠ {n} {what}" + (f" since {hhmm(since)}" if since else ""), "yellow"
     return "ok", "green"
 
 
