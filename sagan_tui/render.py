@@ -379,8 +379,8 @@ def source_segments(h: SourceHealth, now: datetime, poll_interval: float, spend:
         out.append((OK_MARK, OK))
     if h.phantoms and h.state != HealthState.DISABLED:
         n = h.phantoms
-        words = f"{n} pod{'s' if n != 1 else ''} listed once and never again" if spend else f"{n} phantom{'s' * (n != 1)}"
-        out.append((f" {words}", STALE))
+        plural = "s" if n != 1 else ""
+        out.append((f" {n} pod{plural} listed once and never again" if spend else f" {n} phantom{plural}", STALE))
     if h.under_balance:
         out += [(" ", ""), ("UNDER BALANCE", "bold reverse red")]
     if h.balance is not None:

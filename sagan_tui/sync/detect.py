@@ -7,12 +7,13 @@ list missing it too, or by Sagan's not-found record after RunPod stopped listing
 withdrawn when it is listed again with its uptime continuing.
 
 A pod must have existed to be lost. It is *established* once it is listed again after a
-complete, undoubted list held it (`Seen.counted_at`, `Seen.established`), or Sagan knows it (a pod_lifecycle row; our own dispatches go through
-Sagan, so they are known there). A pod listed once and gone from the next complete list is a
-*phantom*: recorded as gone "listed once and never again", never missing, never a loss. A list
-whose new pods outnumber the account's listed pods, or twin one of them (the same name,
-experiment, GPU, data centre and start under another id), is doubtful and establishes nothing: one
-reply listing made-up pods must not make their absence from the next a wave.
+complete, undoubted list held it (`Seen.counted_at`, `Seen.established`), or Sagan knows it (a
+pod_lifecycle row; our own dispatches go through Sagan, so they are known there). A pod listed
+once and gone from the next complete list is a *phantom*: recorded as gone "listed once and
+never again", never missing, never a loss. A list whose new pods outnumber the account's listed
+pods, or twin one of them (the same name, experiment, GPU, data centre and start under another
+id), is doubtful and establishes nothing: one reply listing made-up pods must not make their
+absence from the next a wave.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ class Seen(NamedTuple):
         """Listed again after a complete, undoubted list held it: two lists say it exists."""
         if self.counted_at is None:
             return False
-        return self.counted_at == LONG_AGO or (self.last_seen_at is not None and self.last_seen_at > self.counted_at)
+        later = self.last_seen_at is not None and self.last_seen_at > self.counted_at
+        return later or self.counted_at == LONG_AGO
 
     @property
     def running(self) -> bool:
@@ -175,7 +177,8 @@ def _doubt(pods: list[RunPodPod], prev: Mapping[str, Seen], requested_stops: set
     if facts.incomplete is not None:
         return None
     listed = {p.id for p in pods}
-    sure = {i: p for i, p in prev.items() if p.live and p.missing_since is None and (p.established or i in established)}
+    sure = {i: p for i, p in prev.items()
+            if p.live and p.missing_since is None and (p.established or i in established)}
     newly = [i for i in sure if i not in listed and i not in requested_stops
              and i not in facts.unreadable and i not in facts.also_listed]
     if len(newly) >= DOUBTFUL_MIN and len(newly) > DOUBTFUL_SHARE * len(sure):
