@@ -43,6 +43,11 @@ def _int_at_least_1(text: str) -> int:
     return value
 
 
+# The commands without a screen: everything they print passes the one sanitiser on its way out
+# (safe_text.CleanStream), whichever source's string it carries (#46). The panel's terminal is
+# Textual's, and its screen cleans every untrusted string as it draws it.
+HEADLESS = ("sync", "waves", "report", "doctor", "sim")
+
 # The simulator's scenarios (sim/scenarios: SCENARIOS), named here so --help needs no import of
 # the simulator; tests/sim/test_cli.py holds the two equal.
 SCENARIO_NAMES = ("calm", "reaping-wave", "auth-revoked", "flaky", "large-fleet")
@@ -111,12 +116,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, name, sub_value)
     command = args.command or ("demo" if args.demo else "panel")
     module = importlib.import_module(f"sagan_tui.commands.{command}")
+    streams = sys.stdout, sys.stderr
+    if command in HEADLESS:
+        from sagan_tui.safe_text import CleanStream
+
+        sys.stdout, sys.stderr = CleanStream(sys.stdout), CleanStream(sys.stderr)
     try:
         return int(module.run(args) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        sys.stdout, sys.stderr = streams
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.main_screen import NARROW_BELOW, MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 from sagan_tui.render import hhmm, status_segments
-from sagan_tui.ui.safe_text import one_line
+from sagan_tui.ui.safe_text import clean, one_line
 from sagan_tui.ui.view import PanelView
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
@@ -368,6 +368,8 @@ class SaganApp(App):
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
         """A toast, or a line in the dialog on top, which holds it until it closes (confirm.HeldNotices)."""
+        # One cleaning rule for every output: a toast may quote a source's words (#46).
+        message, title = clean(message, multiline=True), clean(title)
         take = getattr(self.screen, "take_notice", None) if self.screen_stack else None
         if take is not None and not markup and take(message, title, severity, timeout):
             return
