@@ -110,3 +110,37 @@ def test_the_exported_file_and_its_osc52_payload_are_clean(synced, tmp_path):
     assert sequence.startswith("\x1b]52;c;") and sequence.endswith("\a")
     payload = base64.b64decode(sequence[len("\x1b]52;c;"):-1]).decode("utf-8")
     assert "US-KS-2dc" in payload and raw_controls(payload) == []
+
+
+async def test_the_panels_export_its_clipboard_copy_and_its_toasts_are_clean(synced, tmp_path,
+                                                                              monkeypatch):
+    """The panel on the cache `sync` filled: `e` writes the incident (into SAGAN_TUI_DATA_DIR) and
+    copies it by OSC 52; a toast quoting a source's words is cleaned as well."""
+    from sagan_tui.config_model import load_settings
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.sync.poller import Poller
+    from tests.in_process import panel_app
+    from tests.notes import notes
+
+    from .conftest import wait_for
+
+    monkeypatch.setenv("SAGAN_TUI_DATA_DIR", str(tmp_path / "exports"))
+    settings, _ = load_settings(sagan_tui_cache=str(synced[0]), bell=False, poll_interval=60.0)
+    cache = Cache(settings.cache_path)
+    try:
+        app = panel_app(settings, cache, Poller(settings, cache), poll=False)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await wait_for(pilot, lambda: app.loaded, what="the whole panel")
+            await pilot.press("e")
+            await wait_for(pilot, lambda: any("written to" in n.message for n in notes(app)), what="export")
+            app.notify(f"RunPod says {DATACENTER} {GPU}", title=f"pod in {DATACENTER}", markup=False)
+            await pilot.pause()
+            copied = app.clipboard
+            toasts = [f"{n.title}\n{n.message}" for n in notes(app)]
+    finally:
+        cache.close()
+    [written] = list((tmp_path / "exports").glob("incident-*.md"))
+    assert "US-KS-2dc" in copied and "US-KS-2dc" in written.read_text(encoding="utf-8")
+    assert raw_controls(copied) == [] and raw_controls(written.read_bytes()) == []
+    assert any("US-KS-2dc" in t for t in toasts)
+    assert all(raw_controls(t) == [] for t in toasts), [raw_controls(t) for t in toasts]
