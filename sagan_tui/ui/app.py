@@ -304,14 +304,19 @@ class SaganApp(App):
 
         wave, verdict = self._wave_words(now)
         narrow = width + 2 < NARROW_BELOW  # the loss area is small: the verdict goes up here
-        # A frozen session process makes every source look stale: the fault is named first.
-        quiet = self._not_answering(now)
-        lead = [(quiet.upper() if width >= 60 else "SESSION SILENT", "bold reverse red"), (" ", "")] if quiet else []
-        bars.first().show(lead + status_segments(
+        segments = status_segments(
             self.view.health, now, poll_interval=s.poll_interval, paused=self.paused, read_only=s.read_only,
-            polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout),
-            width=width - sum(len(t) for t, _ in lead), wave=wave, watch=self._watch_words(),
-            verdict=verdict if narrow else None, demo=os.environ.get(DEMO_ENV)))
+            polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
+            wave=wave, watch=self._watch_words(), verdict=verdict if narrow else None, demo=os.environ.get(DEMO_ENV))
+        # A frozen session process makes every source look stale: the fault is named first, on
+        # the line when it fits, else on a line of its own above it (never cut, never wrapped).
+        quiet = self._not_answering(now)
+        if quiet:
+            first = sum(len(t) for t, _ in segments[:next((i for i, (t, _) in enumerate(segments) if t == "\n"),
+                                                             len(segments))])
+            gap = " " if len(quiet) + 1 + first <= width else "\n"
+            segments = [(quiet.upper(), "bold reverse red"), (gap, "")] + segments
+        bars.first().show(segments)
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.view.health.get("sagan")
         stale = sagan is not None and sagan.stale(now, s.poll_interval)
