@@ -131,6 +131,7 @@ class ErrorKind(str, Enum):
     SERVER = "5xx"
     TIMEOUT = "timeout"
     BAD_JSON = "bad-json"
+    BAD_ENCODING = "bad-encoding"  # a body its Content-Encoding (gzip, deflate, br) cannot decode: it came, broken
     GONE = "410-gone"
     UNREACHABLE = "unreachable"
     CLIENT = "4xx"

@@ -33,6 +33,16 @@ def _non_negative(text: str) -> float:
     return value
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port from 0 (a free one) to 65535: {text!r}")
+    return value
+
+
 def _int_at_least_1(text: str) -> int:
     try:
         value = int(text)
@@ -42,6 +52,11 @@ def _int_at_least_1(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be >= 1: {text!r}")
     return value
 
+
+# The commands without a screen: everything they print passes the one sanitiser on its way out
+# (safe_text.CleanStream), whichever source's string it carries (#46). The panel's terminal is
+# Textual's, and its screen cleans every untrusted string as it draws it.
+HEADLESS = ("sync", "waves", "report", "doctor", "sim")
 
 # The simulator's scenarios (sim/scenarios: SCENARIOS), named here so --help needs no import of
 # the simulator; tests/sim/test_cli.py holds the two equal.
@@ -66,9 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     g = s.add_mutually_exclusive_group()
     g.add_argument("--scenario", dest="sim_scenario", default=None, help=", ".join(SCENARIO_NAMES))
     g.add_argument("--fixture", help="a JSON fixture file")
-    s.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    s.add_argument("--port", type=_port, default=0, help="port (default: a free one)")
     s.add_argument("--speed", dest="sim_speed", type=_positive, default=1.0, help="time scale")
-    s.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
+    s.add_argument("--latency", type=_non_negative, default=0.0, help="seconds added to every reply")
     # --demo's own: one JSON line (the URL, the scenario, the panel's environment), then serve
     # until standard input ends (the panel gone, however it went) or SIGTERM/SIGHUP.
     s.add_argument("--for-panel", action="store_true", help=argparse.SUPPRESS)
@@ -110,13 +125,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sub_value is not None:
             setattr(args, name, sub_value)
     command = args.command or ("demo" if args.demo else "panel")
+    if command != "doctor":  # doctor says it as its `FAIL config` line
+        from sagan_tui.config import config_problem
+
+        problem = config_problem()
+        if problem:  # even a command that reads no setting: a config path that is wrong is wrong everywhere
+            print(f"sagan-tui: {problem}", file=sys.stderr)
+            return 2
     module = importlib.import_module(f"sagan_tui.commands.{command}")
+    streams = sys.stdout, sys.stderr
+    if command in HEADLESS:
+        from sagan_tui.safe_text import CleanStream
+
+        sys.stdout, sys.stderr = CleanStream(sys.stdout), CleanStream(sys.stderr)
     try:
         return int(module.run(args) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        sys.stdout, sys.stderr = streams
 
 
 if __name__ == "__main__":

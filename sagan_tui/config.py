@@ -31,6 +31,9 @@ SETTING_NAMES = (
     "events_retention_days", "observations_retention_days", "accounts",
     "notify", "runway_warn_hours", "keymap",
 )
+# The command line's flag of each setting a flag sets (cli.py), named in an error about its value.
+FLAGS = {"sagan_tui_cache": "--cache", "poll_interval": "--poll-interval", "read_only": "--read-only",
+         "mouse": "--no-mouse", "bell": "--no-bell", "color_system": "--color"}
 # DESIGN.md's names; every other setting is SAGAN_TUI_<NAME> (e.g. SAGAN_TUI_POLL_INTERVAL).
 DIRECT_ENV = {"sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache"}
 COLOR_SYSTEMS = ("auto", "256", "truecolor", "standard")
@@ -65,9 +68,15 @@ def default_cache_path() -> Path:
     return Path(platformdirs.user_cache_dir(APP_NAME)) / "cache.sqlite"
 
 
+# Where `--demo` keeps its exports (its own temporary directory): a demo's made-up incident must
+# never land among the owner's real tickets (#44).
+DATA_DIR_ENV = "SAGAN_TUI_DATA_DIR"
+
+
 def data_dir() -> Path:
-    """Where exported reports go."""
-    return Path(platformdirs.user_data_dir(APP_NAME))
+    """Where exported reports go: $SAGAN_TUI_DATA_DIR, else the platform's user data dir."""
+    override = os.environ.get(DATA_DIR_ENV)
+    return Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME))
 
 
 class ConfigError(ValueError):
@@ -119,12 +128,41 @@ def check_cache_path(text: str) -> None:
         raise ValueError("a part of the path is longer than 255 bytes")
 
 
+def check_cache_dir(text: str) -> None:
+    """A cache path the owner set must name a file in a directory that is there: a missing one is
+    more likely a typo than a wish for a new tree of directories, so none is made (#44)."""
+    parent = Path(text).expanduser().parent
+    try:
+        if parent.is_dir():
+            return
+        exists = parent.exists()
+    except OSError as exc:
+        raise ValueError(f"its directory {parent}: {exc.strerror or type(exc).__name__}") from None
+    why = "is not a directory (ENOTDIR)" if exists else "does not exist (ENOENT)"
+    raise ValueError(f"its directory {parent} {why}; create it, or give another path")
+
+
 def _unknown(key: str, known: tuple[str, ...], where: str) -> str:
     import difflib  # only when a key is unknown
 
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
     return f"{where}: unknown setting {key!r} ignored{hint}"
+
+
+def config_problem(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why the config file cannot be read as one (a directory, a device), or None: said by every
+    command, never read as "no file" (#46: `sync` once ignored a directory)."""
+    path = config_path(environ)
+    try:
+        if not path.exists() or path.is_file():
+            return None
+    except OSError as exc:
+        return f"config file {path}: {exc.strerror or type(exc).__name__}"
+    what = "a directory" if path.is_dir() else "not a regular file"
+    named = "SAGAN_TUI_CONFIG names" if (os.environ if environ is None else environ).get("SAGAN_TUI_CONFIG") \
+        else "the config file is"
+    return f"{named} {path}, which is {what}: give the path of a TOML file"
 
 
 def _read_toml(path: Path, warnings: list[str]) -> dict[str, Any]:
@@ -190,6 +228,9 @@ class Draft:
     values: dict[str, Any]  # the file's settings, then the environment's and the flags' over them
     accounts: dict[str, dict[str, Any]]  # by name, each merged the same way (keys as given)
     warnings: list[str] = field(default_factory=list)
+    # The layer that set each value ("accounts.team.api_key" for an account's), for an error to
+    # name where to mend it: "the environment's SAGAN_TUI_CACHE", "config file PATH", "flag --cache".
+    origins: dict[str, str] = field(default_factory=dict)
 
     def check_cache_path(self) -> None:
         """ConfigError if the cache path cannot be a file: the first frame reads that path
@@ -200,6 +241,19 @@ class Draft:
                 check_cache_path(str(value))
             except ValueError as exc:
                 raise ConfigError(f"invalid configuration: sagan_tui_cache: {exc}") from None
+
+    def check_cache_dir(self) -> None:
+        """ConfigError, naming the layer that set it, if the owner's cache path lies in a directory
+        that is not there: the commands refuse it before anything would make it (#44)."""
+        self.check_cache_path()  # a path too long to be a file is said as that, before its directory
+        value = self.values.get("sagan_tui_cache")
+        if isinstance(value, (str, Path)) and str(value):
+            try:
+                check_cache_dir(str(value))
+            except ValueError as exc:
+                origin = self.origins.get("sagan_tui_cache")
+                by = f" (set by {origin})" if origin else ""
+                raise ConfigError(f"invalid configuration: sagan_tui_cache: {exc}{by}") from None
 
     # --- lenient reads, for the first frame ------------------------------------------------
 
@@ -292,24 +346,34 @@ def gather(environ: Mapping[str, str] | None = None, **flags: Any) -> Draft:
     """
     env = dict(os.environ if environ is None else environ)
     warnings: list[str] = []
+    problem = config_problem(env)
+    if problem:
+        raise ConfigError(problem)
     path = config_path(env)
     if path.is_file():
         mode = path.stat().st_mode
         if mode & (stat.S_IRGRP | stat.S_IROTH):
             warnings.append(f"config file {path} is readable by others (chmod 600 it): it may hold keys")
     values = _read_toml(path, warnings)  # beneath the environment and the flags
+    origins = {k: f"config file {path}" for k in values}
     file_accounts = account_specs(values.pop("accounts", None))
     for name in SETTING_NAMES:
         var = name.upper() if name in DIRECT_ENV else f"SAGAN_TUI_{name.upper()}"
         if name != "accounts" and env.get(var, "") != "":
-            values[name] = env[var]
-    values.update({k: v for k, v in flags.items() if v is not None and k != "accounts"})
+            values[name], origins[name] = env[var], f"the environment's {var}"
+    for k, v in flags.items():
+        if v is not None and k != "accounts":
+            values[k], origins[k] = v, f"flag {FLAGS[k]}" if k in FLAGS else "the command line"
     accounts: dict[str, dict[str, Any]] = {n: {} for n in DEFAULT_ACCOUNTS}
     for name, spec in file_accounts.items():
-        accounts.setdefault(name, {}).update({k: v for k, v in spec.items() if v is not None})
+        given = {k: v for k, v in spec.items() if v is not None}
+        accounts.setdefault(name, {}).update(given)
+        origins.update({f"accounts.{name}.{k}": f"config file {path}" for k in given})
     for name, spec in _env_accounts(env).items():
         accounts.setdefault(name, {}).update(spec)
+        origins.update({f"accounts.{name}.{k}": "the environment's "
+                        + (KEY_ENV_PREFIX if k == "api_key" else TRANSPORT_ENV_PREFIX) + name.upper() for k in spec})
     for name, spec in (flags.get("accounts") or {}).items():
         accounts.setdefault(name, {}).update(spec if isinstance(spec, dict) else {"api_key": spec})
     warnings += [disabled_reason(name) for name, spec in accounts.items() if not _secret_text(spec.get("api_key"))]
-    return Draft(values, accounts, warnings)
+    return Draft(values, accounts, warnings, origins)

@@ -224,13 +224,15 @@ def validate(draft: Draft) -> Settings:
     try:
         base = Settings.model_validate({k: v for k, v in draft.values.items() if k != "accounts"})
     except Exception as exc:
-        raise ConfigError(_explain(exc)) from None
+        raise ConfigError(_explain(exc, origins=draft.origins)) from None
     accounts = {}
     for name, spec in draft.accounts.items():
         try:
             accounts[name] = AccountConfig.model_validate({**spec, "name": name})
         except Exception as exc:
-            raise ConfigError(_explain(exc, f"accounts.{_printable(name)}.")) from None
+            raise ConfigError(_explain(exc, f"accounts.{_printable(name)}.",
+                                       {k.removeprefix(f"accounts.{name}."): v for k, v in draft.origins.items()
+                                        if k.startswith(f"accounts.{name}.")})) from None
     return base.model_copy(update={"accounts": accounts})
 
 
@@ -248,13 +250,16 @@ def _printable(name: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _explain(exc: Exception, prefix: str = "") -> str:
+def _explain(exc: Exception, prefix: str = "", origins: Mapping[str, str] | None = None) -> str:
+    """Each error as `setting: what is wrong (set by <layer>)`: the layer says where to mend it."""
     errors = getattr(exc, "errors", None)
     if callable(errors):
         parts = []
         for e in errors():
             loc = ".".join(str(p) for p in e.get("loc", ()))
             msg = str(e.get("msg", "")).removeprefix("Value error, ")
-            parts.append(f"{prefix}{loc}: {msg}")  # never the input: it may be a secret
+            origin = (origins or {}).get(loc)
+            by = f" (set by {origin})" if origin else ""
+            parts.append(f"{prefix}{loc}: {msg}{by}")  # never the input: it may be a secret
         return "invalid configuration: " + "; ".join(parts)
     return f"invalid configuration: {type(exc).__name__}"

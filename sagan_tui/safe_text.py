@@ -38,3 +38,31 @@ def one_line(text: object, limit: int = 200) -> str:
     notifications, titles and audit details."""
     s = " ".join(clean(text).split())
     return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def clean_document(text: object) -> str:
+    """A whole document (a report, a ticket, a command's output) as it may leave the process for
+    a terminal, a file or the clipboard: `clean` keeping its lines."""
+    return clean(text, multiline=True)
+
+
+class CleanStream:
+    """A text stream (stdout, stderr) that cleans every write: the headless commands' one sink,
+    so no field, however it was formatted on its way, reaches the terminal with an escape.
+
+    A sequence split across two writes loses its ESC in the first (a lone ESC goes) and is
+    harmless text in the second. Everything but `write` is the wrapped stream's."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(clean_document(text))
+        return len(text)  # what the caller gave: print() and json.dump check nothing else
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)

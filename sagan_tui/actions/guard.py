@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from sagan_tui.safe_text import clean_document
 from sagan_tui.store.cache import Cache
 from sagan_tui.store.evidence_rows import loss_evidence
 from sagan_tui.triage import (
@@ -66,7 +67,9 @@ def incident_report(cache: Cache, now: datetime, guard_minutes: float = 15.0) ->
 
 def export_report(cache: Cache, now: datetime, directory: Path, guard_minutes: float = 15.0) -> tuple[Path, str]:
     """Write the incident report as `incident-YYYYmmddTHHMMSSZ.md` in `directory`; (path, text)."""
-    text = incident_report(cache, now, guard_minutes)
+    # The file and the clipboard copy of it (OSC 52) carry the sources' strings: cleaned here,
+    # where the text leaves the session, whatever the report's renderers did.
+    text = clean_document(incident_report(cache, now, guard_minutes))
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"incident-{now.strftime('%Y%m%dT%H%M%SZ')}.md"
     n = 1

@@ -28,6 +28,7 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -46,6 +47,10 @@ log = logging.getLogger(__name__)
 READY_LINE = b"ready"
 # The child's stderr lines kept, to name why it ended (it logs to its file, not here).
 STDERR_KEPT = 20
+# The panel asks every second (a Tick) and a live session answers within a frame, a poll or not
+# (polls run beside its channel): a question left this long with not one frame back is a session
+# that stopped answering (frozen, swapped out, wedged), not a slow one, and the panel says so.
+SILENT_AFTER_S = 10.0
 
 
 class _Adopted:
@@ -154,6 +159,9 @@ class SessionClient:
         self._stderr: list[str] = []
         self._closing = False
         self._gone = asyncio.Event()
+        self.silent_after_s = SILENT_AFTER_S
+        self.heard_at = time.monotonic()  # the last frame read (monotonic): any frame says it is alive
+        self._asked_at: dict[int, float] = {}  # when each unanswered request went
 
     @property
     def pid(self) -> int | None:
@@ -217,6 +225,7 @@ class SessionClient:
             return future
         request_id = next(self._ids)
         self._pending[request_id] = (intent, future)
+        self._asked_at[request_id] = time.monotonic()
         write_frame(self._writer, encode(Request(request_id, intent)))
         return future
 
@@ -234,6 +243,7 @@ class SessionClient:
         why = None
         try:
             while (frame := await read_frame(self._reader)) is not None:
+                self.heard_at = time.monotonic()
                 message = TO_PANEL.decode(frame)
                 if isinstance(message, Update):
                     self.on_update(self._held.receive(message.update))
@@ -249,7 +259,17 @@ class SessionClient:
             why = f"the channel sent what the panel cannot read: {type(exc).__name__}: {exc}"
         await self._lost(why)
 
+    def silent_since(self, now: float | None = None) -> float | None:
+        """When (monotonic) the session was last heard, if it has since left a question unanswered
+        past `silent_after_s` with not one frame back; None while it answers (or was not asked)."""
+        now = time.monotonic() if now is None else now
+        waiting = min((t for t in self._asked_at.values() if t >= self.heard_at), default=None)
+        if self.ended is None and waiting is not None and now - waiting > self.silent_after_s:
+            return self.heard_at
+        return None
+
     def _answered(self, message: Reply) -> None:
+        self._asked_at.pop(message.id, None)
         intent, future = self._pending.pop(message.id, (None, None))
         if future is None:
             return
@@ -283,6 +303,7 @@ class SessionClient:
             if not future.done():
                 future.set_exception(SessionEnded(self.ended))
         self._pending.clear()
+        self._asked_at.clear()
         self._gone.set()
         if not self._closing and self.on_ended is not None:
             self.on_ended(self.ended)

@@ -24,6 +24,11 @@ class SessionSurface:
     async def _act(self, intent: I.Intent) -> ActionResultView:
         return await self._ask(intent)
 
+    def not_answering_since(self) -> float | None:
+        """When (time.monotonic) the session was last heard, while it leaves the panel's questions
+        unanswered; None while it answers. A session in this process always answers."""
+        return None
+
     def refresh(self) -> None:
         self._tell(I.Refresh())
 

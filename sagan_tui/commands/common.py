@@ -23,6 +23,7 @@ def draft_from_args(args: argparse.Namespace, environ: dict[str, str] | None = N
     }
     try:
         draft = gather(environ, **flags)
+        draft.check_cache_dir()
     except ConfigError as exc:
         print(f"sagan-tui: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -14,11 +14,12 @@ import os
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from sagan_tui.channel.early import end_by_stdin
 from sagan_tui.commands.panel import refuse_without_terminal, run_panel, settings_for
-from sagan_tui.config import TRANSPORT_ENV_PREFIX
+from sagan_tui.config import DATA_DIR_ENV, TRANSPORT_ENV_PREFIX
 
 TERMINAL_ENV = ("SAGAN_TUI_NOTIFY", "SAGAN_TUI_RUNWAY_WARN_HOURS", "SAGAN_TUI_COLOR_SYSTEM")
 SIM_GRACE_S = 5.0  # the simulator stops in a second (uvicorn's graceful shutdown); then it is killed
@@ -50,11 +51,26 @@ def run(args: argparse.Namespace) -> int:
             settings = settings_for(args, env, sagan_tui_cache=str(Path(tmp) / "cache.sqlite"))
             print(f"sagan-tui: demo: scenario {ready['scenario']} on {ready['url']}", file=sys.stderr)
             os.environ["SAGAN_TUI_DEMO"] = str(ready["scenario"])  # the header's DEMO marker (ui/app.py DEMO_ENV)
-            return run_panel(settings)
+            with _exports_in(Path(tmp) / "exports"):  # the demo's tickets go with its cache, never to the owner's
+                return run_panel(settings)
         finally:
             end_by_stdin(sim, SIM_GRACE_S)
             if sim.stdout is not None:
                 sim.stdout.close()
+
+
+@contextmanager
+def _exports_in(directory: Path):
+    """`e` and `W`'s ticket write into `directory` (config.data_dir) while the demo runs."""
+    before = os.environ.get(DATA_DIR_ENV)
+    os.environ[DATA_DIR_ENV] = str(directory)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(DATA_DIR_ENV, None)
+        else:
+            os.environ[DATA_DIR_ENV] = before
 
 
 def _last_line(log: Path) -> str:

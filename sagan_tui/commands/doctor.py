@@ -6,10 +6,11 @@ import argparse
 import asyncio
 import sys
 
-from sagan_tui.config import ConfigError, config_path
+from sagan_tui.config import ConfigError, check_cache_dir, config_path, default_cache_path
 from sagan_tui.config_model import load_settings
 from sagan_tui.models import ErrorKind
 from sagan_tui.sources.errors import SourceError, scrub
+from sagan_tui.triage.fmt import plural
 
 
 def _line(ok: bool | None, what: str, detail: str) -> str:
@@ -31,7 +32,7 @@ async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, 
                 h = await c.health()
                 listing = await c.approvals("pending")  # health is public; this proves the token
                 out.append((True, "sagan", f"{settings.sagan_base_url} version {h.get('version', '?')}, "
-                                           f"{len(listing.items)} pending approvals"))
+                                           f"{plural(len(listing.items), 'pending approval')}"))
             except SourceError as exc:
                 out.append((False, "sagan", f"{settings.sagan_base_url}: {exc.kind.value}: {exc.message}"))
     transports = make_transports(settings)
@@ -53,7 +54,7 @@ async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, 
             if snap.balance_note:
                 bal = f"{bal} ({snap.balance_note})" if snap.balance is not None else snap.balance_note
             under = ", UNDER BALANCE" if snap.under_balance else ""
-            out.append((True, f"runpod {name}", f"{t.name}: {len(snap.pods)} pods, balance {bal}{under}"))
+            out.append((True, f"runpod {name}", f"{t.name}: {plural(len(snap.pods), 'pod')}, balance {bal}{under}"))
         except SourceError as exc:
             out.append((False, f"runpod {name}", f"{t.name}: {exc.kind.value}: {exc.message}"))
         finally:
@@ -75,7 +76,7 @@ async def _machines(settings, name: str) -> tuple[bool | None, str, str]:
     what = f"runpod {name} machines"
     try:
         money = await t.money()
-        return (True, what, f"from GraphQL ({len(set(money.hosts.values()))} machines)")
+        return (True, what, f"from GraphQL ({plural(len(set(money.hosts.values())), 'machine')})")
     except SourceError as exc:
         gone = exc.kind == ErrorKind.GONE
         return (None, what, "none: GraphQL retired (410); REST v2 names no machine" if gone
@@ -96,7 +97,7 @@ async def _other_transport(settings, name: str, in_use: str,
         snap = await t.snapshot()
         hint = "" if in_use_ok else (f"; switch to it: RUNPOD_TRANSPORT_{name.upper()}=auto or "
                                      f'[accounts.{name}] transport = "auto"')
-        return (True, what, f"answers ({len(snap.pods)} pods){hint}")
+        return (True, what, f"answers ({plural(len(snap.pods), 'pod')}){hint}")
     except SourceError as exc:
         if exc.kind == ErrorKind.GONE and in_use == "rest-v2":
             return (True, what, f"retired (410), as expected: this account already uses {in_use}")
@@ -113,6 +114,11 @@ def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]
     from sagan_tui.store.schema import SCHEMA_VERSION
 
     if not path.exists() and not path.is_symlink():
+        try:
+            if path != default_cache_path():  # the platform's directory is made; one the owner named is not
+                check_cache_dir(str(path))
+        except ValueError as exc:
+            return [(False, "cache", f"{path}: {exc}")]
         return [(True, "cache", f"{path}: none yet (the panel or `sagan-tui sync` creates it)")]
     try:
         cache = Cache(path, read_only=True)
@@ -128,8 +134,8 @@ def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]
     except Exception as exc:  # the check reports; it must not crash on what it checks
         return [(False, "cache", f"{path}: {type(exc).__name__}: {scrub(str(exc), secrets)}")]
     others = counts["losses"] - confirmed
-    lines = [(True, "cache", f"{path} schema v{SCHEMA_VERSION}, {counts['experiments']} experiments, "
-                             f"{counts['pods']} pods, {confirmed} losses"
+    lines = [(True, "cache", f"{path} schema v{SCHEMA_VERSION}, {plural(counts['experiments'], 'experiment')}, "
+                             f"{plural(counts['pods'], 'pod')}, {plural(confirmed, 'loss', 'losses')}"
                              + (f" ({others} more missing or withdrawn)" if others else ""))]
     # What the polls could not settle: said once each, as warnings (the panel's rows say it too).
     lines += [(None, "pods", f"pod {pod_id}: {scrub(flag, secrets)}") for pod_id, flag in sorted(flagged.items())]

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from sagan_tui.models import as_utc, utcnow
+from sagan_tui.safe_text import clean_document
 
 
 def _fail(message: str) -> int:
@@ -85,7 +86,9 @@ def run(args: Namespace) -> int:
     # Waves are found over every loss, then those still going at `since` are kept whole: a wave
     # that began before the chosen start is the same incident, not a smaller one.
     waves = find_waves(losses, context=context)
-    text = render_report(waves, context, utcnow(), since=since, all_losses=losses)
+    # RunPod's and Sagan's strings are in it (a data centre, a GPU, a note): cleaned once for
+    # both sinks, the terminal and the file.
+    text = clean_document(render_report(waves, context, utcnow(), since=since, all_losses=losses))
     if not args.output:
         sys.stdout.write(text)
         return 0

@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         sim.start()
     except (OSError, RuntimeError) as exc:
-        print(f"sagan-tui sim: cannot serve: {exc}", file=sys.stderr)
+        print(f"sagan-tui sim: cannot serve: {_why_not_served(exc, getattr(args, 'port', 0) or 0)}", file=sys.stderr)
         return 1
 
     done = threading.Event()
@@ -52,6 +52,19 @@ def run(args: argparse.Namespace) -> int:
         sim.stop()
     print("sagan-tui simulator: stopped.", flush=True)
     return 0
+
+
+def _why_not_served(exc: BaseException, port: int) -> str:
+    """The bind's failure with the port it was for: "[Errno 98] Address already in use" names none."""
+    import errno
+
+    code = getattr(exc, "errno", None)
+    if code == errno.EADDRINUSE:
+        return f"port {port} on 127.0.0.1 is already in use (give another --port, or 0 for a free one)"
+    if code in (errno.EACCES, errno.EPERM):
+        return f"port {port} on 127.0.0.1: permission denied (ports below 1024 need privileges)"
+    words = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return f"127.0.0.1:{port}: {words}" if port else words
 
 
 def _serve_for_panel(sim: Any, done: threading.Event, stop: Any) -> int:

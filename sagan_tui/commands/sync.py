@@ -27,6 +27,10 @@ async def _loop(args: argparse.Namespace) -> int:
         cache = Cache(settings.cache_path)
     except CacheError as exc:
         return _fail(str(exc))
+    if not settings.sagan_api_token or not settings.sagan_api_token.get_secret_value():
+        # Sagan would answer 401 to every read, said as `ERR 401` like a wrong token: say what is missing.
+        cache.close()
+        return _fail("no Sagan token: set SAGAN_API_TOKEN (or sagan_api_token in the config file)")
     try:
         return await _polls(args, settings, cache)
     except sqlite3.Error as exc:  # the cache stopped taking writes (full disk, I/O error): say which

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import httpx
 
-from sagan_tui.sources.errors import ReplyTooLarge, SourceTimeout, Unreachable
+from sagan_tui.sources.errors import BadEncoding, ReplyTooLarge, SourceTimeout, Unreachable
 
 DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
 # Headers the body already went through: the bytes handed on are decoded and complete.
@@ -60,6 +60,10 @@ class LoopClient:
             await self._client.aclose()
 
 
+def bad_encoding(source: str, where: str) -> BadEncoding:
+    return BadEncoding(source, f"{where}: bad encoding: the reply's body does not decode as its Content-Encoding says")
+
+
 def too_large(source: str, where: str, max_bytes: int) -> ReplyTooLarge:
     return ReplyTooLarge(source, f"{where}: reply too large (over {max_bytes / 2**20:g} MB); not read further")
 
@@ -86,5 +90,7 @@ async def bounded_request(client: httpx.AsyncClient, method: str, url: str, *, s
         return await asyncio.wait_for(read(), deadline_s)
     except (httpx.TimeoutException, asyncio.TimeoutError):
         raise SourceTimeout(source, f"{where}: timed out, no complete reply within {deadline_s:g} s") from None
+    except httpx.DecodingError:
+        raise bad_encoding(source, where) from None
     except httpx.HTTPError as exc:
         raise Unreachable(source, f"{where}: request failed: {type(exc).__name__}") from None

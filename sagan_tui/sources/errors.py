@@ -67,6 +67,13 @@ class BadReply(SourceError):
     kind = ErrorKind.BAD_JSON
 
 
+class BadEncoding(SourceError):
+    """A reply whose body fails its Content-Encoding (a gzip stream cut or corrupt): the server
+    answered, so the fault is the reply's, not the network's (#46: once said `unreachable`)."""
+
+    kind = ErrorKind.BAD_ENCODING
+
+
 class Unreachable(SourceError):
     kind = ErrorKind.UNREACHABLE
 

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, too_large
+from sagan_tui.sources.bounded import DEFAULT_MAX_REPLY_BYTES, bad_encoding, too_large
 from sagan_tui.collector_pause import collector_paused
 from sagan_tui.sources.errors import (
     ApiRetired, BadReply, SourceTimeout, Unreachable, for_status, parse_retry_after, scrub,
@@ -96,6 +96,8 @@ class StrictRequests:
                 if time.monotonic() > deadline:
                     raise SourceTimeout(source, f"GraphQL reply not complete within {timeout:g} s")
         except self._real.RequestException as exc:
+            if isinstance(exc, self._real.exceptions.ContentDecodingError):
+                raise bad_encoding(source, "GraphQL") from None
             if isinstance(exc, self._real.Timeout) or "timed out" in str(exc).lower():
                 raise SourceTimeout(source, f"GraphQL request timed out after {timeout:g} s") from None
             raise Unreachable(source, f"GraphQL reply broken off: {type(exc).__name__}") from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import stat
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ _CAUSES = {
     _PERM: "permission denied", _BUSY: "busy: another process holds its lock (try again when it is done)",
     _LOCKED: "busy: another process holds its lock (try again when it is done)",
     _READONLY: "read-only: this user cannot write it", _IOERR: "disk I/O error",
-    _FULL: "the disk is full", _CANTOPEN: "cannot be opened (missing directory, permissions or path too long)",
+    _FULL: "the disk is full",  # _CANTOPEN: SQLite gives no reason, the file system does (_cannot_open)
 }
 
 
@@ -62,6 +63,44 @@ def cause_of(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def _errno(exc: OSError) -> str:
+    """`No such file or directory (ENOENT)`: the system's words and the errno's name."""
+    name = errno.errorcode.get(exc.errno or 0, "")
+    return f"{exc.strerror or type(exc).__name__}" + (f" ({name})" if name else "")
+
+
+def _directory_problem(path: Path) -> str | None:
+    """What keeps `path`'s directory from holding it, from the file system's own answer; None if nothing."""
+    try:
+        st = os.stat(path.parent)
+    except OSError as exc:
+        return f"its directory {path.parent}: {_errno(exc)}"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"its directory {path.parent}: {_errno(OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)))}"
+    return None
+
+
+def _cannot_open(path: Path) -> str:
+    """Why SQLite could not open `path` ("unable to open database file" says no more), asked of
+    the file system: a stat and access checks, never an open of the file (closing a descriptor
+    would drop this process's locks on it, see _is_sqlite)."""
+    problem = _directory_problem(path)
+    if problem:
+        return problem
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        pass  # a new file: the directory must take it
+    except OSError as exc:
+        return _errno(exc)
+    else:
+        if not os.access(path, os.R_OK | os.W_OK):
+            return _errno(OSError(errno.EACCES, os.strerror(errno.EACCES)))
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return f"its directory {path.parent}: {_errno(OSError(errno.EACCES, os.strerror(errno.EACCES)))}"
+    return "SQLite: unable to open database file (the file system gave no reason)"
+
+
 def _disk_full(path: Path) -> bool:
     try:
         st = os.statvfs(path.parent)
@@ -73,6 +112,8 @@ def _disk_full(path: Path) -> bool:
 def unusable(path: Path, exc: BaseException | str) -> CacheUnusable:
     why = exc if isinstance(exc, str) else cause_of(exc)
     code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    if code == _CANTOPEN:
+        why = _cannot_open(path)
     # SQLite reports a full disk met while sizing its -shm or journal as an I/O error.
     if code == _IOERR and _disk_full(path):
         why = "the disk is full (SQLite: disk I/O error)"
@@ -175,11 +216,18 @@ def _open_rw(path: Path) -> tuple[sqlite3.Connection, list[str]]:
 
 
 def _writable(path: Path, exists: bool) -> None:
-    """Refuse before SQLite does: it would fail later, mid-poll, or report a follow-on error."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise unusable(path, f"cannot create its directory: {cause_of(exc)}") from None
+    """Refuse before SQLite does: it would fail later, mid-poll, or report a follow-on error.
+
+    A missing directory is made (the platform's cache directory, a test's); a path the owner set
+    whose directory is missing was refused by the settings already (config.check_cache_dir)."""
+    problem = _directory_problem(path)
+    if problem:
+        if path.parent.exists():  # a file where the directory should be: no mkdir can help
+            raise unusable(path, problem)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise unusable(path, f"cannot create its directory: {cause_of(exc)}") from None
     if exists and not os.access(path, os.W_OK):
         raise unusable(path, "read-only: this user cannot write it (report and waves can still read it)")
     if not os.access(path.parent, os.W_OK):
@@ -286,7 +334,7 @@ def open_read_only(path: Path) -> sqlite3.Connection:
     """A connection that cannot write (`mode=ro` and query_only) to a sound cache of ours at a
     schema this version reads; CacheUnusable naming the cause otherwise, the file untouched."""
     if not _check_path(path):
-        raise unusable(path, "no cache file there (the panel or `sagan-tui sync` creates it)")
+        raise unusable(path, _directory_problem(path) or "no cache file there (the panel or `sagan-tui sync` creates it)")
     if not os.path.getsize(path):
         raise unusable(path, "empty: nothing cached yet (the panel or `sagan-tui sync` fills it)")
     if not _is_sqlite(path):

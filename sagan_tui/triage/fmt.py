@@ -114,6 +114,11 @@ def usd(amount: float | None, per_hour: bool = False) -> str:
     return f"${amount:,.2f}" + ("/h" if per_hour else "")
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 pod`, `2 pods`, `0 losses` (`many` for a plural that is not word + s)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
 def exp(number: int | None) -> str:
     return "#?" if number is None else f"#{number}"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable
 
 from textual import events, on
@@ -21,7 +21,7 @@ from sagan_tui.ui.keys import apply_keymap
 from sagan_tui.ui.main_screen import NARROW_BELOW, MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 from sagan_tui.render import hhmm, status_segments
-from sagan_tui.ui.safe_text import one_line
+from sagan_tui.ui.safe_text import clean, one_line
 from sagan_tui.ui.view import PanelView
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
@@ -304,16 +304,24 @@ class SaganApp(App):
 
         wave, verdict = self._wave_words(now)
         narrow = width + 2 < NARROW_BELOW  # the loss area is small: the verdict goes up here
-        bars.first().show(status_segments(
+        segments = status_segments(
             self.view.health, now, poll_interval=s.poll_interval, paused=self.paused, read_only=s.read_only,
             polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
-            wave=wave, watch=self._watch_words(),
-            verdict=verdict if narrow else None, demo=os.environ.get(DEMO_ENV)))
+            wave=wave, watch=self._watch_words(), verdict=verdict if narrow else None, demo=os.environ.get(DEMO_ENV))
+        # A frozen session process makes every source look stale: the fault is named first, on
+        # the line when it fits, else on a line of its own above it (never cut, never wrapped).
+        quiet = self._not_answering(now)
+        if quiet:
+            first = sum(len(t) for t, _ in segments[:next((i for i, (t, _) in enumerate(segments) if t == "\n"),
+                                                             len(segments))])
+            gap = " " if len(quiet) + 1 + first <= width else "\n"
+            segments = [(quiet.upper(), "bold reverse red"), (gap, "")] + segments
+        bars.first().show(segments)
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.view.health.get("sagan")
         stale = sagan is not None and sagan.stale(now, s.poll_interval)
-        note = f"stale since {hhmm(sagan.last_success)}" if stale and sagan.last_success else (
-            "stale: never fetched" if stale else "")
+        note = quiet or (f"stale since {hhmm(sagan.last_success)}" if stale and sagan.last_success else (
+            "stale: never fetched" if stale else ""))
         for table in (self.experiments_table, self.timeline):
             if note != table.note:
                 table.note = note
@@ -321,6 +329,15 @@ class SaganApp(App):
         if tick:  # relative times: the rows' ages and the wave panel's "ago" and "until"
             self.session.tick()
             self.loss_area.tick(now)
+
+    def _not_answering(self, now: datetime) -> str | None:
+        """"session not answering since 10:52:07" while the session process leaves the panel's
+        questions unanswered (channel/client.py SILENT_AFTER_S); None while it answers."""
+        heard = self.session.not_answering_since()
+        if heard is None:
+            return None
+        at = now - timedelta(seconds=max(0.0, time.monotonic() - heard))
+        return f"session not answering since {at:%H:%M:%S}"
 
     def _wave_words(self, now: datetime) -> tuple[tuple[str, str] | None, str | None]:
         """The header's words for the active wave (the session's choice), long and short, and its
@@ -368,6 +385,8 @@ class SaganApp(App):
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
         """A toast, or a line in the dialog on top, which holds it until it closes (confirm.HeldNotices)."""
+        # One cleaning rule for every output: a toast may quote a source's words (#46).
+        message, title = clean(message, multiline=True), clean(title)
         take = getattr(self.screen, "take_notice", None) if self.screen_stack else None
         if take is not None and not markup and take(message, title, severity, timeout):
             return

@@ -6,6 +6,8 @@ import base64
 
 from textual.app import App
 
+from sagan_tui.ui.safe_text import clean
+
 # Terminals cap OSC 52 payloads (xterm and tmux around 100 KB of base64); beyond that the
 # sequence is dropped or, worse, echoed: the file on disk is then the only copy.
 MAX_OSC52_BYTES = 100_000
@@ -17,7 +19,9 @@ def osc52(text: str) -> str:
 
 
 def copy(app: App, text: str) -> str | None:
-    """Copy `text`; None when done, else why it was not (too large for the terminal)."""
+    """Copy `text`, cleaned as every output is (a pasted escape acts wherever it lands); None
+    when done, else why it was not (too large for the terminal)."""
+    text = clean(text, multiline=True)
     size = len(osc52(text))
     if size > MAX_OSC52_BYTES:
         return f"too large for the terminal clipboard ({size // 1000} KB of OSC 52)"

@@ -158,6 +158,10 @@ class RemoteSession(SessionSurface):
             task.cancel()
         return self.client.close() if self.client is not None else None
 
+    def not_answering_since(self) -> float | None:
+        client = self.client
+        return client.silent_since() if client is not None else None
+
     # --- asking ---------------------------------------------------------------------------
 
     def _tell(self, intent: I.Intent) -> None:

@@ -221,7 +221,7 @@ async def test_doctor_says_which_api_serves_what_for_each_account(sim_factory, t
     assert lines["runpod team machines"] == (None, "none: GraphQL retired (410); REST v2 names no machine")
     assert lines["runpod personal transport"] == (True, "graphql: pods, balance, machines and actions over "
                                                         "GraphQL; billing and audit log: none")
-    assert lines["runpod personal"] == (True, "graphql: 1 pods, balance $35.00")  # GraphQL names no billing mode
+    assert lines["runpod personal"] == (True, "graphql: 1 pod, balance $35.00")  # GraphQL names no billing mode
     assert "runpod team (graphql, not in use)" not in lines  # auto already asks both
 
 

@@ -251,7 +251,7 @@ async def test_doctor_names_the_transport_and_the_way_out(sim_factory, tmp_path)
     ok, detail = lines["runpod team (rest-v2, not in use)"]
     assert ok is True and "answers (2 pods)" in detail and "RUNPOD_TRANSPORT_TEAM=auto" in detail
     ok, detail = lines["runpod personal"]
-    assert ok is True and detail.startswith("rest-v2: 1 pods") and "balance $100.00 (PREPAID)" in detail
+    assert ok is True and detail.startswith("rest-v2: 1 pod,") and "balance $100.00 (PREPAID)" in detail
     assert lines["runpod personal transport"] == (True, "rest-v2: pods, balance, billing, audit log and actions "
                                                         "over REST v2; machines: none (REST v2 names none)")
     ok, detail = lines["runpod personal (graphql, not in use)"]
