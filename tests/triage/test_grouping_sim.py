@@ -10,21 +10,7 @@ import pytest
 from sagan_tui.actions.guard import triage_context
 
 from . import grouped as G
-from .test_heldout import Played
-
-
-@pytest.fixture
-async def play(sim_factory, tmp_path, monkeypatch):
-    made: list[Played] = []
-
-    def make(fixture: dict) -> Played:
-        p = Played(sim_factory(fixture=fixture), tmp_path / f"w{len(made)}", monkeypatch)
-        made.append(p)
-        return p
-
-    yield make
-    for p in made:
-        await p.rig.close()
+from .test_heldout import Played, play  # noqa: F401  (held-out's world player and its fixture)
 
 
 def _wave(p: Played, pods) -> object:
