@@ -109,6 +109,11 @@ class Wave:
 
         return describe(self.losses, self.context)
 
+    @property
+    def shares(self) -> str:
+        """Its signature in words: `killed ~62 s after RUNNING`, `on machine ks2-h17`."""
+        return self.signature.statement
+
     @cached_property
     def unrelated(self) -> tuple[Loss, ...]:
         """Losses of its run that fit no signature (chains.py): named beside it, never weighed."""
