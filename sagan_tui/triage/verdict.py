@@ -50,8 +50,8 @@ FRESH_SPARED times that long lived through the window, and the losses sat on mor
 machine (a dying machine takes every age), the spread is a selective reaper's, not evidence
 against one.
 
-The runner-up: besides the verdict stands the best other cause, its net score and its strongest
-evidence (`host-failure -1: all 4 with a known machine on ks2-h17`), so a close call reads as one.
+The runner-up: besides the verdict stands the best other cause that any evidence weighed (a cause
+nothing spoke to is no competitor), its net score and its strongest evidence (for it if any) (`host-failure -1: all 4 with a known machine on ks2-h17`), so a close call reads as one.
 Losses of the wave's run that fit no signature (grouping.py) are named by the verdict and never
 weighed.
 
