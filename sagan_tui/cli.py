@@ -104,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--min-losses", type=_int_at_least_1, default=3, help="losses that make a wave")
     s.add_argument("--guard-minutes", type=_non_negative, default=15.0,
                    help="how long a wave follows its cause after its last loss (0: no following)")
+    s.add_argument("--horizon", dest="horizon_minutes", type=_non_negative, default=30.0,
+                   help="minutes across which lone losses of one kill time chain into one wave (0: none)")
 
     s = sub.add_parser("report", help="the incident report (markdown) from the cache")
     s.add_argument("--cache", dest="sub_cache", help="the SQLite cache file")

@@ -27,7 +27,7 @@ TRANSPORT_ENV_PREFIX = "RUNPOD_TRANSPORT_"
 # Every setting Settings has (tests/test_config.py holds the two lists equal).
 SETTING_NAMES = (
     "sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache",
-    "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "away_minutes", "bell", "color_system", "mouse",
+    "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "horizon_minutes", "away_minutes", "bell", "color_system", "mouse",
     "events_retention_days", "observations_retention_days", "accounts",
     "notify", "runway_warn_hours", "keymap",
 )
@@ -45,6 +45,9 @@ BOUNDS = {
     "request_timeout": (0.1, 600.0),
     "max_reply_mb": (0.01, 4096.0),
     "guard_minutes": (0.0, 7 * 24 * 60.0),
+    # minutes across which lone losses of one kill time chain into one slow-burn wave: 0 turns it
+    # off; past a day, unrelated losses of a common kill time would join a month-long "wave"
+    "horizon_minutes": (0.0, 24 * 60.0),
     # minutes without a key that make an absence (the wave panel's "since you last looked"):
     # under a minute every pause to read would count; over a day the line would never show
     "away_minutes": (1.0, 24 * 60.0),

@@ -116,6 +116,9 @@ class Settings(BaseModel):
     max_reply_mb: float = _bounded(64.0, "max_reply_mb", "A reply larger than this many MB is abandoned unread.")
     read_only: bool = Field(False, description="Refuse every mutating action.")
     guard_minutes: float = _bounded(15.0, "guard_minutes", "A wave is active this long after its last loss.")
+    horizon_minutes: float = _bounded(30.0, "horizon_minutes", "Lone losses killed at one time after RUNNING "
+                                      "chain into one wave (a slow burn) while each comes within this many "
+                                      "minutes of the last; 0 turns it off.")
     away_minutes: float = _bounded(10.0, "away_minutes", "No key this many minutes is an absence: the wave "
                                    "panel then counts what happened since (\"since you last looked\").")
     bell: bool = Field(True, description="Deprecated (use notify): false is notify = \"off\" unless notify is set.")

@@ -197,6 +197,8 @@ class CauseView(msgspec.Struct, frozen=True):
     against: tuple[FindingView, ...] = ()
     missing: tuple[str, ...] = ()
     broke: tuple[tuple[str, str], ...] = ()
+    runner_up_text: str = ""  # the best other cause: `host-failure -1: all 4 with a known machine on ks2-h17`
+    unrelated: tuple[str, ...] = ()  # losses of its run that fit no signature, each said
 
 
 class BurstView(msgspec.Struct, frozen=True):
@@ -224,6 +226,7 @@ class WaveView(msgspec.Struct, frozen=True):
     burn_usd: float = 0.0
     burn_unknown: int = 0
     summary: str = ""  # its one line (triage/guard.py's wave_summary)
+    shares: str = ""  # what its losses share (triage/grouping.py): "killed ~62 s after RUNNING"
 
     @property
     def size(self) -> int:

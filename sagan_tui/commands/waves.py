@@ -85,10 +85,11 @@ def run(args: Namespace) -> int:
     from sagan_tui.triage.forming import find_forming
 
     waves = find_waves(losses, gap=args.gap, min_losses=args.min_losses, context=context,
-                       guard_minutes=args.guard_minutes)
+                       guard_minutes=args.guard_minutes, horizon_minutes=args.horizon_minutes)
     if args.format == "json":
         withdrawn = [*records.withdrawn, *(x for x in records.losses if x.state == "withdrawn")]
-        forming = find_forming(losses, waves, gap=args.gap, min_losses=args.min_losses)
+        forming = find_forming(losses, waves, gap=args.gap, min_losses=args.min_losses,
+                               horizon_minutes=args.horizon_minutes)
         json.dump(waves_to_json(waves, withdrawn, forming), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

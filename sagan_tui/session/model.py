@@ -155,8 +155,9 @@ class PanelModel:
         ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
                             accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses),
                             balances=self.cache.balance_history(), evidence=loss_evidence(self.cache))
-        self.waves = find_waves(self.losses, context=ctx, guard_minutes=self.settings.guard_minutes)
-        self.forming = find_forming(self.losses, self.waves)
+        self.waves = find_waves(self.losses, context=ctx, guard_minutes=self.settings.guard_minutes,
+                                horizon_minutes=self.settings.horizon_minutes)
+        self.forming = find_forming(self.losses, self.waves, horizon_minutes=self.settings.horizon_minutes)
 
     @staticmethod
     def _wave_id(w: Wave) -> tuple:

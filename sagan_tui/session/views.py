@@ -66,7 +66,7 @@ def finding_view(f: Any) -> FindingView:
 def cause_view(v: Any) -> CauseView:
     return CauseView(v.cause, v.confidence, v.title, v.headline, v.next_step,
                      tuple(finding_view(f) for f in v.for_), tuple(finding_view(f) for f in v.against),
-                     tuple(v.missing), tuple(tuple(b) for b in v.broke))
+                     tuple(v.missing), tuple(tuple(b) for b in v.broke), v.runner_up_text, tuple(v.unrelated))
 
 
 def proposal_view(p: Any) -> ProposalView:
@@ -86,7 +86,7 @@ def wave_view(w: "Wave", losses: _Losses | None = None) -> WaveView:
         w.start, w.end, tuple(losses.of(x) for x in w.losses), cause, tuple(finding_view(f) for f in w.diagnosis),
         tuple(BurstView(b.start, b.end, tuple(x.pod_id for x in b.losses)) for b in w.bursts),
         tuple(w.accounts), tuple(w.experiments), tuple(w.datacenters), tuple(w.gpu_types), w.gaps_known,
-        w.gap_median_s, w.gap_spread_s, float(w.burn_usd), w.burn_unknown, wave_summary(w))
+        w.gap_median_s, w.gap_spread_s, float(w.burn_usd), w.burn_unknown, wave_summary(w), w.shares)
 
 
 def incident_view(lv: "LossView") -> IncidentView:

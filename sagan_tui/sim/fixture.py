@@ -184,6 +184,9 @@ class PodSpec(_Strict):
     # RunPod then nulls the whole pod entry and names the field in `errors`.
     null_fields: list[str] = Field(default_factory=list)
     host: str | None = Field(None, alias="host")  # served as machine.podHostId (else one per pod)
+    # Whether it has a network volume, for RunPod's stop at $0 (balance_stop.py): with one it is
+    # stopped (EXITED), without it terminated (gone from the list); None: its script decides.
+    network_volume: bool | None = Field(None, alias="network_volume")
     # A user or API key of the account ended the pod at lost_at (terminate) or exited_at (stop):
     # the audit log has the entry; RunPod's pod list shows only what happened.
     terminated_by: TerminatedBy | None = Field(None, alias="terminated_by")

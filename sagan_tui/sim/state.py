@@ -12,6 +12,7 @@ from typing import Any, Iterator
 
 from sagan_tui.models import KNOWN_STATUSES, ApprovalRequest, Experiment, WorkflowEvent, turn_for
 
+from .balance_stop import balance_stopped
 from .clock import SimClock
 from .fixture import ApprovalSpec, EventSpec, ExperimentSpec, Fixture, PodSpec
 from .ids import new_pod_id, stable_int, stable_uuid
@@ -149,7 +150,7 @@ class SimState:
             self._add_experiment(ExperimentSpec(number=number, status=status, runpod_account=account))
 
     def _add_pod(self, spec: PodSpec) -> list[Intent]:
-        spec = reaped(spec, self.reapers)
+        spec = balance_stopped(reaped(spec, self.reapers), self.accounts.get(spec.account))
         if self.recovery is not None:
             self.recovery.lost(spec)
         exp = self.experiments.get(spec.experiment) if spec.experiment is not None else None

@@ -7,7 +7,8 @@ machine. The second loss is when one more re-dispatch can still be saved, so a f
 is shown, notified once and arms the dispatch guard like a wave. Two losses that share neither
 (different run times on different machines: a workload crash here, a spot reclaim there) and
 a single loss arm nothing. A cluster that grows into a wave leaves `forming`, as it is then
-in a wave.
+in a wave. Lone losses of one kill time chain across the `horizon` as they do into a wave
+(chains.py): the second loss of a slow burn, four minutes after the first, is forming.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from sagan_tui.triage import fmt
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.timeline import Timeline
-from sagan_tui.triage.waves import GUARD_MINUTES, Wave, wave_spans
+from sagan_tui.triage.waves import GUARD_MINUTES, HORIZON_MINUTES, Wave, wave_spans
 
 if TYPE_CHECKING:
     from sagan_tui.models import Loss
@@ -77,8 +78,11 @@ def _reason(losses: Sequence[Loss]) -> str | None:
 
 
 def find_forming(losses: Iterable[Loss] | Timeline, waves: Sequence[Wave], gap: float = 90.0,
-                 min_losses: int = 3) -> list[Forming]:
-    """The forming clusters among `losses` outside `waves` (found with the same gap), oldest first."""
+                 min_losses: int = 3, horizon_minutes: float = HORIZON_MINUTES) -> list[Forming]:
+    """The forming clusters among `losses` outside `waves` (found with the same gap and horizon),
+    oldest first."""
+    from sagan_tui.triage.chains import lone_chains
+
     if min_losses <= 2:
         return []  # a pair is already a wave
     tl = Timeline.of(losses)
@@ -91,7 +95,12 @@ def find_forming(losses: Iterable[Loss] | Timeline, waves: Sequence[Wave], gap: 
                      key=lambda x: (x.lost_at, x.pod_id))
         if len(run) >= 2 and (why := _reason(run)) is not None:
             out.append(Forming(tuple(run), why))
-    return out
+    shown = {id(x) for c in out for x in c.losses}
+    for chain in lone_chains(tl, waves, horizon_minutes * 60.0):
+        run = sorted((tl.losses[tl.order[p]] for p in chain), key=lambda x: (x.lost_at, x.pod_id))
+        if len(run) < min_losses and not shown.intersection(map(id, run)) and (why := _reason(run)) is not None:
+            out.append(Forming(tuple(run), why))
+    return sorted(out, key=lambda c: (c.start, c.pod_ids))
 
 
 def active_forming(clusters: Iterable[Forming], now: datetime,

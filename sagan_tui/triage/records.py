@@ -158,7 +158,8 @@ def loss_to_json(loss: Loss) -> dict[str, Any]:
 
 def wave_to_json(wave: Wave) -> dict[str, Any]:
     """One wave as `waves --format json` prints it: exactly DESIGN.md's keys (scripts rely on
-    them); the gap spread and unpriced losses are stated in the diagnosis."""
+    them), its cause `signature` (grouping.py) and the losses of its run that fit none
+    (`unrelated`); the gap spread and unpriced losses are stated in the diagnosis."""
     return {
         "start": iso(wave.start), "end": iso(wave.end),
         "losses": [loss_to_json(x) for x in wave.losses],
@@ -167,6 +168,8 @@ def wave_to_json(wave: Wave) -> dict[str, Any]:
         "gap_median_s": wave.gap_median_s, "burn_usd": round(wave.burn_usd, 4),
         "bursts": [{"start": iso(b.start), "end": iso(b.end), "pod_ids": list(b.pod_ids),
                     "accounts": list(b.accounts)} for b in wave.bursts],
+        "signature": wave.signature.to_json(),
+        "unrelated": [loss_to_json(x) for x in wave.unrelated],
         "verdict": wave.verdict.to_json(),
         "diagnosis": [{"kind": f.kind, "statement": f.statement, "evidence": list(f.evidence)} for f in wave.diagnosis],
     }

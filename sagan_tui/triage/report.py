@@ -82,6 +82,10 @@ def verdict_lines(v: Verdict) -> list[str]:
             out += [f"{label}:", "", *_findings(findings), ""]
     if v.missing:
         out += ["Missing evidence:", "", *(f"- {_line(m)}" for m in v.missing), ""]
+    if v.runner_up:
+        out += [f"Runner-up: {_line(v.runner_up_text)}", ""]
+    if v.unrelated:
+        out += ["Left out of this wave (issue 42's grouping):", "", *(f"- {_line(u)}" for u in v.unrelated), ""]
     return out
 
 
@@ -99,7 +103,7 @@ def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: dateti
     head = f"## Wave {i}: {fmt.day(wave.start)} {fmt.window(wave.start, wave.end, seconds=True)}, " \
            f"{', '.join(wave.accounts)} ({len(wave.losses)} pods)"
     v = verdict(wave, context) if context is not None else wave.verdict
-    out = [head, "", *verdict_lines(v), *burst_lines(wave)]
+    out = [head, "", *verdict_lines(v), f"Signature: {_line(wave.signature.statement)}.", "", *burst_lines(wave)]
     if active:
         out += [f"**Active**: last loss {fmt.duration((now - wave.end).total_seconds())} ago. "
                 "Do not re-dispatch into it.", ""]

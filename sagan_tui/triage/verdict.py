@@ -14,6 +14,7 @@ How it is weighed. Each piece of evidence gives points for or against a cause:
 |---|---|---|---|
 | gaps after RUNNING cluster (IQR rule of gaps.py) | +2 | | -1 |
 | gaps spread | -2 | | +1 |
+| ... but all fresh, an older pod of a hit account spared, several machines (fresh-only) | +2 (not -2) | | 0 (not +1) |
 | several accounts hit | +1 | -2 | |
 | pods of the hit accounts survived the window | +2 | -2 | |
 | every running pod of a hit account went (others had run beside them) | | +2 | |
@@ -43,6 +44,17 @@ Caps: `platform-reaper` with fewer than 4 lost pods is at most medium (few pods)
 without a balance that ran out is at most medium; `host-failure` without known machines (data
 centre only, as on REST v2) is at most low. `unclear` is always low.
 
+Fresh-only: a sweep every minute kills pods between one and two minutes old, so its gaps spread;
+when every lost pod was young (all under the oldest gap), a pod of a hit account that had run
+FRESH_SPARED times that long lived through the window, and the losses sat on more than one
+machine (a dying machine takes every age), the spread is a selective reaper's, not evidence
+against one.
+
+The runner-up: besides the verdict stands the best other cause that any evidence weighed (a cause
+nothing spoke to is no competitor), its net score and its strongest evidence (for it if any) (`host-failure -1: all 4 with a known machine on ks2-h17`), so a close call reads as one.
+Losses of the wave's run that fit no signature (grouping.py) are named by the verdict and never
+weighed.
+
 Everything here is pure: the verdict depends only on the wave's losses (as a set) and the context.
 """
 
@@ -68,6 +80,7 @@ LEVELS = ("low", "medium", "high")
 MIN_SCORE, MIN_LEAD = 2, 1
 HIGH_SCORE, HIGH_LEAD, MEDIUM_SCORE, MEDIUM_LEAD = 5, 3, 3, 2
 FEW_PODS = 4
+FRESH_SPARED = 2.0  # a spared pod this many times older than the oldest lost one makes a sweep fresh-only
 
 
 @dataclass(frozen=True)
@@ -92,6 +105,16 @@ class Verdict:
     scores: tuple[tuple[str, int], ...] = ()
     weights: tuple[tuple[str, int], ...] = field(default=(), repr=False)  # finding kind -> weight toward the cause
     broke: tuple[tuple[str, str], ...] = ()  # (account, what its balance said) for accounts that ran out
+    runner_up: tuple[str, int, str] | None = None  # (cause, net score, its strongest evidence)
+    unrelated: tuple[str, ...] = ()  # losses of the run left out: fit no signature, weighed nowhere
+
+    @property
+    def runner_up_text(self) -> str:
+        """`host-failure -1: all 4 with a known machine on ks2-h17`; empty when there is none."""
+        if self.runner_up is None:
+            return ""
+        cause, score, why = self.runner_up
+        return f"{cause} {score:+d}: {why}"
 
     @property
     def title(self) -> str:
@@ -108,7 +131,10 @@ class Verdict:
         return {"cause": self.cause, "confidence": self.confidence,
                 "for": [_one(f) for f in self.for_],
                 "against": [_one(f) for f in self.against] + [f"missing: {m}" for m in self.missing],
-                "next_step": self.next_step}
+                "next_step": self.next_step,
+                "runner_up": None if self.runner_up is None else dict(zip(("cause", "score", "evidence"),
+                                                                          self.runner_up)),
+                "unrelated": list(self.unrelated)}
 
 
 def _one(f: Finding) -> str:
@@ -121,7 +147,7 @@ def _plural(n: int, word: str) -> str:
 
 # --- evidence ------------------------------------------------------------------------------
 
-def _gap_points(wave: Wave) -> tuple[list[Point], list[str]]:
+def _gap_points(wave: Wave, ctx: TriageContext) -> tuple[list[Point], list[str]]:
     core, total = wave.core_gaps, len(wave.losses)
     if len(core) < G.TIGHT_MIN_N:
         return [], [f"RUNNING time known for only {wave.gaps_known} of {total} pods: the kill time cannot be judged"]
@@ -138,9 +164,27 @@ def _gap_points(wave: Wave) -> tuple[list[Point], list[str]]:
                 Point(HOST, -1, "gaps", Finding("gaps", f"run times cluster at {fmt.duration(med)}: a dying machine "
                                                         "kills pods whatever their age", ids))], []
     span = f"from {fmt.duration(min(core))} to {fmt.duration(max(core))}"
+    spared = _spared_elders(wave, ctx, max(core))
+    if spared:
+        f = Finding("gaps", f"killed young, {span} after RUNNING, while {spared}: a reaper of fresh pods, "
+                            "selective", ids)
+        return [Point(REAPER, 2, "gaps", f)], []
     return [Point(REAPER, -2, "gaps", Finding("gaps", f"run times spread {span}: no fixed kill time", ids)),
             Point(HOST, 1, "gaps", Finding("gaps", f"run times spread {span}: the pods went together whatever "
                                                    "their age", ids))], []
+
+
+def _spared_elders(wave: Wave, ctx: TriageContext, oldest: float) -> str:
+    """What makes a spread of kill times a fresh-only sweep (the module's rule), said; empty if not."""
+    if len(hosts_of(x.host for x in wave.losses)) == 1 or not ctx.sightings or oldest <= 0:
+        return ""
+    elders = [(s, age) for s in survivors(wave, ctx.sightings)
+              if (age := (wave.start - (s.running_at or s.first_seen_at)).total_seconds()) >= FRESH_SPARED * oldest]
+    if not elders:
+        return ""
+    s, age = max(elders, key=lambda e: (e[1], e[0].pod_id))
+    more = f" and {_plural(len(elders) - 1, 'other')}" if len(elders) > 1 else ""
+    return f"{s.pod_id} ({s.account}, RUNNING for {fmt.duration(age)}){more} lived through the window"
 
 
 def _candidates(wave: Wave, sightings: Iterable[PodSighting], account: str) -> list[PodSighting]:
@@ -305,7 +349,7 @@ def verdict(wave: Wave, context: TriageContext | None = None) -> Verdict:
                             balances=ctx.balances, evidence=ctx.evidence)
     points: list[Point] = []
     missing: list[str] = []
-    for pts, miss in (_gap_points(wave), _account_points(wave, ctx)):
+    for pts, miss in (_gap_points(wave, ctx), _account_points(wave, ctx)):
         points += pts
         missing += miss
     modes = {a: getattr(h, "billing_mode", None) for a, h in ctx.health.items()}
@@ -320,7 +364,16 @@ def verdict(wave: Wave, context: TriageContext | None = None) -> Verdict:
     points += [Point(*p) for p in (*post_points, *audit)]
     missing += audit_missing
     v = weigh(wave, points, balance_ok, missing, hosts_known, always_against, ctx.evidence)
+    if wave.unrelated:
+        v = replace(v, unrelated=tuple(_left_out(x) for x in wave.unrelated))
     return replace(v, broke=tuple(broke)) if broke else v
+
+
+def _left_out(x) -> str:
+    gap = G.gap_of(x)
+    where = ", ".join(filter(None, (x.account, f"on {x.host}" if x.host else x.datacenter,
+                                    f"{fmt.duration(gap)} after RUNNING" if gap is not None else None)))
+    return f"{x.pod_id} ({where}): fits no signature of this run, not weighed"
 
 
 def _by_id(s: PodSighting) -> tuple:
@@ -362,7 +415,19 @@ def weigh(wave: Wave, points: Sequence[Point], shown_against: Sequence[Finding],
             weights[p.kind] += abs(p.weight)
     step = action_next_step(wave, evidence or {}) if cause == ACTION else next_step(cause, wave, points, missing)
     return Verdict(cause, confidence, for_, against, step,
-                   tuple(dict.fromkeys(missing)), tuple(net.items()), tuple(weights.items()))
+                   tuple(dict.fromkeys(missing)), tuple(net.items()), tuple(weights.items()),
+                   runner_up=_runner_up(focus, net, points))
+
+
+def _runner_up(focus: str, net: dict[str, int], points: Sequence[Point]) -> tuple[str, int, str] | None:
+    """The best other cause, its net score and its strongest evidence (for it if any, else against)."""
+    mine = [p for p in points if p.cause != focus]
+    if not mine:
+        return None
+    best = max((c for c in CAUSES if c != focus and any(p.cause == c for p in mine)),
+               key=lambda c: (net[c], -CAUSES.index(c)))
+    ranked = sorted((p for p in mine if p.cause == best), key=lambda p: (p.weight <= 0, -abs(p.weight)))
+    return best, net[best], ranked[0].finding.statement
 
 
 def _cap(cause: str, wave: Wave, points: Sequence[Point], hosts_known: bool) -> int:

@@ -1,4 +1,4 @@
-"""Reaping waves: runs of losses each within `gap` seconds of the previous one, followed while active.
+"""Reaping waves: runs of losses each within `gap` seconds of the previous one, followed while active, split by cause.
 
 Two rules make a wave. The **chaining gap**: a maximal run of losses, each within `gap` seconds
 (default 90) of the previous one, holding at least `min_losses`, founds a wave. The **following
@@ -13,7 +13,9 @@ its own joins whole when its kill time (or machine, or account) matches. A wave 
 several **bursts**: its losses split where two successive ones lie more than BURST_FACTOR kill
 times apart (a re-dispatch of a lost pod dies within about two lifetimes of the first loss, a
 longer quiet is a new round); the split is relative to the kill time, so playback speed does
-not change it.
+not change it. Then (chains.py) a wave that holds more than one cause signature is split into
+one wave per cause (grouping.py: a loss that fits none is kept aside as `unrelated`), and lone
+losses that share a kill time chain across a longer `horizon` (a slow burn).
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from sagan_tui.collector_pause import collector_paused
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose
+from sagan_tui.triage.grouping import Group
 from sagan_tui.triage.timeline import Timeline
 from sagan_tui.triage.verdict import Verdict, order_findings
 from sagan_tui.triage.verdict import verdict as judge
 
 GUARD_MINUTES = 15.0  # a wave is active this long after its last loss (the setting's default)
+HORIZON_MINUTES = 30.0  # lone losses of one kill time chain this far apart (the setting's default)
 BURST_FACTOR = 3.0  # successive losses further apart than this many kill times start a new burst
 _NEW = object.__new__
 
@@ -96,6 +100,25 @@ class Wave:
     def positions(self) -> Sequence[int]:
         """Its losses' positions in the timeline's sorted order, ascending."""
         return range(self.first, self.stop) if self.members is None else self.members
+
+    @cached_property
+    def signature(self) -> Group:
+        """What its losses share (grouping.py): a kill time, a machine, a stopped account, an
+        actor, or only closeness in time. Set when a split made the wave, else read on first use."""
+        from sagan_tui.triage.grouping import describe
+
+        return describe(self.losses, self.context)
+
+    @property
+    def shares(self) -> str:
+        """Its signature in words: `killed ~62 s after RUNNING`, `on machine ks2-h17`."""
+        return self.signature.statement
+
+    @cached_property
+    def unrelated(self) -> tuple[Loss, ...]:
+        """Losses of its run that fit no signature (chains.py): named beside it, never weighed."""
+        tl = self.timeline
+        return tuple(tl.losses[tl.order[p]] for p in self.__dict__.get("unrelated_positions", ()))
 
     def __repr__(self) -> str:
         return f"Wave(start={self.start!r}, end={self.end!r}, first={self.first}, stop={self.stop})"
@@ -279,23 +302,35 @@ def _tie_key(x: Loss) -> tuple:
 
 
 def find_waves(losses: Iterable[Loss] | Timeline, gap: float = 90.0, min_losses: int = 3,
-               context: TriageContext | None = None, guard_minutes: float = GUARD_MINUTES) -> list[Wave]:
+               context: TriageContext | None = None, guard_minutes: float = GUARD_MINUTES,
+               horizon_minutes: float = HORIZON_MINUTES) -> list[Wave]:
     """The waves of `losses` (or of a Timeline of them), oldest first, diagnosed against `context`,
     each followed for `guard_minutes` after its last loss (the module's following rule; 0 turns
-    following off).
+    following off, and the slow burns with it), split by cause, and the slow burns chained
+    within `horizon_minutes` (0: none).
 
     O(n log n): one sort of float timestamps, then a scan in C; Python-level work per loss is
-    only done for the losses inside waves or inside a wave's guard window, and summaries only
+    only done for the losses inside waves or inside a wave's guard window, one float test per
+    wave for its split, and a few float tests per lone loss for the slow burns; summaries only
     when first read.
     """
+    from sagan_tui.triage.chains import chain_waves, regroup
     from sagan_tui.triage.follow import follow
 
     with collector_paused():  # one synchronous step over acyclic objects (collector_pause.py)
         tl = Timeline.of(losses)
         spans = wave_spans(tl.sorted_times, gap, min_losses)
         if guard_minutes <= 0 or not spans:
-            return [Wave._new(tl, a, b, context, None, gap) for a, b in spans]
-        return follow(tl, spans, gap, guard_minutes * 60.0, context)
+            found = [Wave._new(tl, a, b, context, None, gap) for a, b in spans]
+        else:
+            found = follow(tl, spans, gap, guard_minutes * 60.0, context)
+        waves = regroup(tl, found, context)
+        # Following off (guard 0) turns the slow burn off too: both follow a cause past the gap.
+        slow = chain_waves(tl, found, horizon_minutes * 60.0, min_losses, context, gap) if guard_minutes > 0 else []
+        if not slow and len(waves) == len(found):
+            return waves  # nothing split or chained: already in order
+        st = tl.sorted_times
+        return sorted((*waves, *slow), key=lambda w: st[w.positions[0]])
 
 
 def _dt(t: float) -> datetime:

@@ -15,7 +15,7 @@ R5 = {"v0c7bx292xqvg4", "m1ayhl6nsbxw04", "lqpfpmbytlgded", "j0xvy1q82ryo8m", "c
 R4 = {"k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y"}
 CONTROLS = ("j18eiux6ccekyj", "f6n3kd9sa1qz4w")
 DESIGN_KEYS = {"start", "end", "losses", "accounts", "experiments", "datacenters", "gpu_types", "gap_median_s",
-               "burn_usd", "verdict", "diagnosis", "bursts"}
+               "burn_usd", "verdict", "diagnosis", "bursts", "signature", "unrelated"}
 
 
 async def _poll_once(settings) -> None:

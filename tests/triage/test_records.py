@@ -42,8 +42,9 @@ def test_waves_json_has_design_md_keys():
     json.dumps(out)  # serialisable as is
     (w,) = out["waves"]
     assert set(w) == {"start", "end", "losses", "accounts", "experiments", "datacenters", "gpu_types",
-                      "gap_median_s", "burn_usd", "verdict", "diagnosis", "bursts"}  # DESIGN.md's keys
-    assert set(w["verdict"]) == {"cause", "confidence", "for", "against", "next_step"}
+                      "gap_median_s", "burn_usd", "verdict", "diagnosis", "bursts",
+                      "signature", "unrelated"}  # DESIGN.md's keys, and issue 42's cause signature
+    assert set(w["verdict"]) == {"cause", "confidence", "for", "against", "next_step", "runner_up", "unrelated"}
     assert list(w).index("verdict") < list(w).index("diagnosis")
     assert w["start"] == "2026-05-14T10:54:54Z" and w["end"] == "2026-05-14T10:54:55Z"
     assert len(w["losses"]) == 5 and w["losses"][0]["lost_at"].endswith("Z")

@@ -103,7 +103,7 @@ def test_waves_json_over_a_cache_gives_each_wave_its_cause(causes_cache):
     assert causes[frozenset(BROKE)]["cause"] == "account-stop"
     assert causes[frozenset(REAPED)]["cause"] == "platform-reaper"
     for v in causes.values():
-        assert set(v) == {"cause", "confidence", "for", "against", "next_step"}
+        assert set(v) == {"cause", "confidence", "for", "against", "next_step", "runner_up", "unrelated"}
         assert v["confidence"] in ("high", "medium", "low") and v["for"]
 
 

@@ -106,6 +106,9 @@ def _verdict(wave: Wave) -> list:
     against = [*v.against, *(FindingView("missing", f"missing: {m}") for m in v.missing)]
     if against:
         parts.append(_findings(against, "-", "bold color(209)", evidence=False))
+    if v.runner_up_text:
+        parts.append(Text(f"runner-up: {printable(v.runner_up_text)}", style="color(250)"))
+    parts += [Text(f"left out: {printable(u)}", style="color(214)") for u in v.unrelated]
     return parts
 
 
@@ -157,6 +160,7 @@ def wave_parts(waves: Sequence[Wave], wave: Wave, until: datetime | None, now: d
     burned = fmt.usd(wave.burn_usd) + (f" (+{wave.burn_unknown} unpriced)" if wave.burn_unknown else "")
     parts.append(_summary([
         (f"wave {index}/{len(waves)}", fmt.window(wave.start, wave.end, seconds=True), "bold"),
+        *((("shares", printable(wave.shares), ""),) if wave.shares else ()),
         ("lost", f"{n} pod{'s' * (n != 1)} in {', '.join(wave.accounts)}", "bold"),
         ("exps", ", ".join(fmt.exp(e) for e in wave.experiments) or "unknown", ""),
         ("gap", _gap(wave), ""),
