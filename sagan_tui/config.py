@@ -30,6 +30,7 @@ SETTING_NAMES = (
     "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "away_minutes", "bell", "color_system", "mouse",
     "events_retention_days", "observations_retention_days", "accounts",
     "notify", "runway_warn_hours", "keymap",
+    "page_urls", "auto_contain", "deadman_url", "deadman_minutes", "blind_polls",
 )
 # DESIGN.md's names; every other setting is SAGAN_TUI_<NAME> (e.g. SAGAN_TUI_POLL_INTERVAL).
 DIRECT_ENV = {"sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache"}
@@ -47,6 +48,9 @@ BOUNDS = {
     "away_minutes": (1.0, 24 * 60.0),
     "events_retention_days": (1.0, 36500.0),  # under a day would prune the incident being looked at
     "observations_retention_days": (1.0, 36500.0),
+    # watch's dead-man's switch: under a minute it fires between two slow polls; a day is no switch
+    "deadman_minutes": (1.0, 24 * 60.0),
+    "blind_polls": (1.0, 10000.0),  # polls a source may fail before watch pages that it is blind
 }
 ACCOUNT_KEYS = ("api_key", "transport")
 # What pydantic reads as a boolean, so the first frame reads a flag as the validated setting will.
@@ -97,6 +101,22 @@ def account_specs(value: Any) -> dict[str, dict[str, Any]]:
 def _secret_text(value: Any) -> str:
     text = value.get_secret_value() if hasattr(value, "get_secret_value") else value
     return text.strip() if isinstance(text, str) else ""
+
+
+def page_secrets(page_urls: Any, deadman_url: Any) -> list[str]:
+    """The page URLs and their key parts (topics, routing keys, tokens), for redaction; a URL that
+    does not parse is redacted whole (the validation then names its entry)."""
+    from sagan_tui.pages.targets import TargetError, parse_target, split_urls
+
+    out = []
+    urls = split_urls(page_urls) + split_urls(deadman_url if deadman_url else None)
+    for url in urls:
+        out.append(url)
+        try:
+            out += parse_target(url).secrets()
+        except TargetError:
+            pass
+    return out
 
 
 def check_text(value: str, what: str, limit: int) -> str:
@@ -273,6 +293,7 @@ class Draft:
         """What Settings.secrets() will be: the token and every key that enables its account."""
         texts = [_secret_text(self.values.get("sagan_api_token"))]
         texts += [_secret_text(spec.get("api_key")) for spec in self.accounts.values()]
+        texts += page_secrets(self.values.get("page_urls"), self.values.get("deadman_url"))
         return [t for t in texts if t]
 
     def _flag(self, name: str, default: bool) -> bool:
