@@ -104,18 +104,30 @@ def _secret_text(value: Any) -> str:
 
 
 def page_secrets(page_urls: Any, deadman_url: Any) -> list[str]:
-    """The page URLs and their key parts (topics, routing keys, tokens), for redaction; a URL that
-    does not parse is redacted whole (the validation then names its entry)."""
-    from sagan_tui.pages.targets import TargetError, parse_target, split_urls
+    """The page URLs (`page_urls`, `deadman_url`) and their parts that may be keys (user, password,
+    host of a token-as-host URL, path, query values), for redaction. Plain urllib, so a UI that
+    redacts with these never imports the pages package."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    def texts(value: Any) -> list[str]:
+        if not value:
+            return []
+        if isinstance(value, str):
+            return value.split()
+        return [_secret_text(v) for v in value] if isinstance(value, (list, tuple)) else [_secret_text(value)]
 
     out = []
-    urls = split_urls(page_urls) + split_urls(deadman_url if deadman_url else None)
-    for url in urls:
+    for url in texts(page_urls) + texts(deadman_url):
         out.append(url)
         try:
-            out += parse_target(url).secrets()
-        except TargetError:
-            pass
+            parts = urlsplit(url)
+            pieces = [parts.username, parts.password, parts.path, parts.path.strip("/"),
+                      *(v for _, v in parse_qsl(parts.query))]
+            if parts.scheme not in ("ntfy", "ntfys", "http", "https", "json", "jsons", "form", "forms", "xml", "xmls"):
+                pieces.append(parts.netloc)  # slack://TOKEN/..., pagerduty://KEY: the "host" is a key
+        except ValueError:
+            continue
+        out += [p for p in pieces if p and len(p) >= 4]
     return out
 
 
