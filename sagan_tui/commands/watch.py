@@ -78,7 +78,7 @@ async def _loop(args: argparse.Namespace) -> int:
 class Watch:
     """The loop: poll, observe, step the alerts, contain, page, re-arm the switch."""
 
-    def __init__(self, args, settings, cache, targets, dead, rules) -> None:
+    def __init__(self, args, settings, cache, targets, dead, rules, *, clock=None) -> None:
         import httpx
 
         from sagan_tui.actions.auto_contain import RunnerContainment
@@ -92,12 +92,12 @@ class Watch:
 
         self.args, self.settings, self.cache, self.rules = args, settings, cache, rules
         self.say = Say(settings.secrets())
-        self.poller = Poller(settings, cache)
+        self.poller = Poller(settings, cache, clock=clock)  # a test steps the clock with the simulator's
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout), follow_redirects=False)
         self.pager = Pager(targets, [sender_for(t, self.client) for t in targets], say=self.say, status=self._health)
         self.dead = DeadMan(dead, self.client, minutes=settings.deadman_minutes, say=self.say) if dead else None
         self.life = Lifecycle({k: Alert.from_json(v) for k, v in load_alerts(cache).items()})
-        self.contain = RunnerContainment(ActionRunner.for_poller(settings, cache, self.poller))
+        self.contain = RunnerContainment(ActionRunner.for_poller(settings, cache, self.poller, clock=self.poller.clock))
         self.targets = targets
         self._told_read_only = False
 
@@ -125,10 +125,8 @@ class Watch:
         try:
             while not stop.asked:
                 started = time.monotonic()
-                changes = await stop.unless_asked(self.poller.poll_once())
-                if changes is None:
+                if await stop.unless_asked(self.poll_once()) is None:
                     break
-                await self.after_poll(changes.at)
                 file_check(self.cache)
                 if time.monotonic() >= deadline:
                     break
@@ -137,18 +135,27 @@ class Watch:
                     await stop.unless_asked(asyncio.sleep(pause))
         finally:
             stop.close()
-            await self.pager.drain(DRAIN_S)
-            if self.dead is not None:
-                await self.dead.disarm()
-            await self.client.aclose()
-            await self.poller.aclose()
-            self.cache.close()
+            await self.close()
         self.say(f"watch stopped: {self.pager.sent} page(s) sent, {self.pager.failed} failed")
         if stop.asked:
             from sagan_tui.stop_signals import exit_code
 
             return exit_code(signal.SIGINT)
         return 0
+
+    async def poll_once(self) -> bool:
+        """One poll and what follows it; True (None only when Ctrl+C cancelled it)."""
+        changes = await self.poller.poll_once()
+        await self.after_poll(changes.at)
+        return True
+
+    async def close(self, drain_s: float = DRAIN_S) -> None:
+        await self.pager.drain(drain_s)
+        if self.dead is not None:
+            await self.dead.disarm()
+        await self.client.aclose()
+        await self.poller.aclose()
+        self.cache.close()
 
     async def after_poll(self, now: datetime) -> None:
         from sagan_tui.store.page_rows import save_alerts

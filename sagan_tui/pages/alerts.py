@@ -195,7 +195,7 @@ class Lifecycle:
             return [self._page(a, "wave", "update", title, _wave_text(w, a.contained))]
         grew, new_cause = len(w.pods) > len(a.pods), w.cause != a.cause
         rose = self._confidence_rose(a, w.confidence)
-        what = "; ".join(filter(None, (f"{len(a.pods)} -> {len(w.pods)} pods" if grew else "",
+        what = "; ".join(filter(None, (f"now {len(w.pods)} pods" if grew else "",
                                        f"cause {a.cause} -> {w.cause}" if new_cause else "",
                                        f"confidence {a.confidence} -> {w.confidence}" if rose else "")))
         self.changed.add(w.key)
