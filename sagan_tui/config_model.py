@@ -206,7 +206,7 @@ class Settings(BaseModel):
             try:
                 parse_deadman(text.strip())
             except ValueError as exc:
-                raise ValueError(str(exc).removeprefix("deadman_url").lstrip(": ")) from None
+                raise ValueError(str(exc).removeprefix("deadman_url: ")) from None
             return text.strip()
         return None
 

@@ -26,7 +26,7 @@ def parse_deadman(url: str) -> Target:
     """The `deadman_url` setting: an ntfy topic or an http(s) heartbeat URL (TargetError otherwise)."""
     target = parse_target(url, 1, "deadman_url")
     if target.scheme not in ("ntfy", "ntfys", "http", "https"):
-        raise TargetError(f"deadman_url (scheme {target.scheme!r}): expected ntfy://, ntfys:// or an http(s) URL")
+        raise TargetError(f"deadman_url: entry 1 (scheme {target.scheme!r}): expected ntfy://, ntfys:// or an http(s) URL")
     if target.scheme in ("http", "https"):
         host = target.url.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
         return Target(target.scheme, f"{target.scheme} {host.split(':')[0]}", frozenset(), target.url)
