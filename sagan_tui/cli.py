@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--all", dest="all_waves", action="store_true", help="every wave the cache holds")
     s.add_argument("--output", "-o", help="write to this file instead of stdout")
 
-    sub.add_parser("doctor", help="check config, each source and the cache")
+    s = sub.add_parser("doctor", help="check config, each source and the cache")
+    s.add_argument("--page", action="store_true", help="send a test page to every page_urls target, then clear it")
     return p
 
 
