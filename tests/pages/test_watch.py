@@ -50,13 +50,20 @@ async def _watch(sim, tmp_path, lines, name="w", **flags):
     return w, poll_at
 
 
+async def _watched(sim, tmp_path, hook, times=TIMES, **flags) -> tuple[list[str], list]:
+    """A watch paging `hook` polled at `times` then closed: what it said, and its audit log."""
+    lines: list[str] = []
+    w, poll_at = await _watch(sim, tmp_path, lines, page_urls=f"json://127.0.0.1:{hook.port}/hook", **flags)
+    for t in times:
+        await poll_at(t)
+    audit = w.cache.actions()
+    await w.close(drain_s=20)
+    return lines, audit
+
+
 async def test_the_first_wave_is_paged_with_its_verdict_and_nothing_is_held_without_a_rule(sim_factory, tmp_path, hook):
     sim = sim_factory(scenario="reaping-wave")
-    lines: list[str] = []
-    w, poll_at = await _watch(sim, tmp_path, lines, page_urls=f"json://127.0.0.1:{hook.port}/hook")
-    for t in TIMES:
-        await poll_at(t)
-    await w.close(drain_s=20)
+    lines, _ = await _watched(sim, tmp_path, hook)
     pages = [r.json() for r in hook.requests]
     assert any("PLATFORM REAPER" in p["message"] and "k3m8qz0v2xw7ta" in p["message"] for p in pages), pages
     r4 = ("k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y")  # the key is the first by lost time
@@ -68,13 +75,7 @@ async def test_the_first_wave_is_paged_with_its_verdict_and_nothing_is_held_with
 
 async def test_auto_contain_holds_the_wave_and_stops_its_starting_pods_once_audited_as_watch(sim_factory, tmp_path, hook):
     sim = sim_factory(scenario="reaping-wave")
-    lines: list[str] = []
-    w, poll_at = await _watch(sim, tmp_path, lines, page_urls=f"json://127.0.0.1:{hook.port}/hook",
-                              auto_contain="platform-reaper:medium")
-    for t in TIMES:
-        await poll_at(t)
-    audit = w.cache.actions()
-    await w.close(drain_s=20)
+    lines, audit = await _watched(sim, tmp_path, hook, auto_contain="platform-reaper:medium")
     assert sim.state.experiments[192].status_at(168) == "blocked"
     done = [line for line in lines if line.startswith("containment")]
     assert len(done) == 1 and "held #192" in done[0] and "stopped 2 starting pods" in done[0], lines
@@ -89,12 +90,7 @@ async def test_auto_contain_holds_the_wave_and_stops_its_starting_pods_once_audi
 
 async def test_read_only_pages_but_never_contains(sim_factory, tmp_path, hook):
     sim = sim_factory(scenario="reaping-wave")
-    lines: list[str] = []
-    w, poll_at = await _watch(sim, tmp_path, lines, page_urls=f"json://127.0.0.1:{hook.port}/hook",
-                              auto_contain="platform-reaper:medium", read_only=True)
-    for t in TIMES:
-        await poll_at(t)
-    await w.close(drain_s=20)
+    lines, _ = await _watched(sim, tmp_path, hook, auto_contain="platform-reaper:medium", read_only=True)
     assert sim.state.experiments[192].status_at(168) != "blocked"
     assert sum("not applied (read-only)" in line for line in lines) == 1 and hook.requests
 
@@ -123,16 +119,9 @@ async def test_a_failing_endpoint_leaves_the_polls_going_and_no_secret_in_what_i
 
 async def test_a_restarted_watch_does_not_page_the_same_wave_again(sim_factory, tmp_path, hook):
     sim = sim_factory(scenario="reaping-wave")
-    lines: list[str] = []
-    w, poll_at = await _watch(sim, tmp_path, lines, page_urls=f"json://127.0.0.1:{hook.port}/hook")
-    for t in TIMES:
-        await poll_at(t)
-    await w.close(drain_s=20)
+    await _watched(sim, tmp_path, hook)
     first = len(hook.requests)
-    again: list[str] = []
-    w2, poll_at2 = await _watch(sim, tmp_path, again, page_urls=f"json://127.0.0.1:{hook.port}/hook")
-    await poll_at2(172)
-    await w2.close(drain_s=20)
+    again, _ = await _watched(sim, tmp_path, hook, times=(172,))
     assert first >= 1 and len(hook.requests) == first
     assert not any(line.startswith(("wave ", "forming ")) for line in again)
 
