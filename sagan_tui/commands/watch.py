@@ -206,7 +206,7 @@ def observe(cache, settings, now: datetime):
     from sagan_tui.runway import LOW, OUT, runway
     from sagan_tui.store.incident_rows import wave_acks
     from sagan_tui.triage import find_waves, fmt
-    from sagan_tui.triage.forming import active_forming, find_forming
+    from sagan_tui.triage.forming import find_forming
 
     records = records_from(cache)
     losses, context = context_for(records)
@@ -218,12 +218,14 @@ def observe(cache, settings, now: datetime):
         if w.end < recent:
             continue
         v = w.verdict
-        active = w.start <= now and w.end >= now - timedelta(minutes=guard)
+        # No `start <= now` (triage's active_wave has it against replays): a loss confirmed later
+        # in the same poll is dated after the poll's start, and a live wave is never a replay.
+        active = w.end >= now - timedelta(minutes=guard)
         waves.append((w, WaveFacts(w.losses[0].pod_id, tuple(x.pod_id for x in w.losses), tuple(w.accounts),
                                    tuple(w.experiments), v.cause, v.confidence, v.headline,
                                    fmt.window(w.start, w.end), float(w.burn_usd or 0.0), active)))
     forming = [FormingFacts(c.pod_ids[0], c.pod_ids, c.reason)
-               for c in active_forming(find_forming(losses, found), now, guard)]
+               for c in find_forming(losses, found) if c.end >= now - timedelta(minutes=guard)]
     withdrawn = frozenset(x.pod_id for x in (*records.withdrawn, *records.losses) if x.state == "withdrawn")
     acks = {k: (a[1], a[3]) for k, a in wave_acks(cache).items()}
     blind, low = {}, {}

@@ -88,6 +88,22 @@ async def test_auto_contain_holds_the_wave_and_stops_its_starting_pods_once_audi
     assert any("contained: held #192" in r.json()["message"] for r in hook.requests)
 
 
+async def test_a_wave_whose_losses_are_dated_after_the_polls_start_is_live(sim_factory, tmp_path):
+    """A loss confirmed late in a poll carries a time after the poll's own: still this wave, paged."""
+    from datetime import timedelta
+
+    from sagan_tui.commands.watch import observe
+
+    sim = sim_factory(scenario="reaping-wave")
+    w, poll_at = await _watch(sim, tmp_path, [])
+    for t in TIMES[:2]:
+        await poll_at(t)
+    first = min(x.lost_at for x in w.cache.losses())
+    seen, _ = observe(w.cache, w.settings, first - timedelta(seconds=1))
+    await w.close(drain_s=1)
+    assert [x.active for x in seen.waves] == [True]
+
+
 async def test_read_only_pages_but_never_contains(sim_factory, tmp_path, hook):
     sim = sim_factory(scenario="reaping-wave")
     lines, _ = await _watched(sim, tmp_path, hook, auto_contain="platform-reaper:medium", read_only=True)
