@@ -204,6 +204,7 @@ def observe(cache, settings, now: datetime):
     from sagan_tui.commands.waves import context_for, records_from
     from sagan_tui.pages.alerts import FormingFacts, Seen, WaveFacts
     from sagan_tui.runway import LOW, OUT, runway
+    from sagan_tui.session.incident import wave_key
     from sagan_tui.store.incident_rows import wave_acks
     from sagan_tui.triage import find_waves, fmt
     from sagan_tui.triage.forming import find_forming
@@ -221,7 +222,7 @@ def observe(cache, settings, now: datetime):
         # No `start <= now` (triage's active_wave has it against replays): a loss confirmed later
         # in the same poll is dated after the poll's start, and a live wave is never a replay.
         active = w.end >= now - timedelta(minutes=guard)
-        waves.append((w, WaveFacts(w.losses[0].pod_id, tuple(x.pod_id for x in w.losses), tuple(w.accounts),
+        waves.append((w, WaveFacts(wave_key(w), tuple(x.pod_id for x in w.losses), tuple(w.accounts),
                                    tuple(w.experiments), v.cause, v.confidence, v.headline,
                                    fmt.window(w.start, w.end), float(w.burn_usd or 0.0), active)))
     forming = [FormingFacts(c.pod_ids[0], c.pod_ids, c.reason)
