@@ -155,3 +155,23 @@ def test_watch_refuses_a_malformed_url_or_rule_at_start(tmp_path, env, said):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and said in r.stderr, r.stderr
     assert "s3cret" not in r.stdout + r.stderr
+
+
+def test_the_command_polls_until_for_ends_and_ctrl_c_ends_it_with_130(sim_factory, tmp_path):
+    import os
+    import signal
+
+    sim = sim_factory(scenario="reaping-wave")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("SAGAN", "RUNPOD"))}, **sim.env(),
+           "SAGAN_TUI_CONFIG": str(tmp_path / "none.toml"), "SAGAN_TUI_CACHE": str(tmp_path / "c.sqlite")}
+    exe = [sys.executable, "-m", "sagan_tui", "watch", "--poll-interval", "1"]
+    r = subprocess.run([*exe, "--for", "2"], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "watching c.sqlite every 1 s" in r.stdout and "watch stopped" in r.stdout, r
+    p = subprocess.Popen([*exe, "--read-only"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = p.stdout.readline()  # the start line: the loop is running
+    assert "watching" in first, first
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "watch stopped" in out, (out, err)
+    for s in sim.account_keys.values():
+        assert s not in first + out + err
