@@ -110,6 +110,9 @@ class Watch:
     def _hello(self) -> None:
         where = ", ".join(t.shown for t in self.targets) or "nowhere (page_urls is empty)"
         rules = ", ".join(r.text for r in self.rules) or "off"
+        for t in self.targets:
+            if t.scheme == "ntfy" and t.shown.split()[-1] not in ("127.0.0.1", "localhost", "::1"):
+                self.say(f"warning: {t.shown} is plain http (ntfy://): the topic travels in clear; ntfys:// is https")
         self.say(f"watching {self.settings.cache_path.name} every {self.settings.poll_interval:g} s; pages to {where}; "
                  f"auto_contain {rules}{' (read-only: never)' if self.settings.read_only and self.rules else ''}; "
                  f"dead-man's switch {self.dead.t.shown if self.dead else 'off'}")
