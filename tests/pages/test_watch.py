@@ -104,6 +104,26 @@ async def test_a_wave_whose_losses_are_dated_after_the_polls_start_is_live(sim_f
     assert [x.active for x in seen.waves] == [True]
 
 
+async def test_a_wave_acknowledged_in_a_panel_is_resolved_by_watch(sim_factory, tmp_path, hook):
+    """`k` in any panel writes `wave_acks`; watch reads it at its next poll and clears the page."""
+    from sagan_tui.store.incident_rows import ack_wave
+
+    sim = sim_factory(scenario="reaping-wave")
+    lines: list[str] = []
+    w, poll_at = await _watch(sim, tmp_path, lines, page_urls=f"json://127.0.0.1:{hook.port}/hook")
+    for t in TIMES:
+        await poll_at(t)
+    [key] = [line.split(":")[0].split()[1] for line in lines if line.startswith("wave ")]
+    alert = w.life.alerts[key]
+    ack_wave(w.cache, key, sim.clock.at(168), len(alert.pods), ("team",), alert.cause, alert.confidence)
+    await poll_at(172)
+    await w.close(drain_s=20)
+    resolved = [line for line in lines if line.startswith("resolved ")]
+    assert len(resolved) == 1 and resolved[0].startswith(f"resolved {key}: WAVE ") and \
+        resolved[0].endswith(" resolved: acknowledged")
+    assert hook.requests[-1].json()["title"].endswith("resolved: acknowledged")
+
+
 async def test_read_only_pages_but_never_contains(sim_factory, tmp_path, hook):
     sim = sim_factory(scenario="reaping-wave")
     lines, _ = await _watched(sim, tmp_path, hook, auto_contain="platform-reaper:medium", read_only=True)
