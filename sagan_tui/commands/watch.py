@@ -78,7 +78,7 @@ async def _loop(args: argparse.Namespace) -> int:
 class Watch:
     """The loop: poll, observe, step the alerts, contain, page, re-arm the switch."""
 
-    def __init__(self, args, settings, cache, targets, dead, rules, *, clock=None) -> None:
+    def __init__(self, args, settings, cache, targets, dead, rules, *, clock=None, poller=None) -> None:
         import httpx
 
         from sagan_tui.actions.auto_contain import RunnerContainment
@@ -92,7 +92,8 @@ class Watch:
 
         self.args, self.settings, self.cache, self.rules = args, settings, cache, rules
         self.say = Say(settings.secrets())
-        self.poller = Poller(settings, cache, clock=clock)  # a test steps the clock with the simulator's
+        # a test steps the clock with the simulator's; the bench gives a poller with its own servers
+        self.poller = poller or Poller(settings, cache, clock=clock)
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout), follow_redirects=False)
         self.pager = Pager(targets, [sender_for(t, self.client) for t in targets], say=self.say, status=self._health)
         self.dead = DeadMan(dead, self.client, minutes=settings.deadman_minutes, say=self.say) if dead else None
@@ -163,7 +164,8 @@ class Watch:
     async def after_poll(self, now: datetime) -> None:
         from sagan_tui.store.page_rows import save_alerts
 
-        seen, waves = observe(self.cache, self.settings, now)
+        following = any(a.state == "open" and a.kind in ("wave", "forming") for a in self.life.alerts.values())
+        seen, waves = observe(self.cache, self.settings, now, following)
         pages = self.life.step(seen)
         for page in pages:
             self.say(page.line)
@@ -200,23 +202,25 @@ class Watch:
         return out
 
 
-def observe(cache, settings, now: datetime):
+def observe(cache, settings, now: datetime, following: bool = True):
     """One poll's picture for the alerts (pages/alerts.Seen) from the cache's confirmed losses,
-    the same triage the session and `waves` run, and each source's health; with the waves."""
-    from sagan_tui.basics import HealthState
+    the same triage the session and `waves` run, and each source's health; with the waves.
+    `following`: a wave or cluster alert is open (the triage runs whatever the losses' times)."""
     from sagan_tui.commands.waves import context_for, records_from
-    from sagan_tui.pages.alerts import FormingFacts, Seen, WaveFacts
-    from sagan_tui.runway import LOW, OUT, runway
+    from sagan_tui.pages.alerts import FormingFacts, WaveFacts
     from sagan_tui.session.incident import wave_key
-    from sagan_tui.store.incident_rows import wave_acks
     from sagan_tui.triage import find_waves, fmt
     from sagan_tui.triage.forming import find_forming
 
+    guard = settings.guard_minutes
+    recent = now - timedelta(minutes=guard + HISTORY_MINUTES)
+    if not following and not cache.losses(since=recent, states=("confirmed", "withdrawn")):
+        # No recent loss and no wave or cluster being followed: no alert can come of the triage, whose
+        # read of every pod's record is most of watch's cost on a quiet fleet (docs/performance.md).
+        return _seen(now, (), (), frozenset(), cache, settings, cache.health()), []
     records = records_from(cache)
     losses, context = context_for(records)
-    guard = settings.guard_minutes
     found = find_waves(losses, context=context, guard_minutes=guard)
-    recent = now - timedelta(minutes=guard + HISTORY_MINUTES)
     waves = []
     for w in found:
         if w.end < recent:
@@ -231,16 +235,25 @@ def observe(cache, settings, now: datetime):
     forming = [FormingFacts(c.pod_ids[0], c.pod_ids, c.reason)
                for c in find_forming(losses, found) if c.end >= now - timedelta(minutes=guard)]
     withdrawn = frozenset(x.pod_id for x in (*records.withdrawn, *records.losses) if x.state == "withdrawn")
+    return _seen(now, tuple(f for _, f in waves), tuple(forming), withdrawn, cache, settings, records.health), waves
+
+
+def _seen(now, waves, forming, withdrawn, cache, settings, health):
+    """The Seen of these waves and clusters, with the owner's acknowledgements and the sources' health."""
+    from sagan_tui.basics import HealthState
+    from sagan_tui.pages.alerts import Seen
+    from sagan_tui.runway import LOW, OUT, runway
+    from sagan_tui.store.incident_rows import wave_acks
+
     acks = {k: (a[1], a[3]) for k, a in wave_acks(cache).items()}
     blind, low = {}, {}
-    for name, h in records.health.items():
+    for name, h in health.items():
         if h.state == HealthState.ERROR and h.consecutive_failures >= settings.blind_polls:
             blind[name] = h.last_success
         r = runway(h, settings.runway_warn_hours)
         if r is not None and r.state in (LOW, OUT):
             low[name] = r.text
-    seen = Seen(now, tuple(f for _, f in waves), tuple(forming), withdrawn, acks, blind, low)
-    return seen, waves
+    return Seen(now, waves, forming, withdrawn, acks, blind, low)
 
 
 def run(args: argparse.Namespace) -> int:
