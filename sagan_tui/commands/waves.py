@@ -40,12 +40,12 @@ def load_cache(path: str):
 
 def records_from(cache):
     """Losses, sightings and health of an open cache (load_cache's, and watch's every poll)."""
-    from sagan_tui.store.evidence_rows import loss_evidence
+    from sagan_tui.basics import parse_ts
+    from sagan_tui.store.evidence_rows import dispatch_rows, loss_evidence
     from sagan_tui.triage import Dispatch
     from sagan_tui.triage.records import ParsedLines, refusal
 
-    dispatches = [Dispatch(p.experiment_number, p.runpod_pod_id, p.created_at)
-                  for p in cache.sagan_pods() if p.experiment_number is not None]
+    dispatches = [Dispatch(n, pod_id, _stamp(created, parse_ts)) for n, pod_id, created in dispatch_rows(cache)]
     losses, errors = [], []
     for loss in cache.losses():  # written by any version, or any tool: judged as a file's are
         why = refusal(loss)
@@ -57,6 +57,13 @@ def records_from(cache):
                        dispatches=dispatches, balances=cache.balance_history(), errors=errors,
                        withdrawn=cache.losses(states=("withdrawn",)),
                        evidence=loss_evidence(cache))
+
+
+def _stamp(text, parse_ts):
+    try:
+        return parse_ts(text)
+    except (TypeError, ValueError):  # a record written by another tool: no time, as a lenient parse gives
+        return None
 
 
 def context_for(records, accounts=()):
