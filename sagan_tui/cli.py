@@ -95,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--cache", dest="sub_cache", help="the SQLite cache file")
     s.add_argument("--poll-interval", dest="sub_poll_interval", type=_positive, help="seconds between polls")
 
+    s = sub.add_parser("watch", help="the guard, unattended: polls, pages with a lifecycle, dead-man's switch")
+    s.add_argument("--for", dest="for_seconds", type=_positive, help="watch for this many seconds, then stop")
+    s.add_argument("--cache", dest="sub_cache", help="the SQLite cache file")
+    s.add_argument("--poll-interval", dest="sub_poll_interval", type=_positive, help="seconds between polls")
+    s.add_argument("--read-only", dest="sub_read_only", action="store_true", default=None,
+                   help="page, but never contain (auto_contain is refused)")
+
     s = sub.add_parser("waves", help="offline wave analysis of loss records")
     g = s.add_mutually_exclusive_group(required=True)
     g.add_argument("--input", help="loss records, JSON Lines")
@@ -115,14 +122,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--all", dest="all_waves", action="store_true", help="every wave the cache holds")
     s.add_argument("--output", "-o", help="write to this file instead of stdout")
 
-    sub.add_parser("doctor", help="check config, each source and the cache")
+    s = sub.add_parser("doctor", help="check config, each source and the cache")
+    s.add_argument("--page", action="store_true", help="send a test page to every page_urls target, then clear it")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Subcommand flags that share a name with a top-level flag land in sub_* to keep both.
-    for name in ("cache", "poll_interval"):
+    for name in ("cache", "poll_interval", "read_only"):
         sub_value = getattr(args, f"sub_{name}", None)
         if sub_value is not None:
             setattr(args, name, sub_value)

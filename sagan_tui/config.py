@@ -30,6 +30,7 @@ SETTING_NAMES = (
     "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "horizon_minutes", "away_minutes", "bell", "color_system", "mouse",
     "events_retention_days", "observations_retention_days", "accounts",
     "notify", "runway_warn_hours", "keymap",
+    "page_urls", "auto_contain", "deadman_url", "deadman_minutes", "blind_polls",
 )
 # The command line's flag of each setting a flag sets (cli.py), named in an error about its value.
 FLAGS = {"sagan_tui_cache": "--cache", "poll_interval": "--poll-interval", "read_only": "--read-only",
@@ -53,6 +54,9 @@ BOUNDS = {
     "away_minutes": (1.0, 24 * 60.0),
     "events_retention_days": (1.0, 36500.0),  # under a day would prune the incident being looked at
     "observations_retention_days": (1.0, 36500.0),
+    # watch's dead-man's switch: under a minute it fires between two slow polls; a day is no switch
+    "deadman_minutes": (1.0, 24 * 60.0),
+    "blind_polls": (1.0, 10000.0),  # polls a source may fail before watch pages that it is blind
 }
 ACCOUNT_KEYS = ("api_key", "transport")
 # What pydantic reads as a boolean, so the first frame reads a flag as the validated setting will.
@@ -109,6 +113,34 @@ def account_specs(value: Any) -> dict[str, dict[str, Any]]:
 def _secret_text(value: Any) -> str:
     text = value.get_secret_value() if hasattr(value, "get_secret_value") else value
     return text.strip() if isinstance(text, str) else ""
+
+
+def page_secrets(page_urls: Any, deadman_url: Any) -> list[str]:
+    """The page URLs (`page_urls`, `deadman_url`) and their parts that may be keys (user, password,
+    host of a token-as-host URL, path, query values), for redaction. Plain urllib, so a UI that
+    redacts with these never imports the pages package."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    def texts(value: Any) -> list[str]:
+        if not value:
+            return []
+        if isinstance(value, str):
+            return value.split()
+        return [_secret_text(v) for v in value] if isinstance(value, (list, tuple)) else [_secret_text(value)]
+
+    out = []
+    for url in texts(page_urls) + texts(deadman_url):
+        out.append(url)
+        try:
+            parts = urlsplit(url)
+            pieces = [parts.username, parts.password, parts.path, parts.path.strip("/"),
+                      *(v for _, v in parse_qsl(parts.query))]
+            if parts.scheme not in ("ntfy", "ntfys", "http", "https", "json", "jsons", "form", "forms", "xml", "xmls"):
+                pieces.append(parts.netloc)  # slack://TOKEN/..., pagerduty://KEY: the "host" is a key
+        except ValueError:
+            continue
+        out += [p for p in pieces if p and len(p) >= 4]
+    return out
 
 
 def check_text(value: str, what: str, limit: int) -> str:
@@ -330,6 +362,7 @@ class Draft:
         """What Settings.secrets() will be: the token and every key that enables its account."""
         texts = [_secret_text(self.values.get("sagan_api_token"))]
         texts += [_secret_text(spec.get("api_key")) for spec in self.accounts.values()]
+        texts += page_secrets(self.values.get("page_urls"), self.values.get("deadman_url"))
         return [t for t in texts if t]
 
     def _flag(self, name: str, default: bool) -> bool:

@@ -135,6 +135,20 @@ class Settings(BaseModel):
     runway_warn_hours: float = Field(12.0, ge=0, le=24 * 365, allow_inf_nan=False,
                                      description="Warn when an account's balance lasts less (0: never).")
     keymap: dict[str, str] = Field(default_factory=dict, description="Binding id -> keys, e.g. panel.quit = \"ctrl+q\".")
+    # --- `sagan-tui watch` (pages/, actions/auto_contain.py; docs/watch.md) ---
+    page_urls: list[SecretStr] = Field(default_factory=list, description=(
+        "Where watch pages go: ntfy(s)://host/topic, pagerduty://ROUTING_KEY, or any apprise URL, each "
+        "optionally ending in kinds=wave,withdrawn (environment: separated by spaces). Secrets."))
+    auto_contain: list[str] = Field(default_factory=list, description=(
+        "Rules cause:min_confidence (e.g. platform-reaper:medium) under which watch holds a wave's "
+        "experiments and stops their starting pods, once per wave; empty: never."))
+    deadman_url: SecretStr | None = Field(None, description=(
+        "watch's dead-man's switch: an ntfy(s):// topic for a scheduled message it keeps pushing back, "
+        "or an http(s) heartbeat URL it pings. A secret."))
+    deadman_minutes: float = _bounded(10.0, "deadman_minutes", "The dead-man's message fires this long after "
+                                      "watch's last check-in.")
+    blind_polls: int = Field(3, ge=1, le=10000, description="Failed polls of a source before watch pages that "
+                             "it cannot see it.")
 
     @field_validator("keymap", mode="before")
     @classmethod
@@ -173,6 +187,44 @@ class Settings(BaseModel):
         # The file may say `[accounts.team] api_key = "..."` or `accounts = {team = "key"}`.
         return {name: {**spec, "name": name} for name, spec in account_specs(v).items()}
 
+    @field_validator("page_urls", mode="before")
+    @classmethod
+    def _page_urls(cls, v: Any) -> Any:
+        from sagan_tui.pages.targets import parse_targets, split_urls
+
+        urls = split_urls(v)
+        try:
+            parse_targets(urls)
+        except ValueError as exc:  # names the entry and its scheme, never the URL
+            raise ValueError(str(exc).removeprefix("page_urls: ")) from None
+        return urls
+
+    @field_validator("deadman_url", mode="before")
+    @classmethod
+    def _deadman_url(cls, v: Any) -> Any:
+        from sagan_tui.pages.deadman import parse_deadman
+
+        text = v.get_secret_value() if isinstance(v, SecretStr) else v
+        if isinstance(text, str) and text.strip():
+            try:
+                parse_deadman(text.strip())
+            except ValueError as exc:
+                raise ValueError(str(exc).removeprefix("deadman_url: ")) from None
+            return text.strip()
+        return None
+
+    @field_validator("auto_contain", mode="before")
+    @classmethod
+    def _auto_contain(cls, v: Any) -> Any:
+        from sagan_tui.actions.auto_contain import parse_rules
+
+        return [r.text for r in parse_rules(v)]
+
+    def page_targets(self) -> list:
+        from sagan_tui.pages.targets import parse_targets
+
+        return parse_targets([u.get_secret_value() for u in self.page_urls])
+
     @property
     def cache_path(self) -> Path:
         return self.sagan_tui_cache or default_cache_path()
@@ -197,6 +249,10 @@ class Settings(BaseModel):
         for acc in self.accounts.values():
             if acc.enabled:
                 out.append(acc.key())
+        from sagan_tui.config import page_secrets
+
+        out += page_secrets([u.get_secret_value() for u in self.page_urls],
+                            self.deadman_url.get_secret_value() if self.deadman_url else None)
         return out
 
     def as_draft(self) -> Draft:

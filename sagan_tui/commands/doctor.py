@@ -164,6 +164,47 @@ def _notify_check(settings) -> tuple[bool | None, str, str]:
     return ok, "notify", words
 
 
+async def _pages_check(settings, send: bool) -> list[tuple[bool | None, str, str]]:
+    """watch's page targets, dead-man's switch and auto_contain rules (named by scheme and host at
+    most); with `send` (`doctor --page`) a test page to each target, then its end (cleared)."""
+    from sagan_tui.commands.watch import checked
+
+    try:
+        targets, dead, rules = checked(settings)
+    except ValueError as exc:
+        return [(False, "pages", str(exc))]
+    where = ", ".join(t.shown for t in targets) or "none (page_urls is empty: watch pages nobody)"
+    out = [(True if targets else None, "pages", f"to {where}; dead-man's switch {dead.shown if dead else 'off'}; "
+                                                 f"auto_contain {', '.join(r.text for r in rules) or 'off'}")]
+    if send:
+        out += await _test_pages(targets, settings.request_timeout)
+    return out
+
+
+async def _test_pages(targets, timeout: float) -> list[tuple[bool | None, str, str]]:
+    import httpx
+
+    from sagan_tui.pages.alerts import Page
+    from sagan_tui.pages.senders import PageFailed, sender_for
+
+    title = "sagan-tui doctor: test page (cleared at once)"
+    test = Page("wave", "wave", "doctor-test", "sagan-tui-doctor-test", "open", title, "a test page from "
+                "`sagan-tui doctor --page`; nothing is wrong", "default", first_title=title)
+    end = Page("wave", "resolved", "doctor-test", "sagan-tui-doctor-test", "resolve",
+               "sagan-tui doctor: test over", "the test page is cleared", "low", first_title=title)
+    out = []
+    async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
+        for t in targets:
+            sender = sender_for(t, client)
+            try:
+                await sender.send(test)
+                await sender.send(end)
+                out.append((True, f"page {t.shown}", "test page sent and cleared"))
+            except PageFailed as why:
+                out.append((False, f"page {t.shown}", f"paging failed: {why}"))
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     lines: list[tuple[bool | None, str, str]] = []
     try:
@@ -176,6 +217,8 @@ def run(args: argparse.Namespace) -> int:
     lines += [(None, "config", w) for w in warnings if "disabled" not in w]
     secrets = settings.secrets()
     lines += asyncio.run(_checks(settings, secrets))
+    lines += [(ok, what, scrub(detail, secrets))
+              for ok, what, detail in asyncio.run(_pages_check(settings, bool(getattr(args, "page", False))))]
     lines += _cache_check(settings.cache_path, secrets)
     lines.append(_notify_check(settings))
     for ok, what, detail in lines:

@@ -43,7 +43,7 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
     for notice in cache.notices:
         print(f"sagan-tui: {notice}", file=sys.stderr)
     poller = Poller(settings, cache)
-    stop = _Interrupt()
+    stop = Interrupt()
     deadline = None if args.once else time.monotonic() + (args.for_seconds or float("inf"))
     failures = 0
     try:
@@ -53,7 +53,7 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
             if changes is None:
                 break
             print(changes.summary_line(), flush=True)
-            _file_check(cache)
+            file_check(cache)
             failures = sum(1 for h in changes.health.values() if h.state.value == "error")
             if args.once or (deadline is not None and time.monotonic() >= deadline):
                 break
@@ -71,7 +71,7 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
     finally:
         stop.close()
         await poller.aclose()
-        _file_check(cache)  # a file removed during the last poll or pause: put back before closing
+        file_check(cache)  # a file removed during the last poll or pause: put back before closing
         cache.close()
     if stop.asked:
         from sagan_tui.stop_signals import exit_code
@@ -81,7 +81,7 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
     return 1 if args.once and failures else 0
 
 
-class _Interrupt:
+class Interrupt:
     """Ctrl+C (SIGINT) asks the loop to stop: the poll or pause under way is cancelled, and the
     loop ends on the flag whatever that poll does with its cancellation. A library that absorbs
     a cancellation (an HTTP client closing a connection under a shield) lets the poll finish
@@ -125,7 +125,7 @@ class _Interrupt:
             self._loop.remove_signal_handler(signal.SIGINT)
 
 
-def _file_check(cache) -> None:
+def file_check(cache) -> None:
     """The cache file removed or replaced under the sync (store/moved.py): put back, said on stderr."""
     import sqlite3
 

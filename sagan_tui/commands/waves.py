@@ -30,27 +30,40 @@ def load_cache(path: str):
     Read-only: a report never changes the cache it reads (CacheUnusable, naming the cause, when
     the file cannot be read as a cache)."""
     from sagan_tui.store.cache import Cache
-    from sagan_tui.store.evidence_rows import loss_evidence
-    from sagan_tui.triage import Dispatch
-    from sagan_tui.triage.records import ParsedLines, refusal
 
     cache = Cache(path, read_only=True)
     try:
-        dispatches = [Dispatch(p.experiment_number, p.runpod_pod_id, p.created_at)
-                      for p in cache.sagan_pods() if p.experiment_number is not None]
-        losses, errors = [], []
-        for loss in cache.losses():  # written by any version, or any tool: judged as a file's are
-            why = refusal(loss)
-            if why:
-                errors.append(f"loss of pod {loss.pod_id}: {why}: left out")
-            else:
-                losses.append(loss)
-        return ParsedLines(losses=losses, sightings=cache.sightings(), health=cache.health(),
-                           dispatches=dispatches, balances=cache.balance_history(), errors=errors,
-                           withdrawn=cache.losses(states=("withdrawn",)),
-                           evidence=loss_evidence(cache))
+        return records_from(cache)
     finally:
         cache.close()
+
+
+def records_from(cache):
+    """Losses, sightings and health of an open cache (load_cache's, and watch's every poll)."""
+    from sagan_tui.basics import parse_ts
+    from sagan_tui.store.evidence_rows import dispatch_rows, loss_evidence
+    from sagan_tui.triage import Dispatch
+    from sagan_tui.triage.records import ParsedLines, refusal
+
+    dispatches = [Dispatch(n, pod_id, _stamp(created, parse_ts)) for n, pod_id, created in dispatch_rows(cache)]
+    losses, errors = [], []
+    for loss in cache.losses():  # written by any version, or any tool: judged as a file's are
+        why = refusal(loss)
+        if why:
+            errors.append(f"loss of pod {loss.pod_id}: {why}: left out")
+        else:
+            losses.append(loss)
+    return ParsedLines(losses=losses, sightings=cache.sightings(), health=cache.health(),
+                       dispatches=dispatches, balances=cache.balance_history(), errors=errors,
+                       withdrawn=cache.losses(states=("withdrawn",)),
+                       evidence=loss_evidence(cache))
+
+
+def _stamp(text, parse_ts):
+    try:
+        return parse_ts(text)
+    except (TypeError, ValueError):  # a record written by another tool: no time, as a lenient parse gives
+        return None
 
 
 def context_for(records, accounts=()):

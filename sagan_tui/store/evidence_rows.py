@@ -60,3 +60,12 @@ def evidence_read(cache: Cache, pod_ids: Iterable[str]) -> set[str]:
         return set()
     return {r[0] for r in cache._tuples("select pod_id from loss_evidence where pod_id in (%s)"
                                          % ",".join("?" * len(ids)), ids)}
+
+
+def dispatch_rows(cache: Cache) -> list[tuple[int, str, str | None]]:
+    """(experiment, pod id, created_at text) of every pod Sagan recorded for an experiment, newest
+    change first: the triage's dispatches, read without parsing each whole record (watch reads
+    them after every poll; at 10,000 pods the records' parse was most of its work)."""
+    return [tuple(r) for r in cache._tuples(
+        "select experiment_number, runpod_pod_id, json_extract(data, '$.created_at') from sagan_pods "
+        "where experiment_number is not null order by updated_at desc")]

@@ -190,9 +190,18 @@ def _v_pod_existence(db: sqlite_utils.Database) -> None:
     db.execute(pods_seen(EXISTENCE_POD_COLUMNS, "p.gone_at is null and p.missing_since is null"))
 
 
+def _v_watch_pages(db: sqlite_utils.Database) -> None:
+    """`sagan-tui watch`'s alerts (`page_alerts`: one row per wave, forming cluster, blind source or
+    short runway, its lifecycle state as JSON) so a restarted watch does not page again, and each
+    page target's last outcome (`page_health`, named by scheme and host only) for a panel to show."""
+    db["page_alerts"].create({"key": str, "kind": str, "state": str, "data": str, "updated_at": str},
+                             pk="key", if_not_exists=True)
+    db["page_health"].create({"target": str, "state": str, "error": str, "at": str}, pk="target", if_not_exists=True)
+
+
 # One sequence for every change of shape: each version is appended, never edited once released.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
-                                                               _v_pod_existence]
+                                                               _v_pod_existence, _v_watch_pages]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

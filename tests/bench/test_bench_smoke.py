@@ -102,6 +102,14 @@ def test_fleet_smoke():
     assert fleet["pods"] > figures[0].detail["baseline_fleet"]["pods"] > 0 and fleet["cpu_s_per_poll"] > 0
 
 
+def test_watch_smoke():
+    import bench_watch
+
+    figures = bench_watch.run(small=True)
+    well_formed(figures, {"watch_cpu"})
+    assert figures[0].detail["fleet"]["pods"] > figures[0].detail["baseline_fleet"]["pods"] > 0
+
+
 @pytest.mark.slow
 def test_fleet_keys_smoke():
     import bench_fleet_keys

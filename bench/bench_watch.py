@@ -1,0 +1,86 @@
+"""Figure: `watch`'s CPU per poll beside `sync`'s on the same 10,000-pod fleet (bench_fleet's).
+
+Two pollers in turn on fresh caches of the same fleet, on the `sync` schedule (every 2 s) after
+two warm-up polls: a bare `Poller` (what `sync` runs) and `Watch.poll_once` (the same poll, then
+the triage of the cache's confirmed losses, the alerts' step and their rows written; no page
+target, so no page leaves). This process's CPU per poll is compared: watch's work after a poll is
+what the ratio adds. A 1,000-pod fleet of the same shape stands beside it in `detail`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from argparse import Namespace
+from contextlib import ExitStack
+from pathlib import Path
+
+from bench_fleet import INTERVAL_S, fleet
+from common import Figure, SimProcess, main, own_servers, quiet_logging, settings_for_sim
+
+
+async def cpu_per_poll(env: dict[str, str], urls: dict[str, str], cache_path: Path, count: int, interval: float,
+                       watching: bool) -> float:
+    from sagan_tui.commands.watch import Watch
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.sync.poller import Poller
+
+    settings = settings_for_sim(env, cache_path)
+    cache = Cache(settings.cache_path)
+    poller = Poller(settings, cache, transports=own_servers(settings, urls))
+    watch = Watch(Namespace(for_seconds=None), settings, cache, [], None, [], poller=poller) if watching else None
+    watch_said: list[str] = []
+    if watch is not None:
+        watch.say = watch.pager.say = watch_said.append
+
+    async def once() -> None:
+        if watch is not None:
+            await watch.poll_once()
+        else:
+            await poller.poll_once(force=True)
+
+    cpus = []
+    try:
+        for _ in range(2):
+            await once()
+        for _ in range(count):
+            w, c = time.perf_counter(), time.process_time()
+            await once()
+            cpus.append(time.process_time() - c)
+            await asyncio.sleep(max(0.0, interval - (time.perf_counter() - w)))
+    finally:
+        if watch is not None:
+            await watch.close(drain_s=1)
+        else:
+            await poller.aclose()
+            cache.close()
+    return statistics.median(cpus)
+
+
+def measure(pods: int, count: int, interval: float) -> dict:
+    with ExitStack() as stack:
+        home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sagan-bench-watch-")))
+        fixture = home / "fleet.json"
+        fixture.write_text(json.dumps(fleet(pods)))
+        sims = [stack.enter_context(SimProcess("--fixture", str(fixture))) for _ in range(3)]
+        urls = {"team": sims[1].env["RUNPOD_API_BASE_URL"], "personal": sims[2].env["RUNPOD_API_BASE_URL"]}
+        sync = asyncio.run(cpu_per_poll(sims[0].env, urls, home / "sync.sqlite", count, interval, False))
+        watch = asyncio.run(cpu_per_poll(sims[0].env, urls, home / "watch.sqlite", count, interval, True))
+    return {"pods": pods, "sync_cpu_s": sync, "watch_cpu_s": watch}
+
+
+def run(small: bool = False) -> list[Figure]:
+    quiet_logging()
+    big, base = (500, 50) if small else (10_000, 1_000)
+    count, interval = (2, 0.2) if small else (15, INTERVAL_S)
+    b, r = measure(base, count, interval), measure(big, count, interval)
+    info = {"interval_s": interval, "polls": count, "fleet": r, "baseline_fleet": b}
+    return [Figure("watch_cpu", f"watch's CPU per poll of {big:,} pods vs sync's (no page target)",
+                   r["watch_cpu_s"], r["sync_cpu_s"], "s", "<= 1.1x", 1.1, detail=info)]
+
+
+if __name__ == "__main__":
+    main(run)

@@ -1,0 +1,260 @@
+"""`sagan-tui watch`: the guard headless and long-running: polls, weighs waves, pages with a lifecycle,
+keeps a dead-man's switch and applies the opt-in `auto_contain` rules. One line per event."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+import time
+from datetime import datetime, timedelta
+
+from sagan_tui.commands.common import settings_from_args
+
+HISTORY_MINUTES = 60.0  # waves that ended this long before the guard window are history, not alerts
+DRAIN_S = 10.0  # at the end, what is still queued has this long to go out
+
+
+def _fail(message: str) -> int:
+    print(f"sagan-tui watch: {message}", file=sys.stderr)
+    return 2
+
+
+class Say:
+    """One line per event on stdout and in the log, scrubbed of every secret and control character."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        self.secrets = secrets
+        self.log = logging.getLogger("sagan_tui.watch")
+        self.log.setLevel(logging.INFO)
+
+    def __call__(self, line: str) -> None:
+        from sagan_tui.safe_text import one_line
+        from sagan_tui.sources.errors import scrub
+
+        text = one_line(scrub(line, self.secrets), limit=400)
+        print(f"{datetime.now().strftime('%H:%M:%S')} {text}", flush=True)
+        self.log.info("%s", text)
+
+
+def checked(settings) -> tuple[list, object | None, list]:
+    """The page targets (apprise's known to it), the dead-man's target and the rules; TargetError
+    or ValueError naming the setting and scheme when one cannot be used (watch's and doctor's start)."""
+    from sagan_tui.actions.auto_contain import parse_rules
+    from sagan_tui.pages.deadman import parse_deadman
+    from sagan_tui.pages.targets import check_with_apprise
+
+    targets = settings.page_targets()
+    check_with_apprise(targets)
+    dead = parse_deadman(settings.deadman_url.get_secret_value()) if settings.deadman_url else None
+    return targets, dead, parse_rules(settings.auto_contain)
+
+
+async def _loop(args: argparse.Namespace) -> int:
+    import sqlite3
+
+    from sagan_tui.logfile import log_to_file
+    from sagan_tui.store.cache import Cache
+    from sagan_tui.store.opening import CacheError, unusable
+
+    settings = settings_from_args(args)
+    try:
+        targets, dead, rules = checked(settings)
+    except ValueError as exc:
+        return _fail(str(exc))
+    try:
+        cache = Cache(settings.cache_path)
+    except CacheError as exc:
+        return _fail(str(exc))
+    log_to_file(settings)
+    try:
+        return await Watch(args, settings, cache, targets, dead, rules).run()
+    except sqlite3.Error as exc:
+        return _fail(f"{unusable(settings.cache_path, exc)} (what earlier polls wrote is kept)")
+
+
+class Watch:
+    """The loop: poll, observe, step the alerts, contain, page, re-arm the switch."""
+
+    def __init__(self, args, settings, cache, targets, dead, rules, *, clock=None, poller=None) -> None:
+        import httpx
+
+        from sagan_tui.actions.auto_contain import RunnerContainment
+        from sagan_tui.actions.runner import ActionRunner
+        from sagan_tui.pages.alerts import Alert, Lifecycle
+        from sagan_tui.pages.deadman import DeadMan
+        from sagan_tui.pages.pager import Pager
+        from sagan_tui.pages.senders import sender_for
+        from sagan_tui.store.page_rows import load_alerts
+        from sagan_tui.sync.poller import Poller
+
+        self.args, self.settings, self.cache, self.rules = args, settings, cache, rules
+        self.say = Say(settings.secrets())
+        # a test steps the clock with the simulator's; the bench gives a poller with its own servers
+        self.poller = poller or Poller(settings, cache, clock=clock)
+        self.client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout), follow_redirects=False)
+        self.pager = Pager(targets, [sender_for(t, self.client) for t in targets], say=self.say, status=self._health)
+        self.dead = DeadMan(dead, self.client, minutes=settings.deadman_minutes, say=self.say) if dead else None
+        self.life = Lifecycle({k: Alert.from_json(v) for k, v in load_alerts(cache).items()})
+        self.contain = RunnerContainment(ActionRunner.for_poller(settings, cache, self.poller, clock=self.poller.clock))
+        self.targets = targets
+        self._told_read_only = False
+
+    def _health(self, shown: str, error: str | None) -> None:
+        from sagan_tui.models import utcnow
+        from sagan_tui.store.page_rows import record_page_health
+
+        record_page_health(self.cache, shown, error, utcnow())
+
+    def _hello(self) -> None:
+        where = ", ".join(t.shown for t in self.targets) or "nowhere (page_urls is empty)"
+        rules = ", ".join(r.text for r in self.rules) or "off"
+        for t in self.targets:
+            if t.scheme == "ntfy" and t.shown.split()[-1] not in ("127.0.0.1", "localhost", "::1"):
+                self.say(f"warning: {t.shown} is plain http (ntfy://): the topic travels in clear; ntfys:// is https")
+        self.say(f"watching {self.settings.cache_path.name} every {self.settings.poll_interval:g} s; pages to {where}; "
+                 f"auto_contain {rules}{' (read-only: never)' if self.settings.read_only and self.rules else ''}; "
+                 f"dead-man's switch {self.dead.t.shown if self.dead else 'off'}")
+
+    async def run(self) -> int:
+        from sagan_tui.commands.sync import Interrupt, file_check
+
+        for notice in self.cache.notices:
+            print(f"sagan-tui: {notice}", file=sys.stderr)
+        self._hello()
+        stop = Interrupt()
+        deadline = time.monotonic() + (self.args.for_seconds or float("inf"))
+        try:
+            while not stop.asked:
+                started = time.monotonic()
+                if await stop.unless_asked(self.poll_once()) is None:
+                    break
+                file_check(self.cache)
+                if time.monotonic() >= deadline:
+                    break
+                pause = min(self.settings.poll_interval - (time.monotonic() - started), deadline - time.monotonic())
+                if pause > 0:
+                    await stop.unless_asked(asyncio.sleep(pause))
+        finally:
+            stop.close()
+            await self.close()
+        self.say(f"watch stopped: {self.pager.sent} page(s) sent, {self.pager.failed} failed")
+        if stop.asked:
+            from sagan_tui.stop_signals import exit_code
+
+            return exit_code(signal.SIGINT)
+        return 0
+
+    async def poll_once(self) -> bool:
+        """One poll and what follows it; True (None only when Ctrl+C cancelled it)."""
+        changes = await self.poller.poll_once()
+        await self.after_poll(changes.at)
+        return True
+
+    async def close(self, drain_s: float = DRAIN_S) -> None:
+        await self.pager.drain(drain_s)
+        if self.dead is not None:
+            await self.dead.disarm()
+        await self.client.aclose()
+        await self.poller.aclose()
+        self.cache.close()
+
+    async def after_poll(self, now: datetime) -> None:
+        from sagan_tui.store.page_rows import save_alerts
+
+        following = any(a.state == "open" and a.kind in ("wave", "forming") for a in self.life.alerts.values())
+        seen, waves = observe(self.cache, self.settings, now, following)
+        pages = self.life.step(seen)
+        for page in pages:
+            self.say(page.line)
+        pages += await self._contain(waves, now)
+        save_alerts(self.cache, ((a.key, a.kind, a.state, a.to_json()) for a in self.life.take_changed()), now)
+        self.pager.submit(pages)
+        self.pager.flush()
+        if self.dead is not None:
+            await self.dead.beat(now)
+
+    async def _contain(self, waves, now: datetime) -> list:
+        from sagan_tui.actions.auto_contain import matching, starting_pods
+
+        out = []
+        for w, facts in waves:
+            alert = self.life.alerts.get(facts.key)
+            if not self.rules or alert is None or alert.state != "open" or alert.contained or not facts.active:
+                continue
+            rule = matching(self.rules, facts.cause, facts.confidence)
+            if rule is None:
+                continue
+            if self.settings.read_only:
+                if not self._told_read_only:
+                    self._told_read_only = True
+                    self.say(f"auto_contain {rule.text} matches wave {facts.key}: not applied (read-only)")
+                continue
+            starting = starting_pods(self.cache.pods(include_gone=False), facts.experiments, w.start)
+            done = await self.contain(facts.experiments, starting, origin="watch", rule=rule.text)
+            self.say(f"containment {'done' if done.ok else 'incomplete'} for wave {facts.key} "
+                     f"(rule {rule.text}): {done.summary}")
+            page = self.life.contained(facts.key, done.summary, facts)
+            if page is not None:
+                out.append(page)
+        return out
+
+
+def observe(cache, settings, now: datetime, following: bool = True):
+    """One poll's picture for the alerts (pages/alerts.Seen) from the cache's confirmed losses,
+    the same triage the session and `waves` run, and each source's health; with the waves.
+    `following`: a wave or cluster alert is open (the triage runs whatever the losses' times)."""
+    from sagan_tui.commands.waves import context_for, records_from
+    from sagan_tui.pages.alerts import FormingFacts, WaveFacts
+    from sagan_tui.session.incident import wave_key
+    from sagan_tui.triage import find_waves, fmt
+    from sagan_tui.triage.forming import find_forming
+
+    guard = settings.guard_minutes
+    recent = now - timedelta(minutes=guard + HISTORY_MINUTES)
+    if not following and not cache.losses(since=recent, states=("confirmed", "withdrawn")):
+        # No recent loss and no wave or cluster being followed: no alert can come of the triage, whose
+        # read of every pod's record is most of watch's cost on a quiet fleet (docs/performance.md).
+        return _seen(now, (), (), frozenset(), cache, settings, cache.health()), []
+    records = records_from(cache)
+    losses, context = context_for(records)
+    found = find_waves(losses, context=context, guard_minutes=guard)
+    waves = []
+    for w in found:
+        if w.end < recent:
+            continue
+        v = w.verdict
+        # No `start <= now` (triage's active_wave has it against replays): a loss confirmed later
+        # in the same poll is dated after the poll's start, and a live wave is never a replay.
+        active = w.end >= now - timedelta(minutes=guard)
+        waves.append((w, WaveFacts(wave_key(w), tuple(x.pod_id for x in w.losses), tuple(w.accounts),
+                                   tuple(w.experiments), v.cause, v.confidence, v.headline,
+                                   fmt.window(w.start, w.end), float(w.burn_usd or 0.0), active)))
+    forming = [FormingFacts(c.pod_ids[0], c.pod_ids, c.reason)
+               for c in find_forming(losses, found) if c.end >= now - timedelta(minutes=guard)]
+    withdrawn = frozenset(x.pod_id for x in (*records.withdrawn, *records.losses) if x.state == "withdrawn")
+    return _seen(now, tuple(f for _, f in waves), tuple(forming), withdrawn, cache, settings, records.health), waves
+
+
+def _seen(now, waves, forming, withdrawn, cache, settings, health):
+    """The Seen of these waves and clusters, with the owner's acknowledgements and the sources' health."""
+    from sagan_tui.basics import HealthState
+    from sagan_tui.pages.alerts import Seen
+    from sagan_tui.runway import LOW, OUT, runway
+    from sagan_tui.store.incident_rows import wave_acks
+
+    acks = {k: (a[1], a[3]) for k, a in wave_acks(cache).items()}
+    blind, low = {}, {}
+    for name, h in health.items():
+        if h.state == HealthState.ERROR and h.consecutive_failures >= settings.blind_polls:
+            blind[name] = h.last_success
+        r = runway(h, settings.runway_warn_hours)
+        if r is not None and r.state in (LOW, OUT):
+            low[name] = r.text
+    return Seen(now, waves, forming, withdrawn, acks, blind, low)
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_loop(args))

@@ -1,0 +1,197 @@
+"""`sagan-tui watch` against the reaping-wave simulator, its clock driven poll by poll: a page for the
+first wave carrying its verdict; no auto_contain, nothing held; `platform-reaper:medium`, the wave's
+experiment held and its starting pods stopped, audited with actor `watch`, once; read-only, never;
+a page endpoint answering 500 leaves the polls going; a restart does not page again; a malformed
+URL or rule is refused at start naming the setting and scheme, never the secret."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from argparse import Namespace
+
+import pytest
+
+from sagan_tui.commands.watch import Watch, checked
+from sagan_tui.config_model import load_settings
+from sagan_tui.store.cache import Cache
+
+from .stand_ins import StandIn
+
+# Polls at scenario times: at 60 r4's pods are all RUNNING; their losses (t=98..112) are first seen
+# at 160, when both of the recovery loop's re-dispatches of #192 (created 150 and 158, RUNNING at
+# 190 and 198) are starting: what a containment must stop.
+TIMES = (60, 160, 164, 168)
+
+
+@pytest.fixture
+def hook():
+    s = StandIn("json").start()
+    yield s
+    s.stop()
+
+
+async def _watch(sim, tmp_path, lines, name="w", **flags):
+    env = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp_path / "none.toml"),
+           **{f"RUNPOD_TRANSPORT_{n.upper()}": "graphql" for n in sim.account_keys}}
+    settings, _ = load_settings(env, sagan_tui_cache=str(tmp_path / f"{name}.sqlite"), poll_interval=60.0, **flags)
+    targets, dead, rules = checked(settings)
+    now = [sim.clock.at(0)]
+    w = Watch(Namespace(for_seconds=None), settings, Cache(settings.cache_path), targets, dead, rules,
+              clock=lambda: now[0])
+    w.say = lines.append  # what watch prints, kept for the test (Say prints and logs the same lines)
+    w.pager.say = lines.append
+
+    async def poll_at(t: float) -> None:
+        sim.clock.hold(t)
+        now[0] = sim.clock.at(t)
+        await w.poll_once()
+
+    return w, poll_at
+
+
+async def _watched(sim, tmp_path, hook, times=TIMES, **flags) -> tuple[list[str], list]:
+    """A watch paging `hook` polled at `times` then closed: what it said, and its audit log."""
+    lines: list[str] = []
+    w, poll_at = await _watch(sim, tmp_path, lines, page_urls=f"json://127.0.0.1:{hook.port}/hook", **flags)
+    for t in times:
+        await poll_at(t)
+    audit = w.cache.actions()
+    await w.close(drain_s=20)
+    return lines, audit
+
+
+async def test_the_first_wave_is_paged_with_its_verdict_and_nothing_is_held_without_a_rule(sim_factory, tmp_path, hook):
+    sim = sim_factory(scenario="reaping-wave")
+    lines, _ = await _watched(sim, tmp_path, hook)
+    pages = [r.json() for r in hook.requests]
+    assert any("PLATFORM REAPER" in p["message"] and "k3m8qz0v2xw7ta" in p["message"] for p in pages), pages
+    r4 = ("k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y")  # the key is the first by lost time
+    assert [line.split(":")[0] for line in lines if line.startswith("wave ")] in ([f"wave {p}"] for p in r4), lines
+    assert sim.state.experiments[192].status_at(168) != "blocked"
+    assert not [r for r in sim.requests if r.api == "graphql" and "podStop" in str((r.body or {}).get("query"))]
+    assert not any(line.startswith("containment") for line in lines)
+
+
+async def test_auto_contain_holds_the_wave_and_stops_its_starting_pods_once_audited_as_watch(sim_factory, tmp_path, hook):
+    sim = sim_factory(scenario="reaping-wave")
+    lines, audit = await _watched(sim, tmp_path, hook, auto_contain="platform-reaper:medium")
+    assert sim.state.experiments[192].status_at(168) == "blocked"
+    done = [line for line in lines if line.startswith("containment")]
+    assert len(done) == 1 and "held #192" in done[0] and "stopped 2 starting pods" in done[0], lines
+    stops = [r for r in sim.requests if r.api == "graphql" and "podStop" in str((r.body or {}).get("query"))]
+    assert {s for r in stops for s in ("q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s") if s in str(r.body)} == \
+        {"q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s"}
+    contain = [a for a in audit if a.action == "auto-contain"]
+    assert len(contain) == 1 and "actor watch" in contain[0].detail and "platform-reaper:medium" in contain[0].detail
+    assert any(a.action == "hold" and "actor watch" in (a.detail or "") for a in audit)
+    assert any("contained: held #192" in r.json()["message"] for r in hook.requests)
+
+
+async def test_a_wave_whose_losses_are_dated_after_the_polls_start_is_live(sim_factory, tmp_path):
+    """A loss confirmed late in a poll carries a time after the poll's own: still this wave, paged."""
+    from datetime import timedelta
+
+    from sagan_tui.commands.watch import observe
+
+    sim = sim_factory(scenario="reaping-wave")
+    w, poll_at = await _watch(sim, tmp_path, [])
+    for t in TIMES[:2]:
+        await poll_at(t)
+    first = min(x.lost_at for x in w.cache.losses())
+    seen, _ = observe(w.cache, w.settings, first - timedelta(seconds=1))
+    await w.close(drain_s=1)
+    assert [x.active for x in seen.waves] == [True]
+
+
+async def test_a_wave_acknowledged_in_a_panel_is_resolved_by_watch(sim_factory, tmp_path, hook):
+    """`k` in any panel writes `wave_acks`; watch reads it at its next poll and clears the page."""
+    from sagan_tui.store.incident_rows import ack_wave
+
+    sim = sim_factory(scenario="reaping-wave")
+    lines: list[str] = []
+    w, poll_at = await _watch(sim, tmp_path, lines, page_urls=f"json://127.0.0.1:{hook.port}/hook")
+    for t in TIMES:
+        await poll_at(t)
+    [key] = [line.split(":")[0].split()[1] for line in lines if line.startswith("wave ")]
+    alert = w.life.alerts[key]
+    ack_wave(w.cache, key, sim.clock.at(168), len(alert.pods), ("team",), alert.cause, alert.confidence)
+    await poll_at(172)
+    await w.close(drain_s=20)
+    resolved = [line for line in lines if line.startswith("resolved ")]
+    assert len(resolved) == 1 and resolved[0].startswith(f"resolved {key}: WAVE ") and \
+        resolved[0].endswith(" resolved: acknowledged")
+    assert hook.requests[-1].json()["title"].endswith("resolved: acknowledged")
+
+
+async def test_read_only_pages_but_never_contains(sim_factory, tmp_path, hook):
+    sim = sim_factory(scenario="reaping-wave")
+    lines, _ = await _watched(sim, tmp_path, hook, auto_contain="platform-reaper:medium", read_only=True)
+    assert sim.state.experiments[192].status_at(168) != "blocked"
+    assert sum("not applied (read-only)" in line for line in lines) == 1 and hook.requests
+
+
+async def test_a_failing_endpoint_leaves_the_polls_going_and_no_secret_in_what_is_said(sim_factory, tmp_path):
+    sim = sim_factory(scenario="reaping-wave")
+    broken = StandIn("json", status=500).start()
+    try:
+        lines: list[str] = []
+        url = f"json://127.0.0.1:{broken.port}/hooks/s3cr3t-path"
+        w, poll_at = await _watch(sim, tmp_path, lines, page_urls=url)
+        w.pager.backoff_s = 0.01
+        for t in TIMES:
+            await poll_at(t)
+        polled = len([r for r in sim.requests if r.api == "sagan"])
+        await w.close(drain_s=20)
+    finally:
+        broken.stop()
+    assert polled >= len(TIMES) and len(broken.requests) >= 3
+    failed = [line for line in lines if line.startswith("paging failed: json 127.0.0.1 not delivered")]
+    assert failed and any("given up" in line for line in failed)
+    assert not any("s3cr3t" in line or url in line for line in lines)
+    for s in sim.account_keys.values():
+        assert not any(s in line for line in lines)
+
+
+async def test_a_restarted_watch_does_not_page_the_same_wave_again(sim_factory, tmp_path, hook):
+    sim = sim_factory(scenario="reaping-wave")
+    await _watched(sim, tmp_path, hook)
+    first = len(hook.requests)
+    again, _ = await _watched(sim, tmp_path, hook, times=(172,))
+    assert first >= 1 and len(hook.requests) == first
+    assert not any(line.startswith(("wave ", "forming ")) for line in again)
+
+
+@pytest.mark.parametrize("env, said", [
+    ({"SAGAN_TUI_PAGE_URLS": "ntfys://ntfy.sh/"}, "page_urls: entry 1 (scheme 'ntfys')"),
+    ({"SAGAN_TUI_PAGE_URLS": "nosuchservice://t0ken-s3cret/x"}, "page_urls: entry 1 (scheme 'nosuchservice')"),
+    ({"SAGAN_TUI_AUTO_CONTAIN": "platform-reaper:surely"}, "auto_contain: rule 1"),
+    ({"SAGAN_TUI_DEADMAN_URL": "slack://t0ken-s3cret/b/c"}, "deadman_url: entry 1 (scheme 'slack')"),
+])
+def test_watch_refuses_a_malformed_url_or_rule_at_start(tmp_path, env, said):
+    base = {"SAGAN_TUI_CONFIG": str(tmp_path / "none.toml"), "SAGAN_BASE_URL": "http://127.0.0.1:9",
+            "SAGAN_TUI_CACHE": str(tmp_path / "c.sqlite"), "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([sys.executable, "-m", "sagan_tui", "watch", "--for", "1"], env={**base, **env},
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and said in r.stderr, r.stderr
+    assert "s3cret" not in r.stdout + r.stderr
+
+
+def test_the_command_polls_until_for_ends_and_ctrl_c_ends_it_with_130(sim_factory, tmp_path):
+    import os
+    import signal
+
+    sim = sim_factory(scenario="reaping-wave")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("SAGAN", "RUNPOD"))}, **sim.env(),
+           "SAGAN_TUI_CONFIG": str(tmp_path / "none.toml"), "SAGAN_TUI_CACHE": str(tmp_path / "c.sqlite")}
+    exe = [sys.executable, "-m", "sagan_tui", "watch", "--poll-interval", "1"]
+    r = subprocess.run([*exe, "--for", "2"], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "watching c.sqlite every 1 s" in r.stdout and "watch stopped" in r.stdout, r
+    p = subprocess.Popen([*exe, "--read-only"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = p.stdout.readline()  # the start line: the loop is running
+    assert "watching" in first, first
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "watch stopped" in out, (out, err)
+    for s in sim.account_keys.values():
+        assert s not in first + out + err
