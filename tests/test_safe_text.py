@@ -55,3 +55,28 @@ def test_the_sanitiser_lives_outside_the_ui_and_imports_no_textual():
     code = "import sys, sagan_tui.safe_text; print(any(m.startswith(('textual', 'rich')) for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(("hostile", "shown"), [h for h in HOSTILE if "\n" not in h[0]])
+def test_a_command_prints_the_same_answer_through_its_clean_stream(hostile, shown):
+    import io
+
+    from sagan_tui.safe_text import CleanStream
+
+    sink = io.StringIO()
+    out = CleanStream(sink)
+    print(hostile, file=out)
+    assert sink.getvalue() == shown + "\n"  # a document keeps its lines
+
+
+def test_a_sequence_split_across_two_writes_is_harmless_in_both():
+    import io
+
+    from sagan_tui.safe_text import CleanStream
+
+    sink = io.StringIO()
+    out = CleanStream(sink)
+    out.write("dc US-KS-2\x1b")
+    out.write("]52;c;ZXZpbA==\x07 ok\n")
+    assert "\x1b" not in sink.getvalue() and "\x07" not in sink.getvalue()
+    assert sink.getvalue().startswith("dc US-KS-2") and sink.getvalue().endswith(" ok\n")
