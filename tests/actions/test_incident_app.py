@@ -59,20 +59,48 @@ def _panel_text(app) -> str:
     return "\n".join(incident_lines(app.view.loss_view)) if app.view.loss_view else ""
 
 
-async def test_u_on_a_held_experiment_makes_it_approved_at_the_simulator(incident_panel):
+async def test_u_during_the_wave_asks_for_the_typed_number_then_releases(incident_panel):
+    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
     r, app = await incident_panel(reaper_to=100)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling and app.view.waves, what="the wave")
         app.experiments_table.focus()
         await wait_for(pilot, lambda: app.experiments_table.select_key("363"), what="#363 in the table")
         await pilot.press("u")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="release dialog")
-        assert app.focused.id == "cancel"
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guarded release dialog")
         targets = [str(t.render()) for t in app.screen.query(".target")]
-        assert len(targets) == 1 and "#363" in targets[0] and "held by Sagan's pod-stop cascade" in targets[0]
-        await pilot.press("tab", "enter")
+        assert len(targets) == 1 and "#363" in targets[0]
+        assert app.screen.dialog_title.startswith("Release 1 experiment through the dispatch guard")
+        await pilot.press("tab", "enter")  # Tab+Enter no longer releases: it reaches Cancel, audited
+        await wait_for(pilot, lambda: any(a.action == "release" and a.result == "cancelled"
+                                          for a in r.cache.actions()), what="the cancel audited")
+        assert r.sim.state.experiments[363].status_at(r.sim.clock.now_t()) == "blocked"
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="the dialog again")
+        await pilot.press("3", "6", "3", "enter")
         await wait_for(pilot, lambda: app.view.experiments[363].status == "approved", what="approved after refresh")
     assert r.sim.state.experiments[363].status_at(r.sim.clock.now_t()) == "approved"
+    assert [a.action for a in r.cache.actions()][:1] == ["release"] and r.cache.actions()[0].result == "ok"
+
+
+async def test_u_outside_a_wave_is_the_plain_release_dialog(rig):
+    from tests.in_process import panel_app
+
+    fx = copy.deepcopy(actions_fixture())
+    fx["experiments"].append({"number": 355, "title": "Blocked last week", "status": "blocked",
+                              "runpodAccount": "team"})
+    r = await rig(fixture=fx)
+    app = panel_app(r.settings, r.cache, r.poller)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
+        app.experiments_table.focus()
+        await wait_for(pilot, lambda: app.experiments_table.select_key("355"), what="#355 in the table")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="release dialog")
+        assert app.focused.id == "cancel"
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: app.view.experiments[355].status == "approved", what="approved after refresh")
     assert [a.action for a in r.cache.actions()][:1] == ["release"] and r.cache.actions()[0].result == "ok"
 
 
@@ -103,10 +131,10 @@ async def test_the_canary_passes_then_U_releases_the_rest(incident_panel):
         sim.clock.hold(320)
         await _refresh_until(pilot, app, lambda: "canary #192: passed" in _panel_text(app), "canary passed")
         assert "release the rest (#363)" in _panel_text(app)
-        await pilot.press("U")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="release-the-rest dialog")
+        await pilot.press("U")  # the wave's guard still stands: the typed number, even after a pass
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="release-the-rest dialog")
         assert ["#363" in str(t.render()) for t in app.screen.query(".target")] == [True]
-        await pilot.press("tab", "enter")
+        await pilot.press("3", "6", "3", "enter")
         await wait_for(pilot, lambda: app.view.experiments[363].status == "approved", what="the rest released")
     assert [a.action for a in r.cache.actions() if a.result == "ok"][:2] == ["release", "canary"]
 
