@@ -1,6 +1,6 @@
 """Every dispatch path through the guard during a wave (approve, release, canary), against the
 simulator over loopback: refused in the runner without the typed token, sent with it, untouched
-outside a wave; and `k` and the exports in the audit log."""
+outside a wave; and the pure rules (accounts aimed at, the token, an armed reason)."""
 
 from __future__ import annotations
 
@@ -95,17 +95,6 @@ async def test_a_lost_canary_arms_the_release_guard_even_without_a_wave(rig):
     refused = await r.runner.release(502, armed=lost)
     assert refused.refused and "canary #500 was lost" in refused.message and "type 502" in refused.message
     assert (await r.runner.release(502, confirm="502", armed=lost)).ok
-
-
-async def test_acknowledge_and_export_leave_audit_rows(rig, tmp_path):
-    from sagan_tui.actions.guard import export_report
-
-    r = await _in_the_r5_wave(rig)
-    path, _text = export_report(r.cache, r.runner.clock(), tmp_path)
-    done = await r.runner.record_done("export", path.name, f"incident report written to {path}")
-    assert done.ok and done.audit_id is not None
-    [row] = _audit(r, "export")
-    assert row.result == "ok" and row.target == path.name and str(path) in (row.detail or "")
 
 
 # --- the pure rules ------------------------------------------------------------------------------
