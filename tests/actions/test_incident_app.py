@@ -53,6 +53,15 @@ async def _refresh_until(pilot, app, cond, what: str) -> None:
     await wait_for(pilot, cond, what=what)
 
 
+async def _press_on(pilot, app, number: int, key: str, kind: type, what: str) -> None:
+    """After the first poll, `key` on experiment `number`'s row, and wait for its dialog."""
+    await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
+    app.experiments_table.focus()
+    await wait_for(pilot, lambda: app.experiments_table.select_key(str(number)), what=f"#{number} in the table")
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(app.screen, kind), what=what)
+
+
 def _panel_text(app) -> str:
     from sagan_tui.ui.main_screen import incident_lines
 
@@ -93,11 +102,7 @@ async def test_u_outside_a_wave_is_the_plain_release_dialog(rig):
     r = await rig(fixture=fx)
     app = panel_app(r.settings, r.cache, r.poller)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
-        app.experiments_table.focus()
-        await wait_for(pilot, lambda: app.experiments_table.select_key("355"), what="#355 in the table")
-        await pilot.press("u")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="release dialog")
+        await _press_on(pilot, app, 355, "u", NoteScreen, "release dialog")
         assert app.focused.id == "cancel"
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: app.view.experiments[355].status == "approved", what="approved after refresh")
@@ -200,11 +205,7 @@ async def test_the_owners_own_hold_is_not_announced_back_as_your_turn(incident_p
                          "toStatus": "blocked", "note": CASCADE, "actorKind": "system"})
     r, app = await incident_panel(reaper_to=100, fixture=fx)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
-        app.experiments_table.focus()
-        await wait_for(pilot, lambda: app.experiments_table.select_key("502"), what="#502 in the table")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="hold dialog")
+        await _press_on(pilot, app, 502, "h", NoteScreen, "hold dialog")
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: app.view.experiments[502].status == "blocked", what="blocked after refresh")
         r.sim.clock.hold(130)
