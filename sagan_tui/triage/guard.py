@@ -189,5 +189,5 @@ def joined(verdicts: Sequence[GuardVerdict], token: str, armed: str = "") -> Gua
     if armed:
         reasons.insert(0, armed)
     return replace(base, needs_typed_confirmation=bool(needing or armed), reasons=tuple(reasons),
-                   summary=base.summary if needing else armed, token=token,
+                   summary=armed or (base.summary if needing else ""), token=token,
                    expected_burn_usd=sum(v.expected_burn_usd for v in needing) or base.expected_burn_usd)

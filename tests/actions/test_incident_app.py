@@ -167,6 +167,14 @@ async def test_a_canary_the_reaper_takes_joins_the_wave_and_releases_nothing(inc
         await pilot.press("U")
         await pilot.pause()
         assert not isinstance(app.screen, NoteScreen)  # nothing proposed: the rest stay held
+        await wait_for(pilot, lambda: app.experiments_table.select_key("363"), what="#363 in the table")
+        await pilot.press("u")  # after a lost canary, `u` asks, and says why
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guarded release")
+        assert "canary #192 was lost" in str(app.screen.query_one("#guard-facts").render())
+        await pilot.press("escape")
+        # the session itself refuses a release without the typed number, naming the lost canary
+        refused = await app.session.release([363], "test: straight through the session")
+        assert refused.refused and "canary #192 was lost" in refused.message and "type 363" in refused.message
     assert r.sim.state.experiments[363].status_at(200) == "blocked"
 
 
