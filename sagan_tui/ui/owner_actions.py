@@ -307,11 +307,13 @@ class OwnerActionsScreen(Screen):
         session, first = self.session, self.view.experiments.get(numbers[0])
         target = ", ".join(f"#{n}" for n in numbers)
 
+        account = first.runpod_account if first is not None and len(numbers) == 1 else None
+
         def typed(text: str | None) -> None:
             if text is not None:
                 self._run(lambda: send(text), clear_marks=bulk)
-            else:
-                self._run(lambda: session.record_cancelled(verb, target, detail=verdict.summary))
+            else:  # a cancel during a wave is evidence of what the owner chose not to do
+                self._run(lambda: session.record_cancelled(verb, target, account=account, detail=verdict.summary))
 
         if first is None:
             self.notify(f"#{numbers[0]} is not in the panel yet.", severity="warning", markup=False)
@@ -479,20 +481,12 @@ class OwnerActionsScreen(Screen):
 
     def _redispatch_dialog(self, exp: "ExperimentView", verdict: Any) -> Any:
         from sagan_tui.ui.screens.confirm import ConfirmScreen
-        from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
         session, n = self.session, exp.number
         if verdict.needs_typed_confirmation:
             note = f"Re-dispatched by the owner through the dispatch guard: {verdict.summary}"
-
-            def typed(text: str | None) -> None:
-                if text is not None:
-                    self._run(lambda: session.redispatch(n, note, text))
-                else:  # a cancel during a wave is audited too
-                    self._run(lambda: session.record_cancelled("redispatch", f"#{n}", account=exp.runpod_account,
-                                                               detail=verdict.summary))
-
-            return self.app.push_screen(GuardedDispatchScreen(exp, verdict), typed)
+            return self._guarded("Re-dispatch", "redispatch", [n], verdict, [exp_line(exp)],
+                                 send=lambda typed: session.redispatch(n, note, typed))
         return self.app.push_screen(ConfirmScreen(
             f"Re-dispatch 1 experiment: #{n}", [exp_line(exp)], confirm_label="Re-dispatch",
             note="Asks Sagan to launch a pod for it. No reaping wave is active."),
