@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Sequence
 
 from sagan_tui.safe_text import clean_document
 from sagan_tui.store.cache import Cache
@@ -41,6 +42,34 @@ def dispatch_verdict(cache: Cache, number: int, now: datetime, guard_minutes: fl
     """Whether re-dispatching `number` now needs its number typed, and the wave and burn to show."""
     return check_dispatch(number, cache.losses(), dispatch_history(cache), now,
                           guard_minutes)
+
+
+def guard_for(cache: Cache, numbers: Sequence[int], now: datetime, guard_minutes: float, *,
+              accounts: frozenset[str] | None = None, armed: str = "") -> GuardVerdict:
+    """The guard of one dispatch path (approve, release, re-dispatch, canary) for `numbers`: typed
+    confirmation while a wave or forming cluster that reaches `accounts` is active, for an
+    experiment in a recovery loop, or when the session `armed` it (a canary just lost)."""
+    from sagan_tui.triage.guard import aimed_at, confirm_token, joined
+
+    numbers = list(dict.fromkeys(int(n) for n in numbers))
+    losses, history = cache.losses(), dispatch_history(cache)
+    waves = find_waves(losses, guard_minutes=guard_minutes)  # once for every number
+    verdicts = [aimed_at(check_dispatch(n, losses, history, now, guard_minutes, waves), accounts) for n in numbers]
+    return joined(verdicts, confirm_token(numbers) if numbers else "", armed)
+
+
+def guard_of(cache: Cache, verb: str, numbers: Sequence[int], now: datetime, guard_minutes: float,
+             armed: str = "") -> GuardVerdict:
+    """`guard_for` as a dispatch path asks it: approving dispatches into its plan's accounts only,
+    the other paths (release, re-dispatch, canary) wherever the experiment's next pod lands."""
+    accounts = None
+    if verb == "approve":
+        from sagan_tui.triage.guard import plan_accounts
+
+        spans = [plan_accounts(e.pod_spec, e.runpod_account) if (e := cache.experiment(int(n))) else None
+                 for n in numbers]
+        accounts = None if None in spans or not spans else frozenset().union(*spans)
+    return guard_for(cache, numbers, now, guard_minutes, accounts=accounts, armed=armed)
 
 
 def current_wave(cache: Cache, now: datetime, guard_minutes: float) -> Wave | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
 import msgspec
 
@@ -16,6 +16,9 @@ from sagan_tui.sources.errors import SourceError, SourceTimeout, scrub
 from sagan_tui.sources.runpod_base import RunPodTransport
 from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache
+
+if TYPE_CHECKING:
+    from sagan_tui.triage.guard import GuardVerdict
 
 DECISIONS = ("approve", "reject", "defer")
 DECIDED = {"approve": "approved", "reject": "rejected", "defer": "deferred"}
@@ -122,6 +125,17 @@ class ActionRunner:
                               cancelled=True, verb=verb, target=target, account=account)
         return await self._record(result, detail)
 
+    async def record_done(self, verb: str, target: str, message: str, *, ok: bool = True,
+                          detail: str | None = None) -> ActionResult:
+        """Audit what the owner did inside the panel (acknowledge a wave, export the report): it
+        sends nothing to Sagan or RunPod, so read-only allows it, but `A` must show it."""
+        said = self._clean(message)
+        result = ActionResult(ok=ok, message=said, verb=verb, target=self._clean(target))
+        audit_id = await self.offload(self.cache.audit, Action(
+            at=self.clock(), action=verb, target=result.target, result=result.result,
+            error=None if ok else said, detail=detail or said))
+        return msgspec.structs.replace(result, audit_id=audit_id)
+
     def _clean(self, text: str) -> str:
         return one_line(scrub(text, self._secrets), limit=2000)
 
@@ -136,11 +150,27 @@ class ActionRunner:
             raise Refusal(f"#{number} is not in the cache yet (wait for the next poll)")
         return exp
 
+    # --- the dispatch guard, on every path that makes Sagan dispatch ----------------------
+
+    def _verdict(self, verb: str, numbers: Sequence[int], armed: str = "") -> Awaitable[GuardVerdict]:
+        from sagan_tui.actions.guard import guard_of
+
+        return self.offload(guard_of, self.cache, verb, list(numbers), self.clock(), self.settings.guard_minutes,
+                            armed)
+
+    @staticmethod
+    async def _guard(verdict: Awaitable[GuardVerdict], confirm: str | None) -> None:
+        """Refuse (nothing sent) unless the guard is quiet or the owner typed its token."""
+        v = await verdict
+        if v.needs_typed_confirmation and (confirm or "").strip() != v.token:
+            raise Refusal(f"dispatch guard: {v.summary}; type {v.token} to confirm")
+
     # --- Sagan -------------------------------------------------------------------------
 
     async def decide(self, approval: ApprovalRequest, decision: str, answers: Mapping[str, str] | None = None,
-                     note: str = "") -> ActionResult:
-        """Approve, reject or defer a request. Approving needs every [TEXTBOX:name] answered."""
+                     note: str = "", confirm: str | None = None) -> ActionResult:
+        """Approve, reject or defer a request. Approving needs every [TEXTBOX:name] answered, and
+        goes through the dispatch guard: approval is what makes Sagan dispatch."""
         target = f"#{approval.experiment_number}" if approval.experiment_number is not None else approval.id
         given = {k: (v or "").strip() for k, v in (answers or {}).items()}
         fields = approval.textbox_fields
@@ -153,6 +183,8 @@ class ActionRunner:
             if decision == "approve" and missing:
                 raise Refusal("approving needs every textbox answered; empty: " + ", ".join(missing)
                               + " (write n/a where a field does not apply)")
+            if decision == "approve" and approval.experiment_number is not None:
+                await self._guard(self._verdict("approve", (approval.experiment_number,)), confirm)
             reply = await self.sagan.decide(approval.id, decision, sent, note.strip())
             self._confirmed(reply, "decision")
             state = (reply.get("approvalRequest") or {}).get("status") if isinstance(reply, dict) else None
@@ -178,12 +210,16 @@ class ActionRunner:
         return await self._perform("hold", f"#{number}", send, account=exp.runpod_account if exp else None,
                                    detail=one_line(note, limit=500) or None)
 
-    async def release(self, number: int, note: str = "") -> ActionResult:
-        """Undo a hold: `blocked` back to `approved` (Sagan's status verb); only a blocked experiment."""
+    async def release(self, number: int, note: str = "", confirm: str | None = None, *, armed: str = "",
+                      batch: Sequence[int] = ()) -> ActionResult:
+        """Undo a hold: `blocked` back to `approved` (Sagan's status verb); only a blocked experiment.
+        Through the dispatch guard (a released experiment is dispatched again by Sagan's recovery):
+        `confirm` is the token typed for the whole `batch` (this one alone by default)."""
         async def send() -> str:
             exp = self._experiment(number)
             if exp.status != "blocked":
                 raise Refusal(f"#{number} is {exp.status}, not blocked: there is no hold to release")
+            await self._guard(self._verdict("release", batch or (number,), armed), confirm)
             reply = await self.sagan.set_status(int(number), "approved", note.strip() or DEFAULT_RELEASE_NOTE)
             self._confirmed(reply, "status")
             status = (reply.get("experiment") or {}).get("status", "approved")
@@ -193,9 +229,10 @@ class ActionRunner:
         return await self._perform("release", f"#{number}", send, account=exp.runpod_account if exp else None,
                                    detail=one_line(note, limit=500) or None)
 
-    async def bulk_release(self, numbers: Iterable[int], note: str = "") -> ActionResult:
+    async def bulk_release(self, numbers: Iterable[int], note: str = "", confirm: str | None = None, *,
+                           armed: str = "") -> ActionResult:
         numbers = list(dict.fromkeys(int(n) for n in numbers))
-        parts = await asyncio.gather(*(self.release(n, note) for n in numbers))
+        parts = await asyncio.gather(*(self.release(n, note, confirm, armed=armed, batch=numbers) for n in numbers))
         return _summary("release", "released", [f"#{n}" for n in numbers], parts)
 
     async def canary(self, number: int, confirm: str | None = None) -> ActionResult:
@@ -205,11 +242,7 @@ class ActionRunner:
             exp = self._experiment(number)
             if exp.status != "blocked":
                 raise Refusal(f"#{number} is {exp.status}, not blocked: a canary is one of the held experiments")
-            from sagan_tui.actions.guard import dispatch_verdict
-            verdict = await self.offload(dispatch_verdict, self.cache, int(number), self.clock(),
-                                         self.settings.guard_minutes)
-            if verdict.needs_typed_confirmation and (confirm or "").strip() != str(number):
-                raise Refusal(f"dispatch guard: {verdict.summary}; type {number} to confirm")
+            await self._guard(self._verdict("canary", (number,)), confirm)
             self._confirmed(await self.sagan.set_status(int(number), "approved", "Canary: released by the owner "
                                                         "to re-dispatch one pod and watch it."), "status")
             reply = await self.sagan.launch_pod(int(number), "Canary re-dispatch by the owner from sagan-tui.")
@@ -228,11 +261,7 @@ class ActionRunner:
             exp = self._experiment(number)
             if exp.status != "approved":
                 raise Refusal(f"#{number} is {exp.status}, not approved: Sagan dispatches only approved experiments")
-            from sagan_tui.actions.guard import dispatch_verdict
-            verdict = await self.offload(dispatch_verdict, self.cache, int(number), self.clock(),
-                                              self.settings.guard_minutes)
-            if verdict.needs_typed_confirmation and (confirm or "").strip() != str(number):
-                raise Refusal(f"dispatch guard: {verdict.summary}; type {number} to confirm")
+            await self._guard(self._verdict("redispatch", (number,)), confirm)
             reply = await self.sagan.launch_pod(int(number), note.strip())
             self._confirmed(reply, "launch-pod")
             run = reply.get("agentRunId")

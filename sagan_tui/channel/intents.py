@@ -129,6 +129,15 @@ class DispatchVerdict(Intent, frozen=True):
     result: ClassVar[Any] = VerdictView
 
 
+class DispatchGuard(Intent, frozen=True):
+    """The guard one dispatch path meets (verb: approve, release, redispatch, canary) for these
+    experiments: the verdict the session's runner enforces, with the token to type."""
+
+    verb: str
+    numbers: tuple[int, ...]
+    result: ClassVar[Any] = VerdictView
+
+
 class ApprovalsOf(Intent, frozen=True):
     number: int
     status: str = "pending"
@@ -157,6 +166,7 @@ class ViewExperiment(Intent, frozen=True):
 
 class ExportReport(Intent, frozen=True):
     directory: str
+    source: str = "export"  # the audit's verb: `e`'s export, or W's "ticket"
     result: ClassVar[Any] = tuple[str, str]  # (the file written, what was said)
 
 
@@ -175,6 +185,7 @@ class Decide(Intent, frozen=True):
     decision: str  # approve, reject, defer
     answers: dict[str, str]
     note: str
+    confirm: str | None = None  # the guard's token, as typed (approving during a wave)
     result: ClassVar[Any] = ActionResultView
 
 
@@ -187,6 +198,7 @@ class Hold(Intent, frozen=True):
 class Release(Intent, frozen=True):
     numbers: tuple[int, ...]
     note: str = ""
+    confirm: str | None = None  # the guard's token, as typed (releasing during a wave)
     result: ClassVar[Any] = ActionResultView
 
 
@@ -231,7 +243,7 @@ class RecordCancelled(Intent, frozen=True):
 INTENTS: tuple[type[Intent], ...] = (
     Open, Refresh, Pause, SetInterval, WatchTimeline, ForgetTimeline, WatchHeatmap, Tick, KeyPressed,
     Dismiss, ToggleDismissed, AcknowledgeWave, StartCanary,
-    HeldNow, CanaryRest, BlockedBy, HoldNote, WaveResponse, DispatchVerdict, ApprovalsOf, AuditLog, BalanceHistory, ViewExperiment,
+    HeldNow, CanaryRest, BlockedBy, HoldNote, WaveResponse, DispatchVerdict, DispatchGuard, ApprovalsOf, AuditLog, BalanceHistory, ViewExperiment,
     ExportReport,
     Refuse, Decide, Hold, Release, ReleaseRefused, Canary, Redispatch, Promote, Stop, RecordCancelled,
 )

@@ -83,6 +83,9 @@ class SessionSurface:
     def dispatch_verdict(self, number: int) -> Awaitable[Any]:
         return self._ask(I.DispatchVerdict(number))
 
+    def dispatch_guard(self, verb: str, numbers: Sequence[int]) -> Awaitable[Any]:
+        return self._ask(I.DispatchGuard(verb, tuple(numbers)))
+
     async def approvals_of(self, number: int, status: str = "pending") -> list:
         return list(await self._ask(I.ApprovalsOf(number, status)))
 
@@ -95,21 +98,22 @@ class SessionSurface:
     def view(self, number: int) -> Awaitable[Any]:
         return self._ask(I.ViewExperiment(number))
 
-    async def export_report(self, directory: Any) -> tuple[Any, str]:
-        path, text = await self._ask(I.ExportReport(str(directory)))
+    async def export_report(self, directory: Any, source: str = "export") -> tuple[Any, str]:
+        path, text = await self._ask(I.ExportReport(str(directory), source))
         return Path(path), text
 
     def refuse(self, what: str, target: str = "-") -> Awaitable[ActionResultView]:
         return self._act(I.Refuse(what, target))
 
-    def decide(self, approval: Any, decision: str, answers: dict[str, str], note: str) -> Awaitable[ActionResultView]:
-        return self._act(I.Decide(approval.id, decision, dict(answers), note))
+    def decide(self, approval: Any, decision: str, answers: dict[str, str], note: str,
+               confirm: str | None = None) -> Awaitable[ActionResultView]:
+        return self._act(I.Decide(approval.id, decision, dict(answers), note, confirm))
 
     def hold(self, numbers: Sequence[int], note: str) -> Awaitable[ActionResultView]:
         return self._act(I.Hold(tuple(numbers), note))
 
-    def release(self, numbers: Sequence[int], note: str = "") -> Awaitable[ActionResultView]:
-        return self._act(I.Release(tuple(numbers), note))
+    def release(self, numbers: Sequence[int], note: str = "", confirm: str | None = None) -> Awaitable[ActionResultView]:
+        return self._act(I.Release(tuple(numbers), note, confirm))
 
     def release_refused(self, number: int) -> Awaitable[ActionResultView]:
         return self._act(I.ReleaseRefused(number))

@@ -475,6 +475,7 @@ class VerdictView(msgspec.Struct, frozen=True):
     summary: str
     burn_basis: str = ""
     wave: WaveView | None = None  # the active wave, if any
+    token: str = ""  # what the owner types to confirm ("": the experiment's number)
 
 
 class DetailView(msgspec.Struct, frozen=True):

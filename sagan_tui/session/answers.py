@@ -40,7 +40,7 @@ async def _decide(s: "PanelSession", i: I.Decide) -> Any:
     approval = await s._call(s._in_db, find)
     if approval is None:
         raise LookupError(f"no pending or deferred approval {i.approval_id}")
-    return await s.decide(approval, i.decision, dict(i.answers), i.note)
+    return await s.decide(approval, i.decision, dict(i.answers), i.note, i.confirm)
 
 
 async def _stop(s: "PanelSession", i: I.Stop) -> Any:
@@ -50,7 +50,7 @@ async def _stop(s: "PanelSession", i: I.Stop) -> Any:
 async def _export(s: "PanelSession", i: I.ExportReport) -> tuple[str, str]:
     from pathlib import Path
 
-    path, text = await s.export_report(Path(i.directory))
+    path, text = await s.export_report(Path(i.directory), i.source)
     return str(path), text
 
 
@@ -73,6 +73,7 @@ HANDLERS: dict[type, Answer] = {
     I.HoldNote: _as(lambda s, i: s.hold_note()),
     I.WaveResponse: _as(lambda s, i: s.wave_response()),
     I.DispatchVerdict: _as(lambda s, i: s.dispatch_verdict(i.number), V.verdict_view),
+    I.DispatchGuard: _as(lambda s, i: s.dispatch_guard(i.verb, i.numbers), V.verdict_view),
     I.ApprovalsOf: _as(lambda s, i: s.approvals_of(i.number, i.status),
                        lambda got: tuple(V.approval_view(a) for a in got)),
     I.AuditLog: _as(lambda s, i: s.audit_log(i.limit), lambda got: tuple(V.audit_view(a) for a in got)),
@@ -82,7 +83,7 @@ HANDLERS: dict[type, Answer] = {
     I.Refuse: _as(lambda s, i: s.refuse(i.what, i.target)),
     I.Decide: _decide,
     I.Hold: _as(lambda s, i: s.hold(i.numbers, i.note)),
-    I.Release: _as(lambda s, i: s.release(i.numbers, i.note)),
+    I.Release: _as(lambda s, i: s.release(i.numbers, i.note, i.confirm)),
     I.ReleaseRefused: _as(lambda s, i: s.release_refused(i.number)),
     I.Canary: _as(lambda s, i: s.canary(i.number, i.confirm)),
     I.Redispatch: _as(lambda s, i: s.redispatch(i.number, i.note, i.confirm)),

@@ -3,10 +3,9 @@ of the owner's holds, acknowledgements, the owner's own status changes kept quie
 happened while the owner was away. Plain data in, plain text out (no Textual, no I/O).
 
 A wave is known by its first loss's pod (following only adds later losses, so the key holds as
-it grows). Its *look* is (pods, accounts, cause, confidence); a look that differs from the one
-last announced, in more pods, another account, a higher confidence or another cause, is
-announced again once, with what changed. An acknowledged wave is not announced until it grows
-past the look it had when acknowledged.
+it grows). Whether its look (pods, accounts, cause, confidence, bursts) is news again is
+triage/hysteresis.py's rule: more pods or a new cause at once, a higher confidence only once it
+held for two polls; an acknowledged wave only for a new burst or a new cause.
 """
 
 from __future__ import annotations
@@ -16,36 +15,11 @@ from datetime import datetime, timedelta
 from typing import Iterable, Mapping
 
 from sagan_tui.triage import fmt
+from sagan_tui.triage.hysteresis import Heard, Look, news
 
-CONFIDENCE = {"low": 0, "medium": 1, "high": 2}
+__all__ = ["AWAY_MINUTES", "IncidentWatch", "Look", "wave_key"]
+
 AWAY_MINUTES = 10.0  # no key this long is an absence; the default of the `away_minutes` setting
-
-
-@dataclass(frozen=True)
-class Look:
-    pods: int
-    accounts: tuple[str, ...]
-    cause: str
-    confidence: str
-
-    @classmethod
-    def of(cls, wave) -> Look:
-        v = wave.verdict
-        return cls(len(wave.losses), tuple(sorted(wave.accounts)), v.cause, v.confidence)
-
-    def changes_from(self, old: Look) -> list[str]:
-        """What grew since `old`, in words; empty when nothing did."""
-        out = []
-        if self.pods > old.pods:
-            out.append(f"{old.pods} -> {self.pods} pods")
-        new_accounts = [a for a in self.accounts if a not in old.accounts]
-        if new_accounts:
-            out.append(f"now in {', '.join(new_accounts)} too")
-        if self.cause != old.cause:
-            out.append(f"cause {old.cause} -> {self.cause}")
-        elif CONFIDENCE.get(self.confidence, 0) > CONFIDENCE.get(old.confidence, 0):
-            out.append(f"confidence {old.confidence} -> {self.confidence}")
-        return out
 
 
 def wave_key(wave) -> str:
@@ -58,6 +32,7 @@ class IncidentWatch:
 
     acks: dict[str, Look] = field(default_factory=dict)  # wave key -> the look acknowledged
     told: dict[str, Look] = field(default_factory=dict)  # wave key -> the look last announced
+    rising: dict[str, int] = field(default_factory=dict)  # wave key -> polls its confidence stood above it
     forming_told: set[tuple[str, ...]] = field(default_factory=set)
     holds: dict[int, tuple[datetime, str]] = field(default_factory=dict)  # experiment -> (held at, by whom)
     overridden: set[tuple[int, datetime]] = field(default_factory=set)
@@ -75,8 +50,8 @@ class IncidentWatch:
             self.told.setdefault(wave_key(w), Look.of(w))
 
     def growth(self, waves: Iterable, now: datetime) -> list[str]:
-        """One line per known wave whose look grew since it was last announced (and since its
-        acknowledgement): 'Wave 10:41-10:54 grew: 3 -> 10 pods; now in personal too'."""
+        """One line per known wave whose look is news again (triage/hysteresis.py):
+        'Wave 10:41-10:54 grew: 3 -> 10 pods; now in personal too'."""
         out = []
         for w in waves:
             key, look = wave_key(w), Look.of(w)
@@ -85,14 +60,12 @@ class IncidentWatch:
                 self.told[key] = look  # a new wave: announced as such by the model
                 self.happened.append((now, "wave"))
                 continue
-            changed = look.changes_from(before)
-            self.told[key] = look
+            acked = self.acks.get(key)
+            changed, heard = news(Heard(before, self.rising.get(key, 0)), look, acked)
+            self.told[key], self.rising[key] = heard.told, heard.rising
             if not changed:
                 continue
-            acked = self.acks.get(key)
             if acked is not None:
-                if not look.changes_from(acked):
-                    continue
                 del self.acks[key]  # grown past its acknowledgement: news again
             out.append(f"Wave {fmt.window(w.start, w.end)} grew: {'; '.join(changed)}. {w.verdict.headline}")
         return out
@@ -101,11 +74,12 @@ class IncidentWatch:
         look = Look.of(wave)
         self.acks[wave_key(wave)] = look
         self.told[wave_key(wave)] = look
+        self.rising.pop(wave_key(wave), None)
         return look
 
     def is_acknowledged(self, wave) -> bool:
         acked = self.acks.get(wave_key(wave))
-        return acked is not None and not Look.of(wave).changes_from(acked)
+        return acked is not None and not news(Heard(acked), Look.of(wave), acked)[0]
 
     def forming_news(self, clusters: Iterable) -> list[str]:
         """Each forming cluster once."""

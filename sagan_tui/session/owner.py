@@ -47,10 +47,11 @@ class OwnerRequests:
         return self._call(self._acting, lambda: self.runner.refuse_read_only(what, target))
 
     def decide(self, approval: "ApprovalRequest", decision: str, answers: dict[str, str],
-               note: str) -> "asyncio.Future[ActionResult]":
+               note: str, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
+        """Approving goes through the dispatch guard (the runner refuses it without `confirm`)."""
         own = ("hold" if decision == "reject" else "approve", [approval.experiment_number]) \
             if approval.experiment_number is not None and decision != "defer" else None
-        return self._call(self._acting, lambda: self.runner.decide(approval, decision, answers, note), own)
+        return self._call(self._acting, lambda: self.runner.decide(approval, decision, answers, note, confirm), own)
 
     def hold(self, numbers: Sequence[int], note: str) -> "asyncio.Future[ActionResult]":
         numbers = list(numbers)
@@ -58,12 +59,31 @@ class OwnerRequests:
             lambda: self.runner.bulk_hold(numbers, note))
         return self._call(self._acting, run, ("hold", numbers))
 
-    def release(self, numbers: Sequence[int], note: str = "") -> "asyncio.Future[ActionResult]":
-        """Blocked back to approved (one, or the marks); the owner's own change is not announced back."""
+    def release(self, numbers: Sequence[int], note: str = "", confirm: str | None = None) -> "asyncio.Future[ActionResult]":
+        """Blocked back to approved (one, or the marks), through the dispatch guard: during a wave,
+        or after a canary was lost, only with the typed token; the owner's own change is not
+        announced back."""
         numbers = list(numbers)
-        run = (lambda: self.runner.release(numbers[0], note)) if len(numbers) == 1 else (
-            lambda: self.runner.bulk_release(numbers, note))
+        armed = self._canary_lost()
+        run = (lambda: self.runner.release(numbers[0], note, confirm, armed=armed)) if len(numbers) == 1 else (
+            lambda: self.runner.bulk_release(numbers, note, confirm, armed=armed))
         return self._call(self._acting, run, ("release", numbers))
+
+    def _canary_lost(self) -> str:
+        """The guard's reason after a failed canary ("nothing more is released"), else ""."""
+        c = self.model.canary if self.model is not None else None
+        if c is None or c.state(self.clock()) != "lost":
+            return ""
+        return f"canary #{c.experiment} was lost ({c.pod_id}): the wave still kills, nothing more is released"
+
+    def dispatch_guard(self, verb: str, numbers: Sequence[int]) -> "asyncio.Future[GuardVerdict]":
+        """The guard a dispatch path (approve, release, redispatch, canary) meets for `numbers`,
+        the same verdict the runner enforces: the dialog asks for its token when it needs one."""
+        from sagan_tui.actions.guard import guard_of
+
+        armed = self._canary_lost() if verb == "release" else ""
+        return self._call(self._in_db, guard_of, self.cache, verb, list(numbers), self.clock(),
+                          self.settings.guard_minutes, armed)
 
     def release_refused(self, number: int) -> "asyncio.Future[ActionResult]":
         """`u` on an experiment that is not blocked: the runner refuses it with the reason, audited."""
@@ -101,7 +121,14 @@ class OwnerRequests:
         """The wave on screen acknowledged (persisted): quiet until it grows; what was done, in words."""
         from sagan_tui.session.incident_view import acknowledge
 
-        return self._call(self._changing, acknowledge, self.model)
+        return self._call(self._acknowledging)
+
+    async def _acknowledging(self) -> str:
+        from sagan_tui.session.incident_view import acknowledge
+
+        said = await self._changing(acknowledge, self.model)
+        await self.runner.record_done("acknowledge", "wave", said)  # `A` shows it beside the actions
+        return said
 
     def start_canary(self, number: int) -> "asyncio.Future[str]":
         """Watch `number` as the canary (after its guarded re-dispatch): its line in the wave panel."""
@@ -191,9 +218,15 @@ class OwnerRequests:
             from sagan_tui.session.views import proposal_view
             from sagan_tui.triage.response import propose
 
+            from sagan_tui.store.incident_rows import last_acknowledged
+            from sagan_tui.triage.summary import summarize
+
             m = self.model
             shown, _until = shown_of(m.waves, m.clock(), self.settings.guard_minutes)  # the wave panel's
-            return None if shown < 0 else proposal_view(propose(m.waves[shown], m.experiments))
+            if shown < 0:
+                return None
+            night = summarize(m.waves, m.losses, last_acknowledged(self.cache))  # what the ticket file holds
+            return proposal_view(propose(m.waves[shown], m.experiments, ticket=night))
 
         return self._call(self._in_db, proposal)
 
@@ -211,11 +244,21 @@ class OwnerRequests:
     def audit_log(self, limit: int = 500) -> "asyncio.Future[list[Action]]":
         return self._call(self._in_db, self.cache.actions, limit)
 
-    def export_report(self, directory: Any) -> "asyncio.Future[tuple[Any, str]]":
+    def export_report(self, directory: Any, source: str = "export") -> "asyncio.Future[tuple[Any, str]]":
+        """Write the incident report (`e`, or W's ticket: `source`), audited with the file it wrote."""
+        return self._call(self._exporting, directory, source)
+
+    async def _exporting(self, directory: Any, source: str) -> tuple[Any, str]:
         from sagan_tui.actions.guard import export_report
 
-        return self._call(self._in_db, export_report, self.cache, self.clock(), directory,
-                          self.settings.guard_minutes)
+        try:
+            path, text = await self._in_db(export_report, self.cache, self.clock(), directory,
+                                           self.settings.guard_minutes)
+        except OSError as exc:
+            await self.runner.record_done(source, str(directory), f"not written: {exc}", ok=False)
+            raise
+        await self.runner.record_done(source, path.name, f"incident report written to {path}")
+        return path, text
 
     def view(self, number: int) -> "asyncio.Future[Any]":
         """One experiment as Sagan serves it now (the detail's plan and fields)."""

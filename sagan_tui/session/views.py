@@ -163,7 +163,7 @@ def failed_view(failed: "SessionFailed") -> FailedView:
 
 def verdict_view(v: "GuardVerdict") -> VerdictView:
     return VerdictView(v.needs_typed_confirmation, tuple(v.reasons), float(v.expected_burn_usd), v.summary,
-                       v.burn_basis, None if v.wave is None else wave_view(v.wave))
+                       v.burn_basis, None if v.wave is None else wave_view(v.wave), v.token)
 
 
 def approval_view(a: "ApprovalRequest") -> ApprovalView:

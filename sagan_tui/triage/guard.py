@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Iterable, Sequence
 
@@ -32,6 +32,8 @@ class GuardVerdict:
     summary: str  # one line for the "hold" note, "" when nothing is wrong
     burn_basis: str = ""  # how expected_burn_usd was reached: price, seconds and their sources
     forming: tuple = ()  # the active forming clusters (triage/forming.py) when no wave is active
+    lost_two: tuple[str, ...] = ()  # the experiment's last two dispatches, both lost (a recovery loop)
+    token: str = ""  # what the owner types to confirm ("" : the experiment's number)
 
 
 def wave_summary(wave: Wave) -> str:
@@ -134,4 +136,58 @@ def check_dispatch(experiment: int, losses: Sequence[Loss], dispatches: Iterable
         reasons.append(f"one more lost try: ~{fmt.usd(cost.usd)} of GPU time ({cost.short}); "
                        f"~{fmt.usd(cost.usd * (MAX_RETRIES + 1))} if auto-recovery retries it {MAX_RETRIES} times")
     return GuardVerdict(bool(wave or forming or lost_two), tuple(reasons), wave, cost.usd, summary, cost.basis,
-                        forming)
+                        forming, tuple(lost_two), str(experiment))
+
+
+# --- every dispatch path: approve, release, re-dispatch, canary -------------------------------
+
+def plan_accounts(pod_spec: object, account: str | None) -> frozenset[str] | None:
+    """The accounts a dispatch of this plan may land in: its pod spec's allowed accounts, else the
+    experiment's own account; None (every account) when neither says: an approval with no account
+    info must not slip past a wave in some account."""
+    if isinstance(pod_spec, dict):
+        policy = pod_spec.get("substitution_policy") or pod_spec.get("substitutionPolicy") or {}
+        allowed = policy.get("allowed_accounts") or policy.get("allowedAccounts") if isinstance(policy, dict) else None
+        named = allowed or pod_spec.get("account") or pod_spec.get("runpodAccount")
+        if isinstance(named, str):
+            return frozenset({named})
+        if isinstance(named, (list, tuple)) and named:
+            return frozenset(map(str, named))
+    return frozenset({account}) if account else None
+
+
+def hit_accounts(verdict: GuardVerdict) -> frozenset[str]:
+    """The accounts the active wave or forming clusters lost pods in."""
+    if verdict.wave is not None:
+        return frozenset(verdict.wave.accounts)
+    return frozenset(x.account for c in verdict.forming for x in c.losses)
+
+
+def aimed_at(verdict: GuardVerdict, accounts: frozenset[str] | None) -> GuardVerdict:
+    """The verdict for a dispatch into `accounts` (None: any): a wave elsewhere does not guard it,
+    the experiment's own recovery loop always does."""
+    if not verdict.needs_typed_confirmation or accounts is None or verdict.lost_two \
+            or accounts & hit_accounts(verdict):
+        return verdict
+    return replace(verdict, needs_typed_confirmation=False, reasons=(), summary="")
+
+
+def confirm_token(numbers: Sequence[int]) -> str:
+    """What the owner types: the experiment's number, or for several the count of them (typing
+    every number of a long mark list would train the owner to copy it without reading)."""
+    numbers = list(dict.fromkeys(numbers))
+    return str(numbers[0]) if len(numbers) == 1 else str(len(numbers))
+
+
+def joined(verdicts: Sequence[GuardVerdict], token: str, armed: str = "") -> GuardVerdict:
+    """One verdict for a dispatch of several experiments (or one), with `armed` (a reason the
+    session knows, e.g. a canary just lost) adding its own demand for the typed token."""
+    needing = [v for v in verdicts if v.needs_typed_confirmation]
+    base = needing[0] if needing else (verdicts[0] if verdicts else
+                                       GuardVerdict(False, (), None, 0.0, ""))
+    reasons = list(dict.fromkeys(r for v in needing for r in v.reasons))
+    if armed:
+        reasons.insert(0, armed)
+    return replace(base, needs_typed_confirmation=bool(needing or armed), reasons=tuple(reasons),
+                   summary=armed or (base.summary if needing else ""), token=token,
+                   expected_burn_usd=sum(v.expected_burn_usd for v in needing) or base.expected_burn_usd)

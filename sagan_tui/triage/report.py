@@ -10,7 +10,8 @@ from sagan_tui.safe_text import one_line
 from sagan_tui.triage import fmt
 from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose, survivors
 from sagan_tui.triage.billed import burn_lines, ticket_suffix
-from sagan_tui.triage.gaps import burn, gap_of
+from sagan_tui.triage.gaps import gap_of
+from sagan_tui.triage.summary import IncidentSummary, summarize
 from sagan_tui.triage.verdict import Verdict, order_findings, verdict
 from sagan_tui.triage.waves import Wave, active_wave
 
@@ -149,30 +150,23 @@ def _next_steps(waves: Sequence[Wave], context: TriageContext | None) -> list[st
 
 def render_report(waves: Sequence[Wave], context: TriageContext | None, now: datetime,
                   since: datetime | None = None, all_losses: Iterable[Loss] | None = None) -> str:
-    """The incident report over `waves` (and the losses outside them), as Markdown."""
-    waves = sorted((w for w in waves if since is None or w.end >= since), key=lambda w: w.start)
-    losses = sorted({x.pod_id: x for x in (all_losses if all_losses is not None else
-                                             (x for w in waves for x in w.losses))
-                     if since is None or x.lost_at >= since}.values(), key=lambda x: (x.lost_at, x.pod_id))
-    in_waves = {x.pod_id for w in waves for x in w.losses}
-    singles = [x for x in losses if x.pod_id not in in_waves]
-    if since is not None:
-        span = f"since {fmt.day(since)} {fmt.hms(since)} UTC"
-    elif losses:
-        span = f"{fmt.day(losses[0].lost_at)} {fmt.window(losses[0].lost_at, losses[-1].lost_at)}"
-    else:
-        span = "no losses"
-    burned, _ = burn(losses)
+    """The incident report over `waves` (and the losses outside them), as Markdown: its headline
+    and sections both read one IncidentSummary (triage/summary.py), so they cannot disagree."""
+    return render_summary(summarize(waves, all_losses, since), context, now)
+
+
+def render_summary(summary: IncidentSummary, context: TriageContext | None, now: datetime) -> str:
+    waves = summary.waves
     live = active_wave(waves, now)
-    out = [f"# Pod losses: {span}", "",
-           f"Generated {fmt.day(now)} {fmt.hms(now)} UTC. {len(waves)} reaping wave{'s' * (len(waves) != 1)}, "
-           f"{len(losses)} pod{'s' * (len(losses) != 1)} lost, {fmt.usd(burned)} of GPU time burned.", ""]
+    out = [f"# Pod losses: {summary.span}", "",
+           f"Generated {fmt.day(now)} {fmt.hms(now)} UTC. {summary.headline()}", ""]
     if not waves:
         out += ["No reaping wave: no run of losses close enough together to call one.", ""]
     for i, w in enumerate(waves, 1):
         out += _wave_section(i, w, context, now, w is live)
-    if singles:
-        out += ["## Losses outside any wave", "", *loss_table(singles), ""]
+    if summary.singles:
+        out += ["## Losses outside any wave", "", *loss_table(summary.singles), "",
+                f"Burn outside any wave: estimate {fmt.usd(summary.singles_burn_usd)}.", ""]
     if waves:
         out += ["## Next steps (owner)", "", *_next_steps(waves, context), ""]
     return "\n".join(out)

@@ -7,6 +7,7 @@ from typing import Mapping, Protocol
 
 from sagan_tui.triage import fmt
 from sagan_tui.triage.canary import watch_seconds
+from sagan_tui.triage.summary import IncidentSummary
 from sagan_tui.triage.verdict import ACCOUNT, HOST, REAPER, Verdict
 from sagan_tui.triage.waves import Wave
 
@@ -55,10 +56,12 @@ def _accounts_in_question(wave: Wave, v: Verdict) -> tuple[str, ...]:
     return tuple(a for a, _ in v.broke if a in wave.accounts) or tuple(wave.accounts)
 
 
-def propose(wave: Wave, experiments: Mapping[int, ExperimentLike], verdict: Verdict | None = None) -> Proposal:
+def propose(wave: Wave, experiments: Mapping[int, ExperimentLike], verdict: Verdict | None = None,
+            ticket: IncidentSummary | None = None) -> Proposal:
     """The response to `wave` by its verdict: hold the experiments whose recovery would re-dispatch
     into it (only the broke account's for an account stop), dismiss nothing, export the ticket.
-    Defaults follow the verdict; `unclear` ticks nothing."""
+    Defaults follow the verdict; `unclear` ticks nothing. `ticket` is the incident the exported
+    report covers (every wave since the last acknowledgement): its line counts what the file holds."""
     v = verdict or wave.verdict
     scope = _accounts_in_question(wave, v) if v.cause == ACCOUNT else tuple(wave.accounts)
     lost_exp = {}
@@ -85,6 +88,8 @@ def propose(wave: Wave, experiments: Mapping[int, ExperimentLike], verdict: Verd
     if v.cause == ACCOUNT:
         said = "; ".join(text for _, text in v.broke)
         why = f" ({said})" if said else " (no balance ran out that the panel read: check it in the RunPod console)"
+    sent = list(ticket.pod_ids) if ticket is not None and ticket.pods else ids
+    covers = "" if ticket is None or len(ticket.waves) < 2 else f" ({len(ticket.waves)} waves, {ticket.span})"
     n = len(holds)
     default = v.cause in (REAPER, HOST, ACCOUNT)
     lines = (
@@ -94,8 +99,8 @@ def propose(wave: Wave, experiments: Mapping[int, ExperimentLike], verdict: Verd
                      tuple(f"#{n}" for n in holds), checked=default and bool(holds), enabled=bool(holds)),
         ResponseLine(DISMISS, "Dismiss nothing", f"the {len(ids)} lost pods stay in the losses, the waves and "
                                                  "the ticket", (), checked=False, enabled=False),
-        ResponseLine(TICKET, f"Export the ticket for RunPod with {len(ids)} pod id{'s' * (len(ids) != 1)}",
-                     f"file + clipboard: {fmt.listed(ids, 5)}", tuple(ids), checked=v.cause in (REAPER, HOST)),
+        ResponseLine(TICKET, f"Export the ticket for RunPod with {len(sent)} pod id{'s' * (len(sent) != 1)}",
+                     f"file + clipboard{covers}: {fmt.listed(sent, 5)}", tuple(sent), checked=v.cause in (REAPER, HOST)),
         # The way out, stated (not sent from here): one held experiment tried before the rest.
         ResponseLine(CANARY, "Then the canary (C on one held experiment)",
                      f"released and re-dispatched through the guard, watched past "

@@ -263,25 +263,65 @@ class OwnerActionsScreen(Screen):
             return
         session = self.session
 
-        async def rest() -> tuple[tuple[int, ...], dict[int, str]]:  # no marks: those a passed canary vouches for
+        async def rest() -> tuple[tuple[int, ...], Any]:  # no marks: those a passed canary vouches for
             numbers = tuple(await session.canary_rest())
-            return numbers, (await session.blocked_by(list(numbers)) if numbers else {})
+            return numbers, (await self._release_facts(list(numbers)) if numbers else None)
 
-        def show(found: tuple[tuple[int, ...], dict[int, str]]) -> Any:
-            numbers, who = found
+        def show(found: tuple[tuple[int, ...], Any]) -> Any:
+            numbers, facts = found
             if not numbers:
                 self.notify("Nothing to release: mark held experiments (space), or pass a canary first.",
                             severity="warning", markup=False)
                 return None
-            return self._release_screen(list(numbers), who, bulk=False, ready=True)
+            return self._release_screen(list(numbers), facts, bulk=False, ready=True)
 
         self._then(rest, show)
 
-    def _release_dialog(self, numbers: list[int], bulk: bool) -> None:
-        self._then(lambda: self.session.blocked_by(numbers),
-                   lambda who: self._release_screen(numbers, who, bulk=bulk, ready=False))
+    async def _release_facts(self, numbers: list[int]) -> tuple[dict[int, str], Any]:
+        """Who held each one, and the guard a release of them meets."""
+        return await self.session.blocked_by(numbers), await self.session.dispatch_guard("release", numbers)
 
-    def _release_screen(self, numbers: list[int], who: dict[int, str], bulk: bool, ready: bool) -> Any:
+    def _release_dialog(self, numbers: list[int], bulk: bool) -> None:
+        self._then(lambda: self._release_facts(numbers),
+                   lambda facts: self._release_screen(numbers, facts, bulk=bulk, ready=False))
+
+    def _release_screen(self, numbers: list[int], facts: tuple[dict[int, str], Any], bulk: bool,
+                        ready: bool) -> Any:
+        """The release dialog, or during a wave (or after a lost canary) the guard's typed one."""
+        session = self.session
+        who, verdict = facts
+        lines = [f"{exp_line(e) if (e := self.view.experiments.get(n)) else f'#{n}'}  held by {who.get(n, '?')}"
+                 for n in numbers]
+        if verdict.needs_typed_confirmation:
+            note = f"Released by the owner through the dispatch guard: {verdict.summary}"
+            return self._guarded("Release", "release", numbers, verdict, lines, bulk=bulk,
+                                 send=lambda typed: session.release(numbers, note, typed))
+        return self._release_note(numbers, lines, bulk, ready)
+
+    def _guarded(self, action: str, verb: str, numbers: list[int], verdict: Any, lines: list[str], *,
+                 send: Callable[[str], Awaitable[ActionResult]], bulk: bool = False) -> Any:
+        """The typed confirmation of a dispatch path during a wave: sent with what was typed (the
+        session checks it again); a cancel is audited, as `r`'s is."""
+        from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
+        session, first = self.session, self.view.experiments.get(numbers[0])
+        target = ", ".join(f"#{n}" for n in numbers)
+
+        account = first.runpod_account if first is not None and len(numbers) == 1 else None
+
+        def typed(text: str | None) -> None:
+            if text is not None:
+                self._run(lambda: send(text), clear_marks=bulk)
+            else:  # a cancel during a wave is evidence of what the owner chose not to do
+                self._run(lambda: session.record_cancelled(verb, target, account=account, detail=verdict.summary))
+
+        if first is None:
+            self.notify(f"#{numbers[0]} is not in the panel yet.", severity="warning", markup=False)
+            return None
+        return self.app.push_screen(GuardedDispatchScreen(
+            first, verdict, action=action, targets=lines if len(numbers) > 1 else None), typed)
+
+    def _release_note(self, numbers: list[int], lines: list[str], bulk: bool, ready: bool) -> Any:
         from sagan_tui.ui.screens.confirm import counted
         from sagan_tui.ui.screens.prompt import NoteScreen
 
@@ -291,8 +331,6 @@ class OwnerActionsScreen(Screen):
             if note is not None:
                 self._run(lambda: session.release(numbers, note), clear_marks=bulk)
 
-        lines = [f"{exp_line(e) if (e := self.view.experiments.get(n)) else f'#{n}'}  held by {who.get(n, '?')}"
-                 for n in numbers]
         return self.app.push_screen(NoteScreen(
             f"Release {counted(len(numbers), 'experiment')}", lines, confirm_label="Release",
             note=("Sets the status back to approved: Sagan may dispatch it again, auto-recovery included."
@@ -308,20 +346,16 @@ class OwnerActionsScreen(Screen):
 
         def dialog(verdict: Any) -> Any:
             from sagan_tui.ui.screens.confirm import ConfirmScreen
-            from sagan_tui.ui.screens.guard import GuardedDispatchScreen
-
-            def typed(text: str | None) -> None:
-                if text is not None:
-                    self._run(lambda: session.canary(n, text))
 
             if verdict.needs_typed_confirmation:
-                return self.app.push_screen(GuardedDispatchScreen(exp, verdict), typed)
+                return self._guarded("Canary", "canary", [n], verdict, [exp_line(exp)],
+                                     send=lambda typed: session.canary(n, typed))
             return self.app.push_screen(ConfirmScreen(
                 f"Canary 1 experiment: #{n}", [exp_line(exp)], confirm_label="Release and re-dispatch",
                 note="Releases it, re-dispatches one pod and watches it past the wave's kill time."),
                 self._on_confirm(lambda: session.canary(n, str(n))))
 
-        self._then(lambda: session.dispatch_verdict(n), dialog)
+        self._then(lambda: session.dispatch_guard("canary", [n]), dialog)
 
     def action_acknowledge(self) -> None:
         session = self.session
@@ -362,7 +396,13 @@ class OwnerActionsScreen(Screen):
         session = self.session
         if not self.app.settings.read_only:
             async def submit(decision, answers, note):
-                return await session.decide(approval, decision, answers, note)
+                confirm = None
+                if decision == "approve" and approval.experiment_number is not None:
+                    confirm = await self._approve_guard(approval.experiment_number)
+                    if confirm is False:  # backed out of the guard's dialog: audited, nothing sent
+                        return await session.record_cancelled("approve", f"#{approval.experiment_number}",
+                                                              detail="the dispatch guard's typed number")
+                return await session.decide(approval, decision, answers, note, confirm or None)
         else:
             on = f"#{approval.experiment_number}" if approval.experiment_number is not None else approval.id
 
@@ -370,6 +410,20 @@ class OwnerActionsScreen(Screen):
                 self._run(lambda: session.refuse(decision, on))
 
         return self.app.push_screen(ApprovalScreen(approval, submit, refused=refused))
+
+    async def _approve_guard(self, number: int) -> str | bool | None:
+        """Approval makes Sagan dispatch: during a wave on the plan's accounts, the typed number
+        (what was typed; False when the owner cancelled; None when no guard stands). Runs in the
+        approval screen's worker, which waits for the dialog."""
+        from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
+        verdict = await self.session.dispatch_guard("approve", [number])
+        exp = self.view.experiments.get(number)
+        if not verdict.needs_typed_confirmation or exp is None:
+            return None
+        typed = await self.app.push_screen(GuardedDispatchScreen(exp, verdict, action="Approve"),
+                                           wait_for_dismiss=True)
+        return False if typed is None else typed
 
     # --- experiments ---------------------------------------------------------------------
 
@@ -427,20 +481,12 @@ class OwnerActionsScreen(Screen):
 
     def _redispatch_dialog(self, exp: "ExperimentView", verdict: Any) -> Any:
         from sagan_tui.ui.screens.confirm import ConfirmScreen
-        from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
         session, n = self.session, exp.number
         if verdict.needs_typed_confirmation:
             note = f"Re-dispatched by the owner through the dispatch guard: {verdict.summary}"
-
-            def typed(text: str | None) -> None:
-                if text is not None:
-                    self._run(lambda: session.redispatch(n, note, text))
-                else:  # a cancel during a wave is audited too
-                    self._run(lambda: session.record_cancelled("redispatch", f"#{n}", account=exp.runpod_account,
-                                                               detail=verdict.summary))
-
-            return self.app.push_screen(GuardedDispatchScreen(exp, verdict), typed)
+            return self._guarded("Re-dispatch", "redispatch", [n], verdict, [exp_line(exp)],
+                                 send=lambda typed: session.redispatch(n, note, typed))
         return self.app.push_screen(ConfirmScreen(
             f"Re-dispatch 1 experiment: #{n}", [exp_line(exp)], confirm_label="Re-dispatch",
             note="Asks Sagan to launch a pod for it. No reaping wave is active."),

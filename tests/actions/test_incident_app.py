@@ -53,26 +53,59 @@ async def _refresh_until(pilot, app, cond, what: str) -> None:
     await wait_for(pilot, cond, what=what)
 
 
+async def _press_on(pilot, app, number: int, key: str, kind: type, what: str) -> None:
+    """After the first poll, `key` on experiment `number`'s row, and wait for its dialog."""
+    await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
+    app.experiments_table.focus()
+    await wait_for(pilot, lambda: app.experiments_table.select_key(str(number)), what=f"#{number} in the table")
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(app.screen, kind), what=what)
+
+
 def _panel_text(app) -> str:
     from sagan_tui.ui.main_screen import incident_lines
 
     return "\n".join(incident_lines(app.view.loss_view)) if app.view.loss_view else ""
 
 
-async def test_u_on_a_held_experiment_makes_it_approved_at_the_simulator(incident_panel):
+async def test_u_during_the_wave_asks_for_the_typed_number_then_releases(incident_panel):
+    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+
     r, app = await incident_panel(reaper_to=100)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling and app.view.waves, what="the wave")
         app.experiments_table.focus()
         await wait_for(pilot, lambda: app.experiments_table.select_key("363"), what="#363 in the table")
         await pilot.press("u")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="release dialog")
-        assert app.focused.id == "cancel"
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guarded release dialog")
         targets = [str(t.render()) for t in app.screen.query(".target")]
-        assert len(targets) == 1 and "#363" in targets[0] and "held by Sagan's pod-stop cascade" in targets[0]
-        await pilot.press("tab", "enter")
+        assert len(targets) == 1 and "#363" in targets[0]
+        assert app.screen.dialog_title.startswith("Release 1 experiment through the dispatch guard")
+        await pilot.press("tab", "enter")  # Tab+Enter no longer releases: it reaches Cancel, audited
+        await wait_for(pilot, lambda: any(a.action == "release" and a.result == "cancelled"
+                                          for a in r.cache.actions()), what="the cancel audited")
+        assert r.sim.state.experiments[363].status_at(r.sim.clock.now_t()) == "blocked"
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="the dialog again")
+        await pilot.press("3", "6", "3", "enter")
         await wait_for(pilot, lambda: app.view.experiments[363].status == "approved", what="approved after refresh")
     assert r.sim.state.experiments[363].status_at(r.sim.clock.now_t()) == "approved"
+    assert [a.action for a in r.cache.actions()][:1] == ["release"] and r.cache.actions()[0].result == "ok"
+
+
+async def test_u_outside_a_wave_is_the_plain_release_dialog(rig):
+    from tests.in_process import panel_app
+
+    fx = copy.deepcopy(actions_fixture())
+    fx["experiments"].append({"number": 355, "title": "Blocked last week", "status": "blocked",
+                              "runpodAccount": "team"})
+    r = await rig(fixture=fx)
+    app = panel_app(r.settings, r.cache, r.poller)
+    async with app.run_test(size=SIZE) as pilot:
+        await _press_on(pilot, app, 355, "u", NoteScreen, "release dialog")
+        assert app.focused.id == "cancel"
+        await pilot.press("tab", "enter")
+        await wait_for(pilot, lambda: app.view.experiments[355].status == "approved", what="approved after refresh")
     assert [a.action for a in r.cache.actions()][:1] == ["release"] and r.cache.actions()[0].result == "ok"
 
 
@@ -103,10 +136,10 @@ async def test_the_canary_passes_then_U_releases_the_rest(incident_panel):
         sim.clock.hold(320)
         await _refresh_until(pilot, app, lambda: "canary #192: passed" in _panel_text(app), "canary passed")
         assert "release the rest (#363)" in _panel_text(app)
-        await pilot.press("U")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="release-the-rest dialog")
+        await pilot.press("U")  # the wave's guard still stands: the typed number, even after a pass
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="release-the-rest dialog")
         assert ["#363" in str(t.render()) for t in app.screen.query(".target")] == [True]
-        await pilot.press("tab", "enter")
+        await pilot.press("3", "6", "3", "enter")
         await wait_for(pilot, lambda: app.view.experiments[363].status == "approved", what="the rest released")
     assert [a.action for a in r.cache.actions() if a.result == "ok"][:2] == ["release", "canary"]
 
@@ -134,6 +167,14 @@ async def test_a_canary_the_reaper_takes_joins_the_wave_and_releases_nothing(inc
         await pilot.press("U")
         await pilot.pause()
         assert not isinstance(app.screen, NoteScreen)  # nothing proposed: the rest stay held
+        await wait_for(pilot, lambda: app.experiments_table.select_key("363"), what="#363 in the table")
+        await pilot.press("u")  # after a lost canary, `u` asks, and says why
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guarded release")
+        assert "canary #192 was lost" in str(app.screen.query_one("#guard-facts").render())
+        await pilot.press("escape")
+        # the session itself refuses a release without the typed number, naming the lost canary
+        refused = await app.session.release([363], "test: straight through the session")
+        assert refused.refused and "canary #192 was lost" in refused.message and "type 363" in refused.message
     assert r.sim.state.experiments[363].status_at(200) == "blocked"
 
 
@@ -172,11 +213,7 @@ async def test_the_owners_own_hold_is_not_announced_back_as_your_turn(incident_p
                          "toStatus": "blocked", "note": CASCADE, "actorKind": "system"})
     r, app = await incident_panel(reaper_to=100, fixture=fx)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
-        app.experiments_table.focus()
-        await wait_for(pilot, lambda: app.experiments_table.select_key("502"), what="#502 in the table")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="hold dialog")
+        await _press_on(pilot, app, 502, "h", NoteScreen, "hold dialog")
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: app.view.experiments[502].status == "blocked", what="blocked after refresh")
         r.sim.clock.hold(130)

@@ -1,5 +1,5 @@
 """The incident told through the panel model over the simulator: a wave announced, then again when
-it grows (what changed), quiet once acknowledged until it grows; a forming cluster once; a hold the
+it grows (what changed), quiet once acknowledged until a new burst; a forming cluster once; a hold the
 simulator's script overrides warned on its row and notified once; the owner's own hold no "your turn"."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _titles(notes, title):
     return [msg for t, msg in notes if t == title]
 
 
-async def test_the_demo_wave_is_announced_then_again_as_it_grows_and_quiet_once_acknowledged(rig):
+async def test_the_demo_wave_is_announced_then_again_as_it_grows_and_quiet_once_acknowledged_until_a_new_burst(rig):
     from sagan_tui.session.incident_view import acknowledge
 
     r = await rig(scenario="reaping-wave", at=2)
@@ -44,8 +44,9 @@ async def test_the_demo_wave_is_announced_then_again_as_it_grows_and_quiet_once_
     quiet = []
     for t in (190, 200, 252, 256, 262, 300):  # the loop's two re-dispatches, reaped at the same kill time
         quiet += await poll_at(t)
-    grew = _titles(quiet, "Reaping wave grew")  # grown past its acknowledgement: once per change
-    assert [line.split(" grew: ")[1].split(".")[0] for line in grew] == ["3 -> 4 pods", "4 -> 5 pods"]
+    # Acknowledged: the loop's losses in the same burst are counted (since you last looked), not
+    # announced again; only a new burst or a new cause is (triage/hysteresis.py).
+    assert _titles(quiet, "Reaping wave grew") == []
     assert len(m.waves) == 1 and {"q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s"} <= set(m.waves[0].pod_ids)
     acknowledge(m)
     assert _titles(await poll_at(320), "Reaping wave grew") == []  # nothing new: quiet
@@ -53,7 +54,9 @@ async def test_the_demo_wave_is_announced_then_again_as_it_grows_and_quiet_once_
     for t in (520, 570, 576, 580, 620):  # r5, inside the guard, at the same ~60 s kill time
         later += await poll_at(t)
     grew = _titles(later, "Reaping wave grew")
-    assert grew and any("now in personal too" in line for line in grew)
+    # r5 is news past the acknowledgement: here by its new cause (on a held clock the losses' times
+    # are this machine's, so the bursts do not split; tests/triage/test_hysteresis.py has the bursts).
+    assert grew and any(" -> platform-reaper" in line or "now in personal too" in line for line in grew)
     assert len(grew) == len(set(grew))  # each change once
     # One wave (the polls date losses by this machine's clock, which a held simulator does not
     # move, so its bursts are read in triage's tests and the demo, not here).

@@ -67,6 +67,7 @@ async def run(args: dict) -> dict:
     from sagan_tui.config import gather
     from sagan_tui.ui.app import SaganApp
     from sagan_tui.ui.screens.approval import ApprovalScreen
+    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
     from sagan_tui.ui.screens.prompt import NoteScreen
 
     from textual.notifications import Notifications
@@ -98,6 +99,9 @@ async def run(args: dict) -> dict:
             if box.id and box.id.startswith("tb-"):
                 box.value = "n/a"
         app.screen.query_one("#approve", Button).press()
+        # the wave is active in the plan's account: approval dispatches, so the guard asks for #367
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), "the approve guard")
+        await pilot.press("3", "6", "7", "enter")
         await wait_for(pilot, lambda: heard("approve sent for #367"), "the approval sent")
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), "the approval closed")
 

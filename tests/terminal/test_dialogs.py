@@ -136,10 +136,10 @@ async def test_the_guard_button_says_what_it_waits_for_until_the_number_is_typed
         await pilot.press("C")
         await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="the guard")
         button = app.screen.query_one("#confirm", Button)
-        assert button.disabled and str(button.label) == "Re-dispatch (type 192)"
+        assert button.disabled and str(button.label) == "Canary (type 192)"  # C: the canary's own word
         await pilot.press(*"192")
         await wait_for(pilot, lambda: not button.disabled, what="the armed button")
-        assert str(button.label) == "Re-dispatch"
+        assert str(button.label) == "Canary"
 
 
 async def test_tabbing_into_the_hold_note_keeps_its_text_and_a_long_note_wraps_whole(tmp_path):

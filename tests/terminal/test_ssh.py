@@ -49,6 +49,10 @@ def test_over_ssh_a_wave_shows_367_is_approved_with_both_answers_and_q_restores_
         # Typed at once: the first answer lands in the first textbox, tab to the second, alt+a (ESC a).
         mark = len(ssh.output)
         ssh.send("40\tteam\x1ba")
+        # The wave is in team, the plan's account: approving dispatches, so the guard asks for #367.
+        ssh.wait_for(lambda text: "Type 367 and Enter to approve" in text, WAIT, since=mark)
+        mark = len(ssh.output)
+        ssh.send("367\r")
         ssh.wait_for(lambda text: "Decision sent" in text, WAIT, since=mark)
         reply = httpx.get(f"{sim}/api/experiments/367", headers={"Authorization": "Bearer sagan-demo-token"},
                           timeout=30).json()

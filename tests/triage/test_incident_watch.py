@@ -25,16 +25,19 @@ def test_a_growing_wave_is_announced_again_once_per_change_with_what_changed():
     assert w.growth([grown], NOW) == []  # once per change
 
 
-def test_an_acknowledged_wave_is_quiet_until_it_grows():
+def test_an_acknowledged_wave_is_quiet_until_a_new_burst():
     w = IncidentWatch()
     (r4,) = find_waves(R4)
     w.seen([r4])
     w.acknowledge(r4)
     assert w.is_acknowledged(r4)
     same = find_waves(R4 + [loss("dup0000000001", running="10:42:39", lost="10:43:40")])[0]
-    assert len(same.losses) == 4 and w.growth([same], NOW) != []  # one more pod: grown past the acknowledgement
-    w.acknowledge(same)
-    assert w.growth([same], NOW) == [] and w.is_acknowledged(same)
+    assert len(same.losses) == 4 and len(same.bursts) == 1
+    assert w.growth([same], NOW) == [] and w.is_acknowledged(same)  # one more pod in the same burst: quiet
+    (grown,) = find_waves(R4 + R5)
+    assert len(grown.bursts) == 2 and w.growth([grown], NOW) != []  # the second burst: news again
+    w.acknowledge(grown)
+    assert w.growth([grown], NOW) == [] and w.is_acknowledged(grown)
 
 
 def test_an_acknowledged_wave_that_shrinks_and_comes_back_is_not_news_but_an_unacknowledged_one_is():

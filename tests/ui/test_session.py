@@ -10,6 +10,7 @@ from textual.widgets import Button, Input
 
 from sagan_tui.actions.guard import incident_report
 from sagan_tui.ui.screens.approval import ApprovalScreen
+from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.widgets.wave_panel import WavePanel
 
@@ -61,6 +62,9 @@ async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_act
             if box.id and box.id.startswith("tb-"):
                 box.value = "n/a"
         app.screen.query_one("#approve", Button).press()
+        # the wave is active in the plan's account: approval dispatches, so the guard asks for #367
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="the approve guard")
+        await pilot.press("3", "6", "7", "enter")
         await wait_for(pilot, lambda: said(app, "approve sent for #367"), what="the approval sent")
 
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the approval closed")

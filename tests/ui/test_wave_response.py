@@ -69,6 +69,8 @@ async def test_w_then_send_holds_the_waves_experiments_and_writes_the_ticket(rea
     [ticket] = list((tmp / "data").rglob("incident-*.md"))
     text = ticket.read_text()
     assert all(p in text for p in REAPED) and "**PLATFORM REAPER, " in text
+    [row] = [a for a in rig.cache.actions() if a.action == "ticket"]  # the export inside W, audited
+    assert row.result == "ok" and row.target == ticket.name
 
 
 async def test_typing_in_the_note_adds_to_it_and_enter_goes_to_send(reaped):

@@ -58,18 +58,27 @@ class GuardedDispatchScreen(Dialog["str | None"]):
     """
     AUTO_FOCUS = "#typed"
 
-    def __init__(self, experiment: Experiment, verdict: GuardVerdict):
+    def __init__(self, experiment: Experiment, verdict: GuardVerdict, *, action: str = "Re-dispatch",
+                 targets: list[str] | None = None, what: str = "1 experiment"):
+        """`action` names the dispatch path (Re-dispatch, Approve, Release, Canary); `targets` the
+        lines of every experiment it dispatches (several for a bulk release); the token to type
+        is the verdict's (the number, or for several their count)."""
+        head = f"#{experiment.number}" if targets is None else f"{len(targets)} experiments"
         super().__init__(
-            f"Re-dispatch 1 experiment through the dispatch guard: #{experiment.number}",
-            [f"#{experiment.number} {experiment.title} ({experiment.status}, {experiment.runpod_account or 'account ?'})"],
-            confirm_label="Re-dispatch")
+            f"{action} {what if targets is None else head} through the dispatch guard"
+            + (f": {head}" if targets is None else ""),
+            targets or [f"#{experiment.number} {experiment.title} ({experiment.status}, "
+                        f"{experiment.runpod_account or 'account ?'})"],
+            confirm_label=action)
         self.experiment = experiment
         self.verdict = verdict
+        self.action = action
+        self.token = getattr(verdict, "token", "") or str(experiment.number)
 
     def compose_body(self) -> ComposeResult:
         yield Static(literal("\n".join(guard_lines(self.verdict)), multiline=True), id="guard-facts")
         with Horizontal(id="typed-row"):
-            yield Label(f"Type {self.experiment.number} and Enter to re-dispatch anyway (Escape cancels):",
+            yield Label(f"Type {self.token} and Enter to {self.action.lower()} anyway (Escape cancels):",
                         id="typed-label")
             yield Input(placeholder="number", id="typed", max_length=12, restrict=r"[0-9]*",
                         compact=True)
@@ -87,7 +96,7 @@ class GuardedDispatchScreen(Dialog["str | None"]):
         had no shade of its own and did not show at all."""
         button = self.query_one("#confirm", Button)
         button.disabled = not ready
-        button.label = "Re-dispatch" if ready else f"Re-dispatch (type {self.experiment.number})"
+        button.label = self.action if ready else f"{self.action} (type {self.token})"
 
     def _show_input(self) -> None:
         typed = self.query_one("#typed", Input)
@@ -99,7 +108,7 @@ class GuardedDispatchScreen(Dialog["str | None"]):
 
     @on(Input.Changed, "#typed")
     def _typed(self, event: Input.Changed) -> None:
-        self._armed(event.value.strip() == str(self.experiment.number))
+        self._armed(event.value.strip() == self.token)
         self.query_one("#typed-error", Static).update("")
 
     @on(Input.Submitted, "#typed")
@@ -108,9 +117,9 @@ class GuardedDispatchScreen(Dialog["str | None"]):
         # refused out loud, and the dialog stays open for a retry or an explicit cancel.
         event.stop()
         typed = event.value.strip()
-        if typed == str(self.experiment.number):
+        if typed == self.token:
             self.dismiss(typed)
             return
         said = f"you typed {typed}" if typed else "nothing typed"
         self.query_one("#typed-error", Static).update(literal(
-            f"{said}: type {self.experiment.number} to re-dispatch, or Escape to cancel. Nothing sent."))
+            f"{said}: type {self.token} to {self.action.lower()}, or Escape to cancel. Nothing sent."))

@@ -131,7 +131,7 @@ async def _send(app: Any, proposal: Proposal, answer: dict) -> None:
     said.append(f"dismiss: nothing dismissed ({len(proposal.line('ticket').targets)} lost pods kept as evidence)")
     if answer["ticket"]:
         try:
-            path, text = await app.session.export_report(data_dir())
+            path, text = await app.session.export_report(data_dir(), "ticket")
             not_copied = copy(app, text)
             said.append(f"ticket: written to {path}")  # the clipboard on its own line (a long path wraps)
             said.append("ticket: copied to the clipboard (OSC 52)" if not_copied is None
