@@ -63,7 +63,7 @@ class ActionRunner:
 
     async def _perform(self, verb: str, target: str, send: Callable[[], Awaitable[str]], *,
                        account: str | None = None, detail: str | None = None,
-                       key: tuple[str, str] | None = None) -> ActionResult:
+                       key: tuple[str, str] | None = None, origin: str | None = None) -> ActionResult:
         """Refuse, audit, send, record: the one path every action takes."""
         key = key or (verb, target)
         done = lambda ok, message, **kw: ActionResult(  # noqa: E731
@@ -71,14 +71,14 @@ class ActionRunner:
         if self.settings.read_only:
             result = done(False, f"read-only: {verb} {target} refused (the panel was started with --read-only)",
                           refused=True)
-            return await self._record(result, detail)
+            return await self._record(result, detail, origin)
         if key in self._in_flight:
             result = done(False, f"{verb} {target} is already in flight: not sent again", refused=True)
-            return await self._record(result, detail)
+            return await self._record(result, detail, origin)
         self._in_flight.add(key)
         try:
             audit_id = await self.offload(self.cache.audit, Action(
-                at=self.clock(), action=verb, target=target, account=account, detail=detail))
+                at=self.clock(), action=verb, target=target, account=account, detail=detail, origin=origin))
             try:
                 message = await send()
                 result = done(True, message)
@@ -108,10 +108,10 @@ class ActionRunner:
                                       " (the panel was started with --read-only)")
         return await self._record(result, None)
 
-    async def _record(self, result: ActionResult, detail: str | None) -> ActionResult:
+    async def _record(self, result: ActionResult, detail: str | None, origin: str | None = None) -> ActionResult:
         audit_id = await self.offload(self.cache.audit, Action(
             at=self.clock(), action=result.verb, target=result.target, account=result.account,
-            result=result.result, error=result.message, detail=detail))
+            result=result.result, error=result.message, detail=detail, origin=origin))
         return msgspec.structs.replace(result, audit_id=audit_id)
 
     async def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
@@ -166,8 +166,9 @@ class ActionRunner:
         return await self._perform(decision, target, send, key=("decide", approval.id),
                                    detail=f"approval {approval.id}; answers: {', '.join(sent) or 'none'}")
 
-    async def hold(self, number: int, note: str = "") -> ActionResult:
-        """Set the experiment to `blocked`, which stops Sagan's recovery from re-dispatching it."""
+    async def hold(self, number: int, note: str = "", origin: str = "h") -> ActionResult:
+        """Set the experiment to `blocked`, which stops Sagan's recovery from re-dispatching it;
+        `origin` (h, H, W, canary, watch) is audited with it: who held it is never guessed later."""
         async def send() -> str:
             reply = await self.sagan.set_status(int(number), "blocked", note.strip() or DEFAULT_HOLD_NOTE)
             self._confirmed(reply, "status")
@@ -176,7 +177,7 @@ class ActionRunner:
 
         exp = self.cache.experiment(int(number))
         return await self._perform("hold", f"#{number}", send, account=exp.runpod_account if exp else None,
-                                   detail=one_line(note, limit=500) or None)
+                                   detail=one_line(note, limit=500) or None, origin=origin)
 
     async def release(self, number: int, note: str = "") -> ActionResult:
         """Undo a hold: `blocked` back to `approved` (Sagan's status verb); only a blocked experiment."""
@@ -251,9 +252,9 @@ class ActionRunner:
 
         return await self._perform("promote", f"#{number}", send)
 
-    async def bulk_hold(self, numbers: Iterable[int], note: str = "") -> ActionResult:
+    async def bulk_hold(self, numbers: Iterable[int], note: str = "", origin: str = "H") -> ActionResult:
         numbers = list(dict.fromkeys(int(n) for n in numbers))
-        parts = await asyncio.gather(*(self.hold(n, note) for n in numbers))
+        parts = await asyncio.gather(*(self.hold(n, note, origin) for n in numbers))
         return _summary("hold", "held", [f"#{n}" for n in numbers], parts)
 
     # --- RunPod ------------------------------------------------------------------------

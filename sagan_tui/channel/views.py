@@ -451,6 +451,9 @@ class StopTargetView(msgspec.Struct, frozen=True):
     expected_status: str = "RUNNING"
     experiment: int | None = None
     name: str | None = None
+    gpu: str | None = None  # what the containment dialog lists beside the id (untrusted: shown literally)
+    cost_per_hr: float | None = None
+    age_s: float | None = None
 
     @classmethod
     def of(cls, cached: Any) -> "StopTargetView":
@@ -493,3 +496,4 @@ class AuditView(msgspec.Struct, frozen=True):
     result: str = "pending"
     error: str | None = None
     detail: str | None = None
+    origin: str | None = None  # a hold's maker, recorded when it was made (h, H, W, canary, watch, sagan)

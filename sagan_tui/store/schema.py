@@ -171,7 +171,13 @@ def _v6(db: sqlite_utils.Database) -> None:
 
 
 # One sequence for every change of shape: each version is appended, never edited once released.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
+def _v_hold_origin(db: sqlite_utils.Database) -> None:
+    """Who made a hold, recorded when it was made (h, H, W, canary, watch, sagan): the release
+    dialog and the audit screen name it instead of guessing it from the note's text."""
+    _add_column(db, "actions", "origin")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v_hold_origin]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
