@@ -209,9 +209,9 @@ class Containment:
 
 
 def _override(v: Verification, status: tuple[str, datetime | None, str | None] | None, pods: Iterable) -> str | None:
-    if status is not None and status[0] != "blocked" and (status[1] is None or status[1] >= v.held_at) \
+    if status is not None and status[0] != "blocked" and status[1] is not None and status[1] >= v.held_at \
             and status[2] != "owner":
-        return f"blocked -> {status[0]} at {fmt.hms(status[1] or v.held_at)}"
+        return f"blocked -> {status[0]} at {fmt.hms(status[1])}"
     for p in pods:
         if p.experiment == v.number and p.pod_id not in v.known_pods and p.pod_id not in v.stops \
                 and p.first_seen_at is not None and p.first_seen_at >= v.held_at:

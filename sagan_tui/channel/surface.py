@@ -100,8 +100,12 @@ class SessionSurface:
     def decide(self, approval: Any, decision: str, answers: dict[str, str], note: str) -> Awaitable[ActionResultView]:
         return self._act(I.Decide(approval.id, decision, dict(answers), note))
 
-    def hold(self, numbers: Sequence[int], note: str) -> Awaitable[ActionResultView]:
-        return self._act(I.Hold(tuple(numbers), note))
+    def hold(self, numbers: Sequence[int], note: str, origin: str = "h",
+             keep: Sequence[str] = ()) -> Awaitable[ActionResultView]:
+        return self._act(I.Hold(tuple(numbers), note, origin, tuple(keep)))
+
+    def stop_targets(self, numbers: Sequence[int]) -> Awaitable[tuple]:
+        return self._ask(I.StopTargets(tuple(numbers)))
 
     def release(self, numbers: Sequence[int], note: str = "") -> Awaitable[ActionResultView]:
         return self._act(I.Release(tuple(numbers), note))

@@ -250,6 +250,8 @@ class IncidentView(msgspec.Struct, frozen=True):
     # and while it is the active one, the end of its guard (its last loss + guard_minutes).
     shown: int = -1
     active_until: datetime | None = None
+    # Containment's line per held experiment (actions/contain.py): verifying, stopping, overridden, contained.
+    containment: tuple[tuple[int, str], ...] = ()
 
 
 class HeatGridView(msgspec.Struct, frozen=True):

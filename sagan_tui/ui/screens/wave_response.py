@@ -36,15 +36,17 @@ class WaveResponseScreen(Dialog["dict | None"]):
     WaveResponseScreen #note-label { width: auto; padding: 0 1 0 0; }
     """
 
-    def __init__(self, proposal: Proposal):
+    def __init__(self, proposal: Proposal, stops: tuple = ()):
         v = proposal.verdict
         targets = [f"+ {f.statement}" for f in v.for_[:3]] + [f"- {f.statement}" for f in v.against[:2]]
         targets += [f"- missing: {m}" for m in v.missing[:2]]
         left = [f"left out: {x}" for x in proposal.left_out]
         super().__init__(f"Wave response. {v.headline}", targets + left, confirm_label="Send",
                          confirm_variant="warning",
-                         note="A hold sets status blocked: Sagan's recovery stops re-dispatching.")
+                         note="A hold sets status blocked and stops the pods ticked below (starting, or doomed in "
+                              "the kill window); then no new pod is verified until the guard ends.")
         self.proposal = proposal
+        self.stops = tuple(stops)
 
     def compose_body(self) -> ComposeResult:
         for line in self.proposal.lines:
@@ -58,6 +60,9 @@ class WaveResponseScreen(Dialog["dict | None"]):
                 with Horizontal(id="note-row"):
                     yield Label("Note:", id="note-label")
                     yield NoteField(self.proposal.note, id="note")
+                for text, t in zip(stop_lines(self.stops), self.stops):  # untick one to keep it running
+                    yield TickBox(Content(clean(text)), value=True, id=f"stop-{t.pod_id}", classes="stop-pod",
+                                  compact=True)
 
     def result(self) -> dict:
         def ticked(key: str) -> bool:
@@ -65,7 +70,9 @@ class WaveResponseScreen(Dialog["dict | None"]):
             return bool(found) and found[0].value
 
         note = self.query("#note")
-        return {"hold": ticked("hold"), "ticket": ticked("ticket"),
+        keep = tuple(t.pod_id for t in self.stops
+                     if not any(isinstance(w, Checkbox) and w.value for w in self.query(f"#stop-{t.pod_id}")))
+        return {"hold": ticked("hold"), "ticket": ticked("ticket"), "keep": keep,
                 "note": note.first(NoteField).value if note else ""}
 
     @on(NoteField.Submitted, "#note")
@@ -83,6 +90,20 @@ class TickBox(Checkbox):
 
     def on_mount(self) -> None:
         self.BUTTON_INNER = "X" if self.value else " "
+
+
+def stop_lines(stops) -> list[str]:
+    """One line per pod a hold will stop: `stop <pod id> #N <GPU> $1.49/h 35 s old (CREATED)`;
+    its strings (name, GPU) are RunPod's, shown literally by the caller's widget."""
+    from sagan_tui.triage.fmt import duration
+
+    out = []
+    for t in stops:
+        price = f"${t.cost_per_hr:.2f}/h" if t.cost_per_hr is not None else "$?/h"
+        age = f"{duration(t.age_s)} old" if t.age_s is not None else "age unknown"
+        exp = f" #{t.experiment}" if t.experiment is not None else ""
+        out.append(one_line(f"stop {t.pod_id}{exp} {t.gpu or 'GPU?'} {price} {age} ({t.expected_status})", 160))
+    return out
 
 
 def statement(line) -> str:
@@ -112,7 +133,8 @@ def open_wave_response(app: Any) -> None:
             elif answer is not None:
                 app.notify("Nothing ticked: nothing sent.", markup=False)
 
-        return app.push_screen(WaveResponseScreen(proposal), chosen)
+        stops = await app.session.stop_targets(list(proposal.holds)) if proposal.holds else ()
+        return app.push_screen(WaveResponseScreen(proposal, stops), chosen)
 
     open_dialog(app, opened)
 
@@ -125,7 +147,8 @@ async def _send(app: Any, proposal: Proposal, answer: dict) -> None:
     said: list[str] = []
     ok = True
     if answer["hold"]:
-        result = await app.session.hold(list(proposal.holds), answer["note"] or proposal.note)
+        result = await app.session.hold(list(proposal.holds), answer["note"] or proposal.note, "W",
+                                        answer.get("keep", ()))
         ok &= result.ok
         said.append(f"hold: {result.message}")
     said.append(f"dismiss: nothing dismissed ({len(proposal.line('ticket').targets)} lost pods kept as evidence)")
