@@ -41,7 +41,7 @@ def _burn(sim, after: float, until: float, skip: set[str]) -> tuple[int, float]:
     return pods, usd
 
 
-async def _respond(kind: str, home) -> tuple[int, float]:
+async def _respond(kind: str, home) -> dict:
     from sagan_tui.actions.contain import Containment, stop_targets
     from sagan_tui.actions.runner import ActionRunner
     from sagan_tui.sim import SimServer
@@ -79,7 +79,9 @@ async def _respond(kind: str, home) -> tuple[int, float]:
                                           origin="canary", note="Held again: the canary was lost.")
                 statuses = {n: (e.status, e.updated_at, None) for n in contain.watched if (e := cache.experiment(n))}
                 await contain.step(clock(), statuses, cache.pods())
-            return _burn(sim, RESPOND_AT, RESPOND_AT + WATCH_S, canary)
+            pods, usd = _burn(sim, RESPOND_AT, RESPOND_AT + WATCH_S, canary)
+            reheld = [a.origin for a in cache.actions() if a.action == "hold" and a.result == "ok"].count("canary")
+            return {"pods": pods, "usd": round(usd, 2), "canary_pods": len(canary), "canary_reheld": reheld}
         finally:
             await poller.aclose()
             cache.close()
@@ -89,14 +91,13 @@ def run(small: bool = False) -> list[Figure]:
     quiet_logging()
     home = temp_dir("sagan-bench-contain-")
     kinds = ("hold-only", "W", "canary-fails")
-    got = {k: asyncio.run(_respond(k, home)) for k in kinds}
-    detail = {k: {"pods": p, "usd": round(u, 2)} for k, (p, u) in got.items()}
-    base_pods, base_usd = got["hold-only"]
+    detail = {k: asyncio.run(_respond(k, home)) for k in kinds}
+    w, before = detail["W"], detail["hold-only"]
     return [
         Figure("contain_pods_after_W", "pods dispatched into the wave after W (reaper-recovery)",
-               float(got["W"][0]), float(base_pods), "pods", "<= 0 pods", 0, on="value", detail=detail),
+               float(w["pods"]), float(before["pods"]), "pods", "<= 0 pods", 0, on="value", detail=detail),
         Figure("contain_usd_after_W", "dollars burned into the wave after W (reaper-recovery)",
-               round(got["W"][1], 2), round(base_usd, 2), "$", "<= 0 $", 0, on="value", detail=detail),
+               w["usd"], before["usd"], "$", "<= 0 $", 0, on="value", detail=detail),
     ]
 
 
