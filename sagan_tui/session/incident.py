@@ -18,7 +18,9 @@ from typing import Iterable, Mapping
 from sagan_tui.triage import fmt
 
 CONFIDENCE = {"low": 0, "medium": 1, "high": 2}
-AWAY_MINUTES = 10.0  # no key this long is an absence; the default of the `away_minutes` setting
+AWAY_MINUTES = 10.0
+# The one key that answers an override: `h` goes through containment (actions/contain.py).
+REHOLD_HINT = "h stops its pods and holds again"  # no key this long is an absence; the default of the `away_minutes` setting
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ class IncidentWatch:
                 if line is None and (created is None or created >= held_at):
                     line = f"hold on {fmt.exp(n)} overridden: new pod {pod_id} at {fmt.hms(created or now)}"
             if line is not None and (n, held_at) not in self.overridden:
+                line += f"; {REHOLD_HINT}"
                 self.overridden.add((n, held_at))
                 self.warnings[n] = line
                 self.happened.append((now, "override"))
