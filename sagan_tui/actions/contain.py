@@ -60,7 +60,7 @@ class Stop:
     """One pod containment asked to stop, and how that went."""
 
     target: StopTarget
-    state: str = "pending"  # pending, stopping (sent), gone (already), failed (retrying)
+    state: str = "pending"  # pending, sending, stopping (sent), gone (already), failed (retrying)
     reason: str = ""
     tries: int = 0
     next_try: datetime | None = None
@@ -85,7 +85,7 @@ class Verification:
             return "not held"
         if self.override is not None:
             return "overridden"
-        if any(s.state in ("pending", "failed") for s in self.stops.values()):
+        if any(s.state in ("pending", "sending", "failed") for s in self.stops.values()):
             return "stopping"
         return "contained" if now >= self.until else "verifying"
 
@@ -167,7 +167,10 @@ class Containment:
 
     async def _try(self, stop: Stop, now: datetime) -> ActionResult:
         t = stop.target
-        result = await self.runner.stop_pod(t.pod_id, t.account, t.expected_status, t.experiment)
+        stop.state = "sending"  # each source's poll steps containment: a stop in flight is not retried beside itself
+        # a starting pod that reached RUNNING since the dialog listed it is still doomed: stopped too
+        also = STARTING | {"RUNNING"} if t.expected_status in STARTING else frozenset()
+        result = await self.runner.stop_pod(t.pod_id, t.account, t.expected_status, t.experiment, also)
         stop.tries += 1
         if result.ok:
             stop.state, stop.reason = "stopping", ""

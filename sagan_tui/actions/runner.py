@@ -260,15 +260,16 @@ class ActionRunner:
     # --- RunPod ------------------------------------------------------------------------
 
     async def stop_pod(self, pod_id: str, account: str, expected_status: str = "RUNNING",
-                       experiment: int | None = None) -> ActionResult:
-        """Stop one pod with its own account's key, after re-checking it is still what the owner saw."""
+                       experiment: int | None = None, also: frozenset[str] = frozenset()) -> ActionResult:
+        """Stop one pod with its own account's key, after re-checking it is still what the owner saw
+        (or one of `also`: containment stops a starting pod that has reached RUNNING since, too)."""
         async def send() -> str:
             if not valid_pod_id(pod_id):
                 raise Refusal("not a RunPod pod id")
             transport = self.transports.get(account)
             if transport is None:
                 raise Refusal(f"account {account} has no key configured in this panel")
-            changed = await self._recheck(transport, pod_id, account, expected_status)
+            changed = await self._recheck(transport, pod_id, account, expected_status, also)
             if changed:
                 raise Refusal(changed)
             reply = await transport.stop(pod_id)
@@ -281,7 +282,8 @@ class ActionRunner:
         return await self._perform(STOP_VERB, pod_id, send, account=account,
                                    detail=f"expected {expected_status}{exp}")
 
-    async def _recheck(self, transport: RunPodTransport, pod_id: str, account: str, expected: str) -> str | None:
+    async def _recheck(self, transport: RunPodTransport, pod_id: str, account: str, expected: str,
+                       also: frozenset[str] = frozenset()) -> str | None:
         """What changed since the owner looked, or None when the pod is still as they saw it."""
         cached = next((p for p in await self.offload(self.cache.pods) if p.pod_id == pod_id), None)
         if cached is None:
@@ -290,12 +292,13 @@ class ActionRunner:
             return f"the last poll lists {pod_id} under account {cached.account}, not {account}"
         if cached.gone_at is not None:
             return f"the last poll saw {pod_id} gone ({cached.gone_reason or 'no longer listed'})"
-        if cached.pod.desired_status != expected:
+        ok = {expected, *also}
+        if cached.pod.desired_status not in ok:
             return f"the last poll saw {pod_id} {cached.pod.desired_status}, not {expected}"
         live = await transport.get_pod(pod_id)
         if live is None:
             return f"pod {pod_id} no longer exists in account {account} (RunPod says not found)"
-        if live.desired_status != expected:
+        if live.desired_status not in ok:
             return f"pod {pod_id} is now {live.desired_status}, not {expected}"
         return None
 

@@ -272,8 +272,9 @@ class PanelSession(OwnerRequests):
         if c is not None and c.state(now) == "lost" and c.reheld_at is None:
             note = (f"Held again: canary #{c.experiment} lost its pod {c.pod_id} to the wave; "
                     "nothing more is released.")
+            m.canary = replace(c, reheld_at=now)  # before the await: another source's poll must not hold it twice
             result = await self._contain([c.experiment], note, "canary")
-            m.canary = replace(c, reheld_at=now) if result.ok else c
+            m.canary = m.canary if result.ok else c
             notes = (Note(f"canary #{c.experiment} lost: {result.message}", "Canary held again",
                           "warning" if result.ok else "error"),)
         if not self.containment.watched and not notes:

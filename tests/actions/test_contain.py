@@ -106,3 +106,13 @@ async def test_the_hold_origin_is_recorded_per_path_and_named_by_the_release_dia
     # the note's "Held by the owner: ... UTC" no longer makes a hold W's: the recorded origin does
     assert said == {10: "h (the owner)", 11: "W (wave response)", 12: "the failed canary (held again)",
                     20: "H (the owner, marked experiments)"}
+
+
+async def test_a_starting_pod_that_reached_running_since_the_dialog_listed_it_is_still_stopped(rig):
+    r, c, clock = await _rig(rig, at=150)
+    targets = stop_targets(r.cache.pods(), [12], clock(), KILL_S)  # CREATED when the dialog listed it
+    assert [t.expected_status for t in targets] == ["CREATED"]
+    r.sim.clock.hold(175)  # RUNNING at ~169 (the owner read the dialog); RunPod says RUNNING now
+    done = await c.contain([12], targets, origin="h", note="hold")
+    assert done.ok and [s.ok for s in done.stops] == [True], done.message
+    assert next(iter(c.watched[12].stops.values())).state == "stopping"
