@@ -28,6 +28,7 @@ ORIGINS = ("h", "H", "W", "canary", "watch", "sagan")
 STARTING = frozenset({"CREATED", "STARTING", "RESTARTING"})  # RunPod's statuses of a pod not yet RUNNING
 KILL_MARGIN_S = 60.0  # a pod RUNNING for less than the wave's kill time plus this dies in it
 RETRY_FIRST_S, RETRY_MAX_S = 5.0, 120.0  # a failed stop is tried again after 5 s, 10 s, ... at most 2 min
+SHOWN_AFTER_S = 600.0  # a contained experiment's line stays this long past its guard, then leaves the panel
 GONE_WORDS = ("not found", "no longer exists", "gone", "not_found")
 
 
@@ -152,17 +153,15 @@ class Containment:
         held = {n for n in numbers if (hold.ok and len(numbers) == 1)
                 or any(p.ok and p.target == f"#{n}" for p in hold.parts)}
         known = known_pods or {}
-        for n in numbers:
-            v = Verification(n, origin, now, now + timedelta(minutes=self.guard_minutes),
-                             frozenset(known.get(n, ())), hold_ok=n in held)
-            self.watched[n] = v
-        results = []
-        for t in stop_targets:
-            v = self.watched.get(t.experiment) if t.experiment is not None else None
-            stop = Stop(t)
-            if v is not None:
-                v.stops[t.pod_id] = stop
-            results.append(await self._try(stop, now))
+        made = {n: Verification(n, origin, now, now + timedelta(minutes=self.guard_minutes),
+                                frozenset(known.get(n, ())), hold_ok=n in held) for n in numbers}
+        stops = [Stop(t) for t in stop_targets]
+        for s in stops:
+            if s.target.experiment in made:
+                made[s.target.experiment].stops[s.target.pod_id] = s
+        # whole before they are shown: the wave panel reads them from the session's writer thread
+        self.watched.update(made)
+        results = [await self._try(s, now) for s in stops]
         return ContainResult(hold, tuple(results), numbers, origin)
 
     async def _try(self, stop: Stop, now: datetime) -> ActionResult:
@@ -204,7 +203,8 @@ class Containment:
 
     def lines(self, now: datetime) -> tuple[tuple[int, str], ...]:
         """(experiment, its containment line), for the wave panel and the rows."""
-        return tuple((n, v.line(now)) for n, v in sorted(self.watched.items()))
+        return tuple((n, v.line(now)) for n, v in sorted(self.watched.items())
+                     if v.state(now) != "contained" or (now - v.until).total_seconds() <= SHOWN_AFTER_S)
 
     def released(self, number: int) -> None:
         """The owner released it: nothing more to verify."""

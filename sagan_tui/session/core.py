@@ -266,6 +266,7 @@ class PanelSession(OwnerRequests):
             return update
         seen = await self._in_db(lambda: ({n: (e.status, e.updated_at, None) for n, e in m.experiments.items()
                                            if n in self.containment.watched}, list(m.pods.values())))
+        before = self.containment.lines(now)
         await self.containment.step(now, *seen)  # its overrides are told by the incident watch's notes
         c = m.canary
         notes: tuple = ()
@@ -277,8 +278,8 @@ class PanelSession(OwnerRequests):
             m.canary = m.canary if result.ok else c
             notes = (Note(f"canary #{c.experiment} lost: {result.message}", "Canary held again",
                           "warning" if result.ok else "error"),)
-        if not self.containment.watched and not notes:
-            return update
+        if self.containment.lines(now) == before and not notes:
+            return update  # the wave panel's lines did not move: the poll's own view stands
         view = await self._in_db(self._loss_view)
         return PanelUpdate(**{**update.__dict__, "losses": view, "notes": (*update.notes, *notes)})
 

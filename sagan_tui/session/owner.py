@@ -92,7 +92,7 @@ class OwnerRequests:
         numbers = list(numbers)
         run = (lambda: self.runner.release(numbers[0], note)) if len(numbers) == 1 else (
             lambda: self.runner.bulk_release(numbers, note))
-        for n in numbers:
+        for n in numbers if self.containment is not None else ():
             self._soon(self.containment.released, n)
         return self._call(self._acting, run, ("release", numbers))
 
@@ -108,7 +108,7 @@ class OwnerRequests:
         from sagan_tui.session.incident_view import held_now, start_canary
 
         result = await self._acting(lambda: self.runner.canary(number, confirm), ("release", [number]))
-        if result.ok:
+        if result.ok and self.containment is not None:
             self.containment.released(number)
         if result.ok and self.model is not None:
             start_canary(self.model, number, held_now(self.model))
