@@ -403,14 +403,13 @@ class OwnerActionsScreen(Screen):
 
     def _hold_dialog(self, numbers: list[int], title: str, lines: list[str], bulk: bool = False,
                      warning: str = "", origin: str = "h") -> None:
-        from sagan_tui.ui.screens.prompt import NoteScreen
-        from sagan_tui.ui.screens.wave_response import stop_lines
+        from sagan_tui.ui.screens.hold import HoldScreen
 
         session = self.session
 
-        def chosen(note: str | None) -> None:
-            if note is not None:
-                self._run(lambda: session.hold(numbers, note, origin), clear_marks=bulk)
+        def chosen(answer: dict | None) -> None:
+            if answer is not None:
+                self._run(lambda: session.hold(numbers, answer["note"], origin, answer["keep"]), clear_marks=bulk)
 
         note = ("Sets the status to blocked and stops the pods listed (starting, or doomed inside the wave's "
                 "kill window), then verifies no new pod comes until the guard ends.")
@@ -418,9 +417,8 @@ class OwnerActionsScreen(Screen):
         async def opened() -> tuple[str, tuple]:
             return await session.hold_note(), await session.stop_targets(numbers)
 
-        self._then(opened, lambda got: self.app.push_screen(NoteScreen(
-            title, lines + stop_lines(got[1]), confirm_label="Hold", note_value=got[0], note=note,
-            warning=warning), chosen))
+        self._then(opened, lambda got: self.app.push_screen(HoldScreen(
+            title, lines, got[1], confirm_label="Hold", note_value=got[0], note=note, warning=warning), chosen))
 
     @opens_dialog
     def action_redispatch(self) -> None:

@@ -173,3 +173,37 @@ async def test_w_lists_the_pods_it_stops_and_keeps_the_one_the_owner_unticks(sim
         assert {a.origin for a in rig.cache.actions() if a.action == "hold"} == {"W"}
     finally:
         await rig.close()
+
+
+async def test_h_lists_the_starting_pod_it_stops_and_an_unticked_one_is_kept(sim_factory, tmp_path, monkeypatch):
+    """`h` on #11 at t=150 (reaper-recovery): its CREATED recovery pod is listed with a tick; the
+    owner unticks it: the hold goes (origin h), the pod is not stopped. (W's test covers a ticked stop.)"""
+    from sagan_tui.ui.screens.hold import HoldScreen
+
+    sim = sim_factory(scenario="reaper-recovery")
+    rig = SteppedPolls(sim, settings_for(sim, tmp_path), monkeypatch)
+    try:
+        await rig.poll_at(range(0, 151, 10))
+        [pod] = [p.spec.id for p in sim.state.pods.values()
+                 if p.spec.experiment == 11 and (p.runpod_state(150) or {}).get("status") == "CREATED"]
+        app = _app(rig)
+        mark = len(sim.requests)
+        async with app.run_test(size=(200, 50)) as pilot:
+            app.experiments_table.focus()
+            await wait_for(pilot, lambda: app.experiments_table.select_key("11"), what="#11 in the table")
+            await pilot.press("h")
+            await wait_for(pilot, lambda: isinstance(app.screen, HoldScreen) and app.focused is not None,
+                           what="hold dialog")
+            assert app.focused.id == "cancel"  # opens on Cancel
+            box = app.screen.query_one(f"#stop-{pod}")
+            assert box.value and "#11" in str(box.label) and "CREATED" in str(box.label)
+            await pilot.click(f"#stop-{pod}")
+            assert not box.value
+            app.screen.query_one("#cancel").focus()
+            await pilot.press("tab", "enter")  # Tab reaches Hold
+            await wait_for(pilot, lambda: _status_posts(sim, mark), what="the hold")
+        stops = [r for r in sim.requests[mark:] if r.method == "POST" and "stop" in f"{r.path} {r.body}"]
+        assert stops == []  # the unticked pod is kept running
+        assert [(a.target, a.origin) for a in rig.cache.actions() if a.action == "hold"] == [("#11", "h")]
+    finally:
+        await rig.close()

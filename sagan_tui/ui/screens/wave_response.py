@@ -18,6 +18,7 @@ from textual.widgets import Checkbox, Label, Static
 
 from sagan_tui.ui.safe_text import clean, literal, one_line
 from sagan_tui.ui.screens.confirm import Dialog
+from sagan_tui.ui.screens.hold import TickBox, kept, stop_ticks
 from sagan_tui.ui.screens.prompt import NoteField
 
 if TYPE_CHECKING:
@@ -60,9 +61,7 @@ class WaveResponseScreen(Dialog["dict | None"]):
                 with Horizontal(id="note-row"):
                     yield Label("Note:", id="note-label")
                     yield NoteField(self.proposal.note, id="note")
-                for text, t in zip(stop_lines(self.stops), self.stops):  # untick one to keep it running
-                    yield TickBox(Content(clean(text)), value=True, id=f"stop-{t.pod_id}", classes="stop-pod",
-                                  compact=True)
+                yield from stop_ticks(self.stops)  # untick one to keep it running
 
     def result(self) -> dict:
         def ticked(key: str) -> bool:
@@ -70,40 +69,13 @@ class WaveResponseScreen(Dialog["dict | None"]):
             return bool(found) and found[0].value
 
         note = self.query("#note")
-        keep = tuple(t.pod_id for t in self.stops
-                     if not any(isinstance(w, Checkbox) and w.value for w in self.query(f"#stop-{t.pod_id}")))
-        return {"hold": ticked("hold"), "ticket": ticked("ticket"), "keep": keep,
+        return {"hold": ticked("hold"), "ticket": ticked("ticket"), "keep": kept(self, self.stops),
                 "note": note.first(NoteField).value if note else ""}
 
     @on(NoteField.Submitted, "#note")
     def _to_send(self, event: NoteField.Submitted) -> None:
         event.stop()
         self.query_one("#confirm").focus()
-
-
-class TickBox(Checkbox):
-    """A checkbox whose mark says ticked or not without colour (NO_COLOR showed both as `X`)."""
-
-    def watch_value(self) -> None:
-        self.BUTTON_INNER = "X" if self.value else " "
-        super().watch_value()
-
-    def on_mount(self) -> None:
-        self.BUTTON_INNER = "X" if self.value else " "
-
-
-def stop_lines(stops) -> list[str]:
-    """One line per pod a hold will stop: `stop <pod id> #N <GPU> $1.49/h 35 s old (CREATED)`;
-    its strings (name, GPU) are RunPod's, shown literally by the caller's widget."""
-    from sagan_tui.triage.fmt import duration
-
-    out = []
-    for t in stops:
-        price = f"${t.cost_per_hr:.2f}/h" if t.cost_per_hr is not None else "$?/h"
-        age = f"{duration(t.age_s)} old" if t.age_s is not None else "age unknown"
-        exp = f" #{t.experiment}" if t.experiment is not None else ""
-        out.append(one_line(f"stop {t.pod_id}{exp} {t.gpu or 'GPU?'} {price} {age} ({t.expected_status})", 160))
-    return out
 
 
 def statement(line) -> str:
