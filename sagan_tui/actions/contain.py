@@ -129,7 +129,7 @@ class ContainResult:
             out += f"; {len(stopped)} of {len(self.stops)} pods stopping" + (f": {', '.join(stopped)}" if stopped else "")
         if failed:
             out += "; retrying: " + "; ".join(failed)
-        return out + "; verifying until the guard ends"
+        return out + ("; verifying until the guard ends" if self.hold.ok or any(p.ok for p in self.hold.parts) else "")
 
 
 class Containment:
@@ -153,8 +153,9 @@ class Containment:
         held = {n for n in numbers if (hold.ok and len(numbers) == 1)
                 or any(p.ok and p.target == f"#{n}" for p in hold.parts)}
         known = known_pods or {}
+        # only a confirmed hold is verified; the pods of one Sagan refused are still stopped (once)
         made = {n: Verification(n, origin, now, now + timedelta(minutes=self.guard_minutes),
-                                frozenset(known.get(n, ())), hold_ok=n in held) for n in numbers}
+                                frozenset(known.get(n, ())), hold_ok=True) for n in numbers if n in held}
         stops = [Stop(t) for t in stop_targets]
         for s in stops:
             if s.target.experiment in made:

@@ -262,8 +262,8 @@ class PanelSession(OwnerRequests):
         from sagan_tui.session.model import Note
 
         m, now = self.model, self.clock()
-        if self.containment is None or m is None:
-            return update
+        if self.containment is None or m is None or (not self.containment.watched and m.canary is None):
+            return update  # nothing held through containment, no canary: the poll's update as it is
         seen = await self._in_db(lambda: ({n: (e.status, e.updated_at, None) for n, e in m.experiments.items()
                                            if n in self.containment.watched}, list(m.pods.values())))
         before = self.containment.lines(now)

@@ -81,7 +81,7 @@ class OwnerRequests:
         done = await self.containment.contain(numbers, targets, origin=origin, note=note, known_pods=known)
         now = self.clock()
         for n in numbers:
-            if self.containment.watched[n].hold_ok and self.model is not None:
+            if n in self.containment.watched and self.model is not None:
                 self.model.incident.own_change(n, now)  # the owner's own change: a hold to watch, no "your turn"
                 self.model.incident.held(n, now, origin)
         self._refresh()
