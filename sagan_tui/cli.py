@@ -60,7 +60,7 @@ HEADLESS = ("sync", "waves", "report", "doctor", "sim")
 
 # The simulator's scenarios (sim/scenarios: SCENARIOS), named here so --help needs no import of
 # the simulator; tests/sim/test_cli.py holds the two equal.
-SCENARIO_NAMES = ("calm", "reaping-wave", "auth-revoked", "flaky", "large-fleet")
+SCENARIO_NAMES = ("calm", "reaping-wave", "reaper-recovery", "auth-revoked", "flaky", "large-fleet")
 
 
 def build_parser() -> argparse.ArgumentParser:

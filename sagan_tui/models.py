@@ -356,6 +356,7 @@ class Action(BaseModel):
     result: str = "pending"  # pending, ok, error, refused, cancelled
     error: str | None = None
     detail: str | None = None
+    origin: str | None = None  # a hold's maker: h, H, W, canary, watch, sagan (store/schema.py)
 
 
 # --- lenient parsing ------------------------------------------------------------------

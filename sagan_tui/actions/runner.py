@@ -66,7 +66,7 @@ class ActionRunner:
 
     async def _perform(self, verb: str, target: str, send: Callable[[], Awaitable[str]], *,
                        account: str | None = None, detail: str | None = None,
-                       key: tuple[str, str] | None = None) -> ActionResult:
+                       key: tuple[str, str] | None = None, origin: str | None = None) -> ActionResult:
         """Refuse, audit, send, record: the one path every action takes."""
         key = key or (verb, target)
         done = lambda ok, message, **kw: ActionResult(  # noqa: E731
@@ -74,14 +74,14 @@ class ActionRunner:
         if self.settings.read_only:
             result = done(False, f"read-only: {verb} {target} refused (the panel was started with --read-only)",
                           refused=True)
-            return await self._record(result, detail)
+            return await self._record(result, detail, origin)
         if key in self._in_flight:
             result = done(False, f"{verb} {target} is already in flight: not sent again", refused=True)
-            return await self._record(result, detail)
+            return await self._record(result, detail, origin)
         self._in_flight.add(key)
         try:
             audit_id = await self.offload(self.cache.audit, Action(
-                at=self.clock(), action=verb, target=target, account=account, detail=detail))
+                at=self.clock(), action=verb, target=target, account=account, detail=detail, origin=origin))
             try:
                 message = await send()
                 result = done(True, message)
@@ -111,10 +111,10 @@ class ActionRunner:
                                       " (the panel was started with --read-only)")
         return await self._record(result, None)
 
-    async def _record(self, result: ActionResult, detail: str | None) -> ActionResult:
+    async def _record(self, result: ActionResult, detail: str | None, origin: str | None = None) -> ActionResult:
         audit_id = await self.offload(self.cache.audit, Action(
             at=self.clock(), action=result.verb, target=result.target, account=result.account,
-            result=result.result, error=result.message, detail=detail))
+            result=result.result, error=result.message, detail=detail, origin=origin))
         return msgspec.structs.replace(result, audit_id=audit_id)
 
     async def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
@@ -198,8 +198,9 @@ class ActionRunner:
         return await self._perform(decision, target, send, key=("decide", approval.id),
                                    detail=f"approval {approval.id}; answers: {', '.join(sent) or 'none'}")
 
-    async def hold(self, number: int, note: str = "") -> ActionResult:
-        """Set the experiment to `blocked`, which stops Sagan's recovery from re-dispatching it."""
+    async def hold(self, number: int, note: str = "", origin: str = "h") -> ActionResult:
+        """Set the experiment to `blocked`, which stops Sagan's recovery from re-dispatching it;
+        `origin` (h, H, W, canary, watch) is audited with it: who held it is never guessed later."""
         async def send() -> str:
             reply = await self.sagan.set_status(int(number), "blocked", note.strip() or DEFAULT_HOLD_NOTE)
             self._confirmed(reply, "status")
@@ -208,7 +209,7 @@ class ActionRunner:
 
         exp = self.cache.experiment(int(number))
         return await self._perform("hold", f"#{number}", send, account=exp.runpod_account if exp else None,
-                                   detail=one_line(note, limit=500) or None)
+                                   detail=one_line(note, limit=500) or None, origin=origin)
 
     async def release(self, number: int, note: str = "", confirm: str | None = None, *, armed: str = "",
                       batch: Sequence[int] = ()) -> ActionResult:
@@ -280,23 +281,24 @@ class ActionRunner:
 
         return await self._perform("promote", f"#{number}", send)
 
-    async def bulk_hold(self, numbers: Iterable[int], note: str = "") -> ActionResult:
+    async def bulk_hold(self, numbers: Iterable[int], note: str = "", origin: str = "H") -> ActionResult:
         numbers = list(dict.fromkeys(int(n) for n in numbers))
-        parts = await asyncio.gather(*(self.hold(n, note) for n in numbers))
+        parts = await asyncio.gather(*(self.hold(n, note, origin) for n in numbers))
         return _summary("hold", "held", [f"#{n}" for n in numbers], parts)
 
     # --- RunPod ------------------------------------------------------------------------
 
     async def stop_pod(self, pod_id: str, account: str, expected_status: str = "RUNNING",
-                       experiment: int | None = None) -> ActionResult:
-        """Stop one pod with its own account's key, after re-checking it is still what the owner saw."""
+                       experiment: int | None = None, also: frozenset[str] = frozenset()) -> ActionResult:
+        """Stop one pod with its own account's key, after re-checking it is still what the owner saw
+        (or one of `also`: containment stops a starting pod that has reached RUNNING since, too)."""
         async def send() -> str:
             if not valid_pod_id(pod_id):
                 raise Refusal("not a RunPod pod id")
             transport = self.transports.get(account)
             if transport is None:
                 raise Refusal(f"account {account} has no key configured in this panel")
-            changed = await self._recheck(transport, pod_id, account, expected_status)
+            changed = await self._recheck(transport, pod_id, account, expected_status, also)
             if changed:
                 raise Refusal(changed)
             reply = await transport.stop(pod_id)
@@ -309,7 +311,8 @@ class ActionRunner:
         return await self._perform(STOP_VERB, pod_id, send, account=account,
                                    detail=f"expected {expected_status}{exp}")
 
-    async def _recheck(self, transport: RunPodTransport, pod_id: str, account: str, expected: str) -> str | None:
+    async def _recheck(self, transport: RunPodTransport, pod_id: str, account: str, expected: str,
+                       also: frozenset[str] = frozenset()) -> str | None:
         """What changed since the owner looked, or None when the pod is still as they saw it."""
         cached = next((p for p in await self.offload(self.cache.pods) if p.pod_id == pod_id), None)
         if cached is None:
@@ -318,12 +321,13 @@ class ActionRunner:
             return f"the last poll lists {pod_id} under account {cached.account}, not {account}"
         if cached.gone_at is not None:
             return f"the last poll saw {pod_id} gone ({cached.gone_reason or 'no longer listed'})"
-        if cached.pod.desired_status != expected:
+        ok = {expected, *also}
+        if cached.pod.desired_status not in ok:
             return f"the last poll saw {pod_id} {cached.pod.desired_status}, not {expected}"
         live = await transport.get_pod(pod_id)
         if live is None:
             return f"pod {pod_id} no longer exists in account {account} (RunPod says not found)"
-        if live.desired_status != expected:
+        if live.desired_status not in ok:
             return f"pod {pod_id} is now {live.desired_status}, not {expected}"
         return None
 

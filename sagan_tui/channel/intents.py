@@ -190,9 +190,20 @@ class Decide(Intent, frozen=True):
 
 
 class Hold(Intent, frozen=True):
+    """Containment: hold, stop the starting and doomed pods but `keep`, verify; `origin` is audited."""
+
     numbers: tuple[int, ...]
     note: str
+    origin: str = "h"
+    keep: tuple[str, ...] = ()
     result: ClassVar[Any] = ActionResultView
+
+
+class StopTargets(Intent, frozen=True):
+    """The pods a hold of `numbers` would stop now, for the dialog to list before Send."""
+
+    numbers: tuple[int, ...]
+    result: ClassVar[Any] = tuple[StopTargetView, ...]
 
 
 class Release(Intent, frozen=True):
@@ -243,7 +254,7 @@ class RecordCancelled(Intent, frozen=True):
 INTENTS: tuple[type[Intent], ...] = (
     Open, Refresh, Pause, SetInterval, WatchTimeline, ForgetTimeline, WatchHeatmap, Tick, KeyPressed,
     Dismiss, ToggleDismissed, AcknowledgeWave, StartCanary,
-    HeldNow, CanaryRest, BlockedBy, HoldNote, WaveResponse, DispatchVerdict, DispatchGuard, ApprovalsOf, AuditLog, BalanceHistory, ViewExperiment,
+    HeldNow, CanaryRest, BlockedBy, StopTargets, HoldNote, WaveResponse, DispatchVerdict, DispatchGuard, ApprovalsOf, AuditLog, BalanceHistory, ViewExperiment,
     ExportReport,
     Refuse, Decide, Hold, Release, ReleaseRefused, Canary, Redispatch, Promote, Stop, RecordCancelled,
 )

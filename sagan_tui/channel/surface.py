@@ -109,8 +109,12 @@ class SessionSurface:
                confirm: str | None = None) -> Awaitable[ActionResultView]:
         return self._act(I.Decide(approval.id, decision, dict(answers), note, confirm))
 
-    def hold(self, numbers: Sequence[int], note: str) -> Awaitable[ActionResultView]:
-        return self._act(I.Hold(tuple(numbers), note))
+    def hold(self, numbers: Sequence[int], note: str, origin: str = "h",
+             keep: Sequence[str] = ()) -> Awaitable[ActionResultView]:
+        return self._act(I.Hold(tuple(numbers), note, origin, tuple(keep)))
+
+    def stop_targets(self, numbers: Sequence[int]) -> Awaitable[tuple]:
+        return self._ask(I.StopTargets(tuple(numbers)))
 
     def release(self, numbers: Sequence[int], note: str = "", confirm: str | None = None) -> Awaitable[ActionResultView]:
         return self._act(I.Release(tuple(numbers), note, confirm))

@@ -253,6 +253,8 @@ class IncidentView(msgspec.Struct, frozen=True):
     # and while it is the active one, the end of its guard (its last loss + guard_minutes).
     shown: int = -1
     active_until: datetime | None = None
+    # Containment's line per held experiment (actions/contain.py): verifying, stopping, overridden, contained.
+    containment: tuple[tuple[int, str], ...] = ()
 
 
 class HeatGridView(msgspec.Struct, frozen=True):
@@ -454,6 +456,9 @@ class StopTargetView(msgspec.Struct, frozen=True):
     expected_status: str = "RUNNING"
     experiment: int | None = None
     name: str | None = None
+    gpu: str | None = None  # what the containment dialog lists beside the id (untrusted: shown literally)
+    cost_per_hr: float | None = None
+    age_s: float | None = None
 
     @classmethod
     def of(cls, cached: Any) -> "StopTargetView":
@@ -497,3 +502,4 @@ class AuditView(msgspec.Struct, frozen=True):
     result: str = "pending"
     error: str | None = None
     detail: str | None = None
+    origin: str | None = None  # a hold's maker, recorded when it was made (h, H, W, canary, watch, sagan)

@@ -60,6 +60,7 @@ class PanelSession(OwnerRequests):
         self.model: PanelModel | None = None
         self._incident_shown: dict | None = None  # the incident view last handed over (session/incident_view.py)
         self.runner: ActionRunner | None = None
+        self.containment = None  # actions/contain.py's Containment, made with the runner
         self._publish = publish
         self._poll = poll
         self.paused = False
@@ -148,6 +149,7 @@ class PanelSession(OwnerRequests):
     def _open(self, settings: "Settings") -> SessionReady:
         """In the writer thread: the cache (migrated or moved aside as needed), the poller, the
         runner, and the model read whole. Slow (imports, pydantic, thousands of rows)."""
+        from sagan_tui.actions.contain import Containment
         from sagan_tui.actions.runner import ActionRunner
         from sagan_tui.session.model import PanelModel
         from sagan_tui.store.cache import Cache
@@ -158,7 +160,9 @@ class PanelSession(OwnerRequests):
         self.poller = self.poller or Poller(settings, self.cache)
         self.poller.offload = self._offload  # its writes go through the one writer thread too
         self.runner = ActionRunner.for_poller(settings, self.cache, self.poller, clock=self.clock)
+        self.containment = Containment(self.runner, settings.guard_minutes)
         self.model = PanelModel(settings, self.cache, self.clock)
+        self.model.containment = self.containment
         self.model.load(self.poller.health)
         return SessionReady(settings, tuple(self.cache.notices), self._full())
 
@@ -228,6 +232,8 @@ class PanelSession(OwnerRequests):
             self._in_flight.pop(name, None)
         self._due[name] = time.monotonic() + self.poller.due_in(name, self.settings.poll_interval)
         update = await self._in_db(self._applied, changes, crash)
+        if changes is not None:
+            update = await self._contained(update)
         if generation == self._generation:
             self._round.discard(name)
             if not self._round:
@@ -246,6 +252,36 @@ class PanelSession(OwnerRequests):
         before = {n: h.state for n, h in self.model.health.items()}
         delta = self.model.apply(changes)
         return self._update(delta, tuple(announcements(delta, before, self.model.health)))
+
+    async def _contained(self, update: PanelUpdate) -> PanelUpdate:
+        """After a poll, in the same round: containment retries its failed stops and looks for
+        overrides, and a canary this poll saw lost is held again (origin `canary`) before the
+        poll's news goes out, so the line that says it was lost also says it is held."""
+        from dataclasses import replace
+
+        from sagan_tui.session.model import Note
+
+        m, now = self.model, self.clock()
+        if self.containment is None or m is None or (not self.containment.watched and m.canary is None):
+            return update  # nothing held through containment, no canary: the poll's update as it is
+        seen = await self._in_db(lambda: ({n: (e.status, e.updated_at, None) for n, e in m.experiments.items()
+                                           if n in self.containment.watched}, list(m.pods.values())))
+        before = self.containment.lines(now)
+        await self.containment.step(now, *seen)  # its overrides are told by the incident watch's notes
+        c = m.canary
+        notes: tuple = ()
+        if c is not None and c.state(now) == "lost" and c.reheld_at is None:
+            note = (f"Held again: canary #{c.experiment} lost its pod {c.pod_id} to the wave; "
+                    "nothing more is released.")
+            m.canary = replace(c, reheld_at=now)  # before the await: another source's poll must not hold it twice
+            result = await self._contain([c.experiment], note, "canary")
+            m.canary = m.canary if result.ok else c
+            notes = (Note(f"canary #{c.experiment} lost: {result.message}", "Canary held again",
+                          "warning" if result.ok else "error"),)
+        if self.containment.lines(now) == before and not notes:
+            return update  # the wave panel's lines did not move: the poll's own view stands
+        view = await self._in_db(self._loss_view)
+        return PanelUpdate(**{**update.__dict__, "losses": view, "notes": (*update.notes, *notes)})
 
     def refresh(self) -> None:
         """Poll every source now, backoff or not (the owner pressed refresh, or an action landed)."""

@@ -20,6 +20,8 @@ from sagan_tui.triage.hysteresis import Heard, Look, news
 __all__ = ["AWAY_MINUTES", "IncidentWatch", "Look", "wave_key"]
 
 AWAY_MINUTES = 10.0  # no key this long is an absence; the default of the `away_minutes` setting
+# The one key that answers an override: `h` goes through containment (actions/contain.py).
+REHOLD_HINT = "h stops its pods and holds again"
 
 
 def wave_key(wave) -> str:
@@ -125,6 +127,7 @@ class IncidentWatch:
                 if line is None and (created is None or created >= held_at):
                     line = f"hold on {fmt.exp(n)} overridden: new pod {pod_id} at {fmt.hms(created or now)}"
             if line is not None and (n, held_at) not in self.overridden:
+                line += f"; {REHOLD_HINT}"
                 self.overridden.add((n, held_at))
                 self.warnings[n] = line
                 self.happened.append((now, "override"))

@@ -104,6 +104,7 @@ def incident_view(m: PanelModel) -> dict[str, Any]:
         "since_looked": m.incident.since_you_looked(now, away),
         "overrides": tuple(sorted(m.incident.warnings.items())),
         "acknowledged": tuple(wave_key(x) for x in m.waves if m.incident.is_acknowledged(x)),
+        "containment": m.containment.lines(now) if m.containment is not None else (),
     }
 
 

@@ -79,6 +79,7 @@ class PanelModel:
         self.forming: list = []  # forming clusters (triage/forming.py), every one; active_forming() for now's
         self.incident = IncidentWatch()
         self.canary = None  # a Canary (triage/canary.py) while one is watched
+        self.containment = None  # the session's Containment (actions/contain.py): its lines for the wave panel
         self.approvals: tuple = ()  # the pending requests, as last read
         self.hidden_gone: set[str] = set()  # gone (not lost) pods dismissed this session
         self.dismissed: set[str] = set()  # losses dismissed: hidden from the pods pane, kept everywhere else

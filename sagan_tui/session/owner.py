@@ -12,6 +12,7 @@ from sagan_tui.session.updates import PanelUpdate
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from sagan_tui.actions.contain import Containment
     from sagan_tui.actions.results import ActionResult, StopTarget
     from sagan_tui.actions.runner import ActionRunner
     from sagan_tui.channel.views import ProposalView
@@ -32,6 +33,7 @@ class OwnerRequests:
     poller: "Poller | None"
     model: "PanelModel | None"
     runner: "ActionRunner | None"
+    containment: "Containment | None"
     clock: "Callable[[], datetime]"
     _call: Callable[..., "asyncio.Future[Any]"]
     _in_db: Callable[..., Awaitable[Any]]
@@ -53,11 +55,38 @@ class OwnerRequests:
             if approval.experiment_number is not None and decision != "defer" else None
         return self._call(self._acting, lambda: self.runner.decide(approval, decision, answers, note, confirm), own)
 
-    def hold(self, numbers: Sequence[int], note: str) -> "asyncio.Future[ActionResult]":
-        numbers = list(numbers)
-        run = (lambda: self.runner.hold(numbers[0], note)) if len(numbers) == 1 else (
-            lambda: self.runner.bulk_hold(numbers, note))
-        return self._call(self._acting, run, ("hold", numbers))
+    def hold(self, numbers: Sequence[int], note: str, origin: str = "h",
+             keep: Sequence[str] = ()) -> "asyncio.Future[ActionResult]":
+        """Containment (actions/contain.py): hold `numbers`, stop their starting and doomed pods but
+        those the owner unticked (`keep`), and verify until the guard ends; `origin` is audited."""
+        return self._call(self._contain, list(numbers), note, origin, frozenset(keep))
+
+    def stop_targets(self, numbers: Sequence[int]) -> "asyncio.Future[tuple[StopTarget, ...]]":
+        """What containment would stop for `numbers` now, for the dialog to list before Send."""
+        return self._call(self._in_db, self._doomed, list(numbers))
+
+    def _doomed(self, numbers: list[int]) -> "tuple[StopTarget, ...]":
+        from sagan_tui.actions.contain import stop_targets
+
+        m = self.model
+        wave = m.active_wave()
+        return tuple(stop_targets(m.pods.values(), numbers, self.clock(), wave.gap_median_s if wave else None))
+
+    async def _contain(self, numbers: list[int], note: str, origin: str,
+                       keep: frozenset[str] = frozenset()) -> "ActionResult":
+        import msgspec
+
+        targets = [t for t in await self._in_db(self._doomed, numbers) if t.pod_id not in keep]
+        known = await self._in_db(lambda: {n: {p.pod_id for p in self.model.pods.values() if p.experiment == n}
+                                           for n in numbers})
+        done = await self.containment.contain(numbers, targets, origin=origin, note=note, known_pods=known)
+        now = self.clock()
+        for n in numbers:
+            if n in self.containment.watched and self.model is not None:
+                self.model.incident.own_change(n, now)  # the owner's own change: a hold to watch, no "your turn"
+                self.model.incident.held(n, now, origin)
+        self._refresh()
+        return msgspec.structs.replace(done.hold, message=done.message)
 
     def release(self, numbers: Sequence[int], note: str = "", confirm: str | None = None) -> "asyncio.Future[ActionResult]":
         """Blocked back to approved (one, or the marks), through the dispatch guard: during a wave,
@@ -67,6 +96,8 @@ class OwnerRequests:
         armed = self._canary_lost()
         run = (lambda: self.runner.release(numbers[0], note, confirm, armed=armed)) if len(numbers) == 1 else (
             lambda: self.runner.bulk_release(numbers, note, confirm, armed=armed))
+        for n in numbers if self.containment is not None else ():
+            self._soon(self.containment.released, n)
         return self._call(self._acting, run, ("release", numbers))
 
     def _canary_lost(self) -> str:
@@ -97,6 +128,8 @@ class OwnerRequests:
         from sagan_tui.session.incident_view import held_now, start_canary
 
         result = await self._acting(lambda: self.runner.canary(number, confirm), ("release", [number]))
+        if result.ok and self.containment is not None:
+            self.containment.released(number)
         if result.ok and self.model is not None:
             start_canary(self.model, number, held_now(self.model))
         return result

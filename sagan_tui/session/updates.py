@@ -36,6 +36,7 @@ class LossView:
     # The wave shown (its index in `waves`, -1: none) and, while it is active, its guard's end.
     shown: int = -1
     active_until: datetime | None = None
+    containment: tuple[tuple[int, str], ...] = ()  # (experiment, containment's line): actions/contain.py
 
 
 @dataclass(frozen=True)

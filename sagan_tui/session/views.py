@@ -94,7 +94,7 @@ def incident_view(lv: "LossView") -> IncidentView:
     return IncidentView(tuple(losses.of(x) for x in lv.losses), tuple(wave_view(w, losses) for w in lv.waves),
                         frozenset(lv.dismissed), frozenset(lv.affected), tuple(lv.forming), lv.canary,
                         lv.since_looked, tuple(tuple(o) for o in lv.overrides), tuple(lv.acknowledged),
-                        lv.shown, lv.active_until)
+                        lv.shown, lv.active_until, tuple(tuple(c) for c in lv.containment))
 
 
 def update_view(u: "PanelUpdate", sent: SentTables | None = None) -> UpdateView:

@@ -136,6 +136,7 @@ def account_pod(state: SimState, account: str, pod_id: str, t: float) -> SimPod:
 
 def stop_pod(state: SimState, account: str, pod_id: str, t: float) -> SimPod:
     pod = account_pod(state, account, pod_id, t)
+    state.cancel_after(pod, t)  # a starting pod stopped never reaches RUNNING, nor its reaper
     state.record_intents(pod.stop(t), pod)
     return pod
 

@@ -100,6 +100,7 @@ class SimPod:
     experiment_id: str | None = None
     runpod: Timeline = field(default_factory=Timeline)
     sagan: Timeline = field(default_factory=Timeline)
+    events: list[Any] = field(default_factory=list)  # the events its timeline recorded (SimEvent)
 
     def __post_init__(self) -> None:
         s = self.spec

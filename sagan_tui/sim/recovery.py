@@ -58,6 +58,8 @@ class RecoveryLoop:
 
     def _act(self, state: SimState, at: float, n: int, lost_id: str) -> None:
         exp = state.experiments.get(n)
+        if state.pods[lost_id].runpod_state(at) is not None:
+            return  # stopped before its reaper came: not lost, nothing to recover
         if exp is None or exp.status_at(at) in ("blocked", "cancelled", "archived", "completed", "failed"):
             return  # held (by the owner, or Sagan's own cascade): Sagan does not re-dispatch
         last = self._last.get(n)

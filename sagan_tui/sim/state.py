@@ -41,6 +41,7 @@ class SimEvent:
     note: str | None = None
     metadata: Any = None
     cache: tuple[int, dict[str, Any]] | None = None
+    status_key: tuple[float, int] | None = None  # its move of the experiment's status, to undo it
 
 
 @dataclass(eq=False)
@@ -203,10 +204,29 @@ class SimState:
         if intent.to_status and pod.spec.experiment is None:
             return None
         agent_run = intent.event_type.startswith("runpod_")
-        return self.record(intent.at, intent.event_type, experiment=pod.spec.experiment, note=intent.note,
-                           to_status=intent.to_status, actor_kind=intent.actor_kind, metadata=intent.metadata,
-                           entity_kind="agent_run" if agent_run else None,
-                           entity_id=pod.agent_run_id if agent_run else None, conditional=True)
+        ev = self.record(intent.at, intent.event_type, experiment=pod.spec.experiment, note=intent.note,
+                         to_status=intent.to_status, actor_kind=intent.actor_kind, metadata=intent.metadata,
+                         entity_kind="agent_run" if agent_run else None,
+                         entity_id=pod.agent_run_id if agent_run else None, conditional=True)
+        if ev is not None:
+            pod.events.append(ev)
+        return ev
+
+    def cancel_after(self, pod: SimPod, t: float) -> None:
+        """Undo what a pod's script had planned after t (its RUNNING, its loss and their events,
+        its experiment's moves): the pod is stopped at t, so none of it happens. Sagan moves a
+        blocked experiment out of `blocked` only when its pod really reaches RUNNING."""
+        pod.runpod.cut_after(t)
+        pod.sagan.cut_after(t)
+        for ev in [e for e in pod.events if e.t > t]:
+            pod.events.remove(ev)
+            i = self._events.index(ev)
+            del self._events[i], self._ev_t[i]
+            if ev.experiment is not None:
+                self._by_exp[ev.experiment].remove(ev)
+                exp = self.experiments.get(ev.experiment)
+                if exp is not None and ev.status_key is not None:
+                    exp.status.discard(ev.status_key)
 
     def record(self, t: float, event_type: str, *, experiment: int | None = None, conditional: bool = False,
                event_id: str | None = None, entity_kind: str | None = None, entity_id: str | None = None,
@@ -218,18 +238,20 @@ class SimState:
         status already says where the experiment stands.
         """
         exp = self.experiments.get(experiment) if experiment is not None else None
+        key = None
         if event_type == "state_changed" and exp is not None:
             current = exp.status_at(t)
             if conditional and (t <= 0 or current not in RUN_STATUSES or current == to_status):
                 return None
             if t > 0 and to_status:
-                exp.status.add(t, status=to_status)
+                key = exp.status.add(t, status=to_status)
             if t > 0:
                 from_status = from_status or current
         self._seq += 1
         ev = SimEvent(event_id or f"{self._id_prefix}{self._seq:012x}", t, self._seq, event_type, experiment,
                       entity_kind or ("experiment" if exp else "system"), entity_id or (exp.id if exp else None),
                       from_status, to_status, **rest)
+        ev.status_key = key
         self._append(ev)
         return ev
 

@@ -17,13 +17,28 @@ class Timeline:
         self._seq = 0
         self._merged: tuple[int, dict[str, Any]] | None = None  # (updates merged, their state)
 
-    def add(self, t: float, **fields: Any) -> None:
+    def add(self, t: float, **fields: Any) -> tuple[float, int]:
+        """Add an update; its key, for `discard`."""
         self._merged = None
         self._seq += 1
         key = (t, self._seq)
         i = bisect_right(self._keys, key)
         self._keys.insert(i, key)
         self._fields.insert(i, fields)
+        return key
+
+    def discard(self, key: tuple[float, int]) -> None:
+        """Forget one update (a future that will not happen now: a stopped pod's RUNNING)."""
+        if key in self._keys:
+            i = self._keys.index(key)
+            del self._keys[i], self._fields[i]
+            self._merged = None
+
+    def cut_after(self, t: float) -> None:
+        """Forget every update after t: what the script had planned past a change of course."""
+        n = self.count_at(t)
+        del self._keys[n:], self._fields[n:]
+        self._merged = None
 
     def count_at(self, t: float) -> int:
         """How many updates have happened by time t (a cheap cache key)."""

@@ -572,9 +572,9 @@ class Cache:
     def audit(self, action: Action) -> int:
         with self.transaction() as conn:
             cur = conn.execute(
-                "insert into actions (at, action, target, account, result, error, detail) values (?,?,?,?,?,?,?)",
-                (ts(action.at), action.action, action.target, action.account, action.result, action.error,
-                 action.detail))
+                "insert into actions (at, action, target, account, result, error, detail, origin)"
+                " values (?,?,?,?,?,?,?,?)", (ts(action.at), action.action, action.target, action.account,
+                                              action.result, action.error, action.detail, action.origin))
             return int(cur.lastrowid)
 
     def finish_action(self, action_id: int, result: str, error: str | None = None) -> None:

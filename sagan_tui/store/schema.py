@@ -199,8 +199,14 @@ def _v_watch_pages(db: sqlite_utils.Database) -> None:
     db["page_health"].create({"target": str, "state": str, "error": str, "at": str}, pk="target", if_not_exists=True)
 
 
+def _v_hold_origin(db: sqlite_utils.Database) -> None:
+    """Who made a hold, recorded when it was made (h, H, W, canary, watch, sagan): the release
+    dialog and the audit screen name it instead of guessing it from the note's text."""
+    _add_column(db, "actions", "origin")
+
+
 # One sequence for every change of shape: each version is appended, never edited once released.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v_hold_origin,
                                                                _v_pod_existence, _v_watch_pages]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -34,6 +34,7 @@ class Canary:
     pod_id: str | None = None
     running_at: datetime | None = None
     lost_at: datetime | None = None
+    reheld_at: datetime | None = None  # held again by containment in the poll that saw it lost
 
     @classmethod
     def start(cls, experiment: int, now: datetime, kill_s: float | None, held=(), known=()) -> Canary:
@@ -74,7 +75,9 @@ class Canary:
             rest = ", ".join(map(fmt.exp, self.held)) or "nothing else held"
             return f"{head}: passed ({self.pod_id} ran past {mark}): release the rest ({rest})"
         ran = (self.lost_at - self.running_at).total_seconds() if self.running_at else 0.0
-        return f"{head}: lost after {_long(ran)} ({self.pod_id}): it joins the wave, the rest stay held"
+        again = (f"{fmt.exp(self.experiment)} held again at {fmt.hms(self.reheld_at)}" if self.reheld_at
+                 else f"holding {fmt.exp(self.experiment)} again")
+        return f"{head}: lost after {_long(ran)} ({self.pod_id}): it joins the wave; {again}, the rest stay held"
 
 
 def _long(seconds: float) -> str:

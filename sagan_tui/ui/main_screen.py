@@ -37,7 +37,7 @@ def later_panes() -> list:
 def incident_lines(view) -> tuple[str, ...]:
     """The session's incident text for the wave panel, in the order it is shown."""
     return (*view.forming, *((view.canary,) if view.canary else ()), *(line for _, line in view.overrides),
-            *((view.since_looked,) if view.since_looked else ()))
+            *(line for _, line in view.containment), *((view.since_looked,) if view.since_looked else ()))
 
 
 class MainScreen(OwnerActionsScreen):

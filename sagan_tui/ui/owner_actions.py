@@ -431,7 +431,7 @@ class OwnerActionsScreen(Screen):
     def action_hold(self) -> None:
         exp = self._target_experiment("hold")
         if exp is not None:
-            self._hold_dialog([exp.number], f"Hold 1 experiment: #{exp.number}", [exp_line(exp)])
+            self._hold_dialog([exp.number], f"Hold 1 experiment: #{exp.number}", [exp_line(exp)], origin="h")
 
     @opens_dialog
     def action_bulk_hold(self) -> None:
@@ -453,21 +453,26 @@ class OwnerActionsScreen(Screen):
             return
         lines = [exp_line(e) if (e := known.get(n)) else f"#{n} (not in the cache)" for n in plan.targets]
         self._hold_dialog(list(plan.targets), f"Hold {counted(len(plan.targets), 'experiment')}", lines,
-                          bulk=True, warning=warning)
+                          bulk=True, warning=warning, origin="H")
 
     def _hold_dialog(self, numbers: list[int], title: str, lines: list[str], bulk: bool = False,
-                     warning: str = "") -> None:
-        from sagan_tui.ui.screens.prompt import NoteScreen
+                     warning: str = "", origin: str = "h") -> None:
+        from sagan_tui.ui.screens.hold import HoldScreen
 
         session = self.session
 
-        def chosen(note: str | None) -> None:
-            if note is not None:
-                self._run(lambda: session.hold(numbers, note), clear_marks=bulk)
+        def chosen(answer: dict | None) -> None:
+            if answer is not None:
+                self._run(lambda: session.hold(numbers, answer["note"], origin, answer["keep"]), clear_marks=bulk)
 
-        note = "Sets the status to blocked: Sagan stops work on it, including auto-recovery re-dispatches."
-        self._then(session.hold_note, lambda prefill: self.app.push_screen(NoteScreen(
-            title, lines, confirm_label="Hold", note_value=prefill, note=note, warning=warning), chosen))
+        note = ("Sets the status to blocked and stops the pods listed (starting, or doomed inside the wave's "
+                "kill window), then verifies no new pod comes until the guard ends.")
+
+        async def opened() -> tuple[str, tuple]:
+            return await session.hold_note(), await session.stop_targets(numbers)
+
+        self._then(opened, lambda got: self.app.push_screen(HoldScreen(
+            title, lines, got[1], confirm_label="Hold", note_value=got[0], note=note, warning=warning), chosen))
 
     @opens_dialog
     def action_redispatch(self) -> None:

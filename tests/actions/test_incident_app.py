@@ -162,6 +162,8 @@ async def test_a_canary_the_reaper_takes_joins_the_wave_and_releases_nothing(inc
         await _refresh_until(pilot, app, lambda: "running" in _panel_text(app), "canary running")
         sim.clock.hold(200)  # killed at 190
         await _refresh_until(pilot, app, lambda: "canary #192: lost" in _panel_text(app), "canary lost")
+        # held again in the poll that saw it lost: the same update's line says so
+        assert "#192 held again at" in _panel_text(app), _panel_text(app)
         (grown,) = app.view.waves
         assert len(grown.losses) == len(wave.losses) + 1  # the canary joined the wave
         await pilot.press("U")
@@ -176,6 +178,8 @@ async def test_a_canary_the_reaper_takes_joins_the_wave_and_releases_nothing(inc
         refused = await app.session.release([363], "test: straight through the session")
         assert refused.refused and "canary #192 was lost" in refused.message and "type 363" in refused.message
     assert r.sim.state.experiments[363].status_at(200) == "blocked"
+    assert r.sim.state.experiments[192].status_at(200) == "blocked"  # no further pod for it
+    assert [a.origin for a in r.cache.actions() if a.action == "hold" and a.target == "#192"][:1] == ["canary"]
 
 
 @pytest.mark.parametrize("away_minutes, said", [(3.0, True), (None, False)], ids=["away-3-min", "default-10-min"])

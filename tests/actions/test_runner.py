@@ -300,7 +300,7 @@ async def test_release_restores_a_held_experiment_to_approved_at_the_simulator_a
     r = await rig(fixture=actions_fixture())
     assert (await r.runner.hold(502, "reaping wave: hold recovery")).ok
     await r.poll()
-    assert blocked_by(r.cache, [502]) == {502: "the owner"}
+    assert blocked_by(r.cache, [502]) == {502: "h (the owner)"}
     refused = await r.runner.release(500)  # not blocked: nothing sent
     assert refused.refused and "not blocked" in refused.message
     result = await r.runner.release(502)

@@ -84,6 +84,20 @@ def test_waves_smoke():
     well_formed(bench_waves.run(small=True), {"waves"})
 
 
+def test_contain_smoke():
+    """The response's figure: W leaves nothing dispatched into the wave where a hold alone did not."""
+    import bench_contain
+
+    names = {"contain_pods_after_W", "contain_usd_after_W"}
+    figures = bench_contain.run(small=True)
+    well_formed(figures, names, silent_ok=frozenset(names))
+    pods = figures[0]
+    assert pods.value == 0 and pods.baseline > 0 and pods.ok, pods
+    canary = pods.detail["canary-fails"]
+    assert canary["canary_pods"] == 1 and canary["canary_reheld"] == 1 and canary["pods"] == 0, pods.detail
+    assert pods.detail["hold-only"]["usd"] > 0, pods.detail
+
+
 @pytest.mark.slow
 def test_poll_smoke():
     import bench_poll

@@ -102,7 +102,7 @@ async def test_a_hold_is_answered_with_its_typed_result_and_reaches_the_simulato
     assert isinstance(result, ActionResultView) and result.ok, result
     held = [r for r in sim.requests if r.path == "/api/experiments/502/status"]
     assert [r.body for r in held] == [{"status": "blocked", "note": "held over the channel"}]
-    assert await panel.client.ask(I.BlockedBy((502,))) == {502: "the owner"}
+    assert await panel.client.ask(I.BlockedBy((502,))) == {502: "h (the owner)"}
     # An action the runner refuses is an answer too, not an error of the channel.
     refused = await panel.client.ask(I.Promote(502))
     assert isinstance(refused, ActionResultView) and not refused.ok and refused.message

@@ -27,7 +27,7 @@ async def test_keys_typed_right_after_h_reach_the_hold_dialog_not_the_panel(tmp_
         await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
         await wait_for(pilot, handed_on(app), what="the keys handed on")
         await pilot.pause()
-        assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen", "NoteScreen"]
+        assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen", "HoldScreen"]  # a NoteScreen
 
 
 async def test_keys_typed_right_after_w_do_not_act_on_the_panel(tmp_path):

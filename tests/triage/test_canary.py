@@ -31,4 +31,4 @@ def test_a_canary_lost_in_the_window_releases_nothing():
     c = c.saw_lost("otherpod000001", T0 + timedelta(seconds=70)).saw_lost("canarypod00001", T0 + timedelta(seconds=70))
     assert c.state(T0 + timedelta(minutes=10)) == "lost"
     assert c.text(T0 + timedelta(minutes=10)) == \
-        "canary #192: lost after 1 min 0 s (canarypod00001): it joins the wave, the rest stay held"
+        "canary #192: lost after 1 min 0 s (canarypod00001): it joins the wave; holding #192 again, the rest stay held"

@@ -67,13 +67,13 @@ def test_a_forming_cluster_is_notified_once():
 def test_a_hold_that_does_not_hold_warns_once_on_its_row():
     w = IncidentWatch()
     w.held(192, at("06:05:20"))
-    line = "hold on #192 overridden: queued -> running at 06:05:37"
+    line = "hold on #192 overridden: queued -> running at 06:05:37; h stops its pods and holds again"
     assert w.overrides({192: ("queued", "running", at("06:05:37"))}, {}, at("06:05:40")) == [line]
     assert w.warnings[192] == line
     assert w.overrides({192: ("queued", "running", at("06:05:37"))}, {}, at("06:05:50")) == []
     w.held(363, at("06:05:20"))
     assert w.overrides({}, {363: [("newpod00000001", at("06:06:00"))]}, at("06:06:05")) == [
-        "hold on #363 overridden: new pod newpod00000001 at 06:06:00"]
+        "hold on #363 overridden: new pod newpod00000001 at 06:06:00; h stops its pods and holds again"]
     w.held(366, at("06:05:20"))
     assert w.overrides({366: ("approved", "blocked", at("06:05:20"))}, {}, at("06:06:05")) == []
 

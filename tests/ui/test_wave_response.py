@@ -138,3 +138,74 @@ async def test_the_demos_waves_read_platform_reaper_within_a_poll_and_the_second
     (wave,) = seen[600]
     assert wave[1] == 10 and wave[2:] == ("platform-reaper", "high", 2), seen[600]
     assert [v[1] for v in seen[300]] == [5]  # the re-dispatches joined r4 before r5
+
+
+async def test_w_lists_the_pods_it_stops_and_keeps_the_one_the_owner_unticks(sim_factory, tmp_path, monkeypatch):
+    """reaper-recovery at t=150: #10-#12 each have a recovery pod CREATED; W lists the three with a
+    tick each, the owner unticks one, Tab reaches Send: two are stopped, the unticked one is not."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    sim = sim_factory(scenario="reaper-recovery")
+    rig = SteppedPolls(sim, settings_for(sim, tmp_path), monkeypatch)
+    try:
+        await rig.poll_at(range(0, 151, 10))
+        starting = sorted(p.spec.id for p in sim.state.pods.values()
+                          if p.spec.experiment in (10, 11, 12) and (p.runpod_state(150) or {}).get("status") == "CREATED")
+        assert len(starting) == 3
+        app = _app(rig)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await pilot.press("W")
+            await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+            screen = app.screen
+            assert app.focused is not None and app.focused.id == "cancel"  # still opens on Cancel
+            boxes = {b.id.removeprefix("stop-"): b for b in screen.query(".stop-pod")}
+            assert sorted(boxes) == starting and all(b.value for b in boxes.values())
+            assert all("$1.49/h" in str(b.label) and "CREATED" in str(b.label) for b in boxes.values())
+            kept = starting[0]
+            await pilot.click(f"#stop-{kept}")
+            assert not boxes[kept].value
+            screen.query_one("#cancel").focus()
+            await pilot.press("tab", "enter")  # Tab reaches Send
+            await wait_for(pilot, lambda: _notes(app, "hold:"), what="the response's report")
+            [report] = _notes(app, "hold:")
+        assert "2 of 2 pods stopping" in report, report
+        # the stop, whichever transport sent it (REST's /pods/<id>/stop, GraphQL's podStop)
+        stopped = [f"{r.path} {r.body}" for r in sim.requests if r.method == "POST" and "stop" in f"{r.path} {r.body}"]
+        assert not any(kept in s for s in stopped), stopped
+        assert all(any(p in s for s in stopped) for p in starting[1:]), stopped
+        assert {a.origin for a in rig.cache.actions() if a.action == "hold"} == {"W"}
+    finally:
+        await rig.close()
+
+
+async def test_h_lists_the_starting_pod_it_stops_and_an_unticked_one_is_kept(sim_factory, tmp_path, monkeypatch):
+    """`h` on #11 at t=150 (reaper-recovery): its CREATED recovery pod is listed with a tick; the
+    owner unticks it: the hold goes (origin h), the pod is not stopped. (W's test covers a ticked stop.)"""
+    from sagan_tui.ui.screens.hold import HoldScreen
+
+    sim = sim_factory(scenario="reaper-recovery")
+    rig = SteppedPolls(sim, settings_for(sim, tmp_path), monkeypatch)
+    try:
+        await rig.poll_at(range(0, 151, 10))
+        [pod] = [p.spec.id for p in sim.state.pods.values()
+                 if p.spec.experiment == 11 and (p.runpod_state(150) or {}).get("status") == "CREATED"]
+        app = _app(rig)
+        mark = len(sim.requests)
+        async with app.run_test(size=(200, 50)) as pilot:
+            app.experiments_table.focus()
+            await wait_for(pilot, lambda: app.experiments_table.select_key("11"), what="#11 in the table")
+            await pilot.press("h")
+            await wait_for(pilot, lambda: isinstance(app.screen, HoldScreen) and app.focused is not None,
+                           what="hold dialog")
+            assert app.focused.id == "cancel"  # opens on Cancel
+            box = app.screen.query_one(f"#stop-{pod}")
+            assert box.value and "#11" in str(box.label) and "CREATED" in str(box.label)
+            await pilot.click(f"#stop-{pod}")
+            assert not box.value
+            app.screen.query_one("#cancel").focus()
+            await pilot.press("tab", "enter")  # Tab reaches Hold
+            await wait_for(pilot, lambda: _status_posts(sim, mark), what="the hold")
+        stops = [r for r in sim.requests[mark:] if r.method == "POST" and "stop" in f"{r.path} {r.body}"]
+        assert stops == []  # the unticked pod is kept running
+        assert [(a.target, a.origin) for a in rig.cache.actions() if a.action == "hold"] == [("#11", "h")]
+    finally:
+        await rig.close()

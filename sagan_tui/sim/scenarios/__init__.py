@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import auth_revoked, calm, flaky, large_fleet, reaping_wave
+from . import auth_revoked, calm, flaky, large_fleet, reaper_recovery, reaping_wave
 
 SCENARIOS: dict[str, Callable[[int], dict[str, Any]]] = {
     "calm": calm.build,
     "reaping-wave": reaping_wave.build,
+    "reaper-recovery": reaper_recovery.build,
     "auth-revoked": auth_revoked.build,
     "flaky": flaky.build,
     "large-fleet": large_fleet.build,

@@ -98,6 +98,8 @@ class AuditScreen(ModalScreen[None]):
         if a is None:
             return
         text = f"#{a.id} {a.action} {a.target} ({a.account or 'no account'}): {a.result}"
+        if a.origin:
+            text += f", by {a.origin}"
         if a.error:
             text += f"\n{a.error}"
         if a.detail:

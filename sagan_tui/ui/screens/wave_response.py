@@ -18,6 +18,7 @@ from textual.widgets import Checkbox, Label, Static
 
 from sagan_tui.ui.safe_text import clean, literal, one_line
 from sagan_tui.ui.screens.confirm import Dialog
+from sagan_tui.ui.screens.hold import TickBox, kept, stop_ticks
 from sagan_tui.ui.screens.prompt import NoteField
 
 if TYPE_CHECKING:
@@ -36,15 +37,17 @@ class WaveResponseScreen(Dialog["dict | None"]):
     WaveResponseScreen #note-label { width: auto; padding: 0 1 0 0; }
     """
 
-    def __init__(self, proposal: Proposal):
+    def __init__(self, proposal: Proposal, stops: tuple = ()):
         v = proposal.verdict
         targets = [f"+ {f.statement}" for f in v.for_[:3]] + [f"- {f.statement}" for f in v.against[:2]]
         targets += [f"- missing: {m}" for m in v.missing[:2]]
         left = [f"left out: {x}" for x in proposal.left_out]
         super().__init__(f"Wave response. {v.headline}", targets + left, confirm_label="Send",
                          confirm_variant="warning",
-                         note="A hold sets status blocked: Sagan's recovery stops re-dispatching.")
+                         note="A hold sets status blocked and stops the pods ticked below (starting, or doomed in "
+                              "the kill window); then no new pod is verified until the guard ends.")
         self.proposal = proposal
+        self.stops = tuple(stops)
 
     def compose_body(self) -> ComposeResult:
         for line in self.proposal.lines:
@@ -58,6 +61,7 @@ class WaveResponseScreen(Dialog["dict | None"]):
                 with Horizontal(id="note-row"):
                     yield Label("Note:", id="note-label")
                     yield NoteField(self.proposal.note, id="note")
+                yield from stop_ticks(self.stops)  # untick one to keep it running
 
     def result(self) -> dict:
         def ticked(key: str) -> bool:
@@ -65,24 +69,13 @@ class WaveResponseScreen(Dialog["dict | None"]):
             return bool(found) and found[0].value
 
         note = self.query("#note")
-        return {"hold": ticked("hold"), "ticket": ticked("ticket"),
+        return {"hold": ticked("hold"), "ticket": ticked("ticket"), "keep": kept(self, self.stops),
                 "note": note.first(NoteField).value if note else ""}
 
     @on(NoteField.Submitted, "#note")
     def _to_send(self, event: NoteField.Submitted) -> None:
         event.stop()
         self.query_one("#confirm").focus()
-
-
-class TickBox(Checkbox):
-    """A checkbox whose mark says ticked or not without colour (NO_COLOR showed both as `X`)."""
-
-    def watch_value(self) -> None:
-        self.BUTTON_INNER = "X" if self.value else " "
-        super().watch_value()
-
-    def on_mount(self) -> None:
-        self.BUTTON_INNER = "X" if self.value else " "
 
 
 def statement(line) -> str:
@@ -112,7 +105,8 @@ def open_wave_response(app: Any) -> None:
             elif answer is not None:
                 app.notify("Nothing ticked: nothing sent.", markup=False)
 
-        return app.push_screen(WaveResponseScreen(proposal), chosen)
+        stops = await app.session.stop_targets(list(proposal.holds)) if proposal.holds else ()
+        return app.push_screen(WaveResponseScreen(proposal, stops), chosen)
 
     open_dialog(app, opened)
 
@@ -125,7 +119,8 @@ async def _send(app: Any, proposal: Proposal, answer: dict) -> None:
     said: list[str] = []
     ok = True
     if answer["hold"]:
-        result = await app.session.hold(list(proposal.holds), answer["note"] or proposal.note)
+        result = await app.session.hold(list(proposal.holds), answer["note"] or proposal.note, "W",
+                                        answer.get("keep", ()))
         ok &= result.ok
         said.append(f"hold: {result.message}")
     said.append(f"dismiss: nothing dismissed ({len(proposal.line('ticket').targets)} lost pods kept as evidence)")
