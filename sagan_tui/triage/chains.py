@@ -39,8 +39,8 @@ def regroup(tl: Timeline, waves: Sequence[Wave], context: TriageContext | None) 
     floor, frac = G.TIGHT_FLOOR_S, G.TIGHT_FRACTION
     for w in waves:
         gs = gaps[w.first:w.stop] if w.members is None else [gaps[p] for p in w.members]
-        # grouping.fits_one_kill_time written out: it is asked of every wave (~10^5 of them in a
-        # million scattered losses), and nearly every one says yes
+        # All gaps known (a NaN sum says one is not) and inside one kill window (grouping's
+        # kill_window, written out: asked of every wave, ~10^5 in a million scattered losses).
         lo, total = min(gs), sum(gs)
         if total == total and max(gs) - lo <= 2.0 * (floor if frac * lo < floor else frac * lo):
             keep(w)
