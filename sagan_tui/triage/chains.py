@@ -7,7 +7,8 @@ Two steps after the chaining gap and the following rule (waves.py, follow.py):
   The first test is on floats alone, so the common wave (one reaper's kill time) costs a min,
   a max and a sum.
 - **Slow burn**: losses in no wave, each within `horizon` of the last one of a chain and
-  killed at the chain's kill time (within gaps.py's tight limit, plus the polls' timing), chain
+  killed at the chain's kill time (within gaps.py's tight limit, plus the polls' timing of the
+  chain's first loss and of this one: each only brackets its moment), chain
   however far apart they come: a reaper killing one fresh pod every few minutes is one
   incident. A chain of `min_losses` is a wave; a shorter one of two or more is a forming
   cluster (forming.py). Only the kill time chains across a horizon: a dead machine or a stopped
@@ -16,11 +17,11 @@ Two steps after the chaining gap and the following rule (waves.py, follow.py):
 
 from __future__ import annotations
 
-from itertools import compress
+from itertools import compress, repeat
 from typing import TYPE_CHECKING, Sequence
 
 from sagan_tui.triage import gaps as G
-from sagan_tui.triage.grouping import fits_one_kill_time, split
+from sagan_tui.triage.grouping import split
 from sagan_tui.triage.timeline import Timeline
 from sagan_tui.triage.waves import Wave
 
@@ -34,10 +35,15 @@ def regroup(tl: Timeline, waves: Sequence[Wave], context: TriageContext | None) 
     """`waves` with every one that holds more than one cause split into one wave per cause."""
     gaps = tl.sorted_gaps()
     out: list[Wave] = []
+    keep = out.append
+    floor, frac = G.TIGHT_FLOOR_S, G.TIGHT_FRACTION
     for w in waves:
         gs = gaps[w.first:w.stop] if w.members is None else [gaps[p] for p in w.members]
-        if fits_one_kill_time(gs):
-            out.append(w)
+        # All gaps known (a NaN sum says one is not) and inside one kill window (grouping's
+        # kill_window, written out: asked of every wave, ~10^5 in a million scattered losses).
+        lo, total = min(gs), sum(gs)
+        if total == total and max(gs) - lo <= 2.0 * (floor if frac * lo < floor else frac * lo):
+            keep(w)
         else:
             out.extend(_split(tl, w, context))
     return out
@@ -72,31 +78,38 @@ def lone_chains(tl: Timeline, waves: Sequence[Wave], horizon_s: float) -> list[l
     res = _resolutions(tl) if tl.any_polled() else None
     floor, frac = G.TIGHT_FLOOR_S, G.TIGHT_FRACTION
     done: list[list[int]] = []
-    # An open chain: [kill time, tolerance, its poll timing, last loss's time, positions]. Few are
-    # open at once (each closes `horizon_s` after its last loss), so a list scanned per loss is cheap.
+    # An open chain: [kill time, tolerance (the tight limit plus its first loss's poll timing),
+    # last loss's time, positions]. Few are open at once (each closes `horizon_s` after its last
+    # loss); the one the previous loss went to is tried first, as a slow burn's next loss (and a
+    # million scattered losses of one kill time) mostly lands there.
     live: list[list] = []
-    for p in compress(range(n), taken.translate(_FREE)):
-        g = gaps[p]
+    cur: list | None = None
+    # The current chain's fields as locals (a million scattered losses of one kill time pass
+    # here, most of them straight into it); written back to its record when another is taken.
+    ref, tol, last, members = 0.0, -1.0, -horizon_s - 1.0, []
+    free = list(compress(range(n), taken.translate(_FREE)))
+    timings = repeat(0.0) if res is None else map(res.__getitem__, free)
+    for p, g, t, r in zip(free, map(gaps.__getitem__, free), map(st.__getitem__, free), timings):
+        if g >= 0.0 and t - last <= horizon_s and abs(g - ref) <= tol + r:
+            last = t
+            members.append(p)
+            continue
         if not g >= 0.0:
             continue  # RUNNING unknown (NaN) or after the loss: no kill time to chain on
-        t = st[p]
-        r = res[p] if res is not None else 0.0
-        hit, stale = None, False
-        for c in live:
-            if t - c[3] > horizon_s:
-                stale = True
-            elif abs(g - c[0]) <= c[1] + (c[2] if c[2] > r else r):
-                hit = c
-                break
-        if stale:
-            done.extend(c[4] for c in live if t - c[3] > horizon_s and len(c[4]) >= 2)
-            live = [c for c in live if t - c[3] <= horizon_s]
-        if hit is not None:
-            hit[3] = t
-            hit[4].append(p)
-        else:
-            live.append([g, floor if frac * g < floor else frac * g, r, t, [p]])
-    done.extend(c[4] for c in live if len(c[4]) >= 2)
+        if cur is not None:
+            cur[2] = last
+        if live and t - min(c[2] for c in live) > horizon_s:
+            done.extend(c[3] for c in live if t - c[2] > horizon_s and len(c[3]) >= 2)
+            live = [c for c in live if t - c[2] <= horizon_s]
+        cur = next((c for c in live if abs(g - c[0]) <= c[1] + r), None)
+        if cur is None:
+            cur = [g, (floor if frac * g < floor else frac * g) + r, t, []]
+            live.append(cur)
+        ref, tol, last, members = cur[0], cur[1], t, cur[3]
+        members.append(p)
+    if cur is not None:
+        cur[2] = last
+    done.extend(c[3] for c in live if len(c[3]) >= 2)
     done.sort()
     return done
 

@@ -63,16 +63,6 @@ def kill_window(least: float, resolution: float = 0.0) -> float:
     return 2.0 * G.tight_limit(least, resolution)
 
 
-def fits_one_kill_time(gaps: Sequence[float]) -> bool:
-    """Whether every gap is known and all lie in one kill window (the common case, decided on
-    floats alone: such a wave is one group and needs no split)."""
-    if not gaps:
-        return False
-    lo, hi = min(gaps), max(gaps)
-    total = sum(gaps)
-    return total == total and hi - lo <= kill_window(lo)  # NaN (an unknown gap) compares false
-
-
 def split(losses: Sequence[Loss], ctx: TriageContext | None) -> Split:
     """The signature groups of `losses` (one wave, ordered by lost_at), by the module's rule."""
     n = len(losses)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from functools import cached_property
 from itertools import chain, compress, islice, repeat
-from operator import le, lt, sub
+from operator import attrgetter, le, lt, sub
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from sagan_tui.collector_pause import collector_paused
@@ -40,6 +40,7 @@ GUARD_MINUTES = 15.0  # a wave is active this long after its last loss (the sett
 HORIZON_MINUTES = 30.0  # lone losses of one kill time chain this far apart (the setting's default)
 BURST_FACTOR = 3.0  # successive losses further apart than this many kill times start a new burst
 _NEW = object.__new__
+_FIRST = attrgetter("first")
 
 if TYPE_CHECKING:  # annotations only: pydantic is not imported before the panel's first frame
     from sagan_tui.models import Loss
@@ -329,8 +330,9 @@ def find_waves(losses: Iterable[Loss] | Timeline, gap: float = 90.0, min_losses:
         slow = chain_waves(tl, found, horizon_minutes * 60.0, min_losses, context, gap) if guard_minutes > 0 else []
         if not slow and len(waves) == len(found):
             return waves  # nothing split or chained: already in order
-        st = tl.sorted_times
-        return sorted((*waves, *slow), key=lambda w: st[w.positions[0]])
+        waves += slow
+        waves.sort(key=_FIRST)  # a wave's first position is its first loss's place in time order
+        return waves
 
 
 def _dt(t: float) -> datetime:
