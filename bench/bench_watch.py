@@ -10,16 +10,13 @@ what the ratio adds. A 1,000-pod fleet of the same shape stands beside it in `de
 from __future__ import annotations
 
 import asyncio
-import json
 import statistics
-import tempfile
 import time
 from argparse import Namespace
-from contextlib import ExitStack
 from pathlib import Path
 
-from bench_fleet import INTERVAL_S, fleet
-from common import Figure, SimProcess, main, own_servers, quiet_logging, settings_for_sim
+from bench_fleet import INTERVAL_S, fleet_servers
+from common import Figure, main, own_servers, quiet_logging, settings_for_sim
 
 
 async def cpu_per_poll(env: dict[str, str], urls: dict[str, str], cache_path: Path, count: int, interval: float,
@@ -61,14 +58,9 @@ async def cpu_per_poll(env: dict[str, str], urls: dict[str, str], cache_path: Pa
 
 
 def measure(pods: int, count: int, interval: float) -> dict:
-    with ExitStack() as stack:
-        home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sagan-bench-watch-")))
-        fixture = home / "fleet.json"
-        fixture.write_text(json.dumps(fleet(pods)))
-        sims = [stack.enter_context(SimProcess("--fixture", str(fixture))) for _ in range(3)]
-        urls = {"team": sims[1].env["RUNPOD_API_BASE_URL"], "personal": sims[2].env["RUNPOD_API_BASE_URL"]}
-        sync = asyncio.run(cpu_per_poll(sims[0].env, urls, home / "sync.sqlite", count, interval, False))
-        watch = asyncio.run(cpu_per_poll(sims[0].env, urls, home / "watch.sqlite", count, interval, True))
+    with fleet_servers(pods, "sagan-bench-watch-") as (env, urls, home):
+        sync = asyncio.run(cpu_per_poll(env, urls, home / "sync.sqlite", count, interval, False))
+        watch = asyncio.run(cpu_per_poll(env, urls, home / "watch.sqlite", count, interval, True))
     return {"pods": pods, "sync_cpu_s": sync, "watch_cpu_s": watch}
 
 
