@@ -23,8 +23,9 @@ import random
 import statistics
 import tempfile
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from common import Figure, SimProcess, main, own_servers, quiet_logging, settings_for_sim
 
@@ -97,14 +98,21 @@ async def fetch_only(poller, since) -> None:
                          s.approvals("pending"), s.events(since, limit=500))
 
 
-def measure(pods: int, count: int, interval: float) -> dict:
+@contextmanager
+def fleet_servers(pods: int, prefix: str = "sagan-bench-fleet-") -> Iterator[tuple[dict, dict, Path]]:
+    """The fleet served by three simulator processes: (Sagan's env, account -> RunPod URL, a temp dir)."""
     with ExitStack() as stack:
-        home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sagan-bench-fleet-")))
+        home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=prefix)))
         fixture = home / "fleet.json"
         fixture.write_text(json.dumps(fleet(pods)))
         sims = [stack.enter_context(SimProcess("--fixture", str(fixture))) for _ in range(3)]
-        urls = {"team": sims[1].env["RUNPOD_API_BASE_URL"], "personal": sims[2].env["RUNPOD_API_BASE_URL"]}
-        r = asyncio.run(polls(sims[0].env, urls, home / "cache.sqlite", count, interval))
+        yield sims[0].env, {"team": sims[1].env["RUNPOD_API_BASE_URL"],
+                            "personal": sims[2].env["RUNPOD_API_BASE_URL"]}, home
+
+
+def measure(pods: int, count: int, interval: float) -> dict:
+    with fleet_servers(pods) as (env, urls, home):
+        r = asyncio.run(polls(env, urls, home / "cache.sqlite", count, interval))
     walls = sorted(r["walls"])
     r["median_s"] = statistics.median(walls)
     r["worst_s"] = walls[-1]

@@ -15,6 +15,7 @@ from sagan_tui.commands.common import settings_from_args
 
 HISTORY_MINUTES = 60.0  # waves that ended this long before the guard window are history, not alerts
 DRAIN_S = 10.0  # at the end, what is still queued has this long to go out
+RETRIAGE_S = 300.0  # with no loss changed, the waves' verdicts are weighed again this often
 
 
 def _fail(message: str) -> int:
@@ -101,6 +102,7 @@ class Watch:
         self.contain = RunnerContainment(ActionRunner.for_poller(settings, cache, self.poller, clock=self.poller.clock))
         self.targets = targets
         self._told_read_only = False
+        self._triage_memo: dict = {}
 
     def _health(self, shown: str, error: str | None) -> None:
         from sagan_tui.models import utcnow
@@ -165,7 +167,7 @@ class Watch:
         from sagan_tui.store.page_rows import save_alerts
 
         following = any(a.state == "open" and a.kind in ("wave", "forming") for a in self.life.alerts.values())
-        seen, waves = observe(self.cache, self.settings, now, following)
+        seen, waves = observe(self.cache, self.settings, now, following, self._triage_memo)
         pages = self.life.step(seen)
         for page in pages:
             self.say(page.line)
@@ -202,14 +204,14 @@ class Watch:
         return out
 
 
-def observe(cache, settings, now: datetime, following: bool = True):
+def observe(cache, settings, now: datetime, following: bool = True, memo: dict | None = None):
     """One poll's picture for the alerts (pages/alerts.Seen) from the cache's confirmed losses,
     the same triage the session and `waves` run, and each source's health; with the waves.
-    `following`: a wave or cluster alert is open (the triage runs whatever the losses' times)."""
-    from sagan_tui.commands.waves import context_for, records_from
+    `following`: a wave or cluster alert is open (the triage runs whatever the losses' times);
+    `memo`: kept between polls by the caller (see _triaged)."""
     from sagan_tui.pages.alerts import FormingFacts, WaveFacts
     from sagan_tui.session.incident import wave_key
-    from sagan_tui.triage import find_waves, fmt
+    from sagan_tui.triage import fmt
     from sagan_tui.triage.forming import find_forming
 
     guard = settings.guard_minutes
@@ -218,9 +220,7 @@ def observe(cache, settings, now: datetime, following: bool = True):
         # No recent loss and no wave or cluster being followed: no alert can come of the triage, whose
         # read of every pod's record is most of watch's cost on a quiet fleet (docs/performance.md).
         return _seen(now, (), (), frozenset(), cache, settings, cache.health()), []
-    records = records_from(cache)
-    losses, context = context_for(records)
-    found = find_waves(losses, context=context, guard_minutes=guard)
+    found, losses, withdrawn = _triaged(cache, guard, now, memo if memo is not None else {})
     waves = []
     for w in found:
         if w.end < recent:
@@ -234,8 +234,27 @@ def observe(cache, settings, now: datetime, following: bool = True):
                                    fmt.window(w.start, w.end), float(w.burn_usd or 0.0), active)))
     forming = [FormingFacts(c.pod_ids[0], c.pod_ids, c.reason)
                for c in find_forming(losses, found) if c.end >= now - timedelta(minutes=guard)]
+    return _seen(now, tuple(f for _, f in waves), tuple(forming), withdrawn, cache, settings, cache.health()), waves
+
+
+def _triaged(cache, guard: float, now: datetime, memo: dict):
+    """The waves (their verdicts weighed once each), the confirmed losses and the withdrawn pods:
+    from `memo` while no loss changed and the last triage is younger than RETRIAGE_S (evidence
+    such as survivors still moves a verdict), else triaged afresh. At 10,000 pods one verdict
+    against every sighting took tens of seconds: not after every poll."""
+    from sagan_tui.commands.waves import context_for, records_from
+    from sagan_tui.store.page_rows import loss_stamp
+    from sagan_tui.triage import find_waves
+
+    stamp = loss_stamp(cache)
+    if memo.get("stamp") == stamp and now - memo["at"] < timedelta(seconds=RETRIAGE_S):
+        return memo["found"], memo["losses"], memo["withdrawn"]
+    records = records_from(cache)
+    losses, context = context_for(records)
+    found = find_waves(losses, context=context, guard_minutes=guard)
     withdrawn = frozenset(x.pod_id for x in (*records.withdrawn, *records.losses) if x.state == "withdrawn")
-    return _seen(now, tuple(f for _, f in waves), tuple(forming), withdrawn, cache, settings, records.health), waves
+    memo.update(stamp=stamp, at=now, found=found, losses=losses, withdrawn=withdrawn)
+    return found, losses, withdrawn
 
 
 def _seen(now, waves, forming, withdrawn, cache, settings, health):

@@ -36,3 +36,10 @@ def page_health(cache: Cache) -> dict[str, tuple[str, str | None, datetime | Non
     """target -> (state, error, when): what a panel shows as "paging failed: ntfy 403"."""
     return {r["target"]: (r["state"], r["error"], parse_ts(r["at"]))
             for r in cache._rows("select * from page_health", ())}
+
+
+def loss_stamp(cache: Cache) -> tuple:
+    """What changes whenever a loss is added, confirmed, withdrawn or dismissed: watch triages again
+    only then (or after a while), since weighing a wave's verdict against every sighting is costly."""
+    return tuple(cache._tuples("select count(*), max(lost_at), sum(coalesce(state, 'confirmed') = 'confirmed'), "
+                               "sum(state = 'withdrawn'), sum(dismissed), max(withdrawn_at) from losses", ())[0])

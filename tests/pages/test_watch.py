@@ -124,6 +124,25 @@ async def test_a_wave_acknowledged_in_a_panel_is_resolved_by_watch(sim_factory, 
     assert hook.requests[-1].json()["title"].endswith("resolved: acknowledged")
 
 
+async def test_the_verdicts_are_weighed_again_only_when_a_loss_changed(sim_factory, tmp_path):
+    """Weighing a verdict against every sighting is costly at 10,000 pods: a poll that changed no
+    loss reuses the waves (the same objects, verdicts kept); a dismissed loss makes them anew."""
+    from sagan_tui.commands.watch import observe
+
+    sim = sim_factory(scenario="reaping-wave")
+    w, poll_at = await _watch(sim, tmp_path, [])
+    for t in TIMES[:2]:
+        await poll_at(t)
+    now, memo = sim.clock.at(TIMES[1]), {}
+    _, first = observe(w.cache, w.settings, now, True, memo)
+    _, again = observe(w.cache, w.settings, now, True, memo)
+    w.cache.dismiss_loss(first[0][1].pods[-1])
+    _, changed = observe(w.cache, w.settings, now, True, memo)
+    await w.close(drain_s=1)
+    assert first[0][0] is again[0][0]
+    assert not changed or changed[0][0] is not first[0][0]
+
+
 async def test_read_only_pages_but_never_contains(sim_factory, tmp_path, hook):
     sim = sim_factory(scenario="reaping-wave")
     lines, _ = await _watched(sim, tmp_path, hook, auto_contain="platform-reaper:medium", read_only=True)
