@@ -3,6 +3,8 @@ value, and a non-zero exit code; the simulator on loopback where a source is nee
 
 from __future__ import annotations
 
+import os
+
 import socket
 import sqlite3
 from pathlib import Path
@@ -169,6 +171,7 @@ def test_the_demo_exports_into_its_own_temporary_directory(headless_env, monkeyp
 
     def panel(settings) -> int:  # stands for the screen: where would `e` and `W` write now?
         seen["exports"], seen["cache"] = config.data_dir(), Path(settings.cache_path)
+        seen["demo"] = os.environ.get("SAGAN_TUI_DEMO")
         return 0
 
     monkeypatch.setattr(demo, "refuse_without_terminal", lambda: None)
@@ -178,3 +181,5 @@ def test_the_demo_exports_into_its_own_temporary_directory(headless_env, monkeyp
     assert seen["exports"].parent == seen["cache"].parent and seen["exports"] != real
     assert seen["exports"].name == "exports" and not seen["exports"].parent.exists()  # gone with the demo
     assert config.data_dir() == real
+    # The header's DEMO marker was the demo's alone: a later panel in this process is no demo.
+    assert seen["demo"] == "calm" and "SAGAN_TUI_DEMO" not in os.environ

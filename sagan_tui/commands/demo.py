@@ -50,8 +50,9 @@ def run(args: argparse.Namespace) -> int:
             env.update({k: v for k, v in os.environ.items() if k in TERMINAL_ENV})
             settings = settings_for(args, env, sagan_tui_cache=str(Path(tmp) / "cache.sqlite"))
             print(f"sagan-tui: demo: scenario {ready['scenario']} on {ready['url']}", file=sys.stderr)
-            os.environ["SAGAN_TUI_DEMO"] = str(ready["scenario"])  # the header's DEMO marker (ui/app.py DEMO_ENV)
-            with _exports_in(Path(tmp) / "exports"):  # the demo's tickets go with its cache, never to the owner's
+            # The header's DEMO marker (ui/app.py DEMO_ENV), and the demo's tickets go with its cache,
+            # never to the owner's data directory.
+            with _environ({"SAGAN_TUI_DEMO": str(ready["scenario"]), DATA_DIR_ENV: str(Path(tmp) / "exports")}):
                 return run_panel(settings)
         finally:
             end_by_stdin(sim, SIM_GRACE_S)
@@ -60,17 +61,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _exports_in(directory: Path):
-    """`e` and `W`'s ticket write into `directory` (config.data_dir) while the demo runs."""
-    before = os.environ.get(DATA_DIR_ENV)
-    os.environ[DATA_DIR_ENV] = str(directory)
+def _environ(values: dict[str, str]):
+    """Set the demo's process-wide markers while the panel runs, then put back what was there
+    (`e` and `W`'s ticket read config.data_dir from DATA_DIR_ENV)."""
+    before = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
     try:
         yield
     finally:
-        if before is None:
-            os.environ.pop(DATA_DIR_ENV, None)
-        else:
-            os.environ[DATA_DIR_ENV] = before
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _last_line(log: Path) -> str:
