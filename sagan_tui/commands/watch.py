@@ -125,8 +125,8 @@ class Watch:
 
         for notice in self.cache.notices:
             print(f"sagan-tui: {notice}", file=sys.stderr)
+        stop = Interrupt()  # before the start line: a Ctrl+C as soon as it is read stops the loop cleanly
         self._hello()
-        stop = Interrupt()
         deadline = time.monotonic() + (self.args.for_seconds or float("inf"))
         try:
             while not stop.asked:
