@@ -56,7 +56,7 @@ def _int_at_least_1(text: str) -> int:
 # The commands without a screen: everything they print passes the one sanitiser on its way out
 # (safe_text.CleanStream), whichever source's string it carries (#46). The panel's terminal is
 # Textual's, and its screen cleans every untrusted string as it draws it.
-HEADLESS = ("sync", "waves", "report", "doctor", "sim")
+HEADLESS = ("sync", "waves", "report", "doctor", "sim", "watch")
 
 # The simulator's scenarios (sim/scenarios: SCENARIOS), named here so --help needs no import of
 # the simulator; tests/sim/test_cli.py holds the two equal.

@@ -141,7 +141,8 @@ class Settings(BaseModel):
         "optionally ending in kinds=wave,withdrawn (environment: separated by spaces). Secrets."))
     auto_contain: list[str] = Field(default_factory=list, description=(
         "Rules cause:min_confidence (e.g. platform-reaper:medium) under which watch holds a wave's "
-        "experiments and stops their starting pods, once per wave; empty: never."))
+        "experiments and stops their starting and doomed pods (the containment of W), once per wave; "
+        "empty: never."))
     deadman_url: SecretStr | None = Field(None, description=(
         "watch's dead-man's switch: an ntfy(s):// topic for a scheduled message it keeps pushing back, "
         "or an http(s) heartbeat URL it pings. A secret."))

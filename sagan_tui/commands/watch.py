@@ -82,7 +82,7 @@ class Watch:
     def __init__(self, args, settings, cache, targets, dead, rules, *, clock=None, poller=None) -> None:
         import httpx
 
-        from sagan_tui.actions.auto_contain import RunnerContainment
+        from sagan_tui.actions.auto_contain import AutoContainment
         from sagan_tui.actions.runner import ActionRunner
         from sagan_tui.pages.alerts import Alert, Lifecycle
         from sagan_tui.pages.deadman import DeadMan
@@ -99,7 +99,8 @@ class Watch:
         self.pager = Pager(targets, [sender_for(t, self.client) for t in targets], say=self.say, status=self._health)
         self.dead = DeadMan(dead, self.client, minutes=settings.deadman_minutes, say=self.say) if dead else None
         self.life = Lifecycle({k: Alert.from_json(v) for k, v in load_alerts(cache).items()})
-        self.contain = RunnerContainment(ActionRunner.for_poller(settings, cache, self.poller, clock=self.poller.clock))
+        self.contain = AutoContainment(ActionRunner.for_poller(settings, cache, self.poller, clock=self.poller.clock),
+                                       settings.guard_minutes)
         self.targets = targets
         self._told_read_only = False
         self._triage_memo: dict = {}
@@ -172,6 +173,7 @@ class Watch:
         for page in pages:
             self.say(page.line)
         pages += await self._contain(waves, now)
+        await self._verify(now)
         save_alerts(self.cache, ((a.key, a.kind, a.state, a.to_json()) for a in self.life.take_changed()), now)
         self.pager.submit(pages)
         self.pager.flush()
@@ -179,7 +181,8 @@ class Watch:
             await self.dead.beat(now)
 
     async def _contain(self, waves, now: datetime) -> list:
-        from sagan_tui.actions.auto_contain import matching, starting_pods
+        from sagan_tui.actions.auto_contain import matching
+        from sagan_tui.actions.contain import stop_targets
 
         out = []
         for w, facts in waves:
@@ -194,14 +197,27 @@ class Watch:
                     self._told_read_only = True
                     self.say(f"auto_contain {rule.text} matches wave {facts.key}: not applied (read-only)")
                 continue
-            starting = starting_pods(self.cache.pods(include_gone=False), facts.experiments, w.start)
-            done = await self.contain(facts.experiments, starting, origin="watch", rule=rule.text)
+            pods = self.cache.pods(include_gone=False)
+            targets = stop_targets(pods, facts.experiments, now, w.gap_median_s)
+            known = {n: {p.pod_id for p in pods if p.experiment == n} for n in facts.experiments}
+            done = await self.contain(facts.experiments, targets, origin="watch", rule=rule.text, known_pods=known)
             self.say(f"containment {'done' if done.ok else 'incomplete'} for wave {facts.key} "
                      f"(rule {rule.text}): {done.summary}")
             page = self.life.contained(facts.key, done.summary, facts)
             if page is not None:
                 out.append(page)
         return out
+
+
+    async def _verify(self, now: datetime) -> None:
+        """Containment's step after each poll, as the session does: stops that failed are tried again,
+        and a held experiment that leaves `blocked` or gets a new pod is an override, said and paged."""
+        watched = self.contain.operation.watched
+        if not watched:
+            return
+        statuses = {e.number: (e.status, e.updated_at, None) for e in self.cache.experiments() if e.number in watched}
+        for line in await self.contain.step(now, statuses, self.cache.pods(include_gone=False)):
+            self.say(line)
 
 
 def observe(cache, settings, now: datetime, following: bool = True, memo: dict | None = None):

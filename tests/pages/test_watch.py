@@ -78,10 +78,13 @@ async def test_auto_contain_holds_the_wave_and_stops_its_starting_pods_once_audi
     lines, audit = await _watched(sim, tmp_path, hook, auto_contain="platform-reaper:medium")
     assert sim.state.experiments[192].status_at(168) == "blocked"
     done = [line for line in lines if line.startswith("containment")]
-    assert len(done) == 1 and "held #192" in done[0] and "stopped 2 starting pods" in done[0], lines
     stops = [r for r in sim.requests if r.api == "graphql" and "podStop" in str((r.body or {}).get("query"))]
-    assert {s for r in stops for s in ("q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s") if s in str(r.body)} == \
-        {"q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s"}
+    stopped = {pid for r in stops for pid in sim.state.pods if f'"{pid}"' in str(r.body)}
+    # The containment operation's targets (actions/contain.stop_targets): #192's two starting
+    # re-dispatches, and its pod RUNNING inside the wave's kill window (doomed, billed until reaped).
+    assert {"q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s"} < stopped and len(stopped) == len(stops) == 3, stopped
+    assert {sim.state.pods[pid].spec.experiment for pid in stopped} == {192}
+    assert len(done) == 1 and "held #192" in done[0] and "stopped 3 starting or doomed pods" in done[0], lines
     contain = [a for a in audit if a.action == "auto-contain"]
     assert len(contain) == 1 and "actor watch" in contain[0].detail and "platform-reaper:medium" in contain[0].detail
     assert any(a.action == "hold" and "actor watch" in (a.detail or "") for a in audit)
