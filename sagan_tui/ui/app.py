@@ -284,19 +284,24 @@ class SaganApp(App):
 
     # --- the status line, and what time alone changes ------------------------------------
 
+    def on_status_bar_mounted(self) -> None:
+        self._tick_status(tick=False)
+
     def _tick_status(self, screen_width: int | None = None, tick: bool = True) -> None:
         # The status bar spans the screen, padded one cell a side.
         width = max(0, (self.size.width if screen_width is None else screen_width) - 2)
         s, now = self.settings, self.clock()
         if not self.screen_stack:
             return
-        bars = self.main_screen.query(StatusBar)
+        # Every status line on the stack: the panes' screen's and a detail screen's over it.
+        bars = [bar for screen in self.screen_stack for bar in screen.query(StatusBar)]
         if not bars:  # a resize before the screen is composed
             return
         if not self.loaded:  # the health the cache recorded, the poll interval and the clock
-            bars.first().show(status_segments(
-                self._first_health, now, paused=False, poll_interval=s.poll_interval, read_only=s.read_only,
-                width=width))
+            first = status_segments(self._first_health, now, paused=False, poll_interval=s.poll_interval,
+                                    read_only=s.read_only, width=width)
+            for bar in bars:
+                bar.show(first)
             return
         started = min(self.view.in_flight.values(), default=None)
         polling_for = None if started is None else time.monotonic() - started
@@ -316,7 +321,8 @@ class SaganApp(App):
                                                              len(segments))])
             gap = " " if len(quiet) + 1 + first <= width else "\n"
             segments = [(quiet.upper(), "bold reverse red"), (gap, "")] + segments
-        bars.first().show(segments)
+        for bar in bars:
+            bar.show(segments)
         # Sagan's panes say so when what they show is older than three poll intervals.
         sagan = self.view.health.get("sagan")
         stale = sagan is not None and sagan.stale(now, s.poll_interval)

@@ -24,13 +24,13 @@ def body_rows(experiments: int, pods: int, body_height: int, narrow: bool) -> st
     """`grid-rows` for the body, or None for the stylesheet's (the tables need their whole share).
 
     Wide: the two tables side by side over the timeline and the losses (half each by default).
-    Narrow: experiments, pods, then timeline and losses (2fr 2fr 1fr by default; no scrollbar)."""
+    Narrow: experiments, pods, timeline, losses, one under the other (3fr 3fr 2fr 2fr by default)."""
     if not narrow:
         top = fitted(max(experiments, pods), 3, body_height / 2)
         return None if top is None else f"{top} 1fr"
-    share = body_height * 2 / 5
+    share = body_height * 3 / 10
     e, p = fitted(experiments, 2, share), fitted(pods, 2, share)
-    return None if e is None and p is None else f"{e or '2fr'} {p or '2fr'} 1fr"
+    return None if e is None and p is None else f"{e or '3fr'} {p or '3fr'} 2fr 2fr"
 
 
 def fit_body(table: "Widget") -> None:

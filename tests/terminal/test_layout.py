@@ -15,8 +15,9 @@ from ..ui import frozen
     (2, 0, 46, False, "8 1fr"),  # never under 8
     (19, 3, 46, False, None),  # 22 lines: no less than half, the stylesheet's halves stay
     (400, 400, 46, False, None),
-    (11, 7, 37, True, "2fr 12 1fr"),  # narrow: the experiments need their share, the pods give theirs
-    (4, 3, 37, True, "8 8 1fr"),
+    (11, 3, 37, True, "3fr 8 2fr 2fr"),  # narrow: the experiments need their share, the pods give theirs
+    (11, 7, 37, True, None),  # 12 lines for 7 pods: more than three tenths of 37
+    (4, 3, 37, True, "8 8 2fr 2fr"),
     (30, 30, 37, True, None),
 ])
 def test_the_tables_take_the_steps_their_rows_need_and_never_more_than_their_share(exps, pods, body, narrow, rows):
@@ -104,3 +105,61 @@ def test_the_experiments_title_takes_the_free_width_and_status_and_turn_give_way
     half = experiment_widths(98)  # half a 200-column screen: never wider than the pane
     assert half["title"] >= TITLE_LEAST and 1 + 14 + 6 + 4 + 5 + sum(half.values()) <= 98
     assert experiment_widths(300)["title"] == 60  # the default, at most
+
+
+async def test_at_80_columns_the_timeline_keeps_what_and_note_and_the_losses_their_own_row(tmp_path):
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        timeline, area = app.timeline, app.main_screen.loss_area
+        assert timeline.region.width >= 78 and area.region.width >= 78  # each the whole width
+        shown = timeline.scrollable_content_region.width
+        left = sum(timeline.widths[:-2]) + 2 * timeline.cell_padding * (len(timeline.widths) - 1)
+        assert left + 12 < shown  # `what` starts well inside the pane, not past its edge
+        assert timeline.region.height >= 4 and area.region.height >= 4
+
+
+async def test_the_zoomed_losses_pane_reads_to_the_end_of_its_evidence_at_80_columns(tmp_path):
+    from textual.containers import VerticalScroll
+
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.query_one("#heatmap").focus()
+        await pilot.press("z")
+        await pilot.pause()
+        box = app.query_one("#wave-box", VerticalScroll)
+        waves = app.query_one("#waves")
+        assert box.max_scroll_y > box.size.height  # the evidence runs past one screen
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert box.scroll_y >= box.size.height - 1  # a page, not a line
+        await pilot.press("end")
+        await pilot.pause()
+        assert box.scroll_y == box.max_scroll_y > 0
+        # the panel is as tall as its text at this width: no empty rows under a cut sentence
+        lines = app.console.render_lines(waves.render(), app.console.options.update_width(waves.content_size.width),
+                                         pad=False)
+        assert waves.size.height == len(lines)
+        await pilot.press("home")
+        await pilot.pause()
+        assert box.scroll_y == 0
+
+
+async def test_the_detail_and_accounts_screens_keep_the_status_line_with_the_wave(tmp_path):
+    from sagan_tui.ui.widgets.status_bar import StatusBar
+
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        main = app.main_screen.query_one(StatusBar).plain
+        assert "WAVE" in main and "guard" in main
+        app.experiments_table.select_key("365")
+        await pilot.press("enter")
+        await pilot.pause()
+        bar = app.screen.query_one(StatusBar)
+        assert app.screen is not app.main_screen and bar.region.height >= 1
+        assert bar.plain == main  # filled when it opened, not at the next tick
+        await pilot.press("escape", "B")
+        await pilot.pause()
+        assert "WAVE" in app.screen.query_one(StatusBar).plain

@@ -22,6 +22,7 @@ from sagan_tui.triage.fmt import when
 from sagan_tui.render import RUNWAY_STYLE, hhmm, money
 from sagan_tui.ui.safe_text import clean
 from sagan_tui.ui.widgets.key_bar import KeyBar
+from sagan_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from sagan_tui.ui.app import SaganApp
@@ -126,6 +127,7 @@ class AccountsScreen(Screen[None]):
     OWN_KEYS_ONLY = True
 
     def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")  # the sources, the clock and WAVE n · guard, as on the panes
         with VerticalScroll(id="accounts-box") as box:
             box.border_title = "Accounts"
             box.border_subtitle = "RunPod stops every pod of an account at $0 · esc closes"

@@ -22,6 +22,7 @@ from sagan_tui.ui.safe_text import clean, literal, one_line
 from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 from sagan_tui.ui.widgets.panes import TimelineTable
+from sagan_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from sagan_tui.channel.views import DetailView
@@ -103,6 +104,7 @@ class DetailScreen(OwnerActionsScreen):
         self._rendered_width = 0
 
     def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")  # the sources, the clock and WAVE n · guard, as on the panes
         with Horizontal(id="detail"):
             with VerticalScroll(id="detail-left"):
                 yield Static("", id="detail-fields")

@@ -7,7 +7,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Sequence
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
 
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
 from sagan_tui.ui.widgets.wave_panel import Shown, WavePanel
@@ -22,17 +23,37 @@ class LossArea(Horizontal):
     """Holds LossHeatmap (focusable: d rows-by, w window, arrows, enter) and WavePanel."""
 
     ALLOW_MAXIMIZE = True  # `z` on the heatmap zooms the heatmap and its wave together
+    # The heatmap holds the focus and its arrows; the page keys read on through the wave's text
+    # (the evidence runs past the pane, zoomed or not). The heatmap's box is not a scroller with
+    # keys of its own: it took them and moved a box one line taller than its grid.
+    BINDINGS = [
+        Binding("pagedown", "wave_page(1)", "Wave text down", show=False, id="losses.page_down"),
+        Binding("pageup", "wave_page(-1)", "Wave text up", show=False, id="losses.page_up"),
+        Binding("end", "wave_end(1)", "Wave text end", show=False, id="losses.end"),
+        Binding("home", "wave_end(0)", "Wave text start", show=False, id="losses.home"),
+    ]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="heatmap-box"):
+        with Vertical(id="heatmap-box"):
             yield LossHeatmap(id="heatmap")
         with VerticalScroll(id="wave-box"):
             yield WavePanel(id="waves")
 
     def on_mount(self) -> None:
         self.border_title = "Losses"
-        for box in self.query(VerticalScroll):
-            box.can_focus = False  # the heatmap takes the focus, not its scroller
+        self.wave_box.can_focus = False  # the heatmap takes the focus, not the wave's scroller
+
+    @property
+    def wave_box(self) -> VerticalScroll:
+        return self.query_one("#wave-box", VerticalScroll)
+
+    def action_wave_page(self, direction: int) -> None:
+        box = self.wave_box
+        box.scroll_to(y=box.scroll_y + direction * max(1, box.scrollable_content_region.height - 1), animate=False)
+
+    def action_wave_end(self, end: int) -> None:
+        box = self.wave_box
+        box.scroll_to(y=box.max_scroll_y if end else 0, animate=False)
 
     def show(self, losses: Sequence["Loss"], waves: Sequence["Wave"], now: datetime, shown: Shown = (-1, None),
              extra: tuple[str, ...] = ()) -> None:

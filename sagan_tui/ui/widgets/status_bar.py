@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import Static
 
 from sagan_tui.render import Segment
 
 
 class StatusBar(Static):
-    """Repaints only when its text changes: a clock tick that changes nothing sends nothing."""
+    """Repaints only when its text changes: a clock tick that changes nothing sends nothing. The
+    panes' screen and each detail screen hold one (the wave's count and guard stay in view)."""
 
     DEFAULT_CSS = "StatusBar { height: auto; max-height: 3; padding: 0 1; }"
+
+    class Mounted(Message):
+        """A status line was mounted (a detail screen opened): the app fills it now, not at the
+        next tick."""
+
+    def on_mount(self) -> None:
+        self.post_message(self.Mounted())
 
     def __init__(self, **kwargs) -> None:
         super().__init__("", **kwargs)
