@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the rest is imported where it is used: none of it is needed
 INTERVALS = (1, 2, 3, 5, 10, 15, 30, 60, 120, 300)
 STATUS_TICK_S = 5.0
 # Actions that need nothing from the session, so they work from the first frame on.
+OWN_COMMANDS = frozenset({"Quit", "Keys", "Maximize", "Minimize"})  # Textual's, that the panel's keys do
 BEFORE_LOAD = frozenset({"quit", "help", "zoom", "command_palette", "focus_next", "focus_previous"})
 
 DEMO_ENV = "SAGAN_TUI_DEMO"  # set by `sagan-tui --demo` to its scenario: the header says DEMO
@@ -282,6 +283,11 @@ class SaganApp(App):
         if u.health is not None or u.in_flight is not None:
             self._tick_status(tick=False)
 
+    def get_system_commands(self, screen):  # type: ignore[override]
+        """Textual's palette commands but those the panel has its own of: Quit (`q`, which asks
+        while an action is in flight), Keys (`?`) and Maximize (`z`, which keeps the status line)."""
+        return (c for c in super().get_system_commands(screen) if c.title not in OWN_COMMANDS)
+
     # --- the status line, and what time alone changes ------------------------------------
 
     def on_status_bar_mounted(self) -> None:
@@ -438,8 +444,10 @@ class SaganApp(App):
             if yes:
                 self.exit()
 
+        named = [w.description for w in busy if w.description]  # ui/owner_actions.py names each
         self.push_screen(ConfirmScreen(
-            "Quit with an action in flight?", [f"{counted(len(busy), 'action')} still waiting for the server's answer"],
+            "Quit with an action in flight?", [f"{counted(len(busy), 'action')} still waiting for the server's answer"]
+            + [f"  {clean(what)}" for what in named],
             confirm_label="Quit anyway",
             note="It may still be applied; the next panel (or `sagan-tui sync`) will show it, and the audit log "
                  "shows it as started."), chosen)

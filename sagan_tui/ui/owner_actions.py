@@ -130,8 +130,9 @@ class OwnerActionsScreen(Screen):
     def view(self) -> "PanelView":
         return self.app.view
 
-    def _run(self, call: Callable[[], Awaitable[ActionResult]], *, clear_marks: bool = False) -> None:
-        """Call the session from a worker; the result goes to the main screen, which outlives dialogs."""
+    def _run(self, call: Callable[[], Awaitable[ActionResult]], *, clear_marks: bool = False, what: str = "") -> None:
+        """Call the session from a worker; the result goes to the main screen, which outlives dialogs.
+        `what` names the action (`q` while it waits says which)."""
         target = self.app.screen_stack[0]
 
         async def run() -> None:
@@ -142,7 +143,7 @@ class OwnerActionsScreen(Screen):
                                       server_error=one_line(str(exc)))
             target.post_message(OwnerActionDone(result, clear_marks))
 
-        self.app.run_worker(run(), group="owner-actions", exit_on_error=False)
+        self.app.run_worker(run(), group="owner-actions", exit_on_error=False, description=what)
 
     def _then(self, fetch: Callable[[], Awaitable[Any]], show: Callable[[Any], Any]) -> None:
         """Read something for a dialog in the session's thread, then open it here; keys typed
@@ -311,7 +312,7 @@ class OwnerActionsScreen(Screen):
 
         def typed(text: str | None) -> None:
             if text is not None:
-                self._run(lambda: send(text), clear_marks=bulk)
+                self._run(lambda: send(text), clear_marks=bulk, what=f"{verb} {target}")
             else:  # a cancel during a wave is evidence of what the owner chose not to do
                 self._run(lambda: session.record_cancelled(verb, target, account=account, detail=verdict.summary))
 
@@ -329,7 +330,8 @@ class OwnerActionsScreen(Screen):
 
         def chosen(note: str | None) -> None:
             if note is not None:
-                self._run(lambda: session.release(numbers, note), clear_marks=bulk)
+                self._run(lambda: session.release(numbers, note), clear_marks=bulk,
+                          what="release " + ", ".join(f"#{n}" for n in numbers))
 
         return self.app.push_screen(NoteScreen(
             f"Release {counted(len(numbers), 'experiment')}", lines, confirm_label="Release",
@@ -353,7 +355,7 @@ class OwnerActionsScreen(Screen):
             return self.app.push_screen(ConfirmScreen(
                 f"Canary 1 experiment: #{n}", [exp_line(exp)], confirm_label="Release and re-dispatch",
                 note="Releases it, re-dispatches one pod and watches it past the wave's kill time."),
-                self._on_confirm(lambda: session.canary(n, str(n))))
+                self._on_confirm(lambda: session.canary(n, str(n)), what=f"canary #{n}"))
 
         self._then(lambda: session.dispatch_guard("canary", [n]), dialog)
 
@@ -463,7 +465,8 @@ class OwnerActionsScreen(Screen):
 
         def chosen(answer: dict | None) -> None:
             if answer is not None:
-                self._run(lambda: session.hold(numbers, answer["note"], origin, answer["keep"]), clear_marks=bulk)
+                self._run(lambda: session.hold(numbers, answer["note"], origin, answer["keep"]), clear_marks=bulk,
+                          what="hold " + ", ".join(f"#{n}" for n in numbers))
 
         note = ("Sets the status to blocked and stops the pods listed (starting, or doomed inside the wave's "
                 "kill window), then verifies no new pod comes until the guard ends.")
@@ -495,7 +498,8 @@ class OwnerActionsScreen(Screen):
         return self.app.push_screen(ConfirmScreen(
             f"Re-dispatch 1 experiment: #{n}", [exp_line(exp)], confirm_label="Re-dispatch",
             note="Asks Sagan to launch a pod for it. No reaping wave is active."),
-            self._on_confirm(lambda: session.redispatch(n, "Re-dispatched by the owner from sagan-tui.")))
+            self._on_confirm(lambda: session.redispatch(n, "Re-dispatched by the owner from sagan-tui."),
+                             what=f"re-dispatch #{n}"))
 
     @opens_dialog
     def action_promote(self) -> None:
@@ -508,7 +512,7 @@ class OwnerActionsScreen(Screen):
         n = exp.number
         self.app.push_screen(ConfirmScreen(f"Promote 1 experiment: #{n}", [exp_line(exp)], confirm_label="Promote",
                                            confirm_variant="success", note="Publishes its clean result."),
-                             self._on_confirm(lambda: session.promote(n)))
+                             self._on_confirm(lambda: session.promote(n), what=f"promote #{n}"))
 
     # --- pods --------------------------------------------------------------------------
 
@@ -530,7 +534,7 @@ class OwnerActionsScreen(Screen):
             f"Stop 1 pod: {pod.pod_id} ({pod.account})", [pod_line(pod)], confirm_label="Stop pod",
             note=f"Sent with the {pod.account} account's key after re-checking the pod with RunPod; "
                  "if it changed or vanished, nothing is sent."),
-            self._on_confirm(lambda: session.stop([target])))
+            self._on_confirm(lambda: session.stop([target]), what=f"stop {pod.pod_id}"))
 
     @opens_dialog
     def action_bulk_stop(self) -> None:
@@ -557,7 +561,8 @@ class OwnerActionsScreen(Screen):
             f"Stop {counted(len(targets), 'pod')} ({', '.join(accounts)})", [pod_line(p) for p in pods],
             confirm_label=f"Stop {counted(len(targets), 'pod')}",
             note="Each pod is re-checked with its own account before its stop is sent.", warning=warning),
-            self._on_confirm(lambda: session.stop(targets), clear_marks=True))
+            self._on_confirm(lambda: session.stop(targets), clear_marks=True,
+                             what=f"stop {counted(len(targets), 'pod')}"))
 
 
 def toast_text(message: str, title: str) -> str:

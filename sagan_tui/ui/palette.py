@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
 
+from sagan_tui.keymap import WHERE, scope
 from sagan_tui.ui.safe_text import literal
 
 if TYPE_CHECKING:
@@ -28,6 +29,15 @@ class Entry:
     @property
     def label(self) -> str:
         return self.binding.description or self.binding.action.replace("_", " ")
+
+    @property
+    def name(self) -> str:
+        """The palette's name for it: the panel's actions by their label alone, a pane's or a
+        screen's with where it applies (keymap.WHERE), never a class's name."""
+        place = scope(self.binding.id) if self.binding.id else self.where
+        if place in ("panel", "owneractions", "main"):
+            return self.label
+        return f"{self.label} ({WHERE.get(place, place)})"
 
 
 def _declared(cls: type) -> list[Binding]:
@@ -80,13 +90,13 @@ class BindingCommands(Provider):
 
     async def discover(self) -> Hits:
         for e in self._commands():
-            yield DiscoveryHit(literal(f"{e.label} ({e.where})"), partial(self._run, e),
+            yield DiscoveryHit(literal(e.name), partial(self._run, e),
                                help=f"key: {self.app.get_key_display(e.binding)}")
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for e in self._commands():
-            text = f"{e.label} ({e.where})"
+            text = e.name
             score = matcher.match(text)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), partial(self._run, e), text=text,

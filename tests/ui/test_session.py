@@ -207,7 +207,7 @@ async def test_the_timeline_title_says_whether_it_follows(tmp_path):
 
 
 async def test_q_asks_first_while_an_action_waits_for_its_answer(sim_factory, panel):
-    """Issue 17.9: `q` with a hold on its way asks; Escape keeps the panel; "Quit anyway" quits."""
+    """Issue 17.9: `q` with a hold on its way asks, naming it; Escape keeps the panel; "Quit anyway" quits."""
     from sagan_tui.ui.screens.confirm import ConfirmScreen
 
     sim = sim_factory(scenario="calm")
@@ -222,9 +222,11 @@ async def test_q_asks_first_while_an_action_waits_for_its_answer(sim_factory, pa
         await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: not isinstance(app.screen, NoteScreen), what="the hold sent")
+        number = table.cursor_key
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="quit asks first")
         assert "in flight" in str(app.screen.dialog_title)
+        assert f"  hold #{number}" in app.screen.targets  # it names the action that waits (issue 44.7)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="the question closed")
         assert app.is_running

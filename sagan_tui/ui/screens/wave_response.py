@@ -101,7 +101,8 @@ def open_wave_response(app: Any) -> None:
 
         def chosen(answer: dict | None) -> None:
             if answer and (answer["hold"] or answer["ticket"]):
-                app.run_worker(_send(app, proposal, answer), group="owner-actions", exit_on_error=False)
+                app.run_worker(_send(app, proposal, answer), group="owner-actions", exit_on_error=False,
+                               description="the wave response (W)")
             elif answer is not None:
                 app.notify("Nothing ticked: nothing sent.", markup=False)
 

@@ -27,10 +27,10 @@ class LossArea(Horizontal):
     # (the evidence runs past the pane, zoomed or not). The heatmap's box is not a scroller with
     # keys of its own: it took them and moved a box one line taller than its grid.
     BINDINGS = [
-        Binding("pagedown", "wave_page(1)", "Wave text down", show=False, id="losses.page_down"),
-        Binding("pageup", "wave_page(-1)", "Wave text up", show=False, id="losses.page_up"),
-        Binding("end", "wave_end(1)", "Wave text end", show=False, id="losses.end"),
-        Binding("home", "wave_end(0)", "Wave text start", show=False, id="losses.home"),
+        Binding("pagedown", "wave_page(1)", "Wave text down", show=False, id="heatmap.page_down"),
+        Binding("pageup", "wave_page(-1)", "Wave text up", show=False, id="heatmap.page_up"),
+        Binding("end", "wave_end(1)", "Wave text end", show=False, id="heatmap.end"),
+        Binding("home", "wave_end(0)", "Wave text start", show=False, id="heatmap.home"),
     ]
 
     def compose(self) -> ComposeResult:

@@ -1,0 +1,67 @@
+"""Issue 44 item 7 on the frozen panel: the help's columns and width, the palette's names."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from textual.command import CommandList, CommandPalette
+from textual.widgets import Static
+
+from sagan_tui.keymap import WHERE
+from sagan_tui.ui.screens.help import KEY_COLUMN, HelpScreen
+
+from ..ui.conftest import wait_for
+from ..ui.frozen import frozen_app
+
+
+def _help_lines(app) -> list[str]:
+    """The help as the screen lays it out at the width of its text."""
+    body = app.screen.query_one("#help-text", Static)
+    console = Console(width=body.content_size.width, record=True, file=open("/dev/null", "w"))
+    console.print(app.screen.laid_out)
+    return console.export_text().splitlines()
+
+
+async def test_help_descriptions_wrap_under_their_own_column_at_80_columns(tmp_path):
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        await pilot.pause()
+        lines = _help_lines(app)
+        assert max(len(line.rstrip()) for line in lines) <= 80
+        at = next(i for i, line in enumerate(lines) if "canary: release" in line)
+        # C's description runs onto the next line, which starts under the description's column
+        assert lines[at + 1][:KEY_COLUMN].strip() == "" and lines[at + 1][KEY_COLUMN:].strip()
+        headings = {*WHERE.values(), "anywhere"}
+        at_zero = [line.strip() for line in lines if line.strip() and not line.startswith(" ")]
+        assert at_zero and all(line in headings or "keymap" in line or "README" in line for line in at_zero), at_zero
+
+
+async def test_help_uses_a_wide_terminal_in_two_columns(tmp_path):
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        await pilot.pause()
+        box = app.screen.query_one("#help-box")
+        assert box.region.width >= 150  # not a 90-column strip in the middle
+        lines = _help_lines(app)
+        right = lines[0][len(lines[0]) // 2:].strip()
+        assert lines[0].startswith("main screen") and right in WHERE.values()  # a second column of sections
+        assert len(lines) < 60  # about one screen (was two and more in 90 columns)
+
+
+async def test_the_palette_shows_clean_names_and_one_quit(tmp_path):
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        commands = app.screen.query_one(CommandList)
+        await wait_for(pilot, lambda: commands.option_count > 20, what="the commands listed")
+        names = [str(commands.get_option_at_index(i).prompt) for i in range(commands.option_count)]
+        plain = [n.split("\n")[0] for n in names]
+        assert any(n.startswith("Wave response") for n in plain), plain
+        assert not any("owneractions" in n or "(panel)" in n for n in names), names
+        assert len([n for n in plain if n.startswith("Quit")]) == 1, plain  # the panel's, not Textual's too
+        assert not any(n.startswith(("Keys", "Maximize")) for n in plain), plain
+        assert any(n == "Dismiss lost (pods pane)" for n in plain), plain
