@@ -66,6 +66,17 @@ class AuditFeed:
         return self.last[:limit]
 
 
+def canary_note(waves: Any, shown: int) -> str:
+    """What C's dialog says it watches: past the kill time of the wave the session would take (the
+    one shown, else the latest; session/incident_view.start_canary), or, with no wave, no kill time."""
+    wave = waves[shown] if 0 <= shown < len(waves) else (waves[-1] if waves else None)
+    if wave is None or wave.gap_median_s is None:
+        why = "no wave on record, so no kill time" if wave is None else "the wave's kill time is unknown"
+        return f"Releases it, re-dispatches one pod and watches it run for a while ({why} to wait past)."
+    return (f"Releases it, re-dispatches one pod and watches it past the wave's kill time "
+            f"({round(wave.gap_median_s)} s after RUNNING).")
+
+
 class OwnerActionsScreen(Screen):
     """Approve, hold, re-dispatch, stop, promote and their bulk forms, on the screen's selection.
 
@@ -354,7 +365,7 @@ class OwnerActionsScreen(Screen):
                                      send=lambda typed: session.canary(n, typed))
             return self.app.push_screen(ConfirmScreen(
                 f"Canary 1 experiment: #{n}", [exp_line(exp)], confirm_label="Release and re-dispatch",
-                note="Releases it, re-dispatches one pod and watches it past the wave's kill time."),
+                note=canary_note(self.view.waves, self.view.loss_view.shown if self.view.loss_view else -1)),
                 self._on_confirm(lambda: session.canary(n, str(n)), what=f"canary #{n}"))
 
         self._then(lambda: session.dispatch_guard("canary", [n]), dialog)

@@ -65,3 +65,31 @@ async def test_the_palette_shows_clean_names_and_one_quit(tmp_path):
         assert len([n for n in plain if n.startswith("Quit")]) == 1, plain  # the panel's, not Textual's too
         assert not any(n.startswith(("Keys", "Maximize")) for n in plain), plain
         assert any(n == "Dismiss lost (pods pane)" for n in plain), plain
+
+
+async def test_C_outside_a_wave_does_not_speak_of_the_waves_kill_time(sim_factory, panel):
+    from sagan_tui.ui.screens.confirm import ConfirmScreen
+
+    from ..ui.conftest import poll_now
+
+    app = panel(sim_factory(scenario="calm"), poll=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await poll_now(pilot, app)
+        assert not app.view.waves
+        app.experiments_table.focus()
+        app.experiments_table.select_key("206")  # blocked in the calm scenario, no loss anywhere
+        await pilot.press("C")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the canary dialog")
+        note = app.screen.note
+        assert "kill time" in note and "wave's kill time" not in note and "no wave on record" in note
+
+
+def test_the_canary_note_names_the_kill_time_of_the_wave_it_watches_past():
+    from types import SimpleNamespace as Wave
+
+    from sagan_tui.ui.owner_actions import canary_note
+
+    waves = (Wave(gap_median_s=300.0), Wave(gap_median_s=7.4))
+    assert canary_note(waves, -1).endswith("past the wave's kill time (7 s after RUNNING).")  # the latest
+    assert "(300 s after RUNNING)" in canary_note(waves, 0)  # the one shown
+    assert "kill time is unknown" in canary_note((Wave(gap_median_s=None),), 0)
