@@ -93,3 +93,22 @@ def test_the_canary_note_names_the_kill_time_of_the_wave_it_watches_past():
     assert canary_note(waves, -1).endswith("past the wave's kill time (7 s after RUNNING).")  # the latest
     assert "(300 s after RUNNING)" in canary_note(waves, 0)  # the one shown
     assert "kill time is unknown" in canary_note((Wave(gap_median_s=None),), 0)
+
+
+async def test_the_pods_sort_says_lost_rows_stay_pinned_below(tmp_path):
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        table = app.pods_table
+        table.focus()
+        await pilot.pause()
+        assert "pinned" not in str(table.border_title)  # unsorted: nothing to say
+        await pilot.press("o", "O")  # sort by the pod id, reversed
+        await pilot.pause()
+        assert "sort pod ↓, lost pinned below" in str(table.border_title)
+        keys = table.shown_keys()
+        lost = [k for k in keys if table.records[k].group != 0]
+        assert lost and keys[-len(lost):] == lost  # what the words say: the lost rows come last
+        await pilot.press("o")
+        app.experiments_table.focus()
+        await pilot.press("o")
+        assert "pinned" not in str(app.experiments_table.border_title)

@@ -184,6 +184,9 @@ class KeyedTable(LineTable):
         if self._title != title:
             self.border_title = self._title = title
 
+    # What a sort leaves where it is (row_store.sort_key: a row's group comes before the column).
+    PINNED = ""
+
     def state_bits(self) -> list[str]:
         """The pane title, scope, shown/total, filter, sort, marks and note, in that order."""
         store = self.store
@@ -193,7 +196,8 @@ class KeyedTable(LineTable):
         if store.filter_text:
             bits.append(f"/{store.filter_text}")
         if store.sort_index is not None:
-            bits.append(f"sort {self.specs[store.sort_index].label} {'↓' if store.sort_reverse else '↑'}")
+            bits.append(f"sort {self.specs[store.sort_index].label} {'↓' if store.sort_reverse else '↑'}"
+                        + (f", {self.PINNED}" if self.PINNED else ""))
         if store.marks:
             hidden = len(store.hidden_marked())
             bits.append(f"{len(store.marks)} marked" + (f" ({hidden} hidden)" if hidden else ""))

@@ -64,6 +64,8 @@ class PodsTable(_TopRowTable):
         Binding("X", "toggle_dismissed", "Show dismissed", show=False, id="pods.show_dismissed"),
     ]
 
+    PINNED = "lost pinned below"  # a sort orders the live pods; the lost and gone stay under them
+
     class DismissRequested(Message):
         """The owner dismissed a lost or gone pod's row from this pane (local: nothing is sent to a
         server, and a loss stays in the losses, waves and report)."""
