@@ -201,13 +201,14 @@ class SessionClient:
         self._tasks.append(asyncio.ensure_future(self._read()))
 
     async def open(self, values: Mapping[str, Any], accounts: Mapping[str, Mapping[str, Any]],
-                   poll: bool = True, clock: "datetime | None" = None) -> ReadyView | FailedView:
+                   poll: bool = True, clock: "datetime | None" = None,
+                   origins: Mapping[str, str] | None = None) -> ReadyView | FailedView:
         """Start the child (if not yet) and open the session on these settings' layers (`clock`:
         a held session clock, for tests)."""
         if self.process is None:
             await self.start()
         return await self.ask(I.Open(dict(values), {k: dict(v) for k, v in accounts.items()}, poll=poll,
-                                     clock=clock))
+                                     clock=clock, origins=dict(origins or {})))
 
     async def _keep_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None

@@ -45,7 +45,13 @@ def pre_open_line(draft: Any) -> bytes:
     """The pre-open on the child's stdin: the layers as one JSON line (they may hold the token and
     keys: the pipe is the child's own, as the socket is; never logged)."""
     values, accounts = open_layers(draft)
-    return json.dumps({"values": values, "accounts": accounts}, default=str, separators=(",", ":")).encode() + b"\n"
+    return json.dumps({"values": values, "accounts": accounts, "origins": layer_origins(draft)}, default=str,
+                      separators=(",", ":")).encode() + b"\n"
+
+
+def layer_origins(draft: Any) -> dict[str, str]:
+    """Which layer set each value (config.py's Draft.origins), as the Open carries it."""
+    return {str(k): str(v) for k, v in getattr(draft, "origins", {}).items()}
 
 
 # How the child is started, early or not. stdin is a pipe the child reads to its end: it ends when

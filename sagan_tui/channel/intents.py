@@ -33,6 +33,9 @@ class Open(Intent, frozen=True):
     accounts: dict[str, dict[str, Any]]
     poll: bool = True  # False: no poll until a refresh (tests, --no-poll)
     clock: datetime | None = None  # a held session clock (tests, replays); None: the wall's
+    # The layer that set each value (config.py's Draft.origins: "flag --cache", "config file
+    # PATH"): a config error in the panel names where to mend it, as the headless commands do.
+    origins: dict[str, str] = {}
     result: ClassVar[Any] = Union[ReadyView, FailedView]
 
 

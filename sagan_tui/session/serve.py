@@ -105,7 +105,8 @@ class SessionHost:
         # From here on an intent waits for this session's answer (handle).
         self._ready = self._loop.create_future()
         try:
-            draft = Draft(dict(intent.values), {k: dict(v) for k, v in intent.accounts.items()})
+            draft = Draft(dict(intent.values), {k: dict(v) for k, v in intent.accounts.items()},
+                          origins=dict(intent.origins))
             _log_beside_cache(draft)
             held = intent.clock
             clock = {} if held is None else {"clock": lambda: held}
@@ -215,7 +216,8 @@ def pre_open_intent(line: bytes) -> I.Open:
     if it is not one."""
     try:
         layers = json.loads(line)
-        return I.Open(dict(layers["values"]), {k: dict(v) for k, v in layers["accounts"].items()})
+        return I.Open(dict(layers["values"]), {k: dict(v) for k, v in layers["accounts"].items()},
+                      origins={str(k): str(v) for k, v in layers.get("origins", {}).items()})
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"the pre-open line is not the settings' layers: {type(exc).__name__}") from None
 

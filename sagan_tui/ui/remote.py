@@ -21,7 +21,7 @@ import msgspec
 
 from sagan_tui.channel import intents as I
 from sagan_tui.channel.client import SessionClient, SessionEnded
-from sagan_tui.channel.early import open_layers
+from sagan_tui.channel.early import layer_origins, open_layers
 from sagan_tui.channel.surface import SessionSurface
 from sagan_tui.channel.views import FailedView, ReadyView, UpdateView
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
@@ -100,7 +100,8 @@ class RemoteSession(SessionSurface):
         client = self.client = SessionClient(self._update, self._ended)
         values, accounts = open_layers(self.draft)
         try:
-            answer = await client.open(values, accounts, poll=self.poll, clock=self.clock)
+            answer = await client.open(values, accounts, poll=self.poll, clock=self.clock,
+                                       origins=layer_origins(self.draft))
         except SessionEnded as exc:
             if client.started:
                 return  # it died while opening: _ended (told by the channel's end) restarts it

@@ -57,10 +57,12 @@ async def test_the_pre_opened_child_polls_before_any_client_and_answers_the_open
 
 
 def test_the_pre_open_line_is_the_layers_and_anything_else_is_refused_by_name():
-    draft = Draft({"sagan_token": "s3cret-token", "poll_interval": 5.0}, {"team": {"api_key": "rk-XYZ"}})
+    draft = Draft({"sagan_token": "s3cret-token", "poll_interval": 5.0}, {"team": {"api_key": "rk-XYZ"}},
+                  origins={"poll_interval": "flag --poll-interval"})
     intent = pre_open_intent(pre_open_line(draft))
     assert intent.values == {"sagan_token": "s3cret-token", "poll_interval": 5.0}
     assert intent.accounts == {"team": {"api_key": "rk-XYZ"}}
+    assert intent.origins == {"poll_interval": "flag --poll-interval"}  # a config error names its layer
     for bad in (b"ready\n", b"[1, 2]\n", b'{"values": 3}\n', b"\xff\n"):
         with pytest.raises(ValueError, match="not the settings' layers") as caught:
             pre_open_intent(bad)

@@ -242,3 +242,22 @@ async def test_the_whole_panel_carries_the_wave_weighed_and_the_records_as_plain
         assert note.startswith("Held by the owner: Reaping wave ")
     finally:
         await panel.client.close()
+
+
+@pytest.mark.parametrize("env, flags, said", [
+    ({"SAGAN_TUI_POLL_INTERVAL": "0.01"}, {}, "(set by the environment's SAGAN_TUI_POLL_INTERVAL)"),
+    ({}, {"poll_interval": 0.01}, "(set by flag --poll-interval)"),
+])
+async def test_a_config_error_in_the_panel_names_the_layer_that_set_it(sim_factory, tmp_path, env, flags, said):
+    """Issue 44.7: the panel's settings reach its session process over the Open with their origins,
+    so its refusal says where to mend the value, as the headless commands do."""
+    from sagan_tui.channel.early import layer_origins, open_layers
+    from sagan_tui.channel.views import FailedView
+
+    sim = sim_factory(fixture=actions_fixture())
+    base = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp_path / "no-config.toml"), **env}
+    draft = gather(base, sagan_tui_cache=str(tmp_path / "cache.sqlite"), **flags)
+    panel = Panel()
+    answer = await panel.client.open(*open_layers(draft), poll=False, origins=layer_origins(draft))
+    await panel.client.close()
+    assert isinstance(answer, FailedView) and "poll_interval" in answer.error and said in answer.error, answer
