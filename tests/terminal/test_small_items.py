@@ -13,6 +13,12 @@ from ..ui.conftest import wait_for
 from ..ui.frozen import frozen_app
 
 
+async def _open_help(pilot) -> None:
+    await pilot.press("question_mark")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), what="help")
+    await pilot.pause()
+
+
 def _help_lines(app) -> list[str]:
     """The help as the screen lays it out at the width of its text."""
     body = app.screen.query_one("#help-text", Static)
@@ -24,9 +30,7 @@ def _help_lines(app) -> list[str]:
 async def test_help_descriptions_wrap_under_their_own_column_at_80_columns(tmp_path):
     app = frozen_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
-        await pilot.pause()
+        await _open_help(pilot)
         lines = _help_lines(app)
         assert max(len(line.rstrip()) for line in lines) <= 80
         at = next(i for i, line in enumerate(lines) if "canary: release" in line)
@@ -40,9 +44,7 @@ async def test_help_descriptions_wrap_under_their_own_column_at_80_columns(tmp_p
 async def test_help_uses_a_wide_terminal_in_two_columns(tmp_path):
     app = frozen_app(tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:
-        await pilot.press("question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
-        await pilot.pause()
+        await _open_help(pilot)
         box = app.screen.query_one("#help-box")
         assert box.region.width >= 150  # not a 90-column strip in the middle
         lines = _help_lines(app)
