@@ -59,3 +59,16 @@ def test_approval_dialog_opens_on_its_first_textbox_with_no_toast_over_it(snap_c
 def test_main_layout_with_runway_and_the_top_row_fitted(snap_compare, tmp_path, size):
     """200x50 and 80x24 are tests/ui/test_snapshots.py's; 120x40 is the wide layout at its smallest."""
     assert snap_compare(frozen_app(tmp_path), terminal_size=size)
+
+
+def test_zoomed_losses_at_80x24_read_to_the_end_of_the_evidence(snap_compare, tmp_path):
+    """Issue 44.5: End in the zoomed Losses pane shows the wave's last lines, the status line above."""
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        await _until(pilot, lambda: app.loaded)
+        app.query_one("#heatmap").focus()
+        await pilot.press("z", "end")
+        await pilot.pause()
+
+    assert snap_compare(frozen_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
