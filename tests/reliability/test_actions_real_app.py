@@ -70,7 +70,10 @@ async def test_a_failed_hold_changes_nothing_and_says_why(sim_factory, panel):
         app.experiments_table.focus()
         app.experiments_table.select_key("502")
         await pilot.press("h")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "HoldScreen", what="hold dialog")
+        # The dialog is the screen before its mount gives a button the focus: wait for that too
+        # (a busy machine showed the screen with nothing focused yet).
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HoldScreen" and app.focused is not None,
+                       what="hold dialog")
         assert app.focused.id == "cancel"
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: said(app, "hold #502 failed"), what="failure")
