@@ -137,6 +137,7 @@ class HelpScreen(Screen[None]):
     def __init__(self, text: Text) -> None:
         super().__init__()
         self.text = text
+        self.laid_out: RenderableType = text  # help_layout's, for this terminal's width (on mount)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box") as box:
