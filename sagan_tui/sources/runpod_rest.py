@@ -80,7 +80,7 @@ class RestV2Transport(KeyedTransport):
     # --- transport ---------------------------------------------------------------------
 
     async def _request(self, method: str, path: str, *, body: dict | None = None,
-                       params: dict | None = None) -> httpx.Response:
+                       params: dict | None = None, headers: dict | None = None) -> httpx.Response:
         where = f"{method} {path}"
         wait = self._blocked_until - time.monotonic()
         if wait > 0:
@@ -89,7 +89,7 @@ class RestV2Transport(KeyedTransport):
                               status=429, retry_after=float(math.ceil(wait)))
         # httpx times each read; this bounds the whole request (a trickling server) and its size.
         resp = await bounded_request(self._client.get(), method, path, source=self.account, where=f"REST {where}",
-                                     json=body, params=params, deadline_s=self.timeout,
+                                     json=body, params=params, headers=headers, deadline_s=self.timeout,
                                      max_bytes=self.max_reply_bytes)
         self._note_rate_limit(resp)
         if resp.status_code >= 400:
@@ -241,6 +241,16 @@ class RestV2Transport(KeyedTransport):
             raise BadReply(self.account, f"GET {POD}: reply is not a pod object")
         names = await self._catalog_names([data])
         return RunPodPod.model_validate(flatten_rest_pod(data, self.account, names))
+
+    async def pod_log(self, pod_id: str, last_event_id: str | None, tail: int) -> str:
+        """The pod's log since `last_event_id` (else its last `tail` lines) as server-sent events
+        text; parsing and cleaning are pod_log.py's."""
+        _check_id(pod_id)
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        resp = await self._request("GET", f"{PODS}/{pod_id}/logs", params={"tail": tail}, headers=headers)
+        return resp.content.decode("utf-8", "replace")
 
     async def _catalog_names(self, pods: list[Any]) -> dict[str, str]:
         """GPU type id -> display name, read once from the catalog; best effort.
