@@ -30,7 +30,7 @@ from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
 )
 from sagan_tui.sources.rest_shapes import (  # noqa: F401 - STATUS_MAP and parse_rate_limit are read here by tests
-    STATUS_MAP, RateWindow, _spent, flatten_rest_pod, map_status, parse_rate_limit,
+    STATUS_MAP, RateWindow, _spent, flatten_rest_pod, gpu_load, map_status, parse_rate_limit,
 )
 from sagan_tui.sources.rest_evidence import BALANCE, Money, read_audit, read_billed, read_money
 from sagan_tui.sources.rest_pages import read_pages
@@ -241,6 +241,18 @@ class RestV2Transport(KeyedTransport):
             raise BadReply(self.account, f"GET {POD}: reply is not a pod object")
         names = await self._catalog_names([data])
         return RunPodPod.model_validate(flatten_rest_pod(data, self.account, names))
+
+    async def pod_gpus(self, pod_id: str) -> tuple[tuple[int | None, int | None], ...] | None:
+        """(util, memoryUtil) per GPU from the pod record's runtime (empty while it does not run),
+        or None once RunPod no longer knows the pod."""
+        _check_id(pod_id)
+        try:
+            data = await self._json("GET", POD.format(id=pod_id))
+        except RequestRejected as exc:
+            if exc.status == 404 and exc.code is not None:
+                return None
+            raise
+        return gpu_load(data)
 
     async def pod_log(self, pod_id: str, last_event_id: str | None, tail: int) -> str:
         """The pod's log since `last_event_id` (else its last `tail` lines) as server-sent events

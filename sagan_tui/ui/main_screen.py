@@ -213,6 +213,19 @@ class MainScreen(OwnerActionsScreen):
 
         self.app.push_screen(DetailScreen(int(event.key), self.app.view, self.session.view))
 
+    @on(KeyedTable.RowSelected, "#pods")
+    def _pod_selected(self, event: KeyedTable.RowSelected) -> None:
+        if self.app.loaded:
+            self.open_pod(event.key)
+
+    def open_pod(self, pod_id: str) -> None:
+        """The pod's own screen (a pod row's Enter, a loss's)."""
+        from sagan_tui.ui.screens.pod import PodScreen
+
+        cp = self.app.view.pods.get(pod_id)
+        account = cp.account if cp else next((x.account for x in self.app.view.losses if x.pod_id == pod_id), "")
+        self.app.push_screen(PodScreen(pod_id, account, self.app.view, self.session))
+
     @on(KeyedTable.RowSelected, "#approvals")
     def _approval_selected(self, event: KeyedTable.RowSelected) -> None:
         found = [a for a in self.view.approvals if a.id == event.key]
