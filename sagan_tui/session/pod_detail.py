@@ -76,7 +76,8 @@ def sagan_fields(row: "PodLifecycle | None") -> tuple[tuple[str, str], ...]:
 
 def cost_line(cp: "CachedPod | None", losses: list["Loss"], billed: float | None, now: datetime) -> str:
     """Billed when RunPod's billing history was read for it; else the rate times its running time."""
-    if billed is not None:
+    # The wave evidence stores 0 for a pod its billing history did not list (yet): no bill, then.
+    if billed:
         return f"billed {fmt.usd(billed)} (RunPod's billing history)"
     loss = losses[-1] if losses else None
     rate = (cp.pod.adjusted_cost_per_hr or cp.pod.cost_per_hr) if cp else (loss.cost_per_hr if loss else None)
