@@ -38,6 +38,11 @@ class PodFollower:
         self._tasks[pod_id] = asyncio.get_running_loop().create_task(self._run(pod_id, account),
                                                                      name=f"pod-log-{pod_id}")
 
+    @property
+    def following(self) -> set[str]:
+        """The pods being read now (a task not yet ended)."""
+        return {pod_id for pod_id, task in self._tasks.items() if not task.done()}
+
     def forget(self, pod_id: str) -> None:
         task = self._tasks.pop(pod_id, None)
         if task is not None:
