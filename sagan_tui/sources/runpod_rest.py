@@ -229,14 +229,20 @@ class RestV2Transport(KeyedTransport):
         """The audit log's stops and terminates of these pods, or None when it cannot be read."""
         return (await read_audit(self._json, pod_ids, start, end))[0]
 
-    async def get_pod(self, pod_id: str) -> RunPodPod | None:
+    async def _pod_record(self, pod_id: str) -> Any:
+        """The v2 Pod as served, or None once RunPod says it does not know it (a problem 404)."""
         _check_id(pod_id)
         try:
-            data = await self._json("GET", POD.format(id=pod_id))
+            return await self._json("GET", POD.format(id=pod_id))
         except RequestRejected as exc:
             if exc.status == 404 and exc.code is not None:
                 return None
             raise
+
+    async def get_pod(self, pod_id: str) -> RunPodPod | None:
+        data = await self._pod_record(pod_id)
+        if data is None:
+            return None
         if not isinstance(data, dict):
             raise BadReply(self.account, f"GET {POD}: reply is not a pod object")
         names = await self._catalog_names([data])
@@ -245,14 +251,8 @@ class RestV2Transport(KeyedTransport):
     async def pod_gpus(self, pod_id: str) -> tuple[tuple[int | None, int | None], ...] | None:
         """(util, memoryUtil) per GPU from the pod record's runtime (empty while it does not run),
         or None once RunPod no longer knows the pod."""
-        _check_id(pod_id)
-        try:
-            data = await self._json("GET", POD.format(id=pod_id))
-        except RequestRejected as exc:
-            if exc.status == 404 and exc.code is not None:
-                return None
-            raise
-        return gpu_load(data)
+        data = await self._pod_record(pod_id)
+        return None if data is None else gpu_load(data)
 
     async def pod_log(self, pod_id: str, last_event_id: str | None, tail: int) -> str:
         """The pod's log since `last_event_id` (else its last `tail` lines) as server-sent events
