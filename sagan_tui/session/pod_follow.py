@@ -56,6 +56,15 @@ class PodFollower:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _run(self, pod_id: str, account: str) -> None:
+        try:
+            await self._follow(pod_id, account)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug of ours: the screen says the log stopped, the session goes on
+            log.exception("following %s failed", pod_id)
+            self._publish(PodLogView(pod_id, state=f"log reader stopped: {type(exc).__name__}"))
+
+    async def _follow(self, pod_id: str, account: str) -> None:
         reader = self._transport_of(account)
         if reader is None or not hasattr(reader, "pod_log"):
             self._publish(PodLogView(pod_id, reset=True, state=f"no log: account {one_line(account, 40)} is not read "
@@ -66,7 +75,7 @@ class PodFollower:
             try:
                 gpus = await reader.pod_gpus(pod_id)
                 new = await tail.read(reader)
-            except SourceError as exc:
+            except SourceError as exc:  # a failure, a stall past the transport's deadline, a refusal
                 state = f"log unavailable ({one_line(exc.message, 160)}); retrying in {wait:g} s"
                 self._publish(PodLogView(pod_id, reset=first, state=state))
                 await asyncio.sleep(wait)

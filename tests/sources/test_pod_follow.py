@@ -51,3 +51,23 @@ async def test_an_account_read_over_graphql_says_it_has_no_log(sim_factory):
     await until(lambda: views, "the view")
     assert "not read over RunPod's REST v2" in views[0].state
     await follower.aclose()
+
+
+async def test_a_stalled_log_says_so_and_reads_again_once_released(sim_factory):
+    sim = sim_factory(fixture=FIXTURE)
+    sim.clock.hold(60)
+    transport = RestV2Transport("team", "rk-team-f", base_url=sim.base_url, timeout=0.3)
+    views = []
+    follower = PodFollower({"team": transport}.get, views.append, every_s=0.05)
+    sim.stall("team")
+    try:
+        follower.follow("followed00001", "team")
+        await until(lambda: views and "timed out" in views[-1].state, "the stall said")
+        assert "retrying in" in views[-1].state
+        sim.release("team")
+        await until(lambda: views[-1].state == "live", "the read after the stall")
+        assert views[-1].lines  # the first successful read carries the tail
+    finally:
+        sim.release("team")
+        await follower.aclose()
+        await transport.aclose()
