@@ -7,6 +7,7 @@ from textual.widgets import RichLog, Static
 from sagan_tui.sim.scenarios.reaping_wave import R5, R5_RUNNING
 from sagan_tui.ui.screens.detail import DetailScreen
 from sagan_tui.ui.screens.pod import PodScreen
+from sagan_tui.ui.widgets.heatmap import LossHeatmap
 
 from .conftest import SIZE, poll_now, polled, wait_for
 
@@ -87,3 +88,26 @@ async def test_escapes_in_a_pods_log_never_reach_the_screen(sim_factory, panel):
         lines = log_text(screen)
         assert any(line.endswith("evil red [bold]markup[/bold]") for line in lines), lines  # literal, no markup
         assert not any(c in line for line in lines for c in "\x1b\x07\x9b")
+
+
+async def test_enter_on_a_heatmap_cell_of_one_loss_opens_that_pods_screen(sim_factory, panel):
+    sim = sim_factory(fixture={
+        "accounts": {"team": {"api_key": "rk-team-x"}, "personal": {"api_key": "rk-personal-x"}},
+        "pods": [{"id": "lonelyloss001", "account": "team", "created_at": 0, "running_at": 10, "lost_at": 70},
+                 {"id": "survivor00001", "account": "team", "created_at": 0, "running_at": 10}]})
+    sim.clock.hold(40)
+    app = panel(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await polled(pilot, app)
+        sim.clock.hold(200)
+        await poll_now(pilot, app)
+        await poll_now(pilot, app)
+        heatmap = app.query_one(LossHeatmap)
+        await wait_for(pilot, lambda: heatmap.grid is not None and heatmap.grid.cells, what="the loss in the grid")
+        (row, col, pods), = heatmap.grid.cells
+        assert pods == ("lonelyloss001",)
+        heatmap.focus()
+        heatmap.cursor = (row, col)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PodScreen), what="the pod screen")
+        assert app.screen.pod_id == "lonelyloss001" and app.screen.account == "team"
