@@ -73,7 +73,7 @@ KEYS: tuple[Key, ...] = (
     Key("heatmap.right", "right", "cell cursor: later"),
     Key("heatmap.up", "up", "cell cursor: row up"),
     Key("heatmap.down", "down", "cell cursor: row down"),
-    Key("heatmap.select", "enter", "list the losses of the cell"),
+    Key("heatmap.select", "enter", "list the losses of the cell (one loss: its pod's screen)"),
     Key("filter.cancel", "escape", "drop the filter"),
     Key("detail.close", "escape", "back to the panel"),
     Key("detail.raw", "m", "plan as raw text / as markdown"),
