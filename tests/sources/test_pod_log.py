@@ -7,8 +7,8 @@ import asyncio
 import httpx
 import pytest
 
-from sagan_tui.sim.scenarios.reaping_wave import R5, R5_LOST
-from sagan_tui.sources.errors import RequestRejected, SourceError
+from sagan_tui.sim.scenarios.reaping_wave import R5
+from sagan_tui.sources.errors import SourceError
 from sagan_tui.sources.pod_log import PodLogTail, parse_events
 from sagan_tui.sources.runpod_rest import RestV2Transport
 
