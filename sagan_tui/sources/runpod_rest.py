@@ -15,6 +15,7 @@ carries `Retry-After` (integer seconds).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
 import time
@@ -24,7 +25,7 @@ from typing import Any
 import httpx
 
 from sagan_tui.models import RunPodPod, parse_records
-from sagan_tui.sources.bounded import LoopClient, bounded_request, tls_context
+from sagan_tui.sources.bounded import LoopClient, bounded_request, bounded_stream, tls_context
 from sagan_tui.collector_pause import collector_paused
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
@@ -37,6 +38,9 @@ from sagan_tui.sources.rest_pages import read_pages
 from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, Unreadable, WaveEvidence, check_pod_id as _check_id, one_per_id
 
 PODS = "/v2/pods"
+# RunPod's reference does not say whether a pod's log stream ends after its tail (the simulator's
+# does) or stays open to follow: a stream quiet this long has sent what it had.
+LOG_QUIET_S = 0.5
 # Instant Cluster members are left out of GET /v2/pods unless asked for: GPU pods all the same.
 PODS_QUERY = {"includeClusterPods": "true"}
 POD = "/v2/pods/{id}"
@@ -80,7 +84,8 @@ class RestV2Transport(KeyedTransport):
     # --- transport ---------------------------------------------------------------------
 
     async def _request(self, method: str, path: str, *, body: dict | None = None,
-                       params: dict | None = None, headers: dict | None = None) -> httpx.Response:
+                       params: dict | None = None, headers: dict | None = None,
+                       quiet_s: float | None = None) -> httpx.Response:
         where = f"{method} {path}"
         wait = self._blocked_until - time.monotonic()
         if wait > 0:
@@ -88,9 +93,11 @@ class RestV2Transport(KeyedTransport):
             raise RateLimited(self.account, f"{where}: rate limit exhausted, not sent; retry in {math.ceil(wait)} s",
                               status=429, retry_after=float(math.ceil(wait)))
         # httpx times each read; this bounds the whole request (a trickling server) and its size.
-        resp = await bounded_request(self._client.get(), method, path, source=self.account, where=f"REST {where}",
-                                     json=body, params=params, headers=headers, deadline_s=self.timeout,
-                                     max_bytes=self.max_reply_bytes)
+        # `quiet_s`: a reply that may stay open (a log's event stream) ends when it goes quiet.
+        read = bounded_request if quiet_s is None else functools.partial(bounded_stream, quiet_s=quiet_s)
+        resp = await read(self._client.get(), method, path, source=self.account, where=f"REST {where}",
+                          json=body, params=params, headers=headers, deadline_s=self.timeout,
+                          max_bytes=self.max_reply_bytes)
         self._note_rate_limit(resp)
         if resp.status_code >= 400:
             raise self._error(where, resp)
@@ -261,7 +268,8 @@ class RestV2Transport(KeyedTransport):
         headers = {"Accept": "text/event-stream"}
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
-        resp = await self._request("GET", f"{PODS}/{pod_id}/logs", params={"tail": tail}, headers=headers)
+        resp = await self._request("GET", f"{PODS}/{pod_id}/logs", params={"tail": tail}, headers=headers,
+                                   quiet_s=LOG_QUIET_S)
         return resp.content.decode("utf-8", "replace")
 
     async def _catalog_names(self, pods: list[Any]) -> dict[str, str]:

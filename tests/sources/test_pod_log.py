@@ -95,3 +95,44 @@ def test_the_tail_is_bounded():
     asyncio.run(tail.read(Many()))
     asyncio.run(tail.read(Many()))
     assert len(tail.lines) == 250 and tail.lines[-1].message == "line 600" and tail.last_event_id == "600"
+
+
+def test_a_stream_that_stays_open_is_read_up_to_where_it_went_quiet():
+    """RunPod may keep a log's stream open to follow it: the read ends when it goes quiet, not at the deadline."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    done = threading.Event()
+
+    class Following(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b'id: 1\ndata: {"source": "system", "message": "Starting container"}\n\n'
+                             b'id: 2\ndata: {"source": "container", "message": "step 1"}\n\n')
+            self.wfile.flush()
+            done.wait(30)  # the stream stays open until the test ends
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Following)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    transport = RestV2Transport("team", "rk-team-stub", base_url=f"http://127.0.0.1:{server.server_port}",
+                                timeout=30.0)
+    tail = PodLogTail("following0001")
+
+    async def run():
+        try:
+            return await tail.read(transport)
+        finally:
+            await transport.aclose()
+    try:
+        new = asyncio.run(run())
+    finally:
+        done.set()
+        server.shutdown()
+        server.server_close()
+    assert [(line.event_id, line.message) for line in new] == [("1", "Starting container"), ("2", "step 1")]
+    assert tail.last_event_id == "2"
