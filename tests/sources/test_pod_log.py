@@ -136,3 +136,28 @@ def test_a_stream_that_stays_open_is_read_up_to_where_it_went_quiet():
         server.server_close()
     assert [(line.event_id, line.message) for line in new] == [("1", "Starting container"), ("2", "step 1")]
     assert tail.last_event_id == "2"
+
+
+def test_the_system_log_names_a_host_failure_a_balance_stop_and_an_accounts_terminate(sim_factory):
+    sim = sim_factory(fixture={
+        "accounts": {"team": {"api_key": "rk-team-h"},
+                     "personal": {"api_key": "rk-personal-h", "balance": [{"at": 0, "balance": 5.0},
+                                                                          {"at": 50, "balance": 0.0}]}},
+        "pods": [
+            {"id": "onhost000001", "account": "team", "created_at": 0, "running_at": 10, "lost_at": 80,
+             "host": "host-a"},
+            {"id": "onhost000002", "account": "team", "created_at": 0, "running_at": 20, "lost_at": 85,
+             "host": "host-a"},
+            {"id": "byaccount001", "account": "team", "created_at": 0, "running_at": 10, "lost_at": 60,
+             "terminated_by": {"actor": "ops@example.com", "action": "terminate"}},
+            {"id": "broke0000001", "account": "personal", "created_at": 0, "running_at": 10,
+             "network_volume": False},
+        ]})
+
+    def last_system(pod_id: str, account: str) -> str:
+        _, new = tail_at(sim, 200, pod_id=pod_id, account=account)
+        return [line.message for line in new if line.source == "system"][-1]
+
+    assert last_system("onhost000001", "team") == "Host host-a stopped responding; pod terminated"
+    assert last_system("byaccount001", "team") == "Pod terminated by request of ops@example.com"
+    assert last_system("broke0000001", "personal") == "Pod terminated by Runpod: insufficient balance"
