@@ -27,6 +27,7 @@ WHERE = {
     "panel": "main screen", "table": "any table pane", "pods": "pods pane", "timeline": "timeline pane",
     "heatmap": "loss heatmap", "filter": "filter bar", "detail": "experiment detail", "approval": "approval dialog",
     "audit": "audit log", "dialog": "confirm dialogs", "help": "this help", "accounts": "account view",
+    "pod": "pod screen",
 }
 
 KEYS: tuple[Key, ...] = (
@@ -72,7 +73,7 @@ KEYS: tuple[Key, ...] = (
     Key("heatmap.right", "right", "cell cursor: later"),
     Key("heatmap.up", "up", "cell cursor: row up"),
     Key("heatmap.down", "down", "cell cursor: row down"),
-    Key("heatmap.select", "enter", "list the losses of the cell"),
+    Key("heatmap.select", "enter", "list the losses of the cell (one loss: its pod's screen)"),
     Key("heatmap.page_down", "pagedown", "the wave's text: a page down"),
     Key("heatmap.page_up", "pageup", "the wave's text: a page up"),
     Key("heatmap.end", "end", "the wave's text: its end"),
@@ -81,6 +82,9 @@ KEYS: tuple[Key, ...] = (
     Key("detail.close", "escape", "back to the panel"),
     Key("detail.raw", "m", "plan as raw text / as markdown"),
     Key("detail.reload", "u", "fetch the plan again"),
+    Key("pod.close", "escape", "back to the panel"),
+    Key("pod.copy_id", "y", "copy the pod's id to the clipboard (OSC 52)"),
+    Key("pod.experiment", "g", "go to the pod's experiment"),
     Key("approval.close", "escape", "close without deciding (typed answers are lost)"),
     Key("approval.approve", "alt+a", "approve (every textbox answered)"),
     Key("approval.reject", "alt+r", "reject (sends what is filled)"),
@@ -101,7 +105,7 @@ _TOGETHER = {
     "panel": {"panel", "table", "pods", "timeline", "heatmap"},
     "table": {"table", "pods", "timeline"}, "pods": {"pods"}, "timeline": {"timeline"}, "heatmap": {"heatmap"},
     "filter": {"filter"}, "detail": {"detail"}, "approval": {"approval"}, "audit": {"audit"},
-    "dialog": {"dialog"}, "help": {"help"}, "accounts": {"accounts"},
+    "dialog": {"dialog"}, "help": {"help"}, "accounts": {"accounts"}, "pod": {"pod"},
 }
 
 MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Union
 import msgspec
 
 from sagan_tui.channel.views import (ActionResultView, ApprovalView, AuditView, DetailView, Done, FailedView,
-                                     ProposalView, ReadyView, StopTargetView, VerdictView)
+                                     PodDetailView, ProposalView, ReadyView, StopTargetView, VerdictView)
 
 
 class Intent(msgspec.Struct, frozen=True, tag=True):
@@ -72,6 +72,25 @@ class WatchHeatmap(Intent, frozen=True):
     dimension: str
     window_s: float | None
     width: int
+
+
+class FollowPod(Intent, frozen=True):
+    """Read this pod's log and GPU figures now and every few seconds, sending what is new as
+    updates, until ForgetPod (a pod's screen is open)."""
+
+    pod_id: str
+    account: str
+
+
+class ForgetPod(Intent, frozen=True):
+    pod_id: str
+
+
+class ViewPod(Intent, frozen=True):
+    """A pod's record from the cache (RunPod's and Sagan's), its cost so far and its losses."""
+
+    pod_id: str
+    result: ClassVar[Any] = PodDetailView
 
 
 class Tick(Intent, frozen=True):
@@ -255,7 +274,7 @@ class RecordCancelled(Intent, frozen=True):
 
 
 INTENTS: tuple[type[Intent], ...] = (
-    Open, Refresh, Pause, SetInterval, WatchTimeline, ForgetTimeline, WatchHeatmap, Tick, KeyPressed,
+    Open, Refresh, Pause, SetInterval, WatchTimeline, ForgetTimeline, WatchHeatmap, FollowPod, ForgetPod, ViewPod, Tick, KeyPressed,
     Dismiss, ToggleDismissed, AcknowledgeWave, StartCanary,
     HeldNow, CanaryRest, BlockedBy, StopTargets, HoldNote, WaveResponse, DispatchVerdict, DispatchGuard, ApprovalsOf, AuditLog, BalanceHistory, ViewExperiment,
     ExportReport,

@@ -47,6 +47,15 @@ class SessionSurface:
     def forget_timeline(self, tag: str) -> None:
         self._tell(I.ForgetTimeline(tag))
 
+    def follow_pod(self, pod_id: str, account: str) -> None:
+        self._tell(I.FollowPod(pod_id, account))
+
+    def forget_pod(self, pod_id: str) -> None:
+        self._tell(I.ForgetPod(pod_id))
+
+    def view_pod(self, pod_id: str) -> Awaitable[Any]:
+        return self._ask(I.ViewPod(pod_id))
+
     def tick(self) -> None:
         self._tell(I.Tick())
 

@@ -257,6 +257,32 @@ class IncidentView(msgspec.Struct, frozen=True):
     containment: tuple[tuple[int, str], ...] = ()
 
 
+class PodDetailView(msgspec.Struct, frozen=True):
+    """A pod's screen (session/pod_detail.py): what RunPod and Sagan say of it, as (label, value)
+    pairs cleaned already, its cost so far and its loss/withdrawal history as lines."""
+
+    pod_id: str
+    account: str
+    experiment: int | None = None
+    runpod: tuple[tuple[str, str], ...] = ()
+    sagan: tuple[tuple[str, str], ...] = ()
+    cost: str = ""
+    history: tuple[str, ...] = ()
+
+
+class PodLogView(msgspec.Struct, frozen=True):
+    """What the session read of one followed pod (session/pod_follow.py): its log's new lines as
+    (timestamp, source, message), cleaned already; `reset`: they replace what the UI holds.
+    `gpus`: (util %, memoryUtil %) per GPU, None when RunPod no longer knows the pod or it was not
+    read; `state`: "live", or what failed and when it is tried again."""
+
+    pod_id: str
+    lines: tuple[tuple[str, str, str], ...] = ()
+    reset: bool = False
+    gpus: tuple[tuple[int | None, int | None], ...] | None = None
+    state: str = ""
+
+
 class HeatGridView(msgspec.Struct, frozen=True):
     """The loss heatmap's grid, built on the session's side for the scope the UI asked for
     (WatchHeatmap: rows by, window, width): what triage/heatmap.py's HeatGrid says, as plain fields.
@@ -364,6 +390,7 @@ class UpdateView(msgspec.Struct, frozen=True):
     timelines: tuple[TimelineView, ...] = ()
     losses: IncidentView | None = None
     heatmap: HeatGridView | None = None
+    pod_logs: tuple[PodLogView, ...] = ()
     health: dict[str, SourceHealth] | None = None
     notes: tuple[NoteView, ...] = ()
     in_flight: dict[str, float] | None = None  # source -> time.monotonic() its poll began (one clock per machine)

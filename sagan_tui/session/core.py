@@ -80,6 +80,7 @@ class PanelSession(OwnerRequests):
         self._generation = 0
         self.polls = 0
         self._cache_trouble: tuple[str, float] | None = None  # the last failure to put the cache back, and when
+        self._pods_followed = None  # session/pod_follow.py's PodFollower, made when serving starts
 
     # --- life ------------------------------------------------------------------------
 
@@ -141,6 +142,8 @@ class PanelSession(OwnerRequests):
             for task in self._tasks:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
+            if self._pods_followed is not None:
+                await self._pods_followed.aclose()
             if self.poller is not None:
                 await self.poller.aclose()
             if self._owns_cache and self.cache is not None:
@@ -167,6 +170,10 @@ class PanelSession(OwnerRequests):
         return SessionReady(settings, tuple(self.cache.notices), self._full())
 
     async def _serve(self) -> None:
+        from sagan_tui.session.pod_follow import PodFollower
+
+        transports = self.poller.transports
+        self._pods_followed = PodFollower(transports.get, lambda view: self._publish(PanelUpdate(pod_logs=(view,))))
         sources = self.poller.sources
         self._round = set(sources)
         now = time.monotonic()
@@ -449,6 +456,13 @@ class PanelSession(OwnerRequests):
         self._heatmap = scope
         if self.model is not None:
             self._offload(lambda: self._publish(PanelUpdate(heatmap=self._heat(), answer=True)))
+
+    def follow_pod(self, pod_id: str, account: str) -> None:
+        """Read the pod's log and GPU figures now and every few seconds until forget_pod (its screen is open)."""
+        self._soon(lambda: self._pods_followed and self._pods_followed.follow(pod_id, account))
+
+    def forget_pod(self, pod_id: str) -> None:
+        self._soon(lambda: self._pods_followed and self._pods_followed.forget(pod_id))
 
     def forget_timeline(self, tag: str) -> None:
         self._soon(lambda: self._timelines.pop(tag, None))

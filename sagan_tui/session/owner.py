@@ -293,6 +293,12 @@ class OwnerRequests:
         await self.runner.record_done(source, path.name, f"incident report written to {path}")
         return path, text
 
+    def pod_detail(self, pod_id: str) -> "asyncio.Future[Any]":
+        """A pod's screen from the cache and the model (session/pod_detail.py), read in the writer thread."""
+        from sagan_tui.session.pod_detail import pod_detail
+
+        return self._call(self._in_db, lambda: pod_detail(pod_id, self.model, self.cache, self.clock()))
+
     def view(self, number: int) -> "asyncio.Future[Any]":
         """One experiment as Sagan serves it now (the detail's plan and fields)."""
         return self._call(lambda: self.poller.sagan.view(number))

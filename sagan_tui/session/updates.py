@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
-    from sagan_tui.channel.views import HeatGridView
+    from sagan_tui.channel.views import HeatGridView, PodLogView
     from sagan_tui.config_model import Settings
     from sagan_tui.models import ApprovalRequest, Experiment, Loss, SourceHealth
     from sagan_tui.session.model import Note
@@ -65,6 +65,7 @@ class PanelUpdate:
     experiment_records: Mapping[int, "Experiment"] = field(default_factory=dict)
     pod_records: Mapping[str, "CachedPod | None"] = field(default_factory=dict)
     timelines: tuple[TimelineRows, ...] = ()
+    pod_logs: tuple["PodLogView", ...] = ()  # followed pods' news (session/pod_follow.py)
     losses: LossView | None = None
     heatmap: "HeatGridView | None" = None  # the grid for the scope the UI asked for (WatchHeatmap)
     health: Mapping[str, "SourceHealth"] | None = None

@@ -190,6 +190,9 @@ class PodSpec(_Strict):
     # A user or API key of the account ended the pod at lost_at (terminate) or exited_at (stop):
     # the audit log has the entry; RunPod's pod list shows only what happened.
     terminated_by: TerminatedBy | None = Field(None, alias="terminated_by")
+    # Container log lines served verbatim while it runs (one every 5 s), in place of made-up ones:
+    # how a test puts hostile text (escape sequences) into a pod's log.
+    log_lines: list[str] | None = Field(None, alias="log_lines")
 
     @field_validator("host", mode="before")
     @classmethod

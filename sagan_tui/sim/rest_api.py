@@ -2,7 +2,7 @@
 simulated state as GraphQL (billing, audit log and pagination: rest_billing.py).
 
 Shapes follow runpod/docs api-reference-v2/openapi.json: `GET /v2/pods` -> `{"pods": [Pod]}`,
-`GET|DELETE /v2/pods/{id}`, `POST /v2/pods/{id}/action` (start|stop|restart|terminate, 409 when
+`GET|DELETE /v2/pods/{id}`, `GET /v2/pods/{id}/logs` (pod_logs.py), `POST /v2/pods/{id}/action` (start|stop|restart|terminate, 409 when
 the pod's status does not allow it), `GET /v2/catalog/gpus`; errors are RFC 9457 problems; every
 authenticated reply carries `RateLimit` / `RateLimit-Policy`, and a spent window answers 429 with
 `Retry-After`. Scheduled faults come from the server's guard, as for the other APIs.
@@ -25,11 +25,13 @@ from . import actions
 from .catalog import GPU_TYPES
 from .faults import error_response
 from .ids import stable_int
+from .pod_logs import MAX_TAIL, logs_response
 from .pods import SimPod
 from .rest_billing import audit_logs, balance, page_of, pod_billing
 from .state import SimState
 
 PREFIX = "/v2"
+LAST_EVENT_ID = "\0last-event-id"  # a params key no query string can hold
 ACTIONS = ("start", "stop", "restart", "terminate")
 # Which actions each status allows (the `actions` field of a v2 Pod).
 ALLOWED = {
@@ -144,8 +146,11 @@ def rest_routes(state: SimState, guarded: Guard) -> list[Route]:
                 allowed, headers = limiter.take(account, t)
                 if not allowed:
                     return problem(429, "rate limit exceeded for the minute window", headers)
+                params = {**request.query_params, **request.path_params}
+                if "last-event-id" in request.headers:  # an SSE client resuming a pod's log
+                    params[LAST_EVENT_ID] = request.headers["last-event-id"]
                 with state.lock:
-                    response = handler(state, account, {**request.query_params, **request.path_params}, body, t)
+                    response = handler(state, account, params, body, t)
                 response.headers.update(headers)
                 return response
             return await guarded(request, "rest", run)
@@ -156,6 +161,7 @@ def rest_routes(state: SimState, guarded: Guard) -> list[Route]:
         route("/pods/{id}", "GET", _get_pod),
         route("/pods/{id}", "DELETE", _delete_pod),
         route("/pods/{id}/action", "POST", _pod_action),
+        route("/pods/{id}/logs", "GET", _pod_logs),
         route("/catalog/gpus", "GET", _gpu_catalog),
         route("/billing/balance", "GET", balance),
         route("/billing/pods", "GET", pod_billing),
@@ -182,6 +188,14 @@ def _get_pod(state: SimState, account: str, params: dict[str, str], _body: Any, 
     if pod is None:
         return problem(404, "pod not found")
     return JSONResponse(rest_view(pod, t, state))
+
+
+def _pod_logs(state: SimState, account: str, params: dict[str, str], _body: Any, t: float) -> Response:
+    pod = state.pods.get(params["id"])
+    if pod is None or pod.spec.account != account or t < pod.spec.created_at:
+        return problem(404, "pod not found")
+    reply = logs_response(state, pod, params, params.get(LAST_EVENT_ID), t)
+    return reply or problem(422, f"Request validation failed: source is system|container, tail 1..{MAX_TAIL}")
 
 
 def _delete_pod(state: SimState, account: str, params: dict[str, str], _body: Any, t: float) -> Response:

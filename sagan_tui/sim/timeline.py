@@ -60,6 +60,11 @@ class Timeline:
         n = self.count_at(t)
         return self._keys[n - 1][0] if n else None
 
+    def updates(self, t: float) -> list[tuple[float, dict[str, Any]]]:
+        """Every update up to t, oldest first, with its time (what a pod's system log retells)."""
+        n = self.count_at(t)
+        return [(k[0], dict(f)) for k, f in zip(self._keys[:n], self._fields[:n])]
+
     def times(self) -> list[float]:
         return [k[0] for k in self._keys]
 

@@ -83,14 +83,55 @@ async def bounded_request(client: httpx.AsyncClient, method: str, url: str, *, s
                 if size > max_bytes:
                     raise too_large(source, where, max_bytes)
                 body.append(chunk)
-            headers = [(k, v) for k, v in resp.headers.multi_items() if k.lower() not in _SPENT_HEADERS]
-            return httpx.Response(resp.status_code, headers=headers, content=b"".join(body), request=resp.request)
+            return _read_whole(resp, body)
 
+    return await _within(read(), source, where, deadline_s)
+
+
+def _read_whole(resp: httpx.Response, body: list[bytes]) -> httpx.Response:
+    """A streamed reply as one read: its body joined, the headers that described the transfer gone."""
+    headers = [(k, v) for k, v in resp.headers.multi_items() if k.lower() not in _SPENT_HEADERS]
+    return httpx.Response(resp.status_code, headers=headers, content=b"".join(body), request=resp.request)
+
+
+async def _within(read: Any, source: str, where: str, deadline_s: float) -> httpx.Response:
+    """`read` awaited within `deadline_s`, httpx's failures as the typed SourceErrors."""
     try:
-        return await asyncio.wait_for(read(), deadline_s)
+        return await asyncio.wait_for(read, deadline_s)
     except (httpx.TimeoutException, asyncio.TimeoutError):
         raise SourceTimeout(source, f"{where}: timed out, no complete reply within {deadline_s:g} s") from None
     except httpx.DecodingError:
         raise bad_encoding(source, where) from None
     except httpx.HTTPError as exc:
         raise Unreachable(source, f"{where}: request failed: {type(exc).__name__}") from None
+
+
+async def bounded_stream(client: httpx.AsyncClient, method: str, url: str, *, source: str, where: str,
+                         deadline_s: float, quiet_s: float, max_bytes: int, **kw: Any) -> httpx.Response:
+    """As bounded_request, for a reply that may never end (server-sent events that follow a log):
+    the body so far once it has been quiet for `quiet_s`, or at the deadline if some came."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline_s
+
+    async def read() -> httpx.Response:
+        async with client.stream(method, url, **kw) as resp:
+            body, size = [], 0
+            chunks = resp.aiter_bytes()
+            while True:
+                left = end - loop.time()
+                try:
+                    chunk = await asyncio.wait_for(anext(chunks), min(left, quiet_s) if body else left)
+                except StopAsyncIteration:
+                    break
+                except asyncio.TimeoutError:
+                    if body:
+                        break  # an open stream has said what it had: the rest is for the next read
+                    raise
+                size += len(chunk)
+                if size > max_bytes:
+                    raise too_large(source, where, max_bytes)
+                body.append(chunk)
+            return _read_whole(resp, body)
+
+    # The headers' wait is bounded here too (httpx times each read, not the whole request).
+    return await _within(read(), source, where, deadline_s + quiet_s)

@@ -110,3 +110,18 @@ def flatten_rest_pod(raw: Any, account: str, gpu_names: dict[str, str] | None = 
         # An Instant Cluster member (listed only with includeClusterPods=true): a pod like any other.
         "clusterId": cluster.get("id") if isinstance(cluster.get("id"), str) else None,
     }
+
+
+def _percent(value: Any) -> int | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 100
+    return round(value) if ok else None
+
+
+def gpu_load(pod: Any) -> tuple[tuple[int | None, int | None], ...]:
+    """(util, memoryUtil) per GPU of a v2 Pod's `runtime.gpus` (PodGpuUtilization); a figure that
+    is not a percentage reads None rather than a lie on screen."""
+    runtime = pod.get("runtime") if isinstance(pod, dict) else None
+    gpus = runtime.get("gpus") if isinstance(runtime, dict) else None
+    if not isinstance(gpus, list):
+        return ()
+    return tuple((_percent(g.get("util")), _percent(g.get("memoryUtil"))) for g in gpus[:16] if isinstance(g, dict))

@@ -15,6 +15,7 @@ carries `Retry-After` (integer seconds).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
 import time
@@ -24,19 +25,22 @@ from typing import Any
 import httpx
 
 from sagan_tui.models import RunPodPod, parse_records
-from sagan_tui.sources.bounded import LoopClient, bounded_request, tls_context
+from sagan_tui.sources.bounded import LoopClient, bounded_request, bounded_stream, tls_context
 from sagan_tui.collector_pause import collector_paused
 from sagan_tui.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
 )
 from sagan_tui.sources.rest_shapes import (  # noqa: F401 - STATUS_MAP and parse_rate_limit are read here by tests
-    STATUS_MAP, RateWindow, _spent, flatten_rest_pod, map_status, parse_rate_limit,
+    STATUS_MAP, RateWindow, _spent, flatten_rest_pod, gpu_load, map_status, parse_rate_limit,
 )
 from sagan_tui.sources.rest_evidence import BALANCE, Money, read_audit, read_billed, read_money
 from sagan_tui.sources.rest_pages import read_pages
 from sagan_tui.sources.runpod_base import AccountSnapshot, KeyedTransport, Unreadable, WaveEvidence, check_pod_id as _check_id, one_per_id
 
 PODS = "/v2/pods"
+# RunPod's reference does not say whether a pod's log stream ends after its tail (the simulator's
+# does) or stays open to follow: a stream quiet this long has sent what it had.
+LOG_QUIET_S = 0.5
 # Instant Cluster members are left out of GET /v2/pods unless asked for: GPU pods all the same.
 PODS_QUERY = {"includeClusterPods": "true"}
 POD = "/v2/pods/{id}"
@@ -80,7 +84,8 @@ class RestV2Transport(KeyedTransport):
     # --- transport ---------------------------------------------------------------------
 
     async def _request(self, method: str, path: str, *, body: dict | None = None,
-                       params: dict | None = None) -> httpx.Response:
+                       params: dict | None = None, headers: dict | None = None,
+                       quiet_s: float | None = None) -> httpx.Response:
         where = f"{method} {path}"
         wait = self._blocked_until - time.monotonic()
         if wait > 0:
@@ -88,9 +93,11 @@ class RestV2Transport(KeyedTransport):
             raise RateLimited(self.account, f"{where}: rate limit exhausted, not sent; retry in {math.ceil(wait)} s",
                               status=429, retry_after=float(math.ceil(wait)))
         # httpx times each read; this bounds the whole request (a trickling server) and its size.
-        resp = await bounded_request(self._client.get(), method, path, source=self.account, where=f"REST {where}",
-                                     json=body, params=params, deadline_s=self.timeout,
-                                     max_bytes=self.max_reply_bytes)
+        # `quiet_s`: a reply that may stay open (a log's event stream) ends when it goes quiet.
+        read = bounded_request if quiet_s is None else functools.partial(bounded_stream, quiet_s=quiet_s)
+        resp = await read(self._client.get(), method, path, source=self.account, where=f"REST {where}",
+                          json=body, params=params, headers=headers, deadline_s=self.timeout,
+                          max_bytes=self.max_reply_bytes)
         self._note_rate_limit(resp)
         if resp.status_code >= 400:
             raise self._error(where, resp)
@@ -229,18 +236,41 @@ class RestV2Transport(KeyedTransport):
         """The audit log's stops and terminates of these pods, or None when it cannot be read."""
         return (await read_audit(self._json, pod_ids, start, end))[0]
 
-    async def get_pod(self, pod_id: str) -> RunPodPod | None:
+    async def _pod_record(self, pod_id: str) -> Any:
+        """The v2 Pod as served, or None once RunPod says it does not know it (a problem 404)."""
         _check_id(pod_id)
         try:
-            data = await self._json("GET", POD.format(id=pod_id))
+            return await self._json("GET", POD.format(id=pod_id))
         except RequestRejected as exc:
             if exc.status == 404 and exc.code is not None:
                 return None
             raise
+
+    async def get_pod(self, pod_id: str) -> RunPodPod | None:
+        data = await self._pod_record(pod_id)
+        if data is None:
+            return None
         if not isinstance(data, dict):
             raise BadReply(self.account, f"GET {POD}: reply is not a pod object")
         names = await self._catalog_names([data])
         return RunPodPod.model_validate(flatten_rest_pod(data, self.account, names))
+
+    async def pod_gpus(self, pod_id: str) -> tuple[tuple[int | None, int | None], ...] | None:
+        """(util, memoryUtil) per GPU from the pod record's runtime (empty while it does not run),
+        or None once RunPod no longer knows the pod."""
+        data = await self._pod_record(pod_id)
+        return None if data is None else gpu_load(data)
+
+    async def pod_log(self, pod_id: str, last_event_id: str | None, tail: int) -> str:
+        """The pod's log since `last_event_id` (else its last `tail` lines) as server-sent events
+        text; parsing and cleaning are pod_log.py's."""
+        _check_id(pod_id)
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        resp = await self._request("GET", f"{PODS}/{pod_id}/logs", params={"tail": tail}, headers=headers,
+                                   quiet_s=LOG_QUIET_S)
+        return resp.content.decode("utf-8", "replace")
 
     async def _catalog_names(self, pods: list[Any]) -> dict[str, str]:
         """GPU type id -> display name, read once from the catalog; best effort.

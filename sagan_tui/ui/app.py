@@ -266,7 +266,7 @@ class SaganApp(App):
         for screen in self.screen_stack[1:]:
             refresh = getattr(screen, "refresh_from_model", None)
             if refresh is not None and (u.full or u.experiments or u.pods or u.experiment_patches or u.pod_patches
-                                        or u.pods_removed or u.timelines):
+                                        or u.pods_removed or u.timelines or u.pod_logs):
                 refresh()
         notes = list(u.notes)
         if u.health is not None:  # the runway notice, once per crossing (runway.py; pure, cheap)

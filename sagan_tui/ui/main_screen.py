@@ -13,6 +13,7 @@ from textual.timer import Timer
 from sagan_tui.ui.key_first import KeyFirst
 from sagan_tui.ui.owner_actions import OwnerActionsScreen
 from sagan_tui.ui.widgets.key_bar import KeyBar
+from sagan_tui.ui.widgets.heatmap import LossHeatmap
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 from sagan_tui.ui.widgets.panes import ApprovalsTable, ExperimentsTable, PodsTable, TimelineTable
 from sagan_tui.ui.widgets.pending import PendingPane
@@ -212,6 +213,26 @@ class MainScreen(OwnerActionsScreen):
         from sagan_tui.ui.screens.detail import DetailScreen
 
         self.app.push_screen(DetailScreen(int(event.key), self.app.view, self.session.view))
+
+    @on(KeyedTable.RowSelected, "#pods")
+    def _pod_selected(self, event: KeyedTable.RowSelected) -> None:
+        if self.app.loaded:
+            self.open_pod(event.key)
+
+    @on(LossHeatmap.CellSelected)
+    def _loss_cell_selected(self, event: LossHeatmap.CellSelected) -> None:
+        # A cell of one loss is that pod: its screen. A cell of several lists them under the
+        # heatmap (the widget's own answer), each a row of the pods pane to open from there.
+        if self.app.loaded and len(event.losses) == 1:
+            self.open_pod(event.losses[0].pod_id)
+
+    def open_pod(self, pod_id: str) -> None:
+        """The pod's own screen (a pod row's Enter, a loss's)."""
+        from sagan_tui.ui.screens.pod import PodScreen
+
+        cp = self.app.view.pods.get(pod_id)
+        account = cp.account if cp else next((x.account for x in self.app.view.losses if x.pod_id == pod_id), "")
+        self.app.push_screen(PodScreen(pod_id, account, self.app.view, self.session))
 
     @on(KeyedTable.RowSelected, "#approvals")
     def _approval_selected(self, event: KeyedTable.RowSelected) -> None:

@@ -10,7 +10,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from sagan_tui.channel.views import DetailView, FailedView, ReadyView, UpdateView
+    from sagan_tui.channel.views import DetailView, FailedView, PodDetailView, ReadyView, UpdateView
 
 
 @dataclass
@@ -40,6 +40,15 @@ class ExperimentViewed(Message):
 
     number: int
     view: "DetailView | None"
+    error: str | None = None
+
+
+@dataclass
+class PodViewed(Message):
+    """The pod screen's read of one pod's record ended: its view, or the error text."""
+
+    pod_id: str
+    view: "PodDetailView | None"
     error: str | None = None
 
 

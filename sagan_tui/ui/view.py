@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
 
+from sagan_tui.ui.pod_log import PodLog
+
 if TYPE_CHECKING:
     from sagan_tui.basics import SourceHealth
     from sagan_tui.channel.views import (ApprovalView, CachedPodView, ExperimentView, IncidentView, LossRecordView,
@@ -23,6 +25,7 @@ class PanelView:
         self.timelines: dict[str, TimelineView] = {}
         self.in_flight: Mapping[str, float] = {}
         self.polls = 0
+        self.pod_logs: dict[str, PodLog] = {}  # the pods a pod screen follows (ui/pod_log.py)
 
     @property
     def losses(self) -> tuple[LossRecordView, ...]:
@@ -49,6 +52,8 @@ class PanelView:
             self.loss_view = u.losses
         for t in u.timelines:
             self.timelines[t.tag] = t
+        for log in u.pod_logs:
+            self.pod_logs.setdefault(log.pod_id, PodLog()).apply(log)
         if u.in_flight is not None:
             self.in_flight = u.in_flight
         if u.polls is not None:

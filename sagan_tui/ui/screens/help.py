@@ -17,7 +17,8 @@ from sagan_tui.keymap import KEYS, WHERE, keys_of, scope
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
 EXTRA = (("ctrl+p", "command palette: every action by name"), ("tab shift+tab", "next / previous pane"),
-         ("enter", "experiment detail (experiments pane)"), ("↑ ↓ pgup pgdn", "move in a table or scroll"))
+         ("enter", "experiment detail (experiments pane)"),
+         ("enter", "the pod's screen: records, GPUs, log (pods pane)"), ("↑ ↓ pgup pgdn", "move in a table or scroll"))
 KEY_WIDTH = 14
 KEY_COLUMN = 2 + KEY_WIDTH + 2  # a key line: two spaces, the keys right-aligned, two spaces, what it does
 TWO_COLUMNS_FROM = 160  # terminal columns: from here the sections flow in two columns, not one long scroll
