@@ -55,14 +55,14 @@ async def _export(s: "PanelSession", i: I.ExportReport) -> tuple[str, str]:
 
 
 HANDLERS: dict[type, Answer] = {
-    I.Refresh: _started(lambda s, i: s.refresh()),
+    I.Refresh: _started(lambda s, i: s.refresh(i.at)),
     I.Pause: _started(lambda s, i: s.pause(i.paused)),
     I.SetInterval: _started(lambda s, i: s.set_interval(i.seconds)),
     I.WatchTimeline: _started(lambda s, i: s.watch_timeline(i.tag, i.experiment, i.kind)),
     I.ForgetTimeline: _started(lambda s, i: s.forget_timeline(i.tag)),
     I.WatchHeatmap: _started(lambda s, i: s.watch_heatmap(i.dimension, i.window_s, i.width)),
-    I.Tick: _started(lambda s, i: s.tick()),
-    I.KeyPressed: _started(lambda s, i: s.key_pressed()),
+    I.Tick: _started(lambda s, i: s.tick(i.at)),
+    I.KeyPressed: _started(lambda s, i: s.key_pressed(i.at)),
     I.Dismiss: _as(lambda s, i: s.dismiss(i.pod_id)),
     I.ToggleDismissed: _as(lambda s, i: s.toggle_dismissed()),
     I.AcknowledgeWave: _as(lambda s, i: s.acknowledge_wave()),

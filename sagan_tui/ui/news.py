@@ -1,0 +1,96 @@
+"""The panel's news board: what the notification area holds and how it reads, as plain data (no Textual).
+
+Toasts stacked over the status line, the verdict and the `W` dialog at 80x24 (#44): the news
+has its own few lines in the layout instead. Three rules keep them few:
+- the incident's news (a new wave, its growth, a forming cluster) is ONE item, replaced as it
+  grows and kept until the wave is acknowledged (or dismissed): the owner acts on it;
+- `Your turn` items fold into one line that counts them ("3 items in your inbox");
+- every other item lasts the `notice_seconds` setting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+INCIDENT, INBOX = "incident", "inbox"
+# The session's titles for news about the wave on screen (session/model.py announcements).
+INCIDENT_TITLES = frozenset({"Reaping wave", "Reaping wave grew", "Watch"})
+INBOX_TITLE = "Your turn"
+NOTICE_SECONDS = 10.0  # the default of the `notice_seconds` setting
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "information": ""}
+
+
+@dataclass(frozen=True)
+class Item:
+    title: str
+    message: str
+    severity: str = "information"
+    until: float | None = None  # monotonic seconds; None: until removed (the incident)
+    count: int = 1  # inbox items folded into this one
+
+
+def key_of(title: str, serial: int) -> str:
+    """The slot a notice takes: the incident's, the inbox's, or its own."""
+    if title in INCIDENT_TITLES:
+        return INCIDENT
+    return INBOX if title == INBOX_TITLE else f"note-{serial}"
+
+
+@dataclass
+class NewsBoard:
+    """The items shown, by slot, in the order they came (a replaced slot keeps its place)."""
+
+    items: dict[str, Item] = field(default_factory=dict)
+    serial: int = 0
+
+    def add(self, message: str, title: str, severity: str, now: float, seconds: float) -> str:
+        """Takes one notice; returns its slot."""
+        self.serial += 1
+        key = key_of(title, self.serial)
+        if key == INCIDENT:
+            self.items[key] = Item(title, message, severity)
+        elif key == INBOX:
+            before = self.items.get(key)
+            count = 1 + (before.count if before is not None else 0)
+            self.items[key] = Item(title, message, severity, now + seconds, count)
+        else:
+            self.items[key] = Item(title, message, severity, now + seconds)
+        return key
+
+    def drop(self, key: str) -> bool:
+        return self.items.pop(key, None) is not None
+
+    def clear(self) -> bool:
+        had = bool(self.items)
+        self.items.clear()
+        return had
+
+    def expire(self, now: float) -> bool:
+        """Drops the items whose time is up; whether any went."""
+        gone = [k for k, it in self.items.items() if it.until is not None and it.until <= now]
+        for k in gone:
+            del self.items[k]
+        return bool(gone)
+
+
+def item_text(key: str, item: Item) -> str:
+    if key == INBOX and item.count > 1:
+        return f"{INBOX_TITLE}: {item.count} items in your inbox (i) · latest {item.message}"
+    return f"{item.title}: {item.message}" if item.title else item.message
+
+
+def news_lines(board: NewsBoard, width: int, limit: int, clear_key: str = "ctrl+l") -> list[tuple[str, str]]:
+    """At most `limit` lines of (text, style), each cut to `width`: the incident first, then the
+    newest; the last line says how many more did not fit."""
+    order = sorted(board.items.items(), key=lambda kv: kv[0] != INCIDENT)
+    order = order[:1] + order[1:][::-1] if order and order[0][0] == INCIDENT else order[::-1]
+    shown = order if len(order) <= limit else order[:max(0, limit - 1)]
+    lines = [(_cut(item_text(k, it), width), SEVERITY_STYLE.get(it.severity, "")) for k, it in shown]
+    if len(shown) < len(order):
+        lines.append((_cut(f"+{len(order) - len(shown)} more ({clear_key} clears all)", width), "dim"))
+    return lines
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:max(0, width - 1)] + "…"
