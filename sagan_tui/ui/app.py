@@ -22,7 +22,7 @@ from sagan_tui.ui.main_screen import NARROW_BELOW, MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 from sagan_tui.render import hhmm, status_segments
 from sagan_tui.ui.safe_text import clean, one_line
-from sagan_tui.ui.news import INCIDENT
+from sagan_tui.ui.news import INCIDENT, NewsBoard
 from sagan_tui.ui.view import PanelView
 from sagan_tui.ui.widgets.news_area import NewsArea
 from sagan_tui.ui.widgets.status_bar import StatusBar
@@ -59,7 +59,8 @@ PANEL_BINDINGS = [
     Binding("z", "zoom", "Zoom pane", id="panel.zoom"),
     Binding("B", "accounts", "Accounts", id="panel.accounts"),
     Binding("q", "quit", "Quit", id="panel.quit"),
-    Binding("ctrl+l", "dismiss_news", "Clear notifications", id="panel.dismiss_news"),
+    # Not on the key bar (its room is for the incident's keys): the help lists it, and the area says it.
+    Binding("ctrl+l", "dismiss_news", "Clear notifications", id="panel.dismiss_news", show=False),
 ]
 
 
@@ -104,6 +105,7 @@ class SaganApp(App):
         self.view = PanelView()
         self.key_hold = KeyHold()  # keys typed while a dialog opens go to the dialog
         self.runway_watch = RunwayWatch()  # the short-runway notice, once per crossing (runway.py)
+        self.news = NewsBoard()  # what the notification area shows (ui/news.py; widgets/news_area.py)
         self.loaded = False
         self.paused = False
         self._key_noted: datetime | None = None  # when the session was last told of a key (its clock)

@@ -64,7 +64,7 @@ class MainScreen(OwnerActionsScreen):
                 yield PendingPane("Approvals", id="approvals")
             else:
                 yield from later_panes()
-        yield NewsArea(id="news")
+        yield NewsArea(getattr(self.app, "news", None), id="news")
         yield KeyBar()
 
     def show_first(self, experiments: dict[str, Row], pods: dict[str, Row]) -> None:

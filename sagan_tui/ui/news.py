@@ -10,6 +10,7 @@ has its own few lines in the layout instead. Three rules keep them few:
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 INCIDENT, INBOX = "incident", "inbox"
@@ -17,6 +18,7 @@ INCIDENT, INBOX = "incident", "inbox"
 INCIDENT_TITLES = frozenset({"Reaping wave", "Reaping wave grew", "Watch"})
 INBOX_TITLE = "Your turn"
 NOTICE_SECONDS = 10.0  # the default of the `notice_seconds` setting
+HEARD_MAX = 500  # notices remembered after they leave the area: a look back, and what tests read
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "information": ""}
 
 
@@ -42,10 +44,12 @@ class NewsBoard:
 
     items: dict[str, Item] = field(default_factory=dict)
     serial: int = 0
+    heard: deque[Item] = field(default_factory=lambda: deque(maxlen=HEARD_MAX))  # every notice, oldest first
 
     def add(self, message: str, title: str, severity: str, now: float, seconds: float) -> str:
         """Takes one notice; returns its slot."""
         self.serial += 1
+        self.heard.append(Item(title, message, severity))
         key = key_of(title, self.serial)
         if key == INCIDENT:
             self.items[key] = Item(title, message, severity)
@@ -93,4 +97,4 @@ def news_lines(board: NewsBoard, width: int, limit: int, clear_key: str = "ctrl+
 
 def _cut(text: str, width: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+    return text if len(text) <= width else text[:max(0, width - 1)].rstrip() + "…"

@@ -18,9 +18,9 @@ class NewsArea(Static):
 
     DEFAULT_CSS = "NewsArea { height: auto; max-height: 3; padding: 0 1; background: $panel; display: none; }"
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, board: NewsBoard | None = None, **kwargs) -> None:
         super().__init__("", **kwargs)
-        self.board = NewsBoard()
+        self.board = board if board is not None else NewsBoard()  # the App's: it outlives the screen
         self.seconds = NOTICE_SECONDS
         self.clear_key = "ctrl+l"
 
