@@ -73,3 +73,13 @@ async def test_ctrl_l_clears_every_notification(tmp_path):
         await pilot.press("ctrl+l")
         await wait_for(pilot, lambda: not app.news_area.display, what="the area hidden")
         assert app.news_area.lines == [] and not app.news.items
+
+
+async def test_a_sources_words_in_the_area_are_shown_literally(tmp_path):
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.notify("[@click=app.quit]boom[/] \x1b[31mred", title="Hold failed", severity="error", markup=False)
+        await pilot.pause()
+        assert app.news_area.lines == ["Hold failed: [@click=app.quit]boom[/] red"], app.news_area.lines
+        assert app.is_running
