@@ -85,14 +85,16 @@ def item_text(key: str, item: Item) -> str:
 
 def news_lines(board: NewsBoard, width: int, limit: int, clear_key: str = "ctrl+l") -> list[tuple[str, str]]:
     """At most `limit` lines of (text, style), each cut to `width`: the incident first, then the
-    newest; the last line says how many more did not fit."""
+    newest, a notice of several lines (W's result) on as many; the last line says how many more
+    did not fit."""
     order = sorted(board.items.items(), key=lambda kv: kv[0] != INCIDENT)
     order = order[:1] + order[1:][::-1] if order and order[0][0] == INCIDENT else order[::-1]
-    shown = order if len(order) <= limit else order[:max(0, limit - 1)]
-    lines = [(_cut(item_text(k, it), width), SEVERITY_STYLE.get(it.severity, "")) for k, it in shown]
-    if len(shown) < len(order):
-        lines.append((_cut(f"+{len(order) - len(shown)} more ({clear_key} clears all)", width), "dim"))
-    return lines
+    lines = [(_cut(part, width), SEVERITY_STYLE.get(it.severity, "")) for k, it in order
+             for part in item_text(k, it).split("\n") if part.strip()]
+    if len(lines) <= limit:
+        return lines
+    kept = lines[:max(0, limit - 1)]
+    return kept + [(_cut(f"+{len(lines) - len(kept)} more ({clear_key} clears all)", width), "dim")]
 
 
 def _cut(text: str, width: int) -> str:

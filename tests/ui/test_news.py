@@ -83,3 +83,11 @@ async def test_a_sources_words_in_the_area_are_shown_literally(tmp_path):
         await pilot.pause()
         assert app.news_area.lines == ["Hold failed: [@click=app.quit]boom[/] red"], app.news_area.lines
         assert app.is_running
+
+
+def test_a_notice_of_several_lines_takes_as_many_and_the_rest_are_counted():
+    b = NewsBoard()
+    b.add("held #333, #363\nstopped 2 pods\nticket: /tmp/t.md", "Wave response", "information", now=0.0, seconds=10)
+    assert [t for t, _ in news_lines(b, 80, 3)] == ["Wave response: held #333, #363", "stopped 2 pods",
+                                                    "ticket: /tmp/t.md"]
+    assert [t for t, _ in news_lines(b, 80, 2)] == ["Wave response: held #333, #363", "+2 more (ctrl+l clears all)"]
