@@ -416,9 +416,9 @@ class SaganApp(App):
         take = getattr(self.screen, "take_notice", None) if self.screen_stack else None
         if take is not None and not markup and take(message, title, severity, timeout):
             return
-        area = self.news_area
-        if area is not None and self.screen is self.main_screen:
-            area.add(message, title, severity)
+        found = self.screen.query(NewsArea) if self.screen_stack else None
+        if found:  # the main screen's, or a full screen's that has one
+            found.first().add(message, title, severity)
             return
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 

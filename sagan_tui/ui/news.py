@@ -44,11 +44,13 @@ class NewsBoard:
 
     items: dict[str, Item] = field(default_factory=dict)
     serial: int = 0
+    version: int = 0  # bumped at every change: each area showing this board redraws when it moved
     heard: deque[Item] = field(default_factory=lambda: deque(maxlen=HEARD_MAX))  # every notice, oldest first
 
     def add(self, message: str, title: str, severity: str, now: float, seconds: float) -> str:
         """Takes one notice; returns its slot."""
         self.serial += 1
+        self.version += 1
         self.heard.append(Item(title, message, severity))
         key = key_of(title, self.serial)
         if key == INCIDENT:
@@ -62,11 +64,14 @@ class NewsBoard:
         return key
 
     def drop(self, key: str) -> bool:
-        return self.items.pop(key, None) is not None
+        gone = self.items.pop(key, None) is not None
+        self.version += gone
+        return gone
 
     def clear(self) -> bool:
         had = bool(self.items)
         self.items.clear()
+        self.version += had
         return had
 
     def expire(self, now: float) -> bool:
@@ -74,6 +79,7 @@ class NewsBoard:
         gone = [k for k, it in self.items.items() if it.until is not None and it.until <= now]
         for k in gone:
             del self.items[k]
+        self.version += bool(gone)
         return bool(gone)
 
 

@@ -18,7 +18,9 @@ def test_the_waves_news_takes_one_slot_replaced_as_it_grows_and_stays_until_remo
     b.add("3 -> 5 pods", "Reaping wave grew", "error", now=2.0, seconds=10)
     assert list(b.items) == [INCIDENT] and b.items[INCIDENT].message == "3 -> 5 pods"
     assert not b.expire(1e9)  # the incident has no time: acknowledged, or cleared
-    assert b.drop(INCIDENT) and not b.items
+    version = b.version  # what every area showing the board compares (one on each full screen)
+    assert b.drop(INCIDENT) and not b.items and b.version == version + 1
+    assert not b.drop(INCIDENT) and b.version == version + 1
 
 
 def test_owner_turn_items_fold_into_one_counted_line_and_the_rest_time_out():

@@ -14,7 +14,8 @@ EXPIRE_EVERY_S = 1.0  # how often an item's time is looked at: a second late is 
 
 class NewsArea(Static):
     """Between the panes and the key bar, in the flow (not a layer): it takes rows from the panes
-    and so never covers the status line, the verdict line or anything else. Hidden when empty."""
+    and so never covers the status line, the verdict line or anything else. Hidden when empty.
+    A full screen that yields one (given the App's board) gets the news there instead of a toast."""
 
     DEFAULT_CSS = "NewsArea { height: auto; max-height: 3; padding: 0 1; background: $panel; display: none; }"
 
@@ -23,6 +24,7 @@ class NewsArea(Static):
         self.board = board if board is not None else NewsBoard()  # the App's: it outlives the screen
         self.seconds = NOTICE_SECONDS
         self.clear_key = "ctrl+l"
+        self._shown = -1  # the board's version last drawn
 
     def on_mount(self) -> None:
         self.set_interval(EXPIRE_EVERY_S, self._expire)
@@ -49,7 +51,8 @@ class NewsArea(Static):
         self._show()
 
     def _expire(self) -> None:
-        if self.board.expire(time.monotonic()):
+        self.board.expire(time.monotonic())
+        if self.board.version != self._shown:  # this area's change, or another screen's area's
             self._show()
 
     def _width(self) -> int:
@@ -59,6 +62,7 @@ class NewsArea(Static):
         return 2 if self.is_attached and self.app.size.height < 30 else 3  # 80x24: the panes keep their rows
 
     def _show(self) -> None:
+        self._shown = self.board.version
         lines = news_lines(self.board, self._width(), self._limit(), self.clear_key)
         text = Text(end="", no_wrap=True, overflow="ellipsis")
         for i, (line, style) in enumerate(lines):
