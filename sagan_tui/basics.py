@@ -59,6 +59,20 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
+class HeldClock:
+    """A clock that stands still until moved (a replay, a test driving the simulator's clock); the
+    session process's clock when the panel starts it with one, moved by the panel's readings."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def __call__(self) -> datetime:
+        return self.at
+
+    def move(self, at: datetime) -> None:
+        self.at = max(self.at, at)  # never back: what was counted stays counted
+
+
 def as_utc(value: datetime | None) -> datetime | None:
     """Naive datetimes from the wire are UTC; aware ones are converted to UTC."""
     if value is None:

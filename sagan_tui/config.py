@@ -27,7 +27,7 @@ TRANSPORT_ENV_PREFIX = "RUNPOD_TRANSPORT_"
 # Every setting Settings has (tests/test_config.py holds the two lists equal).
 SETTING_NAMES = (
     "sagan_base_url", "sagan_api_token", "runpod_api_base_url", "runpod_rest_base_url", "sagan_tui_cache",
-    "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "horizon_minutes", "away_minutes", "bell", "color_system", "mouse",
+    "poll_interval", "request_timeout", "max_reply_mb", "read_only", "guard_minutes", "horizon_minutes", "away_minutes", "notice_seconds", "bell", "color_system", "mouse",
     "events_retention_days", "observations_retention_days", "accounts",
     "notify", "runway_warn_hours", "keymap",
     "page_urls", "auto_contain", "deadman_url", "deadman_minutes", "blind_polls",
@@ -52,6 +52,8 @@ BOUNDS = {
     # minutes without a key that make an absence (the wave panel's "since you last looked"):
     # under a minute every pause to read would count; over a day the line would never show
     "away_minutes": (1.0, 24 * 60.0),
+    # seconds a notification stays: under two it cannot be read; past ten minutes it is furniture
+    "notice_seconds": (2.0, 600.0),
     "events_retention_days": (1.0, 36500.0),  # under a day would prune the incident being looked at
     "observations_retention_days": (1.0, 36500.0),
     # watch's dead-man's switch: under a minute it fires between two slow polls; a day is no switch
@@ -246,6 +248,7 @@ class UiSettings:
     mouse: bool = True
     notify: str = "bell"
     runway_warn_hours: float = 12.0
+    notice_seconds: float = 10.0  # a notification's time in the notification area
     keymap: tuple[tuple[str, str], ...] = ()  # (binding id, keys), as Settings.keymap holds them
     secrets: tuple[str, ...] = ()
     request_timeout: float = 10.0  # the status line says a poll is slow past this
@@ -337,6 +340,10 @@ class Draft:
     def away_minutes(self) -> float:
         return self._number("away_minutes", 10.0, BOUNDS["away_minutes"])
 
+    @property
+    def notice_seconds(self) -> float:
+        return self._number("notice_seconds", 10.0, BOUNDS["notice_seconds"])
+
     def ui(self) -> UiSettings:
         """The UI's values, read leniently: `keymap` only when every entry is valid (else none,
         and the validation names the bad one)."""
@@ -349,6 +356,7 @@ class Draft:
         return UiSettings(cache_path=self.cache_path, poll_interval=self.poll_interval, read_only=self.read_only,
                           guard_minutes=self.guard_minutes, color_system=self.color_system, mouse=self.mouse,
                           notify=self.notify, runway_warn_hours=self.runway_warn_hours, keymap=keymap,
+                          notice_seconds=self.notice_seconds,
                           secrets=tuple(self.secrets()))
 
     def _number(self, name: str, default: float, bounds: tuple[float, float]) -> float:

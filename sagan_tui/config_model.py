@@ -121,6 +121,9 @@ class Settings(BaseModel):
                                       "minutes of the last; 0 turns it off.")
     away_minutes: float = _bounded(10.0, "away_minutes", "No key this many minutes is an absence: the wave "
                                    "panel then counts what happened since (\"since you last looked\").")
+    notice_seconds: float = _bounded(10.0, "notice_seconds", "Seconds a notification stays in the panel's "
+                                     "notification area (the incident's stays until acknowledged; ctrl+l "
+                                     "clears them all).")
     bell: bool = Field(True, description="Deprecated (use notify): false is notify = \"off\" unless notify is set.")
     color_system: Literal["auto", "256", "truecolor", "standard"] = Field("auto", description="Colours when TERM says too little.")
     mouse: bool = Field(True, description="Ask the terminal for mouse events.")
@@ -275,7 +278,7 @@ class Settings(BaseModel):
         return UiSettings(cache_path=self.cache_path, poll_interval=self.poll_interval, read_only=self.read_only,
                           guard_minutes=self.guard_minutes, color_system=self.color_system, mouse=self.mouse,
                           notify=self.notify, runway_warn_hours=self.runway_warn_hours,
-                          keymap=tuple(self.keymap.items()), secrets=tuple(self.secrets()),
+                          notice_seconds=self.notice_seconds, keymap=tuple(self.keymap.items()), secrets=tuple(self.secrets()),
                           request_timeout=self.request_timeout)
 
 

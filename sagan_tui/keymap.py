@@ -55,6 +55,7 @@ KEYS: tuple[Key, ...] = (
     Key("panel.zoom", "z", "the focused pane fills the body, status line and key bar kept / back"),
     Key("panel.accounts", "B", "accounts: balance, spend, runway, health, balance history"),
     Key("panel.quit", "q", "quit the panel"),
+    Key("panel.dismiss_news", "ctrl+l", "clear every notification (the incident's comes back if the wave grows)"),
     Key("table.select", "enter", "open the row (an experiment's detail, an approval request)"),
     Key("table.top", "home,ctrl+home", "cursor to the first row"),
     Key("table.bottom", "end,ctrl+end", "cursor to the last row"),

@@ -6,7 +6,13 @@ from __future__ import annotations
 def notes(app) -> list:
     """The app's notifications so far, oldest first, expired ones included.
 
-    `app._notifications` forgets a toast when its timeout passes; a test that looks after a slow
-    step under load would miss it. `tests/conftest.py` keeps each one as it is added.
+    Most go to the panel's notification area (ui/news.py), which remembers what it was told; a
+    dialog's line passes them on when it closes; a toast (a screen without either) is kept by
+    `tests/conftest.py` as it is added (`app._notifications` forgets one when its timeout passes).
     """
+    return list(app.news.heard) + list(getattr(app._notifications, "kept", []))
+
+
+def toasts(app) -> list:
+    """The toasts Textual was asked to show (kept by tests/conftest.py): the panel's own news never is one."""
     return list(getattr(app._notifications, "kept", []))

@@ -42,7 +42,9 @@ class Open(Intent, frozen=True):
 # --- the polls and what the panes ask for ---------------------------------------------------
 
 class Refresh(Intent, frozen=True):
-    """Poll every source now, backoff or not."""
+    """Poll every source now, backoff or not; `at` as Tick's (the poll reads the moved clock)."""
+
+    at: datetime | None = None
 
 
 class Pause(Intent, frozen=True):
@@ -94,11 +96,16 @@ class ViewPod(Intent, frozen=True):
 
 
 class Tick(Intent, frozen=True):
-    """Re-render the rows whose text time alone changed."""
+    """Re-render the rows whose text time alone changed. `at`: the panel's reading of a held
+    session clock (a replay, a test), which moves it; None on a live clock."""
+
+    at: datetime | None = None
 
 
 class KeyPressed(Intent, frozen=True):
-    """The owner is at the keyboard (for "since you last looked")."""
+    """The owner is at the keyboard (for "since you last looked"); `at` as Tick's."""
+
+    at: datetime | None = None
 
 
 # --- the panes' own changes, answered in words ------------------------------------------------

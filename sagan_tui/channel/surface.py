@@ -5,6 +5,7 @@ and `_ask` (its typed answer, the channel's view data)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Awaitable, Sequence
 
@@ -29,8 +30,8 @@ class SessionSurface:
         unanswered; None while it answers. A session in this process always answers."""
         return None
 
-    def refresh(self) -> None:
-        self._tell(I.Refresh())
+    def refresh(self, at: "datetime | None" = None) -> None:
+        self._tell(I.Refresh(at))
 
     def pause(self, paused: bool) -> None:
         self._tell(I.Pause(paused))
@@ -56,11 +57,11 @@ class SessionSurface:
     def view_pod(self, pod_id: str) -> Awaitable[Any]:
         return self._ask(I.ViewPod(pod_id))
 
-    def tick(self) -> None:
-        self._tell(I.Tick())
+    def tick(self, at: "datetime | None" = None) -> None:
+        self._tell(I.Tick(at))
 
-    def key_pressed(self) -> None:
-        self._tell(I.KeyPressed())
+    def key_pressed(self, at: "datetime | None" = None) -> None:
+        self._tell(I.KeyPressed(at))
 
     def dismiss(self, pod_id: str) -> Awaitable[str]:
         return self._ask(I.Dismiss(pod_id))

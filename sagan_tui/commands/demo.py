@@ -21,7 +21,8 @@ from sagan_tui.channel.early import end_by_stdin
 from sagan_tui.commands.panel import refuse_without_terminal, run_panel, settings_for
 from sagan_tui.config import DATA_DIR_ENV, TRANSPORT_ENV_PREFIX
 
-TERMINAL_ENV = ("SAGAN_TUI_NOTIFY", "SAGAN_TUI_RUNWAY_WARN_HOURS", "SAGAN_TUI_COLOR_SYSTEM")
+TERMINAL_ENV = ("SAGAN_TUI_NOTIFY", "SAGAN_TUI_RUNWAY_WARN_HOURS", "SAGAN_TUI_COLOR_SYSTEM", "SAGAN_TUI_AWAY_MINUTES",
+                "SAGAN_TUI_NOTICE_SECONDS")
 SIM_GRACE_S = 5.0  # the simulator stops in a second (uvicorn's graceful shutdown); then it is killed
 
 

@@ -55,7 +55,7 @@ async def _export(s: "PanelSession", i: I.ExportReport) -> tuple[str, str]:
 
 
 HANDLERS: dict[type, Answer] = {
-    I.Refresh: _started(lambda s, i: s.refresh()),
+    I.Refresh: _started(lambda s, i: s.refresh(i.at)),
     I.Pause: _started(lambda s, i: s.pause(i.paused)),
     I.SetInterval: _started(lambda s, i: s.set_interval(i.seconds)),
     I.WatchTimeline: _started(lambda s, i: s.watch_timeline(i.tag, i.experiment, i.kind)),
@@ -64,8 +64,8 @@ HANDLERS: dict[type, Answer] = {
     I.FollowPod: _started(lambda s, i: s.follow_pod(i.pod_id, i.account)),
     I.ForgetPod: _started(lambda s, i: s.forget_pod(i.pod_id)),
     I.ViewPod: _as(lambda s, i: s.pod_detail(i.pod_id)),
-    I.Tick: _started(lambda s, i: s.tick()),
-    I.KeyPressed: _started(lambda s, i: s.key_pressed()),
+    I.Tick: _started(lambda s, i: s.tick(i.at)),
+    I.KeyPressed: _started(lambda s, i: s.key_pressed(i.at)),
     I.Dismiss: _as(lambda s, i: s.dismiss(i.pod_id)),
     I.ToggleDismissed: _as(lambda s, i: s.toggle_dismissed()),
     I.AcknowledgeWave: _as(lambda s, i: s.acknowledge_wave()),

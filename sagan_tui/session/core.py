@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from sagan_tui.basics import utcnow
+from sagan_tui.basics import HeldClock, utcnow
 from sagan_tui.session.owner import OwnerRequests
 from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady, TimelineRows
 
@@ -290,8 +290,10 @@ class PanelSession(OwnerRequests):
         view = await self._in_db(self._loss_view)
         return PanelUpdate(**{**update.__dict__, "losses": view, "notes": (*update.notes, *notes)})
 
-    def refresh(self) -> None:
-        """Poll every source now, backoff or not (the owner pressed refresh, or an action landed)."""
+    def refresh(self, at: datetime | None = None) -> None:
+        """Poll every source now, backoff or not (the owner pressed refresh, or an action landed);
+        `at` moves a held clock first (HeldClock)."""
+        self.move_clock(at)
         self._soon(self._refresh)
 
     def _refresh(self) -> None:
@@ -467,9 +469,23 @@ class PanelSession(OwnerRequests):
     def forget_timeline(self, tag: str) -> None:
         self._soon(lambda: self._timelines.pop(tag, None))
 
-    def tick(self) -> None:
-        """Re-render the rows whose text time alone changed (ages, "seen", a gone pod's hour)."""
+    def tick(self, at: datetime | None = None) -> None:
+        """Re-render the rows whose text time alone changed (ages, "seen", a gone pod's hour); `at`
+        moves a held clock first (HeldClock)."""
+        self.move_clock(at)
         self._soon(self._offload, self._tick)
+
+    def key_pressed(self, at: datetime | None = None) -> None:
+        """The owner pressed a key (at `at` on a held clock): an absence ends, and the wave panel
+        loses its since-you-looked line at once, not at the next tick."""
+        self.move_clock(at)
+        self._soon(lambda: self.model and self.model.incident.key_pressed(self.clock()))
+        self.tick()
+
+    def move_clock(self, at: datetime | None) -> None:
+        """A held clock (a replay, a test) moves to the panel's reading; a live one ignores it."""
+        if at is not None and isinstance(self.clock, HeldClock):
+            self._soon(self.clock.move, at)
 
     def _tick(self) -> None:
         if self.model is None:

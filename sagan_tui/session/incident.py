@@ -40,8 +40,7 @@ class IncidentWatch:
     overridden: set[tuple[int, datetime]] = field(default_factory=set)
     warnings: dict[int, str] = field(default_factory=dict)  # experiment -> its row's override warning
     quiet: dict[int, datetime] = field(default_factory=dict)  # experiment -> the owner's own change, when
-    last_key: datetime | None = None
-    looked_at: datetime | None = None  # the last key before the current absence began
+    last_key: datetime | None = None  # the owner's last key (or the panel's opening), session clock
     happened: list[tuple[datetime, str]] = field(default_factory=list)  # (when, "loss"|"wave"|"override")
 
     # --- waves ---------------------------------------------------------------------------
@@ -136,20 +135,24 @@ class IncidentWatch:
 
     # --- since you last looked -----------------------------------------------------------
 
-    def key_pressed(self, now: datetime, away_minutes: float = AWAY_MINUTES) -> None:
-        if self.last_key is None or (now - self.last_key) >= timedelta(minutes=away_minutes):
-            self.looked_at = self.last_key  # an absence ended: count from the key before it
+    def key_pressed(self, now: datetime) -> None:
+        """The owner is here: a key after an absence ends it, and its line with it (they have looked)."""
         self.last_key = now
+
+    def opened(self, now: datetime) -> None:
+        """The panel opened: the owner looked then (an absence counts from here, not from never)."""
+        if self.last_key is None:
+            self.last_key = now
 
     def losses_seen(self, n: int, now: datetime) -> None:
         self.happened.extend((now, "loss") for _ in range(n))
 
     def since_you_looked(self, now: datetime, away_minutes: float = AWAY_MINUTES) -> str:
-        """'since you last looked (06:12): 4 new losses, 1 wave, 1 override', or '' when the owner
-        has not been away (or nothing happened)."""
-        start = self.last_key if self.last_key is not None and now - self.last_key >= timedelta(
-            minutes=away_minutes) else self.looked_at
-        if start is None:
+        """'since you last looked (06:12:00): 4 new losses, 1 wave, 1 override' while the owner is
+        away (no key for `away_minutes`) and something happened since their last key; '' otherwise,
+        so their next key clears it."""
+        start = self.last_key
+        if start is None or now - start < timedelta(minutes=away_minutes):
             return ""
         counts = {k: sum(1 for at, kind in self.happened if kind == k and at > start)
                   for k in ("loss", "wave", "override")}

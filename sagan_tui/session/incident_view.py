@@ -18,6 +18,7 @@ def load_incident(m: PanelModel) -> None:
     """Acknowledgements from the cache, and the owner's holds still in force (from the audit log)."""
     from sagan_tui.store.incident_rows import wave_acks
 
+    m.incident.opened(m.clock())
     for key, (_at, pods, accounts, cause, confidence) in wave_acks(m.cache).items():
         m.incident.acks[key] = Look(pods, accounts, cause, confidence)
     latest: dict[int, Any] = {}

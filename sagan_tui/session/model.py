@@ -29,7 +29,6 @@ TIMELINE_LIMIT = 300
 GONE_VISIBLE_S = 3600.0
 
 
-NOTIFY_MAX = 3  # new inbox items announced one by one; past this, one line for the rest
 
 
 @dataclass(frozen=True)
@@ -453,10 +452,9 @@ class PanelModel:
 def announcements(delta: Delta, health_before: Mapping[str, HealthState],
                   health: Mapping[str, SourceHealth]) -> list[Note]:
     """What a poll tells the owner out loud: new inbox items, new waves, sources that just failed."""
+    # One note per item: the panel folds them into one "N items in your inbox" line (ui/news.py).
     out = [Note(one_line(f"#{e.number} {e.title}: {e.effective_turn}"), "Your turn", ring=True)
-           for e in delta.new_inbox[:NOTIFY_MAX]]
-    if len(delta.new_inbox) > NOTIFY_MAX:
-        out.append(Note(f"and {len(delta.new_inbox) - NOTIFY_MAX} more in the inbox (i)", "Your turn"))
+           for e in delta.new_inbox]
     for w in delta.new_waves:
         head = verdict_headline(w)
         out.append(Note(one_line(f"{len(w.losses)} pods lost {render.window(w.start, w.end)}"

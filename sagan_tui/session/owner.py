@@ -174,11 +174,6 @@ class OwnerRequests:
 
         return self._call(self._in_db, held_now, self.model)
 
-    def key_pressed(self) -> None:
-        """The owner pressed a key: the since-you-looked count starts from the last one before an absence."""
-        self._soon(lambda: self.model and self.model.incident.key_pressed(
-            self.clock(), self.settings.away_minutes))
-
     def redispatch(self, number: int, note: str, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
         return self._call(self._acting, lambda: self.runner.redispatch(number, note, confirm=confirm))
 

@@ -22,6 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from sagan_tui.basics import HeldClock
 from sagan_tui.channel import intents as I
 from sagan_tui.channel.messages import Update, encode
 from sagan_tui.channel.rows import SentTables
@@ -109,7 +110,7 @@ class SessionHost:
                           origins=dict(intent.origins))
             _log_beside_cache(draft)
             held = intent.clock
-            clock = {} if held is None else {"clock": lambda: held}
+            clock = {} if held is None else {"clock": HeldClock(held)}  # moved by the panel's Tick and KeyPressed
             publish = functools.partial(self._publish, self._generation)
             self.session = PanelSession(draft, publish, poll=intent.poll, **clock)
             self.session.start()

@@ -22,14 +22,16 @@ from sagan_tui.ui.main_screen import NARROW_BELOW, MainScreen
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
 from sagan_tui.render import hhmm, status_segments
 from sagan_tui.ui.safe_text import clean, one_line
+from sagan_tui.ui.news import INCIDENT, NewsBoard
 from sagan_tui.ui.view import PanelView
+from sagan_tui.ui.widgets.news_area import NewsArea
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # the rest is imported where it is used: none of it is needed for the first frame
     from textual.command import Provider
 
     from sagan_tui.channel.surface import SessionSurface
-    from sagan_tui.channel.views import FailedView, ReadyView
+    from sagan_tui.channel.views import FailedView, IncidentView, ReadyView
     from sagan_tui.config import Draft
     from sagan_tui.config_model import Settings
     from sagan_tui.channel.views import LossRecordView
@@ -40,9 +42,10 @@ if TYPE_CHECKING:  # the rest is imported where it is used: none of it is needed
 
 INTERVALS = (1, 2, 3, 5, 10, 15, 30, 60, 120, 300)
 STATUS_TICK_S = 5.0
+KEY_NOTED_EVERY = timedelta(seconds=15)  # keys closer than this tell the session nothing new
 # Actions that need nothing from the session, so they work from the first frame on.
 OWN_COMMANDS = frozenset({"Quit", "Keys", "Maximize", "Minimize"})  # Textual's, that the panel's keys do
-BEFORE_LOAD = frozenset({"quit", "help", "zoom", "command_palette", "focus_next", "focus_previous"})
+BEFORE_LOAD = frozenset({"quit", "dismiss_news", "help", "zoom", "command_palette", "focus_next", "focus_previous"})
 
 DEMO_ENV = "SAGAN_TUI_DEMO"  # set by `sagan-tui --demo` to its scenario: the header says DEMO
 
@@ -57,6 +60,8 @@ PANEL_BINDINGS = [
     Binding("z", "zoom", "Zoom pane", id="panel.zoom"),
     Binding("B", "accounts", "Accounts", id="panel.accounts"),
     Binding("q", "quit", "Quit", id="panel.quit"),
+    # Not on the key bar (its room is for the incident's keys): the help lists it, and the area says it.
+    Binding("ctrl+l", "dismiss_news", "Clear notifications", id="panel.dismiss_news", show=False),
 ]
 
 
@@ -101,8 +106,10 @@ class SaganApp(App):
         self.view = PanelView()
         self.key_hold = KeyHold()  # keys typed while a dialog opens go to the dialog
         self.runway_watch = RunwayWatch()  # the short-runway notice, once per crossing (runway.py)
+        self.news = NewsBoard()  # what the notification area shows (ui/news.py; widgets/news_area.py)
         self.loaded = False
         self.paused = False
+        self._key_noted: datetime | None = None  # when the session was last told of a key (its clock)
         self._first_health: dict = {}
         self.first_paint_s: float | None = None
         self._opened: ReadyView | FailedView | None = None
@@ -221,6 +228,9 @@ class SaganApp(App):
         ready = message.ready
         self.settings = ready.settings
         self.loaded = True
+        if (area := self.news_area) is not None:
+            area.seconds = ready.settings.notice_seconds
+            area.clear_key = dict(ready.settings.keymap).get("panel.dismiss_news", area.clear_key)
         self._apply(ready.first)
         for notice in ready.notices:
             self.notify(one_line(notice), severity="warning", markup=False)
@@ -268,6 +278,8 @@ class SaganApp(App):
             if refresh is not None and (u.full or u.experiments or u.pods or u.experiment_patches or u.pod_patches
                                         or u.pods_removed or u.timelines or u.pod_logs):
                 refresh()
+        if u.losses is not None and self._incident_settled(u.losses) and (area := self.news_area) is not None:
+            area.drop(INCIDENT)  # acknowledged, or over: its news has been acted on
         notes = list(u.notes)
         if u.health is not None:  # the runway notice, once per crossing (runway.py; pure, cheap)
             from sagan_tui.channel.views import NoteView
@@ -339,8 +351,20 @@ class SaganApp(App):
                 table.note = note
                 table.refresh_titles()
         if tick:  # relative times: the rows' ages and the wave panel's "ago" and "until"
-            self.session.tick()
+            self.session.tick(self._held_at())
             self.loss_area.tick(now)
+
+    @staticmethod
+    def _incident_settled(lv: IncidentView) -> bool:
+        """The wave on screen is acknowledged, or no wave is active and nothing is forming."""
+        if lv.active_until is None and not lv.forming:
+            return True
+        shown = lv.waves[lv.shown] if 0 <= lv.shown < len(lv.waves) else None
+        return shown is not None and bool(shown.pod_ids) and shown.pod_ids[0] in lv.acknowledged
+
+    def _held_at(self) -> datetime | None:
+        """The clock's reading for a session on a held clock (a replay, a test), which it moves; None live."""
+        return None if self.clock is utcnow else self.clock()
 
     def _not_answering(self, now: datetime) -> str | None:
         """"session not answering since 10:52:07" while the session process leaves the panel's
@@ -381,7 +405,7 @@ class SaganApp(App):
         return list(self.view.losses)
 
     def request_refresh(self) -> None:
-        self.session.refresh()
+        self.session.refresh(self._held_at())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not self.loaded and action not in BEFORE_LOAD:
@@ -396,13 +420,30 @@ class SaganApp(App):
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
-        """A toast, or a line in the dialog on top, which holds it until it closes (confirm.HeldNotices)."""
-        # One cleaning rule for every output: a toast may quote a source's words (#46).
+        """A line in the dialog on top, which holds it until it closes (confirm.HeldNotices); else a
+        line of the main screen's notification area (ui/news.py), which covers nothing; a toast only
+        on a screen that has neither."""
+        # One cleaning rule for every output: a notice may quote a source's words (#46).
         message, title = clean(message, multiline=True), clean(title)
         take = getattr(self.screen, "take_notice", None) if self.screen_stack else None
         if take is not None and not markup and take(message, title, severity, timeout):
             return
+        found = self.screen.query(NewsArea) if self.screen_stack else None
+        if found:  # the main screen's, or a full screen's that has one
+            found.first().add(message, title, severity)
+            return
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    @property
+    def news_area(self) -> NewsArea | None:
+        found = self.main_screen.query(NewsArea) if self.screen_stack else None
+        return found.first() if found else None
+
+    def action_dismiss_news(self) -> None:
+        """Every notification goes: the area's lines and any toast."""
+        if (area := self.news_area) is not None:
+            area.clear()
+        self.clear_notifications()
 
     def push_screen(self, screen, callback=None, wait_for_dismiss=False):  # type: ignore[override]
         """Textual's push_screen; a screen pushed by an action marked `@opens_dialog` is its dialog
@@ -458,7 +499,7 @@ class SaganApp(App):
         self._tick_status(tick=False)
 
     def action_refresh(self) -> None:
-        self.session.refresh()
+        self.session.refresh(self._held_at())
 
     def action_interval(self, step: int) -> None:
         now = self.settings.poll_interval
@@ -481,10 +522,12 @@ class SaganApp(App):
     async def on_event(self, event) -> None:
         if isinstance(event, events.Key) and (pacing := self.pacing) is not None:
             pacing.key()
-            # For "since you last looked": the session needs the owner's presence, not every key.
-            if self.session is not None and time.monotonic() - getattr(self, "_key_noted", -1e9) > 15:
-                self._key_noted = time.monotonic()
-                self.session.key_pressed()
+            # For "since you last looked": the session needs the owner's presence, not every key;
+            # timed on the session's clock, which an absence is measured on (a held one in a replay).
+            now = self.clock()
+            if self.session is not None and (self._key_noted is None or now - self._key_noted > KEY_NOTED_EVERY):
+                self._key_noted = now
+                self.session.key_pressed(self._held_at())
         if self.key_hold.take(event):  # a dialog is opening: ui/key_hold.py
             return
         if isinstance(event, Ended):

@@ -15,6 +15,7 @@ from sagan_tui.ui.owner_actions import OwnerActionsScreen
 from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
+from sagan_tui.ui.widgets.news_area import NewsArea
 from sagan_tui.ui.widgets.panes import ApprovalsTable, ExperimentsTable, PodsTable, TimelineTable
 from sagan_tui.ui.widgets.pending import PendingPane
 from sagan_tui.ui.widgets.status_bar import StatusBar
@@ -64,6 +65,7 @@ class MainScreen(OwnerActionsScreen):
                 yield PendingPane("Approvals", id="approvals")
             else:
                 yield from later_panes()
+        yield NewsArea(getattr(self.app, "news", None), id="news")
         yield KeyBar()
 
     def show_first(self, experiments: dict[str, Row], pods: dict[str, Row]) -> None:

@@ -48,6 +48,7 @@ class PanelSettings:
     mouse: bool
     notify: str
     runway_warn_hours: float
+    notice_seconds: float
     keymap: tuple
     secrets: tuple
     request_timeout: float

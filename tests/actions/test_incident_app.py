@@ -196,8 +196,9 @@ async def test_since_you_last_looked_follows_the_away_setting(incident_panel, aw
         await pilot.press("down")  # the owner is here at t=120
         await pilot.pause()
         r.sim.clock.hold(400)
-        await _refresh_until(pilot, app, lambda: any(x.pod_id == "lateloss000001" and x.state == "confirmed"
-                                                     for x in app.view.losses), "the late loss")
+        app.request_refresh()  # not the R key: a key is the owner back, which clears the line
+        await wait_for(pilot, lambda: any(x.pod_id == "lateloss000001" and x.state == "confirmed"
+                                          for x in app.view.losses), what="the late loss")
         await pilot.pause()
         line = app.view.loss_view.since_looked
     if said:

@@ -85,7 +85,7 @@ async def run(args: dict) -> dict:
     app = SaganApp(draft, poll=False, clock=lambda: held)
 
     def heard(words: str) -> bool:
-        return any(words in message for message in kept)
+        return any(words in message for message in [*kept, *(n.message for n in app.news.heard)])
 
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_for(pilot, lambda: app.loaded and app.view.waves, "the whole panel with its wave")
@@ -135,7 +135,7 @@ async def run(args: dict) -> dict:
     triage = sorted(m for m in sys.modules if m.startswith("sagan_tui.triage"))
     session = sorted(m for m in sys.modules if m.startswith(("sagan_tui.session", "sagan_tui.store",
                                                              "sagan_tui.sources", "sagan_tui.sync")))
-    return {"banned": imported, "said": kept, "triage": triage, "core": session, "triage_reached": triage_reached,
+    return {"banned": imported, "said": [*kept, *(n.message for n in app.news.heard)], "triage": triage, "core": session, "triage_reached": triage_reached,
             "shown": shown}
 
 

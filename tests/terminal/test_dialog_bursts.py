@@ -14,6 +14,7 @@ from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..ui import frozen
+from ..notes import notes
 from ..ui.conftest import wait_for
 from .test_dialogs import SIZE, burst
 
@@ -68,7 +69,7 @@ async def test_a_refused_r_drops_the_rest_of_its_burst_and_the_panel_stays_as_it
         app.experiments_table.select_key("363")  # running: re-dispatch is refused
         burst(app, ["r", *"363", "\r"])  # Enter on the panel would open #363's detail
         await wait_for(pilot, handed_on(app), what="the burst settled")
-        await wait_for(pilot, lambda: any("363" in n.message for n in app._notifications), what="the refusal")
+        await wait_for(pilot, lambda: any("363" in n.message for n in notes(app)), what="the refusal")
         await pilot.pause()
         assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen"]
         assert app.experiments_table.cursor_key == "363"

@@ -9,6 +9,7 @@ from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
 from ..ui import frozen
+from ..notes import notes, toasts
 from ..ui.conftest import wait_for
 
 SIZE = (120, 40)
@@ -29,6 +30,7 @@ def burst(app, keys: list[str], after_s: float = 1.0) -> None:
         key.time = _clock[0]
         _clock[0] += BURST_STEP_S
         app.post_message(key)
+
 
 
 async def open_approval(pilot, app, number: str) -> ApprovalScreen:
@@ -75,14 +77,16 @@ async def test_after_a_refused_approve_the_next_keys_go_to_the_empty_field(tmp_p
         assert tb0.value == "gym"
 
 
-async def test_opening_a_dialog_clears_the_toasts_and_its_key_bar_shows_its_own_keys(tmp_path):
+async def test_news_is_a_line_of_the_panel_not_a_toast_and_a_dialogs_key_bar_shows_its_own_keys(tmp_path):
     app = frozen.frozen_app(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        app.notify("5 pods lost", title="Reaping wave", timeout=30)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:  # run_test leaves toasts out
+        app.notify("5 pods lost", title="Reaping wave", timeout=30, markup=False)
         await pilot.pause()
-        assert any(n.title == "Reaping wave" for n in app._notifications)
+        area = app.news_area
+        assert area.lines == ["Reaping wave: 5 pods lost"] and area.display
+        assert not toasts(app)  # a line in the layout: nothing drawn over the panes
         screen = await open_approval(pilot, app, "367")
-        assert len(app._notifications) == 0
+        assert not toasts(app)
         bar = screen.query_one(KeyBar)
         await wait_for(pilot, lambda: "alt+a Approve" in bar.plain, what="the dialog's keys")
         assert "h Hold" not in bar.plain and "esc Close" in bar.plain
@@ -117,12 +121,13 @@ async def test_over_a_dialog_a_notification_shows_on_its_news_line_and_as_a_toas
         await pilot.pause()
         news = dialog.query_one("#dialog-news")
         assert news.display and "Reaping wave: 3 pods lost" in str(news.render())
-        assert not any(n.title == "Reaping wave" for n in app._notifications)  # no toast over the dialog
+        assert not any(n.title == "Reaping wave" for n in notes(app))  # no toast over the dialog
         title, buttons = dialog.query_one("#dialog-title").region, dialog.query_one("#cancel").region
         assert not news.region.overlaps(title) and not news.region.overlaps(buttons)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: any(n.title == "Reaping wave" for n in app._notifications),
-                       what="the toast once the dialog closed")
+        await wait_for(pilot, lambda: "Reaping wave: 3 pods lost" in app.news_area.lines,
+                       what="the notification area's line once the dialog closed")
+        assert not toasts(app)
 
 
 async def test_the_guard_button_says_what_it_waits_for_until_the_number_is_typed(tmp_path):

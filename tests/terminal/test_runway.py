@@ -10,6 +10,7 @@ from sagan_tui.basics import ErrorKind, HealthState, SourceHealth
 from sagan_tui.runway import RunwayWatch, left, runway
 from sagan_tui.render import status_segments
 
+from ..notes import notes
 from ..ui.conftest import SIZE, poll_now, polled
 
 NOW = datetime(2026, 5, 14, 11, 0, tzinfo=timezone.utc)
@@ -112,7 +113,7 @@ FIXTURE = {
 
 
 def _runway_notices(app) -> list[str]:
-    return [n.message for n in app._notifications if n.title == "Runway short"]
+    return [n.message for n in notes(app) if n.title == "Runway short"]
 
 
 async def test_the_panel_warns_once_per_crossing_as_the_simulated_spend_moves(sim_factory, panel):

@@ -78,7 +78,7 @@ def test_a_hold_that_does_not_hold_warns_once_on_its_row():
     assert w.overrides({366: ("approved", "blocked", at("06:05:20"))}, {}, at("06:06:05")) == []
 
 
-def test_since_you_last_looked_counts_what_happened_during_an_absence():
+def test_since_you_last_looked_counts_what_happened_during_an_absence_and_a_key_clears_it():
     w = IncidentWatch()
     t = at("06:00:00")
     w.key_pressed(t)
@@ -86,7 +86,19 @@ def test_since_you_last_looked_counts_what_happened_during_an_absence():
     assert w.since_you_looked(t + timedelta(minutes=5)) == ""  # not away yet
     w.happened.append((t + timedelta(minutes=8), "wave"))
     assert w.since_you_looked(t + timedelta(minutes=12)) == "since you last looked (06:00:00): 2 new losses, 1 wave"
-    w.key_pressed(t + timedelta(minutes=12))  # back: the count stays until the next absence
-    assert w.since_you_looked(t + timedelta(minutes=13)).startswith("since you last looked (06:00:00)")
-    w.key_pressed(t + timedelta(minutes=14))
-    assert w.looked_at == t
+    w.key_pressed(t + timedelta(minutes=12))  # back: they have looked
+    assert w.since_you_looked(t + timedelta(minutes=13)) == ""
+    # away again: only what happened after that key counts
+    w.losses_seen(1, t + timedelta(minutes=14))
+    assert w.since_you_looked(t + timedelta(minutes=23)) == "since you last looked (06:12:00): 1 new loss"
+
+
+def test_an_owner_who_never_pressed_a_key_is_away_from_the_panels_opening():
+    w = IncidentWatch()
+    t = at("06:00:00")
+    w.opened(t)
+    w.losses_seen(3, t + timedelta(minutes=1))
+    assert w.since_you_looked(t + timedelta(minutes=9)) == ""
+    assert w.since_you_looked(t + timedelta(minutes=10)) == "since you last looked (06:00:00): 3 new losses"
+    w.opened(t + timedelta(minutes=11))  # only the first opening counts as a look
+    assert w.last_key == t

@@ -63,3 +63,30 @@ def test_guard_dialog_under_no_color_labels_every_button(snap_compare, tmp_path,
 def test_wave_response_dialog_under_no_color_labels_every_button(snap_compare, tmp_path, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     assert snap_compare(frozen_app(tmp_path), press=["W"], terminal_size=(80, 24))
+
+
+async def _wave_news_and_W(pilot) -> None:
+    """The wave's news in the notification area, `W` open, and its growth said while the dialog is up."""
+    from sagan_tui.ui.screens.wave_response import WaveResponseScreen
+
+    app = pilot.app
+    await pilot.pause()
+    app.notify("5 pods lost 10:54-10:55 UTC in team, personal. PLATFORM REAPER, medium", title="Reaping wave",
+               severity="error", timeout=30, markup=False)
+    app.notify("#367 Sparse autoencoder features for persona vectors: review plan", title="Your turn", markup=False)
+    app.notify("#369 Reward hacking probes in code RL: answer", title="Your turn", markup=False)
+    await pilot.press("W")
+    while not isinstance(app.screen, WaveResponseScreen):
+        await pilot.pause(0.05)
+    app.notify("Wave 10:54-10:55 UTC grew: 5 -> 6 pods", title="Reaping wave grew", severity="error", markup=False)
+    await pilot.pause()
+
+
+def test_wave_news_on_its_own_lines_with_the_W_dialog_open(snap_compare, tmp_path):
+    """#44: the status line, the verdict and the dialog's text all readable; the news under the
+    panes (one line for the wave, one for the inbox) and in the dialog on its own line."""
+    assert snap_compare(frozen_app(tmp_path), terminal_size=(200, 50), run_before=_wave_news_and_W)
+
+
+def test_wave_news_on_its_own_lines_with_the_W_dialog_open_at_80x24(snap_compare, tmp_path):
+    assert snap_compare(frozen_app(tmp_path), terminal_size=(80, 24), run_before=_wave_news_and_W)

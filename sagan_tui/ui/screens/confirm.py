@@ -53,10 +53,12 @@ class HeldNotices:
         if held:
             app.call_later(again)  # once this dialog is off the stack: as toasts (or on the next dialog's line)
 
+# At most 85% of the height, centred: the top two rows stay uncovered at 80x24, the status line and
+# the verdict under it (#44), and the notification line above the key bar at 200x50.
 DIALOG_CSS = NEWS_CSS + """
 Dialog { align: center middle; }
 Dialog > #dialog {
-    width: 90%; max-width: 110; height: auto; max-height: 95%; overflow-y: auto;
+    width: 90%; max-width: 110; height: auto; max-height: 85%; overflow-y: auto;
     border: thick $error 70%; background: $surface; padding: 0 1;
 }
 Dialog #dialog-title { text-style: bold; width: 100%; padding: 0 0 1 0; }
