@@ -1,4 +1,4 @@
-"""The `/` prompt, docked under the panes: filters the table it was opened on; a bad regex is shown, the table untouched."""
+"""The `/` prompt, docked under the panes: filters the table it was opened on as the owner types; a bad regex is shown, the table untouched."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from sagan_tui.ui.safe_text import literal
 if TYPE_CHECKING:
     from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
-HELP = "text: substring · re:PATTERN: regex · !…: inverse · empty: clear · esc: cancel"
+HELP = "text: substring · re:PATTERN: regex · !…: inverse · enter: keep (n/N: next/previous) · esc: drop"
 
 
 class FilterBar(Vertical):
@@ -34,16 +34,29 @@ class FilterBar(Vertical):
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Each key narrows (or widens) the rows at once; a regex not yet whole leaves them as
+        they were and says why, until the next key mends it."""
+        event.stop()
+        self._apply(event.value)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if self._apply(event.value):
+            self._close()  # the filter stays; n/N walk its matches
+
+    def _apply(self, query: str) -> bool:
+        error = self.query_one("#filter-error", Static)
         try:
-            self.table.set_filter(event.value)
+            self.table.set_filter(query)
         except ValueError as exc:
-            self.query_one("#filter-error", Static).update(literal(str(exc), "bold red"))
-            return
-        self._close()
+            error.update(literal(str(exc), "bold red"))
+            return False
+        error.update("")
+        return True
 
     def action_cancel(self) -> None:
+        self.table.set_filter("")  # Escape drops the filter, as in k9s and lazygit; Enter keeps it
         self._close()
 
     def _close(self) -> None:
