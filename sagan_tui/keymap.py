@@ -96,6 +96,8 @@ KEYS: tuple[Key, ...] = (
     Key("approval.previous_field", "shift+tab", "previous field"),
     Key("audit.close", "escape", "close the audit log"),
     Key("audit.close_q", "q", "close the audit log"),
+    Key("audit.down", "j", "cursor down a row (as down)"),
+    Key("audit.up", "k", "cursor up a row (as up)"),
     Key("dialog.cancel", "escape", "cancel: nothing is sent"),
     Key("help.close", "escape,question_mark,q", "close this help"),
     Key("accounts.close", "escape,B,q", "close the account view"),

@@ -296,7 +296,7 @@ class MainScreen(OwnerActionsScreen):
         zoomed = self.has_class("-zoom")
         if zoomed:
             self.toggle_zoom()
-        found.first().focus()
+        self.set_focus(found.first())  # at once (Widget.focus waits a turn): zoom reads the focus
         if zoomed:
             self.toggle_zoom()
 
