@@ -44,6 +44,8 @@ KEYS: tuple[Key, ...] = (
     Key("panel.release", "u", "release the selected held experiment: blocked back to approved (asks first)"),
     Key("panel.bulk_release", "U", "release every marked held experiment, or the rest after a canary passed"),
     Key("panel.canary", "C", "canary: release and re-dispatch the selected held experiment, watch it past the kill time"),
+    # `K`, not `k`: `k` moves up in vim, less, k9s and lazygit, and a hand going up silenced the wave.
+    # Shifted, the same letter as before; vim's `K` looks a word up (no movement); bound nowhere else here.
     Key("panel.acknowledge", "K", "acknowledge the wave on screen: no more notifications until it grows"),
     Key("panel.inbox", "i", "experiments pane: only what waits on you / everything"),
     Key("panel.incident", "I,f2", "incident layout: heatmap and waves on top, affected pods"),
