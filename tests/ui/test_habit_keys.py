@@ -3,6 +3,7 @@ ctrl+a, `*`, the pane numbers, `K` for the acknowledgement, and the detail scree
 
 from __future__ import annotations
 
+from textual import events
 from textual.widgets import DataTable, Input
 
 from sagan_tui.ui.messages import ExperimentViewed
@@ -170,3 +171,19 @@ async def test_the_detail_screens_R_fetches_the_plan_again_and_u_releases_as_on_
         assert app.screen.focused is not None and app.screen.focused.id == "cancel"  # starts on Cancel
         await pilot.press("escape")
         assert isinstance(app.screen, DetailScreen)
+
+
+async def test_keys_typed_at_once_after_the_slash_go_to_the_filter_not_to_the_panel(tmp_path):
+    """tmux's send-keys (or a quick hand) delivers `/per⏎` before the bar has the focus: the
+    table passed `p` (promote), `e` (export) and `r` (re-dispatch) on as panel keys."""
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.experiments_table
+        for key, char in (("slash", "/"), ("p", "p"), ("e", "e"), ("r", "r"), ("s", "s"), ("enter", "\r")):
+            app.post_message(events.Key(key, char))  # all queued before any is handled
+        await wait_for(pilot, lambda: table.filter_text == "pers" and not app.screen.query(FilterBar),
+                       what=f"the filter kept ")
+        await pilot.pause()
+        assert app.screen is app.main_screen and app.focused is table
+        assert sorted(table.shown_keys()) == ["192", "333", "367"]
+        assert await app.session.audit_log(50) == []  # no export, nothing refused

@@ -32,7 +32,9 @@ class FilterBar(Vertical):
         yield Static("", id="filter-error")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        # At once (Widget.focus waits a turn): the keys typed with `/`, held meanwhile by the
+        # App (ui/key_hold.py), are handed to whatever has the focus when this has mounted.
+        self.screen.set_focus(self.query_one(Input))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """Each key narrows (or widens) the rows at once; a regex not yet whole leaves them as

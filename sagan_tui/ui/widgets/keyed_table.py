@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from sagan_tui.render import Cell, Column, Row
+from sagan_tui.ui.key_hold import opens_dialog, pushed
 from sagan_tui.ui.widgets.line_table import LineTable
 from sagan_tui.ui.widgets.row_store import Applied, RowPatch, RowStore
 
@@ -280,9 +281,12 @@ class KeyedTable(LineTable):
     def action_reverse_sort(self) -> None:
         self._show(self.store.set_sort(self.sort_index, not self.sort_reverse))
 
+    @opens_dialog
     def action_filter(self) -> None:
+        """The `/` bar; keys typed in the same burst (`/per⏎` from tmux or a quick hand) wait for
+        it and go into it, not to the panel, where `p`, `e` and `r` are actions."""
         from sagan_tui.ui.widgets.filter_bar import FilterBar
 
         for old in self.screen.query(FilterBar):
             old.remove()
-        self.screen.mount(FilterBar(self))
+        pushed(self.app, self.screen.mount(FilterBar(self)))
