@@ -14,7 +14,7 @@ from sagan_tui.ui.safe_text import literal
 if TYPE_CHECKING:
     from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
-HELP = "text: substring · re:PATTERN: regex · !…: inverse · enter: keep (n/N: next/previous) · esc: drop"
+HELP = "text · re:regex · !…: not · enter: keep (n/N) · esc: drop"  # one line at 80 columns
 
 
 class FilterBar(Vertical):
@@ -25,6 +25,7 @@ class FilterBar(Vertical):
     def __init__(self, table: "KeyedTable") -> None:
         super().__init__(id="filter-bar")
         self.table = table
+        self.closed = False
 
     def compose(self) -> ComposeResult:
         yield Static(literal(f"filter {self.table.pane_title}: {HELP}", "dim"), id="filter-help")
@@ -40,11 +41,12 @@ class FilterBar(Vertical):
         """Each key narrows (or widens) the rows at once; a regex not yet whole leaves them as
         they were and says why, until the next key mends it."""
         event.stop()
-        self._apply(event.value)
+        if not self.closed:  # a key the input still had after Enter or Escape: not the filter's
+            self._apply(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        if self._apply(event.value):
+        if not self.closed and self._apply(event.value):
             self._close()  # the filter stays; n/N walk its matches
 
     def _apply(self, query: str) -> bool:
@@ -62,5 +64,6 @@ class FilterBar(Vertical):
         self._close()
 
     def _close(self) -> None:
-        self.table.focus()
+        self.closed = True
+        self.screen.set_focus(self.table)  # at once: the next keys are the panel's
         self.remove()
