@@ -49,7 +49,7 @@ PANES = {"experiments": "#experiments", "pods": "#pods", "timeline": "#timeline"
 class MainScreen(OwnerActionsScreen):
     """The experiments, pods, timeline, loss area and approvals; the inbox and incident layouts."""
 
-    BINDINGS = [Binding(str(n), f"pane('{name}')", name.capitalize(), show=False, id=f"panel.pane_{name}")
+    BINDINGS = [Binding(str(n), f"pane('{name}')", f"Pane {n}: {name}", show=False, id=f"panel.pane_{name}")
                 for n, name in enumerate(PANES, 1)]
 
     def __init__(self, pending: bool) -> None:
