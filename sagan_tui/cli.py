@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--cache", dest="sub_cache", help="the SQLite cache file")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--since", help="the waves still going at or after this ISO time, and the losses since "
-                                   "(default: since the last acknowledged wave, `k` in the panel)")
+                                   "(default: since the last acknowledged wave, `K` in the panel)")
     g.add_argument("--all", dest="all_waves", action="store_true", help="every wave the cache holds")
     s.add_argument("--output", "-o", help="write to this file instead of stdout")
 

@@ -1,9 +1,9 @@
 """Keys typed in one burst with a key that opens a dialog: held, then handed to the dialog, or dropped if it does not open.
 
 Every key that opens a dialog (`a`, `h`, `H`, `r`, `s`, `S`, `W`, `u`, `U`, `C`, `p`, `A`, `?`,
-`B`) runs an action marked `@opens_dialog`; there is no other path. A dialog appears a moment
-after its key (it is pushed, mounted and focused; some read the session first: the guard's
-verdict, the hold's note). Keys typed in the same burst as the key (a fast typist, a paste over
+`B`, and `/`, whose filter bar is no screen) runs an action marked `@opens_dialog`; there is no
+other path. A dialog appears a moment after its key (it is pushed, mounted and focused; some
+read the session first: the guard's verdict, the hold's note). Keys typed in the same burst as the key (a fast typist, a paste over
 SSH: `a200<Tab>team alt+a`, `r192⏎`, `hwhy`) would meanwhile reach the panel behind it, where
 `a` opens an approval and Enter an experiment's detail, or reach the new screen before it has
 its focus, where they are lost.

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Grid
 from textual.timer import Timer
 
@@ -42,8 +43,16 @@ def incident_lines(view) -> tuple[str, ...]:
             *(line for _, line in view.containment), *((view.since_looked,) if view.since_looked else ()))
 
 
+# `1`-`5`: the panes in the order the default layout reads them (the help screen and README say so).
+PANES = {"experiments": "#experiments", "pods": "#pods", "timeline": "#timeline", "losses": "#heatmap",
+         "approvals": "#approvals"}
+
+
 class MainScreen(OwnerActionsScreen):
     """The experiments, pods, timeline, loss area and approvals; the inbox and incident layouts."""
+
+    BINDINGS = [Binding(str(n), f"pane('{name}')", f"Pane {n}: {name}", show=False, id=f"panel.pane_{name}")
+                for n, name in enumerate(PANES, 1)]
 
     def __init__(self, pending: bool) -> None:
         super().__init__()
@@ -301,6 +310,18 @@ class MainScreen(OwnerActionsScreen):
             body.move_child(area, after=self.timeline)
             self.pods_table.set_scope(None)
         self.pods_table.focus()
+
+    def action_pane(self, name: str) -> None:
+        """Focus pane `name` (not yet mounted in the first second: nothing); a zoomed body shows it."""
+        found = self.query(PANES[name])
+        if not found or not found.first().can_focus:
+            return
+        zoomed = self.has_class("-zoom")
+        if zoomed:
+            self.toggle_zoom()
+        self.set_focus(found.first())  # at once (Widget.focus waits a turn): zoom reads the focus
+        if zoomed:
+            self.toggle_zoom()
 
     def toggle_zoom(self) -> None:
         """The focused pane fills the body; the status line (the wave's count and guard) and the

@@ -103,7 +103,7 @@ class OwnerActionsScreen(Screen):
         _b("u", "release", "Release"),  # the key bar abbreviates what does not fit (widgets/key_bar.py)
         _b("U", "bulk_release", "Release marked"),
         _b("C", "canary", "Canary"),
-        _b("k", "acknowledge", "Acknowledge wave"),
+        _b("K", "acknowledge", "Acknowledge wave"),  # not `k`: that moves up (keymap.py says why)
     ]
     MUTATING: dict[str, str] = {"hold": "hold", "redispatch": "re-dispatch", "stop_pod": "stop pod",
                                 "promote": "promote", "bulk_hold": "bulk hold", "bulk_stop": "bulk stop",

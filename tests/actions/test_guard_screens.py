@@ -1,5 +1,5 @@
 """The guard's typed confirmation on approve (a, alt+a) during a wave, over a real session and the
-simulator; `k` and `e` in the audit log (`A`)."""
+simulator; `K` and `e` in the audit log (`A`)."""
 
 from __future__ import annotations
 
@@ -50,13 +50,13 @@ async def test_approving_during_the_wave_asks_for_the_number_then_sends(rig):
     assert [q.path for q in r.sent("sagan")] == [PLAN_367]
 
 
-async def test_k_and_e_leave_audit_rows(rig, tmp_path, monkeypatch):
+async def test_K_and_e_leave_audit_rows(rig, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     r = await _wave(rig, read_only=True)  # neither mutates Sagan or RunPod: read-only allows and audits them
     app = HostApp(r.settings, r.cache, r.poller)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("k")
-        await wait_for(pilot, lambda: any(a.action == "acknowledge" for a in r.cache.actions()), what="k audited")
+        await pilot.press("K")
+        await wait_for(pilot, lambda: any(a.action == "acknowledge" for a in r.cache.actions()), what="K audited")
         await pilot.press("e")
         await wait_for(pilot, lambda: any(a.action == "export" for a in r.cache.actions()), what="e audited")
     [path] = list((tmp_path / "data").rglob("incident-*.md"))

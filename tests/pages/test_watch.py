@@ -108,7 +108,7 @@ async def test_a_wave_whose_losses_are_dated_after_the_polls_start_is_live(sim_f
 
 
 async def test_a_wave_acknowledged_in_a_panel_is_resolved_by_watch(sim_factory, tmp_path, hook):
-    """`k` in any panel writes `wave_acks`; watch reads it at its next poll and clears the page."""
+    """`K` in any panel writes `wave_acks`; watch reads it at its next poll and clears the page."""
     from sagan_tui.store.incident_rows import ack_wave
 
     sim = sim_factory(scenario="reaping-wave")

@@ -84,7 +84,7 @@ def test_dotted_ids_unquoted_in_toml_read_as_the_same_entries():
 
 
 def test_a_key_freed_by_remapping_its_owner_can_be_taken():
-    assert check_keymap({"panel.quit": "a", "panel.review_approval": "ctrl+a"})["panel.quit"] == "a"
+    assert check_keymap({"panel.quit": "a", "panel.review_approval": "f3"})["panel.quit"] == "a"
 
 
 def _config(tmp_path, text: str) -> None:

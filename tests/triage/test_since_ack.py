@@ -1,5 +1,5 @@
 """The night's incident: `W`'s ticket and `report` cover every wave since the owner's last
-acknowledgement (`k`), or since a chosen start (`report --since`), or all of them (`--all`).
+acknowledgement (`K`), or since a chosen start (`report --since`), or all of them (`--all`).
 
 The three-causes world (tests/triage/incidents.py) on a stepped clock: a dead host (~200), a
 balance stop (~400), a reaper (~600). The owner acknowledges the balance stop's wave at t=450;

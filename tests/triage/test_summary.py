@@ -1,7 +1,7 @@
 """One incident summary feeds the report's headline and its sections: on the demo's night (the
 reaping-wave scenario's losses, docs/reaping-wave-losses.jsonl: one wave of two bursts) the
 headline's pods and dollars are the sum of the sections', with or without a start inside the wave
-(`k` between the bursts, or `report --since`)."""
+(`K` between the bursts, or `report --since`)."""
 
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ async def test_marks_are_kept_by_key_and_reported(tmp_path):
     app = frozen_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         table = app.experiments_table
-        await pilot.press("space", "space")  # marks #369, then #367 (the cursor moves down)
+        await pilot.press("space", "j", "space")  # marks #369, then #367 (space only marks; j moves down)
         assert app.main_screen.marked_experiments() == [369, 367]
         assert str(table.get_row("369")[0]) == "●"
         await pilot.press("o")  # sorting moves rows; marks stay with their keys

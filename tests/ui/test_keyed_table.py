@@ -219,7 +219,7 @@ async def test_marks_are_drawn_and_survive_sort_and_filter():
     app = Harness()
     async with app.run_test(size=SIZE) as pilot:
         table = await drawn_table(app, pilot)
-        await pilot.press("space", "space")  # p0, p1
+        await pilot.press("space", "j", "space")  # p0, p1
         await pilot.press("o", "o", "O")  # by up, descending
         table.set_filter("pod-1")
         table.set_filter("")

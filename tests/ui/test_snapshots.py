@@ -24,7 +24,7 @@ def test_a_table_border_shows_its_filter_sort_and_marks(snap_compare, tmp_path):
         table.focus()
         await pilot.pause()
         table.move_cursor(row=0)
-        await pilot.press("space", "space", "space")  # three marks, one of them a personal pod's below
+        await pilot.press("space", "j", "space", "j", "space", "j")  # three marks, one of them a personal pod's below
         table.set_filter("team")  # hides at least one marked row: "(1 hidden)"
         await pilot.press("o", "O")  # sort by the first column, descending
         await pilot.pause()

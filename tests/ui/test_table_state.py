@@ -27,7 +27,7 @@ async def test_the_border_says_filter_sort_and_marks_and_hidden_marks_are_named(
         table.focus()
         await pilot.pause()
         assert str(table.border_title) == "Pods · 6"
-        await pilot.press("space", "space", "space")  # p0, p1, p2
+        await pilot.press("space", "j", "space", "j", "space")  # p0, p1, p2 (space only marks; j moves)
         table.set_filter("team")  # keeps p1, p3, p5
         await pilot.press("o", "O")
         title = str(table.border_title)
@@ -47,7 +47,7 @@ async def test_clear_marks_unmarks_the_keys_given_or_all_and_says_so():
         table.set_rows(rows())
         table.focus()
         await pilot.pause()
-        await pilot.press("space", "space", "space")
+        await pilot.press("space", "j", "space", "j", "space")
         changed.clear()
         table.clear_marks(["p1", "nope"])  # after a bulk action that went through for p1 only
         await pilot.pause()

@@ -44,6 +44,8 @@ class AuditScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "close", "Close", id="audit.close"),
         Binding("q", "close", "Close", show=False, id="audit.close_q"),
+        Binding("j", "move(1)", "Down", show=False, id="audit.down"),  # as in the panel's tables
+        Binding("k", "move(-1)", "Up", show=False, id="audit.up"),
     ]
 
     def __init__(self, cache: "AuditFeed", limit: int = 500):
@@ -105,6 +107,10 @@ class AuditScreen(ModalScreen[None]):
         if a.detail:
             text += f"\n{a.detail}"
         self.query_one("#audit-detail", Static).update(literal(text, multiline=True))
+
+    def action_move(self, step: int) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=table.cursor_row + step)
 
     def action_close(self) -> None:
         self.dismiss(None)

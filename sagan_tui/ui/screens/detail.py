@@ -89,7 +89,7 @@ class DetailScreen(OwnerActionsScreen):
     BINDINGS = [
         Binding("escape", "close", "Back", id="detail.close"),
         Binding("m", "toggle_raw", "Plan raw/markdown", id="detail.raw"),
-        Binding("u", "fetch", "Reload plan", id="detail.reload"),
+        Binding("R,ctrl+r", "fetch", "Reload plan", id="detail.reload"),  # as refresh on the panel; `u` releases
     ]
 
     def __init__(self, number: int, model: "PanelView",

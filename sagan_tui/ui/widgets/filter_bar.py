@@ -1,4 +1,4 @@
-"""The `/` prompt, docked under the panes: filters the table it was opened on; a bad regex is shown, the table untouched."""
+"""The `/` prompt, docked under the panes: filters the table it was opened on as the owner types; a bad regex is shown, the table untouched."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from sagan_tui.ui.safe_text import literal
 if TYPE_CHECKING:
     from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
-HELP = "text: substring · re:PATTERN: regex · !…: inverse · empty: clear · esc: cancel"
+HELP = "text · re:regex · !…: not · enter: keep (n/N) · esc: drop"  # one line at 80 columns
 
 
 class FilterBar(Vertical):
@@ -25,6 +25,7 @@ class FilterBar(Vertical):
     def __init__(self, table: "KeyedTable") -> None:
         super().__init__(id="filter-bar")
         self.table = table
+        self.closed = False
 
     def compose(self) -> ComposeResult:
         yield Static(literal(f"filter {self.table.pane_title}: {HELP}", "dim"), id="filter-help")
@@ -32,20 +33,37 @@ class FilterBar(Vertical):
         yield Static("", id="filter-error")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        # At once (Widget.focus waits a turn): the keys typed with `/`, held meanwhile by the
+        # App (ui/key_hold.py), are handed to whatever has the focus when this has mounted.
+        self.screen.set_focus(self.query_one(Input))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Each key narrows (or widens) the rows at once; a regex not yet whole leaves them as
+        they were and says why, until the next key mends it."""
+        event.stop()
+        if not self.closed:  # a key the input still had after Enter or Escape: not the filter's
+            self._apply(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if not self.closed and self._apply(event.value):
+            self._close()  # the filter stays; n/N walk its matches
+
+    def _apply(self, query: str) -> bool:
+        error = self.query_one("#filter-error", Static)
         try:
-            self.table.set_filter(event.value)
+            self.table.set_filter(query)
         except ValueError as exc:
-            self.query_one("#filter-error", Static).update(literal(str(exc), "bold red"))
-            return
-        self._close()
+            error.update(literal(str(exc), "bold red"))
+            return False
+        error.update("")
+        return True
 
     def action_cancel(self) -> None:
+        self.table.set_filter("")  # Escape drops the filter, as in k9s and lazygit; Enter keeps it
         self._close()
 
     def _close(self) -> None:
-        self.table.focus()
+        self.closed = True
+        self.screen.set_focus(self.table)  # at once: the next keys are the panel's
         self.remove()

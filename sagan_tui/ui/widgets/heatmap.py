@@ -63,8 +63,8 @@ class LossHeatmap(Widget, can_focus=True):
         Binding("w", "cycle_window", "Window", id="heatmap.window"),
         Binding("left", "move(0, -1)", "Earlier", show=False, id="heatmap.left"),
         Binding("right", "move(0, 1)", "Later", show=False, id="heatmap.right"),
-        Binding("up", "move(-1, 0)", "Row up", show=False, id="heatmap.up"),
-        Binding("down", "move(1, 0)", "Row down", show=False, id="heatmap.down"),
+        Binding("up,k", "move(-1, 0)", "Row up", show=False, id="heatmap.up"),
+        Binding("down,j", "move(1, 0)", "Row down", show=False, id="heatmap.down"),
         Binding("enter", "select_cell", "Cell losses", id="heatmap.select"),
     ]
 

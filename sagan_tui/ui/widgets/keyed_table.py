@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from sagan_tui.render import Cell, Column, Row
+from sagan_tui.ui.key_hold import opens_dialog, pushed
 from sagan_tui.ui.widgets.line_table import LineTable
 from sagan_tui.ui.widgets.row_store import Applied, RowPatch, RowStore
 
@@ -50,10 +51,17 @@ class KeyedTable(LineTable):
         Binding("enter", "select_cursor", "Open", show=False, id="table.select"),
         Binding("home,ctrl+home", "cursor_top", "First row", show=False, id="table.top"),
         Binding("end,ctrl+end", "cursor_bottom", "Last row", show=False, id="table.bottom"),
+        # j/k as vim, less and k9s move; the wave's acknowledgement left `k` for `K` (keymap.py).
+        Binding("j", "scroll_down", "Down", show=False, id="table.down"),
+        Binding("k", "scroll_up", "Up", show=False, id="table.up"),
         Binding("space", "toggle_mark", "Mark", id="table.mark"),
+        Binding("ctrl+a", "mark_all", "Mark all", show=False, id="table.mark_all"),
+        Binding("asterisk", "invert_marks", "Invert marks", show=False, id="table.invert_marks"),
         Binding("o", "cycle_sort", "Sort", show=False, id="table.sort"),
         Binding("O", "reverse_sort", "Reverse sort", show=False, id="table.sort_reverse"),
         Binding("slash", "filter", "Filter", id="table.filter"),
+        Binding("n", "next_match(1)", "Next match", show=False, id="table.next_match"),
+        Binding("N", "next_match(-1)", "Previous match", show=False, id="table.previous_match"),
     ]
 
     class MarksChanged(LineTable.TableMessage):
@@ -205,15 +213,39 @@ class KeyedTable(LineTable):
         return [b for b in bits if b]
 
     def action_toggle_mark(self) -> None:
+        """Mark only: the cursor stays, so the row marked is the row the owner sees under it
+        (a mark that also moved down once marked #350 for an owner who meant #355)."""
         key = self.cursor_key
-        if key is None:
-            return
-        self.store.toggle_mark(key)
-        self._forget(key)
-        self.refresh_cell(self.cursor_row, 0)
-        self.move_cursor(row=self.cursor_row + 1)
+        if key is not None:
+            self._set_marks([key])
+
+    def action_mark_all(self) -> None:
+        """Every visible row marked (a row the scope or filter hides keeps its state)."""
+        self._set_marks([k for k in self.store.order if k not in self.store.marks])
+
+    def action_invert_marks(self) -> None:
+        """Each visible row's mark flipped; marks on hidden rows kept."""
+        self._set_marks(list(self.store.order))
+
+    def _set_marks(self, flip: list[str]) -> None:
+        for key in flip:
+            self.store.toggle_mark(key)
+            self._forget(key)
+            if (at := self.store.index.get(key)) is not None:
+                self.refresh_cell(at, 0)
         self.refresh_titles()
-        self.post_message(self.MarksChanged(self))
+        if flip:
+            self.post_message(self.MarksChanged(self))
+
+    def action_next_match(self, step: int) -> None:
+        """`n`/`N`: the rows shown are the filter's matches; the cursor goes to the next (or
+        previous) one, round from the last to the first. Without a filter it says so."""
+        if not self.filter_text:
+            self.notify("no filter: / to type one", timeout=3)
+            return
+        if self.row_count:
+            self._keyed()
+            self.move_cursor(row=(self.cursor_row + step) % self.row_count)
 
     def marked_keys(self, visible_only: bool = False) -> list[str]:
         """Marked row keys in the order marked; `visible_only` leaves out rows the scope or
@@ -253,9 +285,12 @@ class KeyedTable(LineTable):
     def action_reverse_sort(self) -> None:
         self._show(self.store.set_sort(self.sort_index, not self.sort_reverse))
 
+    @opens_dialog
     def action_filter(self) -> None:
+        """The `/` bar; keys typed in the same burst (`/per⏎` from tmux or a quick hand) wait for
+        it and go into it, not to the panel, where `p`, `e` and `r` are actions."""
         from sagan_tui.ui.widgets.filter_bar import FilterBar
 
         for old in self.screen.query(FilterBar):
             old.remove()
-        self.screen.mount(FilterBar(self))
+        pushed(self.app, self.screen.mount(FilterBar(self)))
