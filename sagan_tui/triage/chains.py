@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from sagan_tui.triage.diagnosis import TriageContext
 
 _FREE = bytes.maketrans(b"\x00\x01", b"\x01\x00")  # a taken-mask turned into a free-mask
+_INF = float("inf")
 
 
 def regroup(tl: Timeline, waves: Sequence[Wave], context: TriageContext | None) -> list[Wave]:
@@ -87,26 +88,43 @@ def lone_chains(tl: Timeline, waves: Sequence[Wave], horizon_s: float) -> list[l
     # The current chain's fields as locals (a million scattered losses of one kill time pass
     # here, most of them straight into it); written back to its record when another is taken.
     ref, tol, last, members = 0.0, -1.0, -horizon_s - 1.0, []
+    took = members.append
+    # No live chain can have closed before `closing` (its earliest last loss plus the horizon,
+    # as of the last look: a chain's last loss only moves later, so it is never too late).
+    closing = _INF
     free = list(compress(range(n), taken.translate(_FREE)))
     timings = repeat(0.0) if res is None else map(res.__getitem__, free)
     for p, g, t, r in zip(free, map(gaps.__getitem__, free), map(st.__getitem__, free), timings):
         if g >= 0.0 and t - last <= horizon_s and abs(g - ref) <= tol + r:
             last = t
-            members.append(p)
+            took(p)
             continue
         if not g >= 0.0:
             continue  # RUNNING unknown (NaN) or after the loss: no kill time to chain on
         if cur is not None:
             cur[2] = last
-        if live and t - min(c[2] for c in live) > horizon_s:
-            done.extend(c[3] for c in live if t - c[2] > horizon_s and len(c[3]) >= 2)
-            live = [c for c in live if t - c[2] <= horizon_s]
-        cur = next((c for c in live if abs(g - c[0]) <= c[1] + r), None)
+        if t > closing:
+            kept = []
+            for c in live:
+                if t - c[2] <= horizon_s:
+                    kept.append(c)
+                elif len(c[3]) >= 2:
+                    done.append(c[3])
+            live = kept
+            closing = min([c[2] for c in live], default=_INF) + horizon_s
+        cur = None
+        for c in live:  # two or three at most: a loop beats a generator's setup
+            if abs(g - c[0]) <= c[1] + r:
+                cur = c
+                break
         if cur is None:
             cur = [g, (floor if frac * g < floor else frac * g) + r, t, []]
             live.append(cur)
+            if closing == _INF:
+                closing = t + horizon_s
         ref, tol, last, members = cur[0], cur[1], t, cur[3]
-        members.append(p)
+        took = members.append
+        took(p)
     if cur is not None:
         cur[2] = last
     done.extend(c[3] for c in live if len(c[3]) >= 2)

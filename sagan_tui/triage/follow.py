@@ -46,7 +46,11 @@ class Signature(NamedTuple):
 
 def _core(gaps: Iterable[float]) -> list[float]:
     """Known gaps, sorted, long-running bystanders left out (gaps.py's rule)."""
-    known = sorted(filter(_KNOWN, gaps))  # NaN compares false: unknown gaps drop out
+    known = sorted(gaps)
+    # The common run has every gap known and none negative: sorted as it is. Otherwise the
+    # unknown (NaN: it compares false) and negative ones drop out.
+    if not known or not known[0] >= 0.0 or (total := sum(known)) != total:
+        known = sorted(filter(_KNOWN, known))
     if len(known) < G.LONG_MIN_N:
         return known
     med = _median_sorted(known)
