@@ -32,9 +32,9 @@ def wave_text(w, full: bool = True) -> str:
     parts = [",".join(w.pod_ids), w.start.isoformat(), w.end.isoformat(),
              "|".join(",".join(b.pod_ids) for b in w.bursts)]
     if full:
-        v = w.verdict
+        v = verdict_of(w)
         parts += [v.cause, v.confidence, repr(v.for_), repr(v.against), v.next_step,
-                  repr([(f.kind, f.statement, tuple(f.evidence)) for f in w.diagnosis])]
+                  repr([(f.kind, f.statement, tuple(f.evidence)) for f in diagnosis_of(w)])]
     return "\n".join(parts)
 
 
@@ -63,6 +63,7 @@ def bench_input(n: int) -> str:
     from bench_waves import SPAN_S, START, make_losses
 
     from sagan_tui.triage import build_grid, find_waves
+    from sagan_tui.triage.verdict import diagnosis_of, verdict_of
 
     losses = make_losses(n)
     t0 = time.perf_counter()

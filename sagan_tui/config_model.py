@@ -220,7 +220,7 @@ class Settings(BaseModel):
     @field_validator("auto_contain", mode="before")
     @classmethod
     def _auto_contain(cls, v: Any) -> Any:
-        from sagan_tui.actions.auto_contain import parse_rules
+        from sagan_tui.actions.auto_rules import parse_rules
 
         return [r.text for r in parse_rules(v)]
 

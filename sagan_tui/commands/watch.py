@@ -229,6 +229,7 @@ def observe(cache, settings, now: datetime, following: bool = True, memo: dict |
     from sagan_tui.session.incident import wave_key
     from sagan_tui.triage import fmt
     from sagan_tui.triage.forming import find_forming
+    from sagan_tui.triage.verdict import verdict_of
 
     guard = settings.guard_minutes
     recent = now - timedelta(minutes=guard + HISTORY_MINUTES)
@@ -241,7 +242,7 @@ def observe(cache, settings, now: datetime, following: bool = True, memo: dict |
     for w in found:
         if w.end < recent:
             continue
-        v = w.verdict
+        v = verdict_of(w)
         # No `start <= now` (triage's active_wave has it against replays): a loss confirmed later
         # in the same poll is dated after the poll's start, and a live wave is never a replay.
         active = w.end >= now - timedelta(minutes=guard)

@@ -395,9 +395,11 @@ class PanelSession(OwnerRequests):
         m = self.model
         # The waves the wave panel may show are weighed here, not on the UI thread when it draws
         # them: a diagnosis reads every pod's sightings, which grows with the fleet.
+        from sagan_tui.triage.verdict import diagnosis_of
+
         for wave in (m.active_wave(), max(m.waves, key=lambda w: w.end, default=None)):
             if wave is not None:
-                wave.diagnosis  # noqa: B018 - cached on the wave (its verdict with it)
+                diagnosis_of(wave)  # kept with the wave (its verdict with it)
         from sagan_tui.session.incident_view import incident_view
 
         self._incident_shown = incident_view(m)

@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 
 from sagan_tui.triage import fmt
 from sagan_tui.triage.hysteresis import Heard, Look, news
+from sagan_tui.triage.verdict import verdict_of
 
 __all__ = ["AWAY_MINUTES", "IncidentWatch", "Look", "wave_key"]
 
@@ -68,7 +69,7 @@ class IncidentWatch:
                 continue
             if acked is not None:
                 del self.acks[key]  # grown past its acknowledgement: news again
-            out.append(f"Wave {fmt.window(w.start, w.end)} grew: {'; '.join(changed)}. {w.verdict.headline}")
+            out.append(f"Wave {fmt.window(w.start, w.end)} grew: {'; '.join(changed)}. {verdict_of(w).headline}")
         return out
 
     def acknowledge(self, wave) -> Look:

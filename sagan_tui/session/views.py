@@ -79,14 +79,16 @@ def proposal_view(p: Any) -> ProposalView:
 def wave_view(w: "Wave", losses: _Losses | None = None) -> WaveView:
     """A wave weighed here (its verdict and diagnosis read every pod's sightings), sent as plain fields."""
     from sagan_tui.triage import wave_summary
+    from sagan_tui.triage.grouping import signature_of
+    from sagan_tui.triage.verdict import diagnosis_of, verdict_of
 
     losses = _Losses() if losses is None else losses
-    cause = cause_view(w.verdict)
+    cause = cause_view(verdict_of(w))
     return WaveView(
-        w.start, w.end, tuple(losses.of(x) for x in w.losses), cause, tuple(finding_view(f) for f in w.diagnosis),
+        w.start, w.end, tuple(losses.of(x) for x in w.losses), cause, tuple(finding_view(f) for f in diagnosis_of(w)),
         tuple(BurstView(b.start, b.end, tuple(x.pod_id for x in b.losses)) for b in w.bursts),
         tuple(w.accounts), tuple(w.experiments), tuple(w.datacenters), tuple(w.gpu_types), w.gaps_known,
-        w.gap_median_s, w.gap_spread_s, float(w.burn_usd), w.burn_unknown, wave_summary(w), w.shares)
+        w.gap_median_s, w.gap_spread_s, float(w.burn_usd), w.burn_unknown, wave_summary(w), signature_of(w).statement)
 
 
 def incident_view(lv: "LossView") -> IncidentView:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Sequence
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.grouping import split
 from sagan_tui.triage.timeline import Timeline
-from sagan_tui.triage.waves import Wave
+from sagan_tui.triage.wave import Wave
 
 if TYPE_CHECKING:
     from sagan_tui.triage.diagnosis import TriageContext

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.timeline import Timeline
-from sagan_tui.triage.waves import Wave
+from sagan_tui.triage.verdict import verdict_of
+from sagan_tui.triage.wave import Wave
 
 if TYPE_CHECKING:
     from sagan_tui.models import Loss
@@ -94,7 +95,7 @@ def signature(tl: Timeline, a: int, b: int, core: Sequence[float], founding: Cal
     hosts = {x.host for x in losses}
     if len(hosts) == 1 and None not in hosts:
         return Signature(host=next(iter(hosts)))
-    if len({x.account for x in losses}) == 1 and founding().verdict.cause == "account-stop":
+    if len({x.account for x in losses}) == 1 and verdict_of(founding()).cause == "account-stop":
         return Signature(account=losses[0].account)
     return Signature()
 

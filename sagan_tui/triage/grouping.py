@@ -33,6 +33,7 @@ from sagan_tui.triage.evidence import balance_reading
 
 if TYPE_CHECKING:
     from sagan_tui.models import Loss
+    from sagan_tui.triage.wave import Wave
     from sagan_tui.triage.diagnosis import TriageContext
 
 KINDS = ("actor", "account-stop", "host", "kill-time")  # the tie order: decisive evidence first
@@ -154,3 +155,13 @@ def describe(losses: Sequence[Loss], ctx: TriageContext | None) -> Group:
     if len(top.members) == len(losses):
         return top
     return Group("time", "lost close in time; " + "; ".join(g.statement for g in s.groups), tuple(range(len(losses))))
+
+
+def signature_of(wave: Wave) -> Group:
+    """What `wave`'s losses share: a kill time, a machine, a stopped account, an actor, or only
+    closeness in time. Kept in the record's dict (chains.py sets it when a split made the wave)."""
+    kept = wave.__dict__
+    g = kept.get("signature")
+    if g is None:
+        g = kept["signature"] = describe(wave.losses, wave.context)
+    return g

@@ -15,6 +15,7 @@ know its bursts, more pods) or a new cause; its confidence, rising or falling, i
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from sagan_tui.triage.verdict import verdict_of
 
 CONFIDENCE = {"low": 0, "medium": 1, "high": 2}
 RISE_POLLS = 2  # polls a higher confidence must hold before it is announced
@@ -30,7 +31,7 @@ class Look:
 
     @classmethod
     def of(cls, wave) -> Look:
-        v = wave.verdict
+        v = verdict_of(wave)
         return cls(len(wave.losses), tuple(sorted(wave.accounts)), v.cause, v.confidence, len(wave.bursts))
 
 

@@ -13,6 +13,8 @@ from pydantic import TypeAdapter, ValidationError
 from sagan_tui.models import Loss, PodSighting, SourceHealth, iso
 from sagan_tui.triage.diagnosis import Dispatch
 from sagan_tui.triage.gaps import gap_of
+from sagan_tui.triage.grouping import signature_of
+from sagan_tui.triage.verdict import diagnosis_of, verdict_of
 from sagan_tui.triage.waves import Wave
 
 # Besides losses (the default), a line may carry what a cache would add to the analysis:
@@ -168,10 +170,10 @@ def wave_to_json(wave: Wave) -> dict[str, Any]:
         "gap_median_s": wave.gap_median_s, "burn_usd": round(wave.burn_usd, 4),
         "bursts": [{"start": iso(b.start), "end": iso(b.end), "pod_ids": list(b.pod_ids),
                     "accounts": list(b.accounts)} for b in wave.bursts],
-        "signature": wave.signature.to_json(),
+        "signature": signature_of(wave).to_json(),
         "unrelated": [loss_to_json(x) for x in wave.unrelated],
-        "verdict": wave.verdict.to_json(),
-        "diagnosis": [{"kind": f.kind, "statement": f.statement, "evidence": list(f.evidence)} for f in wave.diagnosis],
+        "verdict": verdict_of(wave).to_json(),
+        "diagnosis": [{"kind": f.kind, "statement": f.statement, "evidence": list(f.evidence)} for f in diagnosis_of(wave)],
     }
 
 

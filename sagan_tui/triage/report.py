@@ -12,7 +12,8 @@ from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose, survivo
 from sagan_tui.triage.billed import burn_lines, ticket_suffix
 from sagan_tui.triage.gaps import gap_of
 from sagan_tui.triage.summary import IncidentSummary, summarize
-from sagan_tui.triage.verdict import Verdict, order_findings, verdict
+from sagan_tui.triage.grouping import signature_of
+from sagan_tui.triage.verdict import Verdict, diagnosis_of, order_findings, verdict, verdict_of
 from sagan_tui.triage.waves import Wave, active_wave
 
 TABLE_HEAD = ("| run | exp | pod | account | RUNNING at | lost at | gap |", "|---|---|---|---|---|---|---|")
@@ -103,8 +104,8 @@ def burst_lines(wave: Wave) -> list[str]:
 def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: datetime, active: bool) -> list[str]:
     head = f"## Wave {i}: {fmt.day(wave.start)} {fmt.window(wave.start, wave.end, seconds=True)}, " \
            f"{', '.join(wave.accounts)} ({len(wave.losses)} pods)"
-    v = verdict(wave, context) if context is not None else wave.verdict
-    out = [head, "", *verdict_lines(v), f"Signature: {_line(wave.signature.statement)}.", "", *burst_lines(wave)]
+    v = verdict(wave, context) if context is not None else verdict_of(wave)
+    out = [head, "", *verdict_lines(v), f"Signature: {_line(signature_of(wave).statement)}.", "", *burst_lines(wave)]
     if active:
         out += [f"**Active**: last loss {fmt.duration((now - wave.end).total_seconds())} ago. "
                 "Do not re-dispatch into it.", ""]
@@ -112,7 +113,7 @@ def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: dateti
     out += [f"Scope: accounts {_counted(x.account for x in wave.losses)}; experiments {exps}; "
             f"data centers {_counted(x.datacenter for x in wave.losses)}; GPUs {_counted(x.gpu for x in wave.losses)}.",
             "", *loss_table(wave.losses, (x.pod_id for x in wave.long_running())), ""]
-    findings = order_findings(diagnose(wave, context), v) if context is not None else list(wave.diagnosis)
+    findings = order_findings(diagnose(wave, context), v) if context is not None else list(diagnosis_of(wave))
     evidence = context.evidence if context is not None else {}
     out += ["**Diagnosis**", "", *_findings(findings, wave.pod_ids), "",
             "**Burn: RunPod's billing beside the estimate**", "", *burn_lines(wave, evidence), "",

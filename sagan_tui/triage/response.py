@@ -8,7 +8,7 @@ from typing import Mapping, Protocol
 from sagan_tui.triage import fmt
 from sagan_tui.triage.canary import watch_seconds
 from sagan_tui.triage.summary import IncidentSummary
-from sagan_tui.triage.verdict import ACCOUNT, HOST, REAPER, Verdict
+from sagan_tui.triage.verdict import ACCOUNT, HOST, REAPER, Verdict, verdict_of
 from sagan_tui.triage.waves import Wave
 
 HOLD, DISMISS, TICKET = "hold", "dismiss", "ticket"
@@ -62,7 +62,7 @@ def propose(wave: Wave, experiments: Mapping[int, ExperimentLike], verdict: Verd
     into it (only the broke account's for an account stop), dismiss nothing, export the ticket.
     Defaults follow the verdict; `unclear` ticks nothing. `ticket` is the incident the exported
     report covers (every wave since the last acknowledgement): its line counts what the file holds."""
-    v = verdict or wave.verdict
+    v = verdict or verdict_of(wave)
     scope = _accounts_in_question(wave, v) if v.cause == ACCOUNT else tuple(wave.accounts)
     lost_exp = {}
     for x in wave.losses:

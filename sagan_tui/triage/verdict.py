@@ -67,7 +67,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from sagan_tui.triage import fmt
 from sagan_tui.triage import gaps as G
 from sagan_tui.triage.account_evidence import ACTION, action_next_step, audit_points, postpaid_points
-from sagan_tui.triage.diagnosis import Finding, TriageContext, running_seen, survivors
+from sagan_tui.triage.diagnosis import Finding, TriageContext, diagnose, running_seen, survivors
 from sagan_tui.triage.evidence import balance_reading, hosts_of, over_rest
 
 if TYPE_CHECKING:
@@ -467,7 +467,7 @@ def next_step(cause: str, wave: Wave, points: Sequence[Point] = (), missing: Seq
 
 def headline(wave: Wave) -> str:
     """The wave's verdict in one line, for a notification: `PLATFORM REAPER, high: hold re-dispatch, ...`."""
-    return wave.verdict.headline
+    return verdict_of(wave).headline
 
 
 def order_findings(findings: Iterable[Finding], v: Verdict) -> tuple[Finding, ...]:
@@ -476,3 +476,25 @@ def order_findings(findings: Iterable[Finding], v: Verdict) -> tuple[Finding, ..
     weight = dict(v.weights)
     items = list(findings)
     return tuple(sorted(items, key=lambda f: -weight.get(f.kind, 0)))
+
+
+# A wave is a record (wave.py); these judge it. Each judgement is weighed once per wave (and the
+# context it was found with) and kept in the record's own dict: the panel reads a shown wave's
+# verdict on every tick, and a million losses make ~10^5 waves of which few are ever judged.
+
+def verdict_of(wave: Wave) -> Verdict:
+    """The cause `wave`'s evidence points to, given the context it was found with."""
+    kept = wave.__dict__
+    v = kept.get("verdict")
+    if v is None:
+        v = kept["verdict"] = verdict(wave, wave.context)
+    return v
+
+
+def diagnosis_of(wave: Wave) -> tuple[Finding, ...]:
+    """Its findings, heaviest toward its verdict first."""
+    kept = wave.__dict__
+    d = kept.get("diagnosis")
+    if d is None:
+        d = kept["diagnosis"] = order_findings(diagnose(wave, wave.context), verdict_of(wave))
+    return d

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 
 from sagan_tui.session.model import PanelModel, announcements
+from sagan_tui.triage.verdict import verdict_of
 
 from .conftest import actions_fixture
 
@@ -50,7 +51,7 @@ async def test_the_demo_wave_is_announced_once_and_quiet_once_acknowledged_while
     assert len(m.waves) == 1 and {"q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s"} <= set(m.waves[0].pod_ids)
     acknowledge(m)
     assert _titles(await poll_at(320), "Reaping wave grew") == []  # nothing new: quiet
-    assert m.waves[0].verdict.cause == "platform-reaper" and sorted(m.waves[0].accounts) == ["team"]
+    assert verdict_of(m.waves[0]).cause == "platform-reaper" and sorted(m.waves[0].accounts) == ["team"]
     later = []
     for t in (520, 570, 576, 580, 620):  # r5, inside the guard, at the same ~60 s kill time
         later += await poll_at(t)
@@ -58,7 +59,7 @@ async def test_the_demo_wave_is_announced_once_and_quiet_once_acknowledged_while
     # cause reads r4 as the reaper already), and on a held clock the losses' times are this machine's,
     # so the bursts do not split: an acknowledged wave stays quiet (tests/triage/test_hysteresis.py
     # has the new burst that speaks again).
-    assert sorted(m.waves[0].accounts) == ["personal", "team"] and m.waves[0].verdict.cause == "platform-reaper"
+    assert sorted(m.waves[0].accounts) == ["personal", "team"] and verdict_of(m.waves[0]).cause == "platform-reaper"
     assert _titles(later, "Reaping wave grew") == []
     # One wave (the polls date losses by this machine's clock, which a held simulator does not
     # move, so its bursts are read in triage's tests and the demo, not here).

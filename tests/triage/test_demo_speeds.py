@@ -14,6 +14,7 @@ import pytest
 
 from sagan_tui.actions.guard import incident_report
 from sagan_tui.session.model import PanelModel
+from sagan_tui.triage.verdict import verdict_of
 
 from .incidents import SteppedPolls, settings_for
 
@@ -46,7 +47,7 @@ async def test_the_demo_at_real_speed_and_at_speed_5_gives_one_wave_of_two_burst
     finally:
         await rig.close()
     (wave,) = model.waves
-    assert wave.verdict.cause == "platform-reaper", wave.verdict.headline
+    assert verdict_of(wave).cause == "platform-reaper", verdict_of(wave).headline
     assert [set(b.pod_ids) for b in wave.bursts] == [{*R4, *REDISPATCHED}, set(R5)]
     assert ticket_pods(report) == [{*R4, *REDISPATCHED, *R5}]
     assert "Losses outside any wave" not in report

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sagan_tui.triage import Dispatch, TriageContext, check_dispatch, find_waves, wave_summary
 from sagan_tui.triage.guard import LOG_TO_RUNNING_S, try_cost
+from sagan_tui.triage.verdict import diagnosis_of
 
 from .conftest import R4, R5, at, loss
 
@@ -36,7 +37,7 @@ def test_r5_at_any_speed_is_a_tight_cluster_without_the_long_running_pod(speed):
     assert [x.pod_id for x in wave.long_running()] == ["lqpfpmbytlgded"]
     assert wave.gap_median_s == pytest.approx(59.5 / speed, rel=1e-3)  # datetimes keep microseconds
     assert wave.gap_spread_s == pytest.approx(1.25 / speed, rel=1e-3)  # IQR of 59, 59, 60, 61
-    gaps = next(f for f in wave.diagnosis if f.kind == "gaps")
+    gaps = next(f for f in diagnosis_of(wave) if f.kind == "gaps")
     assert gaps.statement.startswith("gaps cluster at ") and "(IQR " in gaps.statement
     assert "4 of 5 pods" in gaps.statement and "±" not in gaps.statement
 
@@ -51,7 +52,7 @@ def test_the_speed_8_report_no_longer_reads_9_plus_minus_51():
                                  "last_seen_at": x.lost_at - timedelta(seconds=2)}) for x, g in zip(rows, gaps_s)]
     (wave,) = find_waves(rows)
     assert wave.gap_median_s == 8.0 and wave.gap_spread_s <= 1.0
-    statement = next(f for f in wave.diagnosis if f.kind == "gaps").statement
+    statement = next(f for f in diagnosis_of(wave) if f.kind == "gaps").statement
     assert statement.startswith("gaps cluster at 8 s after RUNNING (IQR ") and "51" not in statement
 
 
@@ -74,7 +75,7 @@ def test_gaps_only_sagan_timed_are_not_called_a_reaper_timing_or_its_absence():
     rows = [loss(f"pod{i:010d}", running="10:53:54", lost=f"10:55:{10 + 9 * i:02d}", source="sagan")
             for i in range(4)]
     (wave,) = find_waves(rows)
-    gaps = next(f for f in wave.diagnosis if f.kind == "gaps")
+    gaps = next(f for f in diagnosis_of(wave) if f.kind == "gaps")
     assert "as Sagan noticed the losses: too coarse" in gaps.statement
     assert any(e.startswith("4 of 4 timed only by Sagan") for e in gaps.evidence)
 
@@ -123,10 +124,10 @@ def test_a_pod_started_after_sagan_timed_losses_may_have_gone_is_no_control():
     late = PodSighting(pod_id="lqpfpmbytlgded", account="team", running_at=at("10:41:05"),  # before the notices
                        last_seen_at=at("10:45:00"), desired_status="RUNNING")
     (wave,) = find_waves(rows, context=TriageContext(sightings=(early, late)))
-    found = next(f for f in wave.diagnosis if f.kind == "survivors")
+    found = next(f for f in diagnosis_of(wave) if f.kind == "survivors")
     assert "j18eiux6ccekyj" in found.statement and "lqpfpmbytlgded" not in found.statement
     # Timed by the polls, the same pod did run across the window.
     polled = [x.model_copy(update={"source": "runpod-poll", "last_seen_at": x.lost_at - timedelta(seconds=2)})
               for x in rows]
     (wave,) = find_waves(polled, context=TriageContext(sightings=(early, late)))
-    assert "lqpfpmbytlgded" in next(f for f in wave.diagnosis if f.kind == "survivors").statement
+    assert "lqpfpmbytlgded" in next(f for f in diagnosis_of(wave) if f.kind == "survivors").statement

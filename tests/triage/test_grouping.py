@@ -7,6 +7,8 @@ from datetime import timedelta
 from sagan_tui.triage import TriageContext, find_waves
 from sagan_tui.triage.forming import find_forming
 from sagan_tui.triage.grouping import split
+from sagan_tui.triage.verdict import verdict_of
+from sagan_tui.triage.grouping import signature_of
 
 from .conftest import CONTROL, HEALTH, R4, R5, at, loss
 
@@ -31,9 +33,9 @@ def test_a_reaper_and_a_balance_stop_in_one_run_are_two_waves():
     waves = find_waves(reaped + broke, context=ctx)
     assert [sorted(w.pod_ids) for w in waves] == [sorted(x.pod_id for x in reaped), sorted(x.pod_id for x in broke)]
     reaper, stop = waves
-    assert (reaper.signature.kind, stop.signature.kind) == ("kill-time", "account-stop")
-    assert (reaper.verdict.cause, stop.verdict.cause) == ("platform-reaper", "account-stop")
-    assert "personal ran out" in stop.shares
+    assert (signature_of(reaper).kind, signature_of(stop).kind) == ("kill-time", "account-stop")
+    assert (verdict_of(reaper).cause, verdict_of(stop).cause) == ("platform-reaper", "account-stop")
+    assert "personal ran out" in signature_of(stop).statement
     # without the balance history nothing tells them apart: one wave, as before issue 42
     (whole,) = find_waves(reaped + broke, context=TriageContext(sightings=[CONTROL]))
     assert len(whole.losses) == 7
@@ -45,7 +47,7 @@ def test_a_dead_host_and_a_stray_leave_the_stray_out_and_name_it():
     stray = loss("strayloss01", "personal", 700, "10:27:00", "10:30:24", dc="EU-RO-1", host="ro1-h02")
     (w,) = find_waves([*dead, stray])
     assert set(w.pod_ids) == {x.pod_id for x in dead} and [x.pod_id for x in w.unrelated] == ["strayloss01"]
-    v = w.verdict
+    v = verdict_of(w)
     assert v.cause == "host-failure" and "ks2-h17" in v.next_step
     assert v.unrelated and v.unrelated[0].startswith("strayloss01 (personal, on ro1-h02, 3 min 24 s after RUNNING)")
     assert v.to_json()["unrelated"] == list(v.unrelated)
@@ -56,13 +58,13 @@ def test_losses_that_share_nothing_stay_one_wave_that_reads_unclear():
              loss("unrel000002", "personal", 2, "10:02:30", "10:03:00", dc="EU-RO-1", host="h-b"),
              loss("unrel000003", "team", 3, "10:00:20", "10:04:20", dc="US-TX-3", host="h-c")]
     (w,) = find_waves(three)
-    assert len(w.losses) == 3 and w.unrelated == () and w.signature.kind == "time"
-    assert w.verdict.cause == "unclear" or w.verdict.confidence == "low"
+    assert len(w.losses) == 3 and w.unrelated == () and signature_of(w).kind == "time"
+    assert verdict_of(w).cause == "unclear" or verdict_of(w).confidence == "low"
 
 
 def test_the_long_running_bystander_stays_in_the_reapers_wave():
     (w,) = find_waves(R5)
-    assert set(w.pod_ids) == {x.pod_id for x in R5} and w.signature.kind == "kill-time"
+    assert set(w.pod_ids) == {x.pod_id for x in R5} and signature_of(w).kind == "kill-time"
     assert split(list(w.losses), None).unrelated == ()
 
 
@@ -77,7 +79,7 @@ def test_a_slow_burn_is_forming_at_its_second_loss_and_a_wave_at_its_third():
     two, three = _slow(2), _slow(3)
     assert find_waves(two) == [] and [c.pod_ids for c in find_forming(two, [])] == [("slowburn00", "slowburn01")]
     (w,) = find_waves(three)
-    assert w.pod_ids == ("slowburn00", "slowburn01", "slowburn02") and w.verdict.cause == "platform-reaper"
+    assert w.pod_ids == ("slowburn00", "slowburn01", "slowburn02") and verdict_of(w).cause == "platform-reaper"
     assert find_waves(three, horizon_minutes=3) == []  # 4 minutes apart: past a 3-minute horizon
     assert find_waves(three, guard_minutes=0) == []  # following off turns the slow burn off too
 
@@ -93,13 +95,13 @@ def test_r4_and_r5_read_as_before():
     ctx = TriageContext(sightings=[CONTROL], health=HEALTH, accounts_polled=("team", "personal"))
     waves = find_waves(R4 + R5, context=ctx)
     assert [len(w.losses) for w in waves] == [8]  # one wave of two bursts, as the following rule makes it
-    assert waves[0].verdict.cause == "platform-reaper"
+    assert verdict_of(waves[0]).cause == "platform-reaper"
 
 
 def test_the_runner_up_is_the_best_other_cause_with_evidence_and_its_strongest():
     ctx = TriageContext(sightings=[CONTROL], health=HEALTH, accounts_polled=("team", "personal"))
     (w,) = find_waves(R5, context=ctx)
-    v = w.verdict
+    v = verdict_of(w)
     cause, score, why = v.runner_up
     assert cause != v.cause and score == dict(v.scores)[cause]
     # account-stop -4 (survivors, two accounts), host-failure -3; account-action weighed nothing

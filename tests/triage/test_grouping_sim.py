@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 
 from sagan_tui.actions.guard import triage_context
+from sagan_tui.triage.verdict import verdict_of
+from sagan_tui.triage.grouping import signature_of
 
 from . import grouped as G
 from .test_heldout import Played, play  # noqa: F401  (held-out's world player and its fixture)
@@ -26,12 +28,12 @@ async def test_two_causes_on_one_night_are_two_waves_with_their_true_causes(play
     reaped, broke = (G.REAPED_A, G.BROKE_A) if variant == "a" else (G.REAPED_B, G.BROKE_B)
     assert len(p.model.waves) == 2
     reaper, stop = _wave(p, reaped), _wave(p, broke)
-    assert (reaper.verdict.cause, stop.verdict.cause) == ("platform-reaper", "account-stop")
-    assert reaper.verdict.confidence in ("medium", "high") and stop.verdict.confidence == "high"
-    assert reaper.signature.kind == "kill-time" and stop.signature.kind == "account-stop"
-    assert "top up" in stop.verdict.next_step and "ticket to RunPod" in reaper.verdict.next_step
+    assert (verdict_of(reaper).cause, verdict_of(stop).cause) == ("platform-reaper", "account-stop")
+    assert verdict_of(reaper).confidence in ("medium", "high") and verdict_of(stop).confidence == "high"
+    assert signature_of(reaper).kind == "kill-time" and signature_of(stop).kind == "account-stop"
+    assert "top up" in verdict_of(stop).next_step and "ticket to RunPod" in verdict_of(reaper).next_step
     # the balance stop no longer speaks for the reaper: one account, no stray kill time
-    assert not any("spans 2 accounts" in f.statement for f in reaper.verdict.for_)
+    assert not any("spans 2 accounts" in f.statement for f in verdict_of(reaper).for_)
     doc = p.cli()
     kinds = sorted(w["signature"]["kind"] for w in doc["waves"])
     assert kinds == ["account-stop", "kill-time"]
@@ -46,7 +48,7 @@ async def test_a_dead_host_and_a_stray_read_host_failure_with_the_stray_left_out
     await p.until(400)
     dead = G.DEAD if variant == "a" else G.DEAD[:3]
     w = _wave(p, dead)
-    v = w.verdict
+    v = verdict_of(w)
     assert v.cause == "host-failure" and v.confidence in ("medium", "high"), v
     assert v.next_step.startswith("avoid h-dead on re-dispatch")
     assert [x.pod_id for x in w.unrelated] == [G.STRAY] and G.STRAY not in w.pod_ids
@@ -69,12 +71,12 @@ async def test_a_slow_burn_is_watch_at_its_second_loss_and_one_reaper_wave_by_it
     assert "after RUNNING" in p.model.active_forming()[0].headline
     await p.until(int(lost[2]) + 15)
     (w,) = p.model.waves
-    assert set(w.pod_ids) == set(ids[:3]) and w.verdict.cause == "platform-reaper", w.verdict
+    assert set(w.pod_ids) == set(ids[:3]) and verdict_of(w).cause == "platform-reaper", verdict_of(w)
     assert p.model.active_forming() == []
     await p.until(int(lost[4]) + 15)
     (w,) = p.model.waves
     assert set(w.pod_ids) == set(ids)  # the decoy failing alone (variant b) is in no wave
-    assert w.verdict.cause == "platform-reaper" and w.verdict.confidence in ("medium", "high")
+    assert verdict_of(w).cause == "platform-reaper" and verdict_of(w).confidence in ("medium", "high")
 
 
 @pytest.mark.parametrize("variant", ["a", "b"])
@@ -83,7 +85,7 @@ async def test_a_reaper_whose_kill_time_spreads_reads_platform_reaper(play, vari
     p = play(fixture)
     await p.until(760)
     w = _wave(p, ids)
-    v = w.verdict
+    v = verdict_of(w)
     assert v.cause == "platform-reaper" and v.confidence in ("medium", "high"), v
     assert any("killed young" in f.statement and "selective" in f.statement for f in v.for_)
     lost = {x.pod_id for x in triage_context(p.rig.cache).losses}
@@ -95,8 +97,8 @@ async def test_a_balance_stop_that_terminates_its_pods_reads_account_stop(play, 
     p = play(G.terminating_stop(variant))
     await p.until(420)
     w = _wave(p, G.BROKE_T)
-    assert (w.verdict.cause, w.verdict.confidence) == ("account-stop", "high"), w.verdict
-    assert "top up personal" in w.verdict.next_step
+    assert (verdict_of(w).cause, verdict_of(w).confidence) == ("account-stop", "high"), verdict_of(w)
+    assert "top up personal" in verdict_of(w).next_step
     listed = {s.pod_id for s in p.rig.cache.sightings() if not s.gone}
     gone = {pid for i, pid in enumerate(G.BROKE_T) if not (variant == "b" and i % 2 == 0)}
     assert gone and not gone & listed  # terminated: out of the list, as a reaper's are
@@ -106,5 +108,5 @@ async def test_a_postpaid_account_at_zero_is_never_an_account_stop(play):
     p = play(G.terminating_stop("a", mode="POSTPAID"))
     await p.until(420)
     w = _wave(p, G.BROKE_T)
-    assert w.verdict.cause != "account-stop", w.verdict
-    assert w.signature.kind != "account-stop"
+    assert verdict_of(w).cause != "account-stop", verdict_of(w)
+    assert signature_of(w).kind != "account-stop"

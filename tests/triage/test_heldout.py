@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sagan_tui.session.model import PanelModel
+from sagan_tui.triage.verdict import verdict_of
 
 from . import heldout as H
 from .incidents import SteppedPolls, settings_for
@@ -80,7 +81,7 @@ async def test_late_re_dispatches_at_the_kill_time_join_the_active_wave(play):
     assert waves == [tuple(sorted(whole))] and forming == []  # joined, not a second wave, not forming
     assert all(p.seen[t][1] == [] for t in p.seen if t >= 225)  # the re-dispatched pair never "forming"
     (wave,) = p.model.waves
-    assert wave.verdict.cause == "platform-reaper", wave.verdict.headline
+    assert verdict_of(wave).cause == "platform-reaper", verdict_of(wave).headline
     assert wave.end == max(x.lost_at for x in wave.losses) and wave.losses[-1].pod_id == H.REDISPATCHED[1]
     assert p.model.active_wave() is wave  # the guard runs from the last re-dispatch's loss
     doc = p.cli()

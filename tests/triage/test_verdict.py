@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from sagan_tui.models import Loss, PodSighting, SourceHealth
 from sagan_tui.triage import TriageContext, Wave, find_waves
 from sagan_tui.triage.verdict import LEVELS, headline, verdict
+from sagan_tui.triage.verdict import diagnosis_of, verdict_of
 
 from .conftest import CONTROL, HEALTH, R4, R5, at
 
@@ -31,17 +32,17 @@ def test_r5_with_its_controls_is_a_platform_reaper_with_high_confidence():
 
 def test_r4_on_team_alone_with_a_team_survivor_is_a_platform_reaper_not_an_account_stop():
     (w,) = find_waves(R4, context=TriageContext(sightings=[CONTROL], health=HEALTH, accounts_polled=BOTH))
-    assert w.verdict.cause == "platform-reaper"
+    assert verdict_of(w).cause == "platform-reaper"
     assert headline(w).startswith("PLATFORM REAPER, ")
     # the finding that once led ("only account team: check that account") no longer comes first
-    assert w.diagnosis[0].kind == "gaps" and w.diagnosis[1].kind == "survivors"
+    assert diagnosis_of(w)[0].kind == "gaps" and diagnosis_of(w)[1].kind == "survivors"
 
 
 def test_an_account_under_balance_outweighs_clustered_gaps():
     broke = {**HEALTH, "team": SourceHealth(source="team", state="ok", last_success=at("10:55:00"), balance=0.0,
                                             under_balance=True)}
     (w,) = find_waves(R4, context=TriageContext(health=broke, accounts_polled=BOTH))
-    v = w.verdict
+    v = verdict_of(w)
     assert v.cause == "account-stop"
     assert v.broke and v.broke[0][0] == "team" and "top up team" in v.next_step
 

@@ -11,6 +11,7 @@ import pytest
 
 from sagan_tui.actions.guard import triage_context
 from sagan_tui.triage import find_waves
+from sagan_tui.triage.verdict import diagnosis_of, verdict_of
 
 from .incidents import BROKE, DEAD_HOST, REAPED, SteppedPolls, settings_for, three_causes, unrelated
 
@@ -40,7 +41,7 @@ async def causes(sim_factory, tmp_path, monkeypatch):
 
 async def test_a_dead_host_whose_pods_ran_for_different_times_reads_host_failure(causes):
     w = _by_pods(_waves(causes.cache), DEAD_HOST)
-    v = w.verdict
+    v = verdict_of(w)
     assert (v.cause, v.confidence) == ("host-failure", "high"), v
     said = " ".join(f.statement for f in v.for_)
     assert "h-dead" in said and "ctrlteam01" in said  # the machine, and a pod on another machine that lived
@@ -49,20 +50,20 @@ async def test_a_dead_host_whose_pods_ran_for_different_times_reads_host_failure
 
 async def test_a_balance_stop_whose_pods_ran_for_different_times_reads_account_stop(causes):
     w = _by_pods(_waves(causes.cache), BROKE)
-    v = w.verdict
+    v = verdict_of(w)
     assert (v.cause, v.confidence) == ("account-stop", "high"), v
     assert v.for_[0].kind == "balance" and "personal ran out at" in v.for_[0].statement
     assert "$0.00" in v.for_[0].statement and "its 3 pods stopped" in v.for_[0].statement
     assert "top up personal" in v.next_step
-    assert w.diagnosis[0].kind == "balance"  # the findings lead with what weighs most toward the verdict
+    assert diagnosis_of(w)[0].kind == "balance"  # the findings lead with what weighs most toward the verdict
 
 
 async def test_a_reaper_on_one_account_with_a_survivor_there_reads_platform_reaper(causes):
     w = _by_pods(_waves(causes.cache), REAPED)
-    v = w.verdict
+    v = verdict_of(w)
     assert v.cause == "platform-reaper" and v.confidence in ("medium", "high"), v
     assert any("ctrlteam01" in f.statement for f in v.for_)
-    assert any("not an account-wide stop" in f.statement for f in w.diagnosis)
+    assert any("not an account-wide stop" in f.statement for f in diagnosis_of(w))
     assert v.headline.startswith("PLATFORM REAPER, ") and "ticket to RunPod with 4 pod ids" in v.headline
 
 
@@ -75,7 +76,7 @@ async def test_the_balance_history_has_a_row_per_change(causes):
 async def test_stopping_the_control_pods_after_the_wave_changes_no_finding(causes):
     """Issue 17.3: a pod that outlived the wave survived it, whatever the owner did to it later."""
     before = _by_pods(_waves(causes.cache), REAPED)
-    findings, verdict = before.diagnosis, before.verdict
+    findings, verdict = diagnosis_of(before), verdict_of(before)
     for pid in ("ctrlteam01", "ctrlteam02"):
         reply = await causes.poller.transports["team"].stop(pid)
         assert reply["data"]["podStop"]["desiredStatus"] == "EXITED"
@@ -85,11 +86,11 @@ async def test_stopping_the_control_pods_after_the_wave_changes_no_finding(cause
     after = _by_pods(_waves(causes.cache), REAPED)
     # Every statement as it was, and the survivors finding to its evidence (other findings quote
     # when each account was last polled, which any later poll moves on).
-    assert [f.statement for f in after.diagnosis] == [f.statement for f in findings]
+    assert [f.statement for f in diagnosis_of(after)] == [f.statement for f in findings]
     survived = [f for f in findings if f.kind == "survivors"]
-    assert survived and [f for f in after.diagnosis if f.kind == "survivors"] == survived
+    assert survived and [f for f in diagnosis_of(after) if f.kind == "survivors"] == survived
     assert "ctrlteam01" in survived[0].statement and "not an account-wide stop" in survived[0].statement
-    assert after.verdict == verdict
+    assert verdict_of(after) == verdict
 
 
 def test_waves_json_over_a_cache_gives_each_wave_its_cause(causes_cache):
@@ -129,7 +130,7 @@ async def test_unrelated_losses_chained_by_the_gap_rule_read_unclear(sim_factory
         await rig.poll_at(range(0, 301, EVERY))
         (w,) = _waves(rig.cache)
         assert len(w.losses) == 3
-        v = w.verdict
+        v = verdict_of(w)
         assert v.cause == "unclear" or v.confidence == "low", v
         assert v.next_step.startswith("keep watching") if v.cause == "unclear" else True
     finally:

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from sagan_tui.triage import Timeline, TriageContext, Wave, active_wave, find_waves
+from sagan_tui.triage.verdict import diagnosis_of, verdict_of
 
 from .conftest import CONTROL, HEALTH, R4, R5, at, loss
 
@@ -26,17 +27,17 @@ def test_r5_is_one_wave_of_exactly_those_five_pods():
 
 def test_r5_diagnosis_rules_out_an_account_only_cause():
     (wave,) = find_waves(R5, context=TriageContext(accounts_polled=("team", "personal")))
-    scope = next(f for f in wave.diagnosis if f.kind == "accounts")
+    scope = next(f for f in diagnosis_of(wave) if f.kind == "accounts")
     assert scope.statement.startswith("spans both accounts (team, personal): not an account-only cause")
     assert any("j0xvy1q82ryo8m" in e for e in scope.evidence)
-    gaps = next(f for f in wave.diagnosis if f.kind == "gaps")
+    gaps = next(f for f in diagnosis_of(wave) if f.kind == "gaps")
     assert "gaps cluster at 60 s" in gaps.statement and "systematic reaper" in gaps.statement
 
 
 def test_r4_is_a_team_only_wave():
     (wave,) = find_waves(R4, context=TriageContext(health=HEALTH, accounts_polled=("team", "personal")))
     assert wave.accounts == ("team",) and len(wave.losses) == 3
-    scope = next(f for f in wave.diagnosis if f.kind == "accounts")
+    scope = next(f for f in diagnosis_of(wave) if f.kind == "accounts")
     assert scope.statement.startswith("only account team: check that account")
     assert any(e.startswith("personal: polled OK") for e in scope.evidence)
 
@@ -45,7 +46,7 @@ def test_r4_and_r5_are_one_wave_of_two_bursts_the_same_reaper_inside_r4s_guard()
     (wave,) = find_waves(R5 + R4)
     assert [b.pod_ids for b in wave.bursts] == [tuple(x.pod_id for x in R4), find_waves(R5)[0].pod_ids]
     assert (wave.start, wave.end) == (R4[0].lost_at, at("10:54:55"))
-    assert wave.verdict.cause == "platform-reaper"  # both accounts: the true cause, not r4's billing guess
+    assert verdict_of(wave).cause == "platform-reaper"  # both accounts: the true cause, not r4's billing guess
 
 
 def test_without_following_r4_and_r5_are_two_waves_in_order():
@@ -125,7 +126,7 @@ def test_active_wave_within_guard_minutes_only():
 def test_survivors_control_pod_named():
     ctx = TriageContext(sightings=(CONTROL,), accounts_polled=("team", "personal"))
     (wave,) = find_waves(R5, context=ctx)
-    found = next(f for f in wave.diagnosis if f.kind == "survivors")
+    found = next(f for f in diagnosis_of(wave) if f.kind == "survivors")
     assert "j18eiux6ccekyj (team, #365)" in found.statement
 
 

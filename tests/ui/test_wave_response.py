@@ -11,6 +11,7 @@ from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes
 from .conftest import wait_for
 from tests.notes import notes
+from sagan_tui.triage.verdict import verdict_of
 
 HELD = {400, 401, 402, 403}  # the reaper's experiments, all running on team
 
@@ -126,7 +127,7 @@ async def test_the_demos_waves_read_platform_reaper_within_a_poll_and_the_second
     try:
         for t in range(0, 601, 5):
             model.apply(await rig.poll_at([t]))
-            seen[t] = [(w.start, len(w.losses), w.verdict.cause, w.verdict.confidence, len(w.bursts))
+            seen[t] = [(w.start, len(w.losses), verdict_of(w).cause, verdict_of(w).confidence, len(w.bursts))
                        for w in model.waves]
     finally:
         await rig.close()
