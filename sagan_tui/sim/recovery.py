@@ -2,20 +2,18 @@
 
 The reaper applies when a pod is added, scripted or launched while serving, so a canary
 launched inside its window dies at its kill time and one launched after it lives. The recovery
-loop acts at scenario times after a loss; the state is computed lazily, so `RecoveryLoop.advance`
-runs before every request is answered (server.py) and performs what fell due since the last
-one, in time order: a re-dispatch's own loss may fall due in the same call.
+loop acts at scenario times after a loss; the state is computed lazily, so `SimState.advance`
+runs before every request is answered (server.py) and performs what the loop says fell due
+since the last one, in time order: a re-dispatch's own loss may fall due in the same call. The
+loop keeps the schedule and the budget; the state it acts on is SimState's.
 """
 
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING
+from typing import Container, Iterator
 
 from .fixture import PodSpec, ReaperSpec, RecoverySpec
-
-if TYPE_CHECKING:
-    from .state import SimState
 
 
 def reaped(spec: PodSpec, reapers: list[ReaperSpec]) -> PodSpec:
@@ -51,34 +49,25 @@ class RecoveryLoop:
         self._order += 1
         heapq.heappush(self._due, (spec.lost_at + self.spec.after_s, self._order, n, spec.id))
 
-    def advance(self, state: SimState, t: float) -> None:
+    def due(self, t: float) -> Iterator[tuple[float, int, str]]:
+        """(time, experiment, lost pod id) of each loss to act on by scenario time t, in time
+        order; one queued while acting on another (a re-dispatch's own loss) is included when due."""
         while self._due and self._due[0][0] <= t:
             at, _, n, lost_id = heapq.heappop(self._due)
-            self._act(state, at, n, lost_id)
+            yield at, n, lost_id
 
-    def _act(self, state: SimState, at: float, n: int, lost_id: str) -> None:
-        exp = state.experiments.get(n)
-        if state.pods[lost_id].runpod_state(at) is not None:
-            return  # stopped before its reaper came: not lost, nothing to recover
-        if exp is None or exp.status_at(at) in ("blocked", "cancelled", "archived", "completed", "failed"):
-            return  # held (by the owner, or Sagan's own cascade): Sagan does not re-dispatch
+    def may_redispatch(self, n: int, at: float) -> bool:
+        """Whether experiment n's loss at `at` gets a re-dispatch (counted if so): one per moment
+        of losses of an experiment, within its budget."""
         last = self._last.get(n)
         if last is not None and at - last <= self.spec.dedupe_s:
-            return  # the same moment's losses of one experiment: one re-dispatch
+            return False  # the same moment's losses of one experiment: one re-dispatch
         if self._spent.get(n, 0) >= self.spec.budget:
-            return
+            return False
         self._spent[n] = self._spent.get(n, 0) + 1
         self._last[n] = at
-        lost = state.pods[lost_id].spec
-        dispatch = self.spec.dispatch_experiments is None or n in self.spec.dispatch_experiments
-        note = f"Auto-recovery after pod loss (Pod {lost_id} not found in account={lost.account})"
-        if not dispatch:
-            state.record(at, "state_changed", experiment=n, to_status="implementing", actor_kind="system",
-                         note=f"{note}: re-dispatch queued.")
-            return
-        pod_id = self._ids.pop(0) if self._ids and self._ids[0] not in state.pods else state.new_pod_id()
-        state.record(at, "epm:recovery", experiment=n, actor_kind="agent", note=f"{note}: re-dispatching {pod_id}.")
-        state.add_pod(lost.model_copy(update={
-            "id": pod_id, "created_at": at, "running_at": at + self.spec.running_after_s, "lost_at": None,
-            "exited_at": None, "stopped_at": None, "agent_run_id": None, "run_id": None, "terminated_by": None,
-            "host": None}))
+        return True
+
+    def scripted_id(self, taken: Container[str]) -> str | None:
+        """The scenario's next re-dispatch pod id, if it names one not yet taken."""
+        return self._ids.pop(0) if self._ids and self._ids[0] not in taken else None

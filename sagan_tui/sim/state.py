@@ -163,7 +163,30 @@ class SimState:
         """Perform what Sagan's recovery loop had due by scenario time t (sim/recovery.py)."""
         if self.recovery is not None:
             with self.lock:
-                self.recovery.advance(self, t)
+                for at, n, lost_id in self.recovery.due(t):
+                    self._recover(self.recovery, at, n, lost_id)
+
+    def _recover(self, loop: RecoveryLoop, at: float, n: int, lost_id: str) -> None:
+        exp = self.experiments.get(n)
+        if self.pods[lost_id].runpod_state(at) is not None:
+            return  # stopped before its reaper came: not lost, nothing to recover
+        if exp is None or exp.status_at(at) in ("blocked", "cancelled", "archived", "completed", "failed"):
+            return  # held (by the owner, or Sagan's own cascade): Sagan does not re-dispatch
+        if not loop.may_redispatch(n, at):
+            return
+        lost = self.pods[lost_id].spec
+        dispatch = loop.spec.dispatch_experiments is None or n in loop.spec.dispatch_experiments
+        note = f"Auto-recovery after pod loss (Pod {lost_id} not found in account={lost.account})"
+        if not dispatch:
+            self.record(at, "state_changed", experiment=n, to_status="implementing", actor_kind="system",
+                        note=f"{note}: re-dispatch queued.")
+            return
+        pod_id = loop.scripted_id(self.pods) or self.new_pod_id()
+        self.record(at, "epm:recovery", experiment=n, actor_kind="agent", note=f"{note}: re-dispatching {pod_id}.")
+        self.add_pod(lost.model_copy(update={
+            "id": pod_id, "created_at": at, "running_at": at + loop.spec.running_after_s, "lost_at": None,
+            "exited_at": None, "stopped_at": None, "agent_run_id": None, "run_id": None, "terminated_by": None,
+            "host": None}))
 
     def add_pod(self, spec: PodSpec) -> SimPod:
         """A pod created while serving (launch-pod, a deploy mutation), its events recorded."""
