@@ -18,6 +18,7 @@ Two steps after the chaining gap and the following rule (waves.py, follow.py):
 from __future__ import annotations
 
 from itertools import compress, repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Sequence
 
 from sagan_tui.triage import gaps as G
@@ -39,7 +40,9 @@ def regroup(tl: Timeline, waves: Sequence[Wave], context: TriageContext | None) 
     keep = out.append
     floor, frac = G.TIGHT_FLOOR_S, G.TIGHT_FRACTION
     for w in waves:
-        gs = gaps[w.first:w.stop] if w.members is None else [gaps[p] for p in w.members]
+        m = w.members
+        # (a followed wave's gaps gathered by one itemgetter, in C: of one position it returns the item)
+        gs = gaps[w.first:w.stop] if m is None else itemgetter(*m)(gaps) if len(m) > 1 else (gaps[m[0]],)
         # All gaps known (a NaN sum says one is not) and inside one kill window (grouping's
         # kill_window, written out: asked of every wave, ~10^5 in a million scattered losses).
         lo, total = min(gs), sum(gs)
