@@ -192,7 +192,7 @@ class ActionRunner:
             # must stay reachable (`a` opens it, the inbox says it was deferred, and when).
             decided = approval.model_copy(update={"status": str(state or DECIDED[decision]),
                                                   "updated_at": self.clock()})
-            await asyncio.to_thread(self.cache.record_approval, decided)
+            await self.offload(self.cache.record_approval, decided)
             return f"{decision} sent for {target}" + (f": request now {state}" if state else "")
 
         return await self._perform(decision, target, send, key=("decide", approval.id),
