@@ -44,9 +44,10 @@ class ChannelServer:
         self._server = await asyncio.start_unix_server(self._connected, sock=sock or listen(self.path))
 
     async def attach(self, sock: socket.socket) -> None:
-        """Serve one socket already connected (a socketpair's end: the panel in this process), as
-        a connection to the listening socket is served."""
+        """Serve one socket already connected (a socketpair's end: the panel in this process) as
+        the panel's connection."""
         reader, writer = await asyncio.open_unix_connection(sock=sock)
+        self._panel = writer  # the panel's end, from the start: updates may come before its first Request
         task = asyncio.ensure_future(self._connected(reader, writer))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
