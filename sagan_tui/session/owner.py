@@ -212,11 +212,15 @@ class OwnerRequests:
     async def _changing(self, fn: Callable[..., Any] | None, *args: Any) -> str:
         if fn is None:
             return "the cache is still being opened"
-        said, delta = await self._in_db(fn, *args)  # the cache waits out another writer's lock
-        self._publish(PanelUpdate(**{**self._update(delta).__dict__, "said": said, "answer": True}))
+        def change() -> tuple[str, PanelUpdate]:
+            said, delta = fn(*args)
+            return said, self._update(delta)  # its rows read back in the same thread
+
+        said, update = await self._in_db(change)  # another process's write lock waited out on the loop
+        self._publish(PanelUpdate(**{**update.__dict__, "said": said, "answer": True}))
         return said
 
-    # --- what the dialogs show, read in the writer thread -------------------------------
+    # --- what the dialogs show, read in the SQLite thread --------------------------------
 
     async def hold_note(self) -> str:
         """The note a hold is prefilled with: the active wave's one line, when there is one."""
