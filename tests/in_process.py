@@ -1,5 +1,5 @@
-"""The panel over a cache a test holds: its session in the test's own process, spoken to through
-the channel's types as the session process is (sagan_tui/session/loopback.py)."""
+"""The panel over a cache a test holds: its session in the test's own process, on the test's loop,
+served by the session process's real host over a socketpair (sagan_tui/session/loopback.py)."""
 
 from __future__ import annotations
 

@@ -144,8 +144,8 @@ class ActionRunner:
         if not (isinstance(reply, dict) and reply.get("ok") is True):
             raise SourceError("sagan", f"{what}: the server did not confirm (no \"ok\": true in its reply)")
 
-    def _experiment(self, number: int):
-        exp = self.cache.experiment(int(number))
+    async def _experiment(self, number: int):
+        exp = await self.offload(self.cache.experiment, int(number))
         if exp is None:
             raise Refusal(f"#{number} is not in the cache yet (wait for the next poll)")
         return exp
@@ -192,7 +192,7 @@ class ActionRunner:
             # must stay reachable (`a` opens it, the inbox says it was deferred, and when).
             decided = approval.model_copy(update={"status": str(state or DECIDED[decision]),
                                                   "updated_at": self.clock()})
-            await asyncio.to_thread(self.cache.record_approval, decided)
+            await self.offload(self.cache.record_approval, decided)
             return f"{decision} sent for {target}" + (f": request now {state}" if state else "")
 
         return await self._perform(decision, target, send, key=("decide", approval.id),
@@ -207,7 +207,7 @@ class ActionRunner:
             status = (reply.get("experiment") or {}).get("status", "blocked")
             return f"#{number} held: status {status}"
 
-        exp = self.cache.experiment(int(number))
+        exp = await self.offload(self.cache.experiment, int(number))
         return await self._perform("hold", f"#{number}", send, account=exp.runpod_account if exp else None,
                                    detail=one_line(note, limit=500) or None, origin=origin)
 
@@ -217,7 +217,7 @@ class ActionRunner:
         Through the dispatch guard (a released experiment is dispatched again by Sagan's recovery):
         `confirm` is the token typed for the whole `batch` (this one alone by default)."""
         async def send() -> str:
-            exp = self._experiment(number)
+            exp = await self._experiment(number)
             if exp.status != "blocked":
                 raise Refusal(f"#{number} is {exp.status}, not blocked: there is no hold to release")
             await self._guard(self._verdict("release", batch or (number,), armed), confirm)
@@ -226,7 +226,7 @@ class ActionRunner:
             status = (reply.get("experiment") or {}).get("status", "approved")
             return f"#{number} released: status {status}"
 
-        exp = self.cache.experiment(int(number))
+        exp = await self.offload(self.cache.experiment, int(number))
         return await self._perform("release", f"#{number}", send, account=exp.runpod_account if exp else None,
                                    detail=one_line(note, limit=500) or None)
 
@@ -240,7 +240,7 @@ class ActionRunner:
         """The canary: a held experiment released and re-dispatched at once, through the dispatch
         guard (its number typed while a wave or forming cluster is active)."""
         async def send() -> str:
-            exp = self._experiment(number)
+            exp = await self._experiment(number)
             if exp.status != "blocked":
                 raise Refusal(f"#{number} is {exp.status}, not blocked: a canary is one of the held experiments")
             await self._guard(self._verdict("canary", (number,)), confirm)
@@ -250,7 +250,7 @@ class ActionRunner:
             self._confirmed(reply, "launch-pod")
             return f"#{number} released and re-dispatched as the canary: watching its pod"
 
-        exp = self.cache.experiment(int(number))
+        exp = await self.offload(self.cache.experiment, int(number))
         return await self._perform("canary", f"#{number}", send, account=exp.runpod_account if exp else None)
 
     async def redispatch(self, number: int, note: str = "", confirm: str | None = None) -> ActionResult:
@@ -259,7 +259,7 @@ class ActionRunner:
         When the guard demands it, `confirm` must be the experiment number as the owner typed it.
         """
         async def send() -> str:
-            exp = self._experiment(number)
+            exp = await self._experiment(number)
             if exp.status != "approved":
                 raise Refusal(f"#{number} is {exp.status}, not approved: Sagan dispatches only approved experiments")
             await self._guard(self._verdict("redispatch", (number,)), confirm)
@@ -268,12 +268,12 @@ class ActionRunner:
             run = reply.get("agentRunId")
             return f"#{number} re-dispatched" + (f": agent run {one_line(run, limit=80)}" if run else "")
 
-        exp = self.cache.experiment(int(number))
+        exp = await self.offload(self.cache.experiment, int(number))
         return await self._perform("redispatch", f"#{number}", send, account=exp.runpod_account if exp else None)
 
     async def promote(self, number: int) -> ActionResult:
         async def send() -> str:
-            exp = self._experiment(number)
+            exp = await self._experiment(number)
             if exp.status != "awaiting_promotion":
                 raise Refusal(f"#{number} is {exp.status}: only an experiment awaiting promotion can be promoted")
             self._confirmed(await self.sagan.promote(int(number)), "promote")

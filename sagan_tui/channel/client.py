@@ -27,6 +27,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from datetime import datetime
@@ -199,6 +200,20 @@ class SessionClient:
             raise SessionEnded(exit_reason(self.process.returncode, self._stderr)) from None
         self.started = True
         self._tasks.append(asyncio.ensure_future(self._read()))
+
+    async def connect(self, sock: "socket.socket") -> None:
+        """Speak over a socket already connected to a session (a socketpair's end: a session in
+        this process, served by its real host); no child is started."""
+        self._reader, self._writer = await asyncio.open_unix_connection(sock=sock)
+        self.started = True
+        self._tasks.append(asyncio.ensure_future(self._read()))
+
+    def opened(self, answer: ReadyView | FailedView) -> ReadyView | FailedView:
+        """An Open's answer got without asking (a session opened before this connection): its
+        rows held from now on, as an asked one's are."""
+        if isinstance(answer, ReadyView):
+            return msgspec.structs.replace(answer, first=self._held.receive(answer.first))
+        return answer
 
     async def open(self, values: Mapping[str, Any], accounts: Mapping[str, Mapping[str, Any]],
                    poll: bool = True, clock: "datetime | None" = None,

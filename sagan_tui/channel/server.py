@@ -18,9 +18,8 @@ import msgspec
 
 from sagan_tui.channel.frames import FrameError, read_frame, write_frame
 from sagan_tui.channel.intents import Intent
-from sagan_tui.channel.messages import TO_SESSION, Refused, Reply, Update, encode, reply
+from sagan_tui.channel.messages import TO_SESSION, Refused, Reply, encode, reply
 from sagan_tui.channel.runtime_dir import ChannelRefused, check_peer, listen
-from sagan_tui.channel.views import UpdateView
 
 log = logging.getLogger(__name__)
 Handler = Callable[[Intent], Awaitable[Any]]
@@ -31,7 +30,7 @@ def _one_line(text: str, limit: int = 500) -> str:
 
 
 class ChannelServer:
-    def __init__(self, path: Path, handle: Handler, *, allowed_uid: int | None = None) -> None:
+    def __init__(self, path: Path | None, handle: Handler, *, allowed_uid: int | None = None) -> None:
         self.path = path
         self.handle = handle
         self.allowed_uid = allowed_uid
@@ -39,12 +38,19 @@ class ChannelServer:
         self.refused: list[str] = []  # why each refused peer was refused (for the log and tests)
         self._panel: asyncio.StreamWriter | None = None
         self._server: asyncio.AbstractServer | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task] = set()
 
     async def start(self, sock: socket.socket | None = None) -> None:
-        self._loop = asyncio.get_running_loop()
         self._server = await asyncio.start_unix_server(self._connected, sock=sock or listen(self.path))
+
+    async def attach(self, sock: socket.socket) -> None:
+        """Serve one socket already connected (a socketpair's end: the panel in this process) as
+        the panel's connection."""
+        reader, writer = await asyncio.open_unix_connection(sock=sock)
+        self._panel = writer  # the panel's end, from the start: updates may come before its first Request
+        task = asyncio.ensure_future(self._connected(reader, writer))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def aclose(self) -> None:
         if self._server is not None:
@@ -54,16 +60,10 @@ class ChannelServer:
         if self._panel is not None:
             self._panel.close()
 
-    # --- updates, from any thread -----------------------------------------------------------
-
-    def publish(self, update: UpdateView) -> None:
-        """Send an update to the panel (thread-safe; encoded on the caller's thread)."""
-        frame = encode(Update(update))
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self.send_frame, frame)
+    # --- updates ---------------------------------------------------------------------------
 
     def send_frame(self, frame: bytes) -> None:
-        """An encoded message to the panel, from the server's loop (dropped when none is attached)."""
+        """An encoded message to the panel (dropped when none is attached)."""
         if self._panel is not None and not self._panel.is_closing():
             write_frame(self._panel, frame)
 

@@ -1,6 +1,6 @@
 """What the panel's screens ask of the session, as the channel's intents: one surface for both
-transports (the session process, ui/remote.py; the session in a test's own process,
-session/loopback.py). A subclass says how an intent goes: `_tell` (its effect comes as updates)
+transports (the session process, ui/remote.py; the session's real host in a test's own
+process, over a socketpair: session/loopback.py). A subclass says how an intent goes: `_tell` (its effect comes as updates)
 and `_ask` (its typed answer, the channel's view data)."""
 
 from __future__ import annotations

@@ -88,13 +88,16 @@ class Watch:
         from sagan_tui.pages.deadman import DeadMan
         from sagan_tui.pages.pager import Pager
         from sagan_tui.pages.senders import sender_for
+        from sagan_tui.session.db import SQLiteWorker
         from sagan_tui.store.page_rows import load_alerts
         from sagan_tui.sync.poller import Poller
 
         self.args, self.settings, self.cache, self.rules = args, settings, cache, rules
         self.say = Say(settings.secrets())
         # a test steps the clock with the simulator's; the bench gives a poller with its own servers
-        self.poller = poller or Poller(settings, cache, clock=clock)
+        # The poll's writes in one SQLite thread, another process's lock waited out on this loop (session/db.py).
+        self.db = SQLiteWorker()
+        self.poller = poller or Poller(settings, cache, clock=clock, offload=self.db.run)
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout), follow_redirects=False)
         self.pager = Pager(targets, [sender_for(t, self.client) for t in targets], say=self.say, status=self._health)
         self.dead = DeadMan(dead, self.client, minutes=settings.deadman_minutes, say=self.say) if dead else None
@@ -162,6 +165,7 @@ class Watch:
             await self.dead.disarm()
         await self.client.aclose()
         await self.poller.aclose()
+        self.db.shutdown()
         self.cache.close()
 
     async def after_poll(self, now: datetime) -> None:

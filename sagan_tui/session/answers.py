@@ -5,6 +5,7 @@ which session/serve.py answers itself (it makes the session); a test checks the 
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from sagan_tui.channel import intents as I
@@ -17,9 +18,11 @@ if TYPE_CHECKING:
 Answer = Callable[["PanelSession", Any], Awaitable[Any]]
 
 
-def _started(start: Callable[["PanelSession", Any], None]) -> Answer:
+def _started(start: Callable[["PanelSession", Any], Any]) -> Answer:
+    """A tell: done (the answer says so) once the session did it; its news comes as updates."""
     async def answer(s: "PanelSession", i: Any) -> Done:
-        start(s, i)
+        if inspect.isawaitable(did := start(s, i)):
+            await did
         return Done()
     return answer
 
@@ -37,7 +40,7 @@ async def _decide(s: "PanelSession", i: I.Decide) -> Any:
                 return a
         return None
 
-    approval = await s._call(s._in_db, find)
+    approval = await s._in_db(find)
     if approval is None:
         raise LookupError(f"no pending or deferred approval {i.approval_id}")
     return await s.decide(approval, i.decision, dict(i.answers), i.note, i.confirm)

@@ -1,25 +1,26 @@
-"""PanelSession: the panel's core in its own thread: cache, per-source polls, model, actions, clock.
+"""PanelSession: the panel's core on its owner's asyncio loop: cache, per-source polls, model, actions, clock.
 
-Its caller (session/serve.py in the session process; session/loopback.py in a test) never
-touches SQLite or a source: it calls the methods below and those of session/owner.py (each
-returns an awaitable it can wait on) and passes on the immutable updates `publish` hands it. Inside, one asyncio loop runs every source on its own schedule and backoff, and one
-writer thread (`sagan-db`) does every cache read and write: poll writes, the audit log, pruning,
-dismissals, and the model's reads, so they never interleave.
+Its owner (session/serve.py's SessionHost, in the session process or, for a test, in the test's
+own process over a socketpair) runs it on its loop: `start()` there, `await close()` at the end.
+The owner never touches SQLite or a source: it awaits the methods below and those of
+session/owner.py and passes on the immutable updates `publish` hands it. Every source polls on
+its own schedule and backoff as a task of that loop, and one SQLite thread (session/db.py's
+SQLiteWorker) does every cache read and write: poll writes, the audit log, pruning, dismissals,
+and the model's reads, so they never interleave. Another process's write lock is waited out on
+the loop, not in that thread: the owner's reads never queue behind it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import sqlite3
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from sagan_tui.basics import HeldClock, utcnow
+from sagan_tui.session.db import SQLiteWorker
 from sagan_tui.session.owner import OwnerRequests
 from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady, TimelineRows
 
@@ -53,7 +54,7 @@ class PanelSession(OwnerRequests):
     def __init__(self, settings: "Settings | Draft", publish: Callable[[object], None], *,
                  cache: "Cache | None" = None, poller: "Poller | None" = None,
                  clock: Callable[[], datetime] = utcnow, poll: bool = True) -> None:
-        self.settings: Settings = settings  # type: ignore[assignment]  # validated in the thread
+        self.settings: Settings = settings  # type: ignore[assignment]  # validated when it opens
         self.clock = clock
         self.cache, self.poller = cache, poller
         self._owns_cache = cache is None
@@ -61,12 +62,12 @@ class PanelSession(OwnerRequests):
         self._incident_shown: dict | None = None  # the incident view last handed over (session/incident_view.py)
         self.runner: ActionRunner | None = None
         self.containment = None  # actions/contain.py's Containment, made with the runner
-        self._publish = publish
+        self._send = publish
+        self._closed = False  # closed: nothing more is published (a discarded session's late news)
         self._poll = poll
         self.paused = False
-        self._loop = asyncio.new_event_loop()
-        self._db = ThreadPoolExecutor(1, thread_name_prefix="sagan-db")
-        self._thread: threading.Thread | None = None
+        self._db = SQLiteWorker()
+        self._main_task: asyncio.Task | None = None
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._timelines: dict[str, tuple[int | None, str]] = {"main": (None, "all")}
@@ -77,7 +78,7 @@ class PanelSession(OwnerRequests):
         self._kicks: dict[str, asyncio.Event] = {}
         self._forced: set[str] = set()
         self._round: set[str] = set()
-        self._generation = 0
+        self._round_no = 0  # a refresh starts a new round: a poll begun before it does not end it
         self.polls = 0
         self._cache_trouble: tuple[str, float] | None = None  # the last failure to put the cache back, and when
         self._pods_followed = None  # session/pod_follow.py's PodFollower, made when serving starts
@@ -85,28 +86,40 @@ class PanelSession(OwnerRequests):
     # --- life ------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="sagan-session", daemon=True)
-        self._thread.start()
+        """Open (unless open_now did) and serve, as a task of the running loop (its owner's)."""
+        self._main_task = asyncio.get_running_loop().create_task(self._run(), name="sagan-session")
 
-    def close(self, timeout: float = 10.0) -> None:
-        """Stop polling, close the clients (and the cache, if the session opened it); from the UI thread."""
-        if self._thread is None:
-            return
-        if not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(timeout)
+    async def close(self) -> None:
+        """Stop polling, close the clients (and the cache, if the session opened it); on the owner's loop.
+        Once it returns, the session publishes nothing more."""
+        self._stop.set()
+        for kick in self._kicks.values():
+            kick.set()
+        if self._main_task is not None:
+            await asyncio.gather(self._main_task, return_exceptions=True)
+        elif self.poller is not None and self.model is not None:
+            await self.poller.aclose()  # opened by open_now, never started
+        self._closed = True
+        self._db.shutdown()
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
+    @property
+    def closed(self) -> bool:
+        """Closed and awaited: its polls stopped, it publishes nothing more."""
+        return self._closed
+
+    def _publish(self, update: object) -> None:
+        if not self._closed:
+            self._send(update)
+
+    async def _run(self) -> None:
         try:
-            self._loop.run_until_complete(self._main())
+            await self._main()
+        except asyncio.CancelledError:
+            raise
         except BaseException as exc:  # a bug of ours: the panel must end saying so, not hang
             log.exception("the session stopped")
             if self.model is None:
                 self._publish(SessionFailed(f"sagan-tui: the panel's session failed: {type(exc).__name__}: {exc}"))
-        finally:
-            self._loop.close()
-            self._db.shutdown(wait=True)
 
     def open_now(self) -> SessionReady:
         """Open and read everything on the caller's thread, before the app's loop runs (tests and
@@ -150,7 +163,7 @@ class PanelSession(OwnerRequests):
                 await self._in_db(self.cache.close)
 
     def _open(self, settings: "Settings") -> SessionReady:
-        """In the writer thread: the cache (migrated or moved aside as needed), the poller, the
+        """In the SQLite thread: the cache (migrated or moved aside as needed), the poller, the
         runner, and the model read whole. Slow (imports, pydantic, thousands of rows)."""
         from sagan_tui.actions.contain import Containment
         from sagan_tui.actions.runner import ActionRunner
@@ -161,7 +174,7 @@ class PanelSession(OwnerRequests):
         self.settings = settings
         self.cache = self.cache or Cache(settings.cache_path)
         self.poller = self.poller or Poller(settings, self.cache)
-        self.poller.offload = self._offload  # its writes go through the one writer thread too
+        self.poller.offload = self._in_db  # its writes go through the one SQLite thread too
         self.runner = ActionRunner.for_poller(settings, self.cache, self.poller, clock=self.clock)
         self.containment = Containment(self.runner, settings.guard_minutes)
         self.model = PanelModel(settings, self.cache, self.clock)
@@ -186,32 +199,22 @@ class PanelSession(OwnerRequests):
                                                name="prune"))
         await self._stop.wait()
 
-    # --- threads -----------------------------------------------------------------------
-
-    def _offload(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
-        return self._loop.run_in_executor(self._db, functools.partial(fn, *args))
-
     async def _in_db(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return await self._offload(fn, *args)
-
-    def _call(self, coro_fn: Callable[..., Awaitable[Any]], *args: Any) -> "asyncio.Future[Any]":
-        """Run `coro_fn(*args)` on the session's loop; awaitable from the caller's loop."""
-        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro_fn(*args), self._loop))
-
-    def _soon(self, fn: Callable[..., Any], *args: Any) -> None:
-        if not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(fn, *args)
+        return await self._db.run(fn, *args)
 
     # --- polls, each source on its own --------------------------------------------------
 
     async def _source(self, name: str) -> None:
-        while True:
+        # Until the session stops, not only until cancelled: on Python 3.11 a cancel that lands as
+        # a wait_for inside a poll completes is swallowed (the poll returns), and the loop goes on.
+        while not self._stop.is_set():
             await self._until_due(name)
-            await self._poll_one(name)
+            if not self._stop.is_set():
+                await self._poll_one(name)
 
     async def _until_due(self, name: str) -> None:
         kick = self._kicks[name]
-        while True:
+        while not self._stop.is_set():
             if name in self._forced:
                 self._forced.discard(name)
                 return
@@ -220,12 +223,13 @@ class PanelSession(OwnerRequests):
                 return
             kick.clear()
             try:
-                await asyncio.wait_for(kick.wait(), None if wait == float("inf") else wait)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(None if wait == float("inf") else wait):
+                    await kick.wait()
+            except TimeoutError:
                 pass
 
     async def _poll_one(self, name: str) -> None:
-        generation = self._generation
+        round_no = self._round_no
         self._in_flight[name] = time.monotonic()
         self._publish(PanelUpdate(in_flight=dict(self._in_flight)))
         try:
@@ -241,7 +245,7 @@ class PanelSession(OwnerRequests):
         update = await self._in_db(self._applied, changes, crash)
         if changes is not None:
             update = await self._contained(update)
-        if generation == self._generation:
+        if round_no == self._round_no:
             self._round.discard(name)
             if not self._round:
                 self.polls += 1
@@ -294,28 +298,19 @@ class PanelSession(OwnerRequests):
         """Poll every source now, backoff or not (the owner pressed refresh, or an action landed);
         `at` moves a held clock first (HeldClock)."""
         self.move_clock(at)
-        self._soon(self._refresh)
-
-    def _refresh(self) -> None:
-        self._generation += 1
+        self._round_no += 1
         self._round = set(self.poller.sources) if self.poller else set()
         for name, kick in self._kicks.items():
             self._forced.add(name)
             kick.set()
 
     def pause(self, paused: bool) -> None:
-        self._soon(self._pause, paused)
-
-    def _pause(self, paused: bool) -> None:
         self.paused = paused
         for kick in self._kicks.values():
             kick.set()
 
     def set_interval(self, seconds: float) -> None:
         """The next poll of each source waits the new interval."""
-        self._soon(self._set_interval, seconds)
-
-    def _set_interval(self, seconds: float) -> None:
         self.settings.poll_interval = seconds
         now = time.monotonic()
         for name, kick in self._kicks.items():
@@ -328,7 +323,7 @@ class PanelSession(OwnerRequests):
     async def _every(self, seconds: float, job: Callable[[], Awaitable[None]], at_once: bool = False) -> None:
         if not at_once:
             await asyncio.sleep(seconds)
-        while True:
+        while not self._stop.is_set():
             try:
                 await job()
             except Exception:  # noqa: BLE001 - logged; the next round tries again
@@ -368,9 +363,9 @@ class PanelSession(OwnerRequests):
         note = Note(_one_line(said or ""), f"Cache file {how}", "warning", 30.0, ring=True)
         return PanelUpdate(**{**self._full().__dict__, "notes": (note,)})
 
-    def look_now(self) -> "asyncio.Future[None]":
+    async def look_now(self) -> None:
         """Read other writers' commits now instead of at the next look; done once its update is posted."""
-        return self._call(self._watch)
+        await self._watch()
 
     def _foreign(self) -> PanelUpdate | None:
         """Another process's commits (a `sync`, a second panel), read as a poll of ours would be."""
@@ -443,55 +438,54 @@ class PanelSession(OwnerRequests):
             losses=self._loss_view() if delta.losses else None, heatmap=self._heat() if delta.losses else None,
             health=dict(m.health), notes=notes)
 
-    def watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
+    async def watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
         """Send `tag`'s timeline rows for this scope now, and again whenever events or losses change."""
-        self._soon(self._watch_timeline, tag, experiment, kind)
-
-    def _watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
         self._timelines[tag] = (experiment, kind)
         if self.model is not None:
-            self._offload(lambda: self._publish(PanelUpdate(timelines=(self._timeline(tag),), answer=True)))
+            self._publish(await self._in_db(lambda: PanelUpdate(timelines=(self._timeline(tag),), answer=True)))
 
-    def watch_heatmap(self, dimension: str, window_s: float | None, width: int) -> None:
+    async def watch_heatmap(self, dimension: str, window_s: float | None, width: int) -> None:
         """Send the heatmap's grid for this scope now, and again whenever the losses change."""
-        self._soon(self._watch_heatmap, (dimension, window_s, width))
-
-    def _watch_heatmap(self, scope: tuple[str, float | None, int]) -> None:
-        self._heatmap = scope
+        self._heatmap = (dimension, window_s, width)
         if self.model is not None:
-            self._offload(lambda: self._publish(PanelUpdate(heatmap=self._heat(), answer=True)))
+            self._publish(await self._in_db(lambda: PanelUpdate(heatmap=self._heat(), answer=True)))
 
     def follow_pod(self, pod_id: str, account: str) -> None:
         """Read the pod's log and GPU figures now and every few seconds until forget_pod (its screen is open)."""
-        self._soon(lambda: self._pods_followed and self._pods_followed.follow(pod_id, account))
+        if self._pods_followed is not None:
+            self._pods_followed.follow(pod_id, account)
 
     def forget_pod(self, pod_id: str) -> None:
-        self._soon(lambda: self._pods_followed and self._pods_followed.forget(pod_id))
+        if self._pods_followed is not None:
+            self._pods_followed.forget(pod_id)
 
     def forget_timeline(self, tag: str) -> None:
-        self._soon(lambda: self._timelines.pop(tag, None))
+        self._timelines.pop(tag, None)
 
-    def tick(self, at: datetime | None = None) -> None:
+    async def tick(self, at: datetime | None = None) -> None:
         """Re-render the rows whose text time alone changed (ages, "seen", a gone pod's hour); `at`
         moves a held clock first (HeldClock)."""
         self.move_clock(at)
-        self._soon(self._offload, self._tick)
+        update = await self._in_db(self._tick)
+        if update is not None:
+            self._publish(update)
 
-    def key_pressed(self, at: datetime | None = None) -> None:
+    async def key_pressed(self, at: datetime | None = None) -> None:
         """The owner pressed a key (at `at` on a held clock): an absence ends, and the wave panel
         loses its since-you-looked line at once, not at the next tick."""
         self.move_clock(at)
-        self._soon(lambda: self.model and self.model.incident.key_pressed(self.clock()))
-        self.tick()
+        if self.model is not None:
+            self.model.incident.key_pressed(self.clock())
+        await self.tick()
 
     def move_clock(self, at: datetime | None) -> None:
         """A held clock (a replay, a test) moves to the panel's reading; a live one ignores it."""
         if at is not None and isinstance(self.clock, HeldClock):
-            self._soon(self.clock.move, at)
+            self.clock.move(at)
 
-    def _tick(self) -> None:
+    def _tick(self) -> PanelUpdate | None:
         if self.model is None:
-            return
+            return None
         pods, hidden = self.model.due_pod_rows()
         exps = self.model.due_experiment_rows()
         from sagan_tui.session.incident_view import incident_view
@@ -501,5 +495,5 @@ class PanelSession(OwnerRequests):
         losses = self._loss_view() if incident_view(self.model) != self._incident_shown else None
         heat = self._heat() if losses is not None else None
         if pods or hidden or exps or losses:
-            self._publish(PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden), losses=losses,
-                                      heatmap=heat))
+            return PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden), losses=losses, heatmap=heat)
+        return None

@@ -1,10 +1,9 @@
-"""What the owner asks of the session: the actions (each audited, each an awaitable of its typed
-result) and what the dialogs show (read in the session's writer thread). A mixin of PanelSession
-(session/core.py), which owns the loop, the writer thread and the model these run on."""
+"""What the owner asks of the session: the actions (each audited, each a coroutine of its typed
+result) and what the dialogs show (read in the session's SQLite thread). A mixin of PanelSession
+(session/core.py), which owns the SQLite thread and the model these run on."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
 from sagan_tui.session.updates import PanelUpdate
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class OwnerRequests:
-    """The owner's actions and the dialogs' reads, on PanelSession's loop and writer thread."""
+    """The owner's actions and the dialogs' reads, on PanelSession's loop and SQLite thread."""
 
     # PanelSession's, named here for the reader (and a type checker).
     settings: "Settings"
@@ -35,35 +34,33 @@ class OwnerRequests:
     runner: "ActionRunner | None"
     containment: "Containment | None"
     clock: "Callable[[], datetime]"
-    _call: Callable[..., "asyncio.Future[Any]"]
     _in_db: Callable[..., Awaitable[Any]]
     _publish: Callable[[object], None]
-    _refresh: Callable[[], None]
+    refresh: Callable[..., None]
     _update: Callable[..., PanelUpdate]
-    _soon: Callable[..., None]
 
     # --- the owner's actions: each returns an awaitable of its typed result --------------
 
-    def refuse(self, what: str, target: str = "-") -> "asyncio.Future[ActionResult]":
+    async def refuse(self, what: str, target: str = "-") -> "ActionResult":
         """A mutating key in read-only: refused out loud, and the audit log says so (with its target)."""
-        return self._call(self._acting, lambda: self.runner.refuse_read_only(what, target))
+        return await self._acting(lambda: self.runner.refuse_read_only(what, target))
 
-    def decide(self, approval: "ApprovalRequest", decision: str, answers: dict[str, str],
-               note: str, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
+    async def decide(self, approval: "ApprovalRequest", decision: str, answers: dict[str, str],
+               note: str, confirm: str | None = None) -> "ActionResult":
         """Approving goes through the dispatch guard (the runner refuses it without `confirm`)."""
         own = ("hold" if decision == "reject" else "approve", [approval.experiment_number]) \
             if approval.experiment_number is not None and decision != "defer" else None
-        return self._call(self._acting, lambda: self.runner.decide(approval, decision, answers, note, confirm), own)
+        return await self._acting(lambda: self.runner.decide(approval, decision, answers, note, confirm), own)
 
-    def hold(self, numbers: Sequence[int], note: str, origin: str = "h",
-             keep: Sequence[str] = ()) -> "asyncio.Future[ActionResult]":
+    async def hold(self, numbers: Sequence[int], note: str, origin: str = "h",
+             keep: Sequence[str] = ()) -> "ActionResult":
         """Containment (actions/contain.py): hold `numbers`, stop their starting and doomed pods but
         those the owner unticked (`keep`), and verify until the guard ends; `origin` is audited."""
-        return self._call(self._contain, list(numbers), note, origin, frozenset(keep))
+        return await self._contain(list(numbers), note, origin, frozenset(keep))
 
-    def stop_targets(self, numbers: Sequence[int]) -> "asyncio.Future[tuple[StopTarget, ...]]":
+    async def stop_targets(self, numbers: Sequence[int]) -> "tuple[StopTarget, ...]":
         """What containment would stop for `numbers` now, for the dialog to list before Send."""
-        return self._call(self._in_db, self._doomed, list(numbers))
+        return await self._in_db(self._doomed, list(numbers))
 
     def _doomed(self, numbers: list[int]) -> "tuple[StopTarget, ...]":
         from sagan_tui.actions.contain import stop_targets
@@ -85,10 +82,10 @@ class OwnerRequests:
             if n in self.containment.watched and self.model is not None:
                 self.model.incident.own_change(n, now)  # the owner's own change: a hold to watch, no "your turn"
                 self.model.incident.held(n, now, origin)
-        self._refresh()
+        self.refresh()
         return msgspec.structs.replace(done.hold, message=done.message)
 
-    def release(self, numbers: Sequence[int], note: str = "", confirm: str | None = None) -> "asyncio.Future[ActionResult]":
+    async def release(self, numbers: Sequence[int], note: str = "", confirm: str | None = None) -> "ActionResult":
         """Blocked back to approved (one, or the marks), through the dispatch guard: during a wave,
         or after a canary was lost, only with the typed token; the owner's own change is not
         announced back."""
@@ -97,8 +94,8 @@ class OwnerRequests:
         run = (lambda: self.runner.release(numbers[0], note, confirm, armed=armed)) if len(numbers) == 1 else (
             lambda: self.runner.bulk_release(numbers, note, confirm, armed=armed))
         for n in numbers if self.containment is not None else ():
-            self._soon(self.containment.released, n)
-        return self._call(self._acting, run, ("release", numbers))
+            self.containment.released(n)
+        return await self._acting(run, ("release", numbers))
 
     def _canary_lost(self) -> str:
         """The guard's reason after a failed canary ("nothing more is released"), else ""."""
@@ -107,24 +104,21 @@ class OwnerRequests:
             return ""
         return f"canary #{c.experiment} was lost ({c.pod_id}): the wave still kills, nothing more is released"
 
-    def dispatch_guard(self, verb: str, numbers: Sequence[int]) -> "asyncio.Future[GuardVerdict]":
+    async def dispatch_guard(self, verb: str, numbers: Sequence[int]) -> "GuardVerdict":
         """The guard a dispatch path (approve, release, redispatch, canary) meets for `numbers`,
         the same verdict the runner enforces: the dialog asks for its token when it needs one."""
         from sagan_tui.actions.guard import guard_of
 
         armed = self._canary_lost() if verb == "release" else ""
-        return self._call(self._in_db, guard_of, self.cache, verb, list(numbers), self.clock(),
+        return await self._in_db(guard_of, self.cache, verb, list(numbers), self.clock(),
                           self.settings.guard_minutes, armed)
 
-    def release_refused(self, number: int) -> "asyncio.Future[ActionResult]":
+    async def release_refused(self, number: int) -> "ActionResult":
         """`u` on an experiment that is not blocked: the runner refuses it with the reason, audited."""
-        return self._call(self._acting, lambda: self.runner.release(number))
+        return await self._acting(lambda: self.runner.release(number))
 
-    def canary(self, number: int, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
+    async def canary(self, number: int, confirm: str | None = None) -> "ActionResult":
         """Release `number` and re-dispatch it through the guard; on success its pod is watched."""
-        return self._call(self._canary, number, confirm)
-
-    async def _canary(self, number: int, confirm: str | None) -> "ActionResult":
         from sagan_tui.session.incident_view import held_now, start_canary
 
         result = await self._acting(lambda: self.runner.canary(number, confirm), ("release", [number]))
@@ -134,7 +128,7 @@ class OwnerRequests:
             start_canary(self.model, number, held_now(self.model))
         return result
 
-    def canary_rest(self) -> "asyncio.Future[tuple[int, ...]]":
+    async def canary_rest(self) -> "tuple[int, ...]":
         """The held experiments a passed canary proposes releasing (empty unless it passed)."""
         def rest() -> tuple[int, ...]:
             c = self.model.canary if self.model is not None else None
@@ -142,55 +136,50 @@ class OwnerRequests:
                 return ()
             return tuple(n for n in c.held if (e := self.model.experiments.get(n)) and e.status == "blocked")
 
-        return self._call(self._in_db, rest)
+        return await self._in_db(rest)
 
-    def blocked_by(self, numbers: Sequence[int]) -> "asyncio.Future[dict[int, str]]":
+    async def blocked_by(self, numbers: Sequence[int]) -> "dict[int, str]":
         """experiment -> who blocked it (the owner, W, Sagan's pod-stop cascade), for the release dialog."""
         from sagan_tui.actions.holds import blocked_by
 
-        return self._call(self._in_db, blocked_by, self.cache, list(numbers))
+        return await self._in_db(blocked_by, self.cache, list(numbers))
 
-    def acknowledge_wave(self) -> "asyncio.Future[str]":
+    async def acknowledge_wave(self) -> str:
         """The wave on screen acknowledged (persisted): quiet until it grows; what was done, in words."""
-        from sagan_tui.session.incident_view import acknowledge
-
-        return self._call(self._acknowledging)
-
-    async def _acknowledging(self) -> str:
         from sagan_tui.session.incident_view import acknowledge
 
         said = await self._changing(acknowledge, self.model)
         await self.runner.record_done("acknowledge", "wave", said)  # `A` shows it beside the actions
         return said
 
-    def start_canary(self, number: int) -> "asyncio.Future[str]":
+    async def start_canary(self, number: int) -> str:
         """Watch `number` as the canary (after its guarded re-dispatch): its line in the wave panel."""
         from sagan_tui.session.incident_view import held_now, start_canary
 
-        return self._call(self._changing, lambda m: start_canary(m, number, held_now(m)), self.model)
+        return await self._changing(lambda m: start_canary(m, number, held_now(m)), self.model)
 
-    def held_now(self) -> "asyncio.Future[tuple[int, ...]]":
+    async def held_now(self) -> "tuple[int, ...]":
         from sagan_tui.session.incident_view import held_now
 
-        return self._call(self._in_db, held_now, self.model)
+        return await self._in_db(held_now, self.model)
 
-    def redispatch(self, number: int, note: str, confirm: str | None = None) -> "asyncio.Future[ActionResult]":
-        return self._call(self._acting, lambda: self.runner.redispatch(number, note, confirm=confirm))
+    async def redispatch(self, number: int, note: str, confirm: str | None = None) -> "ActionResult":
+        return await self._acting(lambda: self.runner.redispatch(number, note, confirm=confirm))
 
-    def promote(self, number: int) -> "asyncio.Future[ActionResult]":
-        return self._call(self._acting, lambda: self.runner.promote(number))
+    async def promote(self, number: int) -> "ActionResult":
+        return await self._acting(lambda: self.runner.promote(number))
 
-    def stop(self, targets: Sequence["StopTarget"]) -> "asyncio.Future[ActionResult]":
+    async def stop(self, targets: Sequence["StopTarget"]) -> "ActionResult":
         targets = list(targets)
         t = targets[0] if len(targets) == 1 else None
         run = (lambda: self.runner.stop_pod(t.pod_id, t.account, t.expected_status, t.experiment)) if t else (
             lambda: self.runner.bulk_stop(targets))
-        return self._call(self._acting, run)
+        return await self._acting(run)
 
-    def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
-                         detail: str | None = None) -> "asyncio.Future[ActionResult]":
+    async def record_cancelled(self, verb: str, target: str, *, account: str | None = None,
+                         detail: str | None = None) -> "ActionResult":
         """An action the owner backed out of in its dialog, audited (nothing is sent)."""
-        return self._call(lambda: self.runner.record_cancelled(verb, target, account=account, detail=detail))
+        return await self.runner.record_cancelled(verb, target, account=account, detail=detail)
 
     async def _acting(self, run: Callable[[], Awaitable["ActionResult"]],
                       own: tuple[str, list[int]] | None = None) -> "ActionResult":
@@ -206,30 +195,34 @@ class OwnerRequests:
                         self.model.incident.held(n, self.clock())
                     else:
                         self.model.incident.released(n)
-            self._refresh()  # its effect shows on the next poll
+            self.refresh()  # its effect shows on the next poll
         return result
 
-    def dismiss(self, pod_id: str) -> "asyncio.Future[str]":
+    async def dismiss(self, pod_id: str) -> str:
         """Hide a lost (or gone) pod's row from the pods pane; what was done, in words."""
-        return self._call(self._changing, self.model.dismiss if self.model else None, pod_id)
+        return await self._changing(self.model.dismiss if self.model else None, pod_id)
 
-    def balance_history(self) -> "asyncio.Future[dict]":
+    async def balance_history(self) -> dict:
         """The cache's balance history per account, for the account view's sparkline (terminal's hunk)."""
-        return self._call(self._in_db, self.cache.balance_history)
+        return await self._in_db(self.cache.balance_history)
 
-    def toggle_dismissed(self) -> "asyncio.Future[str]":
-        return self._call(self._changing, self.model.toggle_dismissed if self.model else None)
+    async def toggle_dismissed(self) -> str:
+        return await self._changing(self.model.toggle_dismissed if self.model else None)
 
     async def _changing(self, fn: Callable[..., Any] | None, *args: Any) -> str:
         if fn is None:
             return "the cache is still being opened"
-        said, delta = await self._in_db(fn, *args)  # the cache waits out another writer's lock
-        self._publish(PanelUpdate(**{**self._update(delta).__dict__, "said": said, "answer": True}))
+        def change() -> tuple[str, PanelUpdate]:
+            said, delta = fn(*args)
+            return said, self._update(delta)  # its rows read back in the same thread
+
+        said, update = await self._in_db(change)  # another process's write lock waited out on the loop
+        self._publish(PanelUpdate(**{**update.__dict__, "said": said, "answer": True}))
         return said
 
-    # --- what the dialogs show, read in the writer thread -------------------------------
+    # --- what the dialogs show, read in the SQLite thread --------------------------------
 
-    def hold_note(self) -> "asyncio.Future[str]":
+    async def hold_note(self) -> str:
         """The note a hold is prefilled with: the active wave's one line, when there is one."""
         def note() -> str:
             from sagan_tui.triage import wave_summary
@@ -237,9 +230,9 @@ class OwnerRequests:
             wave = self.model.active_wave()
             return f"Held by the owner: {wave_summary(wave)}." if wave is not None else ""
 
-        return self._call(self._in_db, note)
+        return await self._in_db(note)
 
-    def wave_response(self) -> "asyncio.Future[ProposalView | None]":
+    async def wave_response(self) -> "ProposalView | None":
         """W's proposal for the wave on screen (the active one, else the latest), as the channel's view."""
         def proposal() -> "ProposalView | None":
             from sagan_tui.session.incident_view import shown_of
@@ -256,27 +249,24 @@ class OwnerRequests:
             night = summarize(m.waves, m.losses, last_acknowledged(self.cache))  # what the ticket file holds
             return proposal_view(propose(m.waves[shown], m.experiments, ticket=night))
 
-        return self._call(self._in_db, proposal)
+        return await self._in_db(proposal)
 
-    def dispatch_verdict(self, number: int) -> "asyncio.Future[GuardVerdict]":
+    async def dispatch_verdict(self, number: int) -> "GuardVerdict":
         from sagan_tui.actions.guard import dispatch_verdict
 
-        return self._call(self._in_db, dispatch_verdict, self.cache, number, self.clock(),
+        return await self._in_db(dispatch_verdict, self.cache, number, self.clock(),
                           self.settings.guard_minutes)
 
-    def approvals_of(self, number: int, status: str = "pending") -> "asyncio.Future[list[ApprovalRequest]]":
+    async def approvals_of(self, number: int, status: str = "pending") -> "list[ApprovalRequest]":
         """One experiment's requests in `status` (a deferred one stays reachable from `a`)."""
-        return self._call(self._in_db, lambda: [a for a in self.cache.approvals(status)
+        return await self._in_db(lambda: [a for a in self.cache.approvals(status)
                                                 if a.experiment_number == number])
 
-    def audit_log(self, limit: int = 500) -> "asyncio.Future[list[Action]]":
-        return self._call(self._in_db, self.cache.actions, limit)
+    async def audit_log(self, limit: int = 500) -> "list[Action]":
+        return await self._in_db(self.cache.actions, limit)
 
-    def export_report(self, directory: Any, source: str = "export") -> "asyncio.Future[tuple[Any, str]]":
+    async def export_report(self, directory: Any, source: str = "export") -> tuple[Any, str]:
         """Write the incident report (`e`, or W's ticket: `source`), audited with the file it wrote."""
-        return self._call(self._exporting, directory, source)
-
-    async def _exporting(self, directory: Any, source: str) -> tuple[Any, str]:
         from sagan_tui.actions.guard import export_report
 
         try:
@@ -288,12 +278,12 @@ class OwnerRequests:
         await self.runner.record_done(source, path.name, f"incident report written to {path}")
         return path, text
 
-    def pod_detail(self, pod_id: str) -> "asyncio.Future[Any]":
+    async def pod_detail(self, pod_id: str) -> Any:
         """A pod's screen from the cache and the model (session/pod_detail.py), read in the writer thread."""
         from sagan_tui.session.pod_detail import pod_detail
 
-        return self._call(self._in_db, lambda: pod_detail(pod_id, self.model, self.cache, self.clock()))
+        return await self._in_db(lambda: pod_detail(pod_id, self.model, self.cache, self.clock()))
 
-    def view(self, number: int) -> "asyncio.Future[Any]":
+    async def view(self, number: int) -> Any:
         """One experiment as Sagan serves it now (the detail's plan and fields)."""
-        return self._call(lambda: self.poller.sagan.view(number))
+        return await self.poller.sagan.view(number)

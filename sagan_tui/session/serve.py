@@ -12,13 +12,11 @@ the panel's to act on (it ends the channel, which ends this process).
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 import os
 import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -33,53 +31,67 @@ READY_LINE = "ready"
 
 
 class SessionHost:
-    """One PanelSession, opened by the panel's Open (or before it, by the pre-open on stdin); its
-    updates encoded in the thread that made them."""
+    """One PanelSession on this loop, opened by the panel's Open (or before it, by the pre-open on
+    stdin; or, in a test's process, by `open_here` on a cache the test holds); its updates encoded
+    and sent on this loop, in the order it publishes them. `path` None: served on a socket handed
+    to `server.attach` (a socketpair's end), not listened for."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | None = None) -> None:
         self.server = ChannelServer(path, self.handle)
         self.session: Any = None
-        self._loop = asyncio.get_running_loop()
-        self._opened = False
+        self._opened = False  # the Open's Reply is written: updates go out, not held for it
         self._held: list[bytes] = []
-        self._ready: asyncio.Future | None = None
+        self._answer: Any = None  # the Open's answer, once the session gave it (None: not yet, or it failed)
+        self._answered = asyncio.Event()
+        self._opening = False  # a session was started: intents wait for its answer
         self._pre: I.Open | None = None  # the layers the session was pre-opened on, until the Open
-        # Of the session: a discarded one's updates are dropped before their view is made (so they
-        # neither reach the panel nor change what _sent says it holds). Changed under _sending.
-        self._generation = 0
         # What the panel holds of the tables' rows (channel/rows.py): updated as each update's
-        # view is made, which the lock keeps in the order the frames go out (the session
-        # publishes from its thread and its workers).
+        # view is made, in the order the frames go out.
         self._sent = SentTables()
-        self._sending = threading.Lock()
 
     async def handle(self, intent: I.Intent) -> Any:
         from sagan_tui.session.answers import HANDLERS
 
         if isinstance(intent, I.Open):
             return await self._open(intent)
-        if self._ready is not None and not self._ready.done():
+        if self._opening and not self._answered.is_set():
             # Sent while the Open is in flight (a widget asks for its scope at the first frame,
             # before the session has loaded): it follows the Open, it is not refused.
-            await asyncio.shield(self._ready)
-        if self.session is None or self._ready is None:
+            await self._answered.wait()
+        if self.session is None or not self._opening:
             raise RuntimeError("the session is not open yet (Open comes first)")
         return await HANDLERS[type(intent)](self.session, intent)
 
     def pre_open(self, intent: I.Open) -> None:
         """Open now, on the layers the panel wrote on our stdin as it started us (channel/early.py):
         the cache and the first poll need not wait for the panel's first frame and its Open."""
-        if self._ready is not None:
+        if self._opening:
             return  # the panel's Open came first
         try:
             self._start(intent)
         except Exception as exc:  # noqa: BLE001 - the panel's Open starts it again and answers why it cannot
             # The type only: a validation error quotes the values, and the layers hold secrets.
             log.warning("the pre-open failed (%s); the panel's Open opens the session", type(exc).__name__)
-            self.session, self._ready = None, None
-            self._next_generation()
+            self._reset()
             return
         self._pre = intent
+
+    def open_here(self, session: Any) -> Any:
+        """`session` (a test's, on a cache it holds) opened now on the caller's thread, before any
+        loop runs it: the Open's answer (ReadyView), which the panel takes as its whole first frame.
+        Its updates are held until `start_here` (the panel connected)."""
+        from sagan_tui.session import views as V
+
+        self.session = session
+        self._opening = True
+        self._answer = V.ready_view(session.open_now(), self._sent)
+        self._answered.set()
+        return self._answer
+
+    def start_here(self) -> None:
+        """The session opened by open_here starts serving (on the running loop); the panel is connected."""
+        self._flush()
+        self.session.start()
 
     async def _open(self, intent: I.Open) -> Any:
         pre, self._pre = self._pre, None
@@ -89,72 +101,64 @@ class SessionHost:
             log.warning("the pre-opened session's layers differ from the Open's (%s); it is reopened",
                         ", ".join(_differing(pre, intent)))
             await self._discard()
-        elif pre is None and self._ready is not None:
+        elif pre is None and self._opening:
             raise RuntimeError("the session is open already")
-        if self._ready is None:
+        if not self._opening:
             self._start(intent)
-        assert self._ready is not None
-        answer = await self._ready
+        await self._answered.wait()
         # After this step's Reply is written: the updates made meanwhile follow it, in order.
-        self._loop.call_soon(self._flush)
-        return answer
+        asyncio.get_running_loop().call_soon(self._flush)
+        return self._answer
 
     def _start(self, intent: I.Open) -> None:
         from sagan_tui.config import Draft
         from sagan_tui.session.core import PanelSession
 
         # From here on an intent waits for this session's answer (handle).
-        self._ready = self._loop.create_future()
+        self._opening = True
         try:
             draft = Draft(dict(intent.values), {k: dict(v) for k, v in intent.accounts.items()},
                           origins=dict(intent.origins))
             _log_beside_cache(draft)
             held = intent.clock
             clock = {} if held is None else {"clock": HeldClock(held)}  # moved by the panel's Tick and KeyPressed
-            publish = functools.partial(self._publish, self._generation)
-            self.session = PanelSession(draft, publish, poll=intent.poll, **clock)
+            self.session = PanelSession(draft, self.publish, poll=intent.poll, **clock)
             self.session.start()
         except BaseException:
-            self._answer_open(self._generation, None)  # the intents waiting are refused (not open), not left waiting
+            self._answered.set()  # the intents waiting are refused (not open), not left waiting
             raise
 
-    def _next_generation(self) -> None:
-        with self._sending:  # a view being made now finishes first; the next one is dropped
-            self._generation += 1
+    def _reset(self) -> None:
+        """No session: the next Open starts one, on a panel that holds nothing yet."""
+        self.session, self._opening, self._answer = None, False, None
+        self._answered = asyncio.Event()
+        self._held.clear()
+        self._sent = SentTables()
 
     async def _discard(self) -> None:
-        session, self.session = self.session, None
-        self._next_generation()
-        self._held.clear()
-        self._ready = None
+        """The pre-opened session closed and awaited (it publishes nothing after) before the next starts."""
+        session = self.session
+        self._reset()
         if session is not None:
-            await self._loop.run_in_executor(None, session.close)
+            await session.close()
 
-    def _publish(self, generation: int, update: object) -> None:
-        """From the session's threads: an update encoded here, sent from the loop in order."""
+    def publish(self, update: object) -> None:
+        """From the session, on this loop: an update's parts encoded and sent (or held until the
+        Open's Reply is written), in order; the whole panel (or why not) answers the Open."""
         from sagan_tui.session import views as V
         from sagan_tui.session.updates import PanelUpdate, SessionReady
 
-        with self._sending:
-            if generation != self._generation:
-                return  # a discarded session's
-            if isinstance(update, PanelUpdate):
-                # Each part goes out as soon as it is made (session/views.py's update_views).
-                for view in V.update_views(update, self._sent):
-                    self._loop.call_soon_threadsafe(self._out, generation, encode(Update(view)))
-            else:
-                # The whole panel (the Open's answer) is published before any update, and its
-                # Reply goes out before the updates held for it (_flush): the same order.
-                answer = V.ready_view(update, self._sent) if isinstance(update, SessionReady) else V.failed_view(update)
-                self._loop.call_soon_threadsafe(self._answer_open, generation, answer)
+        if isinstance(update, PanelUpdate):
+            # Each part goes out as soon as it is made (session/views.py's update_views).
+            for view in V.update_views(update, self._sent):
+                self._out(encode(Update(view)))
+        elif not self._answered.is_set():
+            # The whole panel (the Open's answer) is published before any update, and its
+            # Reply goes out before the updates held for it (_flush): the same order.
+            self._answer = V.ready_view(update, self._sent) if isinstance(update, SessionReady) else V.failed_view(update)
+            self._answered.set()
 
-    def _answer_open(self, generation: int, answer: Any) -> None:
-        if generation == self._generation and self._ready is not None and not self._ready.done():
-            self._ready.set_result(answer)
-
-    def _out(self, generation: int, frame: bytes) -> None:
-        if generation != self._generation:
-            return  # a discarded session's
+    def _out(self, frame: bytes) -> None:
         if self._opened:
             self.server.send_frame(frame)
         else:
@@ -169,7 +173,7 @@ class SessionHost:
     async def close(self) -> None:
         await self.server.aclose()
         if self.session is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self.session.close)
+            await self.session.close()
 
 
 def _same_layers(a: I.Open, b: I.Open) -> bool:

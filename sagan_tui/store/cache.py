@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import sqlite_utils
 
@@ -29,6 +29,23 @@ log = logging.getLogger(__name__)
 # the busy timeout). A poll's data waits in memory meanwhile: a long `sync` write or a backup
 # holding the lock must delay it, never fail it and lose what it read.
 LOCKED_WAIT_S = 120.0
+
+
+_turn = threading.local()  # `once`: the next begin of this thread is tried without waiting (first_try)
+
+
+class WriteLocked(Exception):
+    """A write's first begin found another process holding the write lock; nothing was written."""
+
+
+def first_try(fn: Callable[..., Any], args: tuple = ()) -> Any:
+    """`fn(*args)`, its first transaction's begin tried without waiting: WriteLocked if another
+    process holds the lock (fn wrote nothing then, and may be called again)."""
+    _turn.once = True
+    try:
+        return fn(*args)
+    finally:
+        _turn.once = False
 
 
 @dataclass(frozen=True)
@@ -151,7 +168,21 @@ class Cache:
 
     def _begin(self, conn: sqlite3.Connection) -> None:
         """`begin immediate`, tried again while another process holds the write lock (up to
-        LOCKED_WAIT_S): nothing is written before it, so a try that timed out loses nothing."""
+        LOCKED_WAIT_S): nothing is written before it, so a try that timed out loses nothing.
+        The first begin of a call made through `first_try` is tried once, without waiting: it
+        raises WriteLocked, and its caller waits elsewhere (session/db.py, on its loop)."""
+        if getattr(_turn, "once", False):
+            _turn.once = False
+            conn.execute("pragma busy_timeout = 0")
+            try:
+                conn.execute("begin immediate")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise WriteLocked(f"cache {self.path}: another process holds the write lock") from None
+                raise
+            finally:
+                conn.execute(f"pragma busy_timeout = {opening.BUSY_TIMEOUT_MS}")
         deadline = time.monotonic() + LOCKED_WAIT_S
         while True:
             try:

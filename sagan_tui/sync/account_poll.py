@@ -65,7 +65,7 @@ class AccountPoll:
         snap = await transport.snapshot()
         now = self.clock()
         took = timedelta(seconds=time.monotonic() - asked)
-        audit = await exit_audit(transport, self.cache, name, now)
+        audit = await exit_audit(transport, self.cache, self.offload, name, now)
         res = await self.offload(self._write_account, name, snap, now, took, audit)
         if res.to_read:
             # A missing pod is asked for by id: RunPod's not-found confirms it within this poll,

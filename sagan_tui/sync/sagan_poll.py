@@ -92,7 +92,7 @@ class SaganPoll:
 
     async def _poll_sagan(self) -> SourceResult:
         now = self.clock()
-        cursor = self.cache.cursor(SAGAN)
+        cursor = await self.offload(self.cache.cursor, SAGAN)  # SQLite in its one thread, not on the loop
         exp_since = ev_since = pods_since = None
         if cursor:
             parts = dict(p.split("=", 1) for p in cursor.split(";") if "=" in p)
@@ -108,7 +108,7 @@ class SaganPoll:
         events, skipped = [], [*exps.skipped, *pods.skipped, *approvals.skipped]
         # The feed is read from `since` inclusive: the events at that instant come again, and
         # those already held are only counted (`held`); the page is sized to reach past them.
-        since, known = ev_since, self.cache.event_ids_at(ev_since)
+        since, known = ev_since, await self.offload(self.cache.event_ids_at, ev_since)
         limit = min(EVENT_PAGE + len(known), EVENT_PAGE_MAX)
         for _ in range(EVENT_PAGES_PER_POLL):
             page = await self.sagan.events(since, limit=limit, known=known)
@@ -132,7 +132,7 @@ class SaganPoll:
         unnumbered = [e for e in events if e.experiment_number is None]
         if unnumbered:
             by_id = {e.id: e.number for e in exps.items}
-            by_id.update(self.cache.experiment_numbers())
+            by_id.update(await self.offload(self.cache.experiment_numbers))
             for e in unnumbered:
                 e.experiment_number = by_id.get(e.entity_id)
         new_cursor = ";".join(f"{k}={ts(_bounded(v, now))}" for k, v in (

@@ -31,10 +31,11 @@ def _pending(conn_or_cache: Any, account: str) -> list[Loss]:
     return [Loss.model_validate_json(r[0]) for r in rows]
 
 
-async def exit_audit(transport: Any, cache: Any, account: str, now: datetime) -> dict[str, AuditEntry] | None:
+async def exit_audit(transport: Any, cache: Any, offload: Callable[..., Awaitable[Any]], account: str,
+                     now: datetime) -> dict[str, AuditEntry] | None:
     """The audit log's stops of the exits awaiting judgement on this account, when there are any
-    and the transport can read it; None when not read."""
-    pending = _pending(cache, account)
+    and the transport can read it; None when not read. The cache is read through `offload`."""
+    pending = await offload(_pending, cache, account)
     if not pending or not hasattr(transport, "audit_entries"):
         return None
     start = min((x.last_seen_at or x.lost_at) for x in pending) - AUDIT_MARGIN
@@ -75,7 +76,7 @@ async def read_wave_evidence(transport: Any, cache: Any, offload: Callable[..., 
     """RunPod's billed amounts and audit entries for the poll's new losses not read before."""
     if not losses or not hasattr(transport, "wave_evidence"):
         return
-    pods = sorted({x.pod_id for x in losses} - evidence_read(cache, [x.pod_id for x in losses]))
+    pods = sorted({x.pod_id for x in losses} - await offload(evidence_read, cache, [x.pod_id for x in losses]))
     if not pods:
         return
     start = min((x.running_at or x.last_seen_at or x.lost_at) for x in losses if x.pod_id in pods)

@@ -72,7 +72,7 @@ def _binding_commands() -> "type[Provider]":
 
 
 class SaganApp(App):
-    """The session works off this thread; its updates arrive as messages and are applied by key."""
+    """The session works in its own process (a test's on this loop); its updates arrive as messages and are applied by key."""
 
     CSS_PATH = str(stylesheet("app.tcss"))
     TITLE = "sagan-tui"
@@ -114,7 +114,7 @@ class SaganApp(App):
         self.first_paint_s: float | None = None
         self._opened: ReadyView | FailedView | None = None
         if session is not None:  # read here, before the app's loop runs: whole from the first frame
-            self._opened = session.open_now(lambda u: self.post_message(Updated(u)))  # from its threads
+            self._opened = session.open_now(lambda u: self.post_message(Updated(u)))
 
     def get_driver_class(self):
         """Textual's Linux driver, ending the panel when its terminal is gone (ui/driver.py);
@@ -205,7 +205,7 @@ class SaganApp(App):
             self._first_health = first.health
 
     async def _after_first_frame(self) -> None:
-        # The session opens the cache and polls in its own process (or thread) while the other panes mount:
+        # The session opens the cache and polls in its own process while the other panes mount:
         # on a fresh cache the pods come from its first poll, which need not wait for them.
         self._start_session()
         await self.main_screen.mount_later_panes()

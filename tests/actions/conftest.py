@@ -168,8 +168,8 @@ class HostScreen(OwnerActionsScreen):
 
 
 class HostApp(App):
-    """A minimal host of the owner-action keys over a real session (cache, poller, runner), spoken
-    to as the panel speaks to it (session/loopback.py)."""
+    """A minimal host of the owner-action keys over a real session (cache, poller, runner) served
+    by its real host over a socketpair, spoken to as the panel speaks to it (session/loopback.py)."""
 
     def __init__(self, settings: Settings, cache: Cache, poller: Poller):
         super().__init__()
@@ -179,13 +179,13 @@ class HostApp(App):
         del poller
         self.session = InProcessSession(settings, cache, poll=False)
         self.refreshes = 0
-        refresh = self.session.core._refresh
+        refresh = self.session.core.refresh
 
-        def counted() -> None:  # the refreshes the session was asked for, counted where it does them
+        def counted(at=None) -> None:  # the refreshes the session was asked for, counted where it does them
             self.refreshes += 1
-            refresh()
+            refresh(at)
 
-        self.session.core._refresh = counted  # type: ignore[method-assign]
+        self.session.core.refresh = counted  # type: ignore[method-assign]
         self.view.apply(self.session.open_now(lambda u: self.post_message(Updated(u))).first)
         self.selected: int | None = None
         self.pod_id: str | None = None
@@ -199,8 +199,8 @@ class HostApp(App):
     def on_mount(self) -> None:
         self.session.start()
 
-    def on_unmount(self) -> None:
-        self.session.close()
+    async def on_unmount(self) -> None:
+        await self.session.close()
 
     def on_updated(self, message: Updated) -> None:
         self.view.apply(message.update)

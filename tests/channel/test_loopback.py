@@ -1,5 +1,6 @@
-"""The in-process transport (session/loopback.py): what it hands the panel is what the socket would
-carry: view data made whole, answers decoded as their intent's type, a wrong answer an error."""
+"""The in-process transport (session/loopback.py): the real SessionHost over a socketpair, so what
+it hands the panel is what the socket carries: view data made whole, answers decoded as their
+intent's type, a wrong answer an error."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from tests.ui import frozen
 
 
 @pytest.fixture
-def session(tmp_path):
+async def session(tmp_path):
     s = frozen.settings(tmp_path, read_only=True)
     cache = Cache(s.cache_path)
     frozen.fill(cache)
@@ -25,11 +26,11 @@ def session(tmp_path):
     loop = InProcessSession(s, cache, clock=lambda: frozen.NOW, poll=False)
     ready = loop.open_now(updates.append)
     yield loop, ready, updates
-    loop.close()
+    await loop.close()
     cache.close()
 
 
-def test_the_whole_panel_comes_as_the_channels_view_data(session):
+async def test_the_whole_panel_comes_as_the_channels_view_data(session):
     _, ready, _ = session
     assert isinstance(ready, ReadyView) and isinstance(ready.first, UpdateView)
     rows = ready.first.pods
@@ -69,3 +70,4 @@ async def test_a_later_update_of_rows_the_panel_holds_comes_as_patches_of_those_
     for key, patch in u.pod_patches.items():
         assert key in ready.first.pods  # a row the panel was sent whole
         assert all(0 <= i < len(ready.first.pods[key].cells) for i in patch.at)
+

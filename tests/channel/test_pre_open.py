@@ -98,7 +98,7 @@ async def test_an_open_with_other_layers_closes_the_pre_opened_session_and_opens
     other = {**values, "poll_interval": 30.0}
     await _opened(host, I.Open(other, accounts, poll=False))
     assert host.session is not pre and host.session.settings.poll_interval == 30.0
-    assert not pre._thread.is_alive()  # closed, not left polling beside the new one
+    assert pre.closed  # closed, not left polling beside the new one
 
 
 async def test_a_pre_open_on_layers_that_do_not_validate_gives_way_to_the_panels_open(host, sim_factory, tmp_path, caplog):
