@@ -55,6 +55,7 @@ class AccountPoller:
         return live
 
     async def poll(self, name: str) -> SourceResult:
+        """One poll of account `name`: its list written, its missing pods read, its new losses' evidence."""
         ctx = self.ctx
         asked = time.monotonic()
         transport = self.transports[name]

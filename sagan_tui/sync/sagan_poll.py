@@ -85,6 +85,7 @@ class SaganPoller:
         self._merged = False  # whether every Sagan pod row in the cache has been merged into losses
 
     async def poll(self) -> SourceResult:
+        """One poll of Sagan: what changed since its cursor, written, and its word on losses weighed."""
         ctx, rows = self.ctx, self.ctx.cache.sagan_rows
         now = ctx.clock()
         cursor = ctx.cache.health_rows.cursor(SAGAN)
