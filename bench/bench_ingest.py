@@ -75,7 +75,7 @@ def via_cache(path: Path, events: list, observations: list[tuple], ev_per_tx: in
                 cache.upsert_events(conn, part)
         for part in chunks(observations, OBS_PER_TX):
             with cache.transaction() as conn:
-                cache.add_observations(conn, part)
+                cache.pod_rows.add_observations(conn, part)
         return time.perf_counter() - t0
     finally:
         cache.close()

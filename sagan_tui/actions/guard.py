@@ -8,7 +8,6 @@ from typing import Sequence
 
 from sagan_tui.safe_text import clean_document
 from sagan_tui.store.cache import Cache
-from sagan_tui.store.evidence_rows import loss_evidence
 from sagan_tui.triage import (
     Dispatch, GuardVerdict, TriageContext, Wave, active_wave, check_dispatch, dispatches_from, find_waves,
     render_report,
@@ -35,7 +34,7 @@ def triage_context(cache: Cache) -> TriageContext:
                      *(s.account for s in sightings)})
     return TriageContext(sightings=sightings, health=health, dispatches=dispatch_history(cache),
                          accounts_polled=polled, losses=losses, balances=cache.balance_history(),
-                         evidence=loss_evidence(cache))
+                         evidence=cache.loss_rows.evidence())
 
 
 def dispatch_verdict(cache: Cache, number: int, now: datetime, guard_minutes: float) -> GuardVerdict:
@@ -87,11 +86,9 @@ def hold_note(cache: Cache, now: datetime, guard_minutes: float) -> str:
 def incident_report(cache: Cache, now: datetime, guard_minutes: float = 15.0) -> str:
     """Every wave since the owner's last acknowledgement (all of them when none): the night's
     incident, not only the wave on screen; a wave still going at the acknowledgement stays whole."""
-    from sagan_tui.store.incident_rows import last_acknowledged
-
     ctx = triage_context(cache)
     waves = find_waves(ctx.losses, context=ctx, guard_minutes=guard_minutes)
-    return render_report(waves, ctx, now, since=last_acknowledged(cache), all_losses=ctx.losses)
+    return render_report(waves, ctx, now, since=cache.incident_rows.last_acknowledged(), all_losses=ctx.losses)
 
 
 def export_report(cache: Cache, now: datetime, directory: Path, guard_minutes: float = 15.0) -> tuple[Path, str]:

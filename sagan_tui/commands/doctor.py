@@ -109,7 +109,6 @@ async def _other_transport(settings, name: str, in_use: str,
 
 def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]:
     """The cache, opened read-only: a check never changes (nor moves aside) what it checks."""
-    from sagan_tui.store import existence_rows
     from sagan_tui.store.cache import Cache, CacheUnusable
     from sagan_tui.store.schema import SCHEMA_VERSION
 
@@ -126,7 +125,7 @@ def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]
             counts = cache.counts()
             flagged, health = cache.flagged_pods(), cache.health()
             confirmed = len(cache.losses())
-            phantoms, waiting = existence_rows.phantoms(cache), existence_rows.waiting_losses(cache)
+            phantoms, waiting = cache.pod_rows.phantoms(), cache.loss_rows.waiting()
         finally:
             cache.close()
     except CacheUnusable as exc:

@@ -36,11 +36,9 @@ def is_the_cache(output: str, cache: str) -> bool:
 
 def _last_acknowledged(path: str) -> datetime | None:
     from sagan_tui.store.cache import Cache
-    from sagan_tui.store.incident_rows import last_acknowledged
-
     cache = Cache(path, read_only=True)
     try:
-        return last_acknowledged(cache)
+        return cache.incident_rows.last_acknowledged()
     finally:
         cache.close()
 

@@ -89,7 +89,6 @@ class Watch:
         from sagan_tui.pages.pager import Pager
         from sagan_tui.pages.senders import sender_for
         from sagan_tui.session.db import SQLiteWorker
-        from sagan_tui.store.page_rows import load_alerts
         from sagan_tui.sync.poller import Poller
 
         self.args, self.settings, self.cache, self.rules = args, settings, cache, rules
@@ -101,7 +100,7 @@ class Watch:
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout), follow_redirects=False)
         self.pager = Pager(targets, [sender_for(t, self.client) for t in targets], say=self.say, status=self._health)
         self.dead = DeadMan(dead, self.client, minutes=settings.deadman_minutes, say=self.say) if dead else None
-        self.life = Lifecycle({k: Alert.from_json(v) for k, v in load_alerts(cache).items()})
+        self.life = Lifecycle({k: Alert.from_json(v) for k, v in cache.page_rows.load_alerts().items()})
         self.contain = AutoContainment(ActionRunner.for_poller(settings, cache, self.poller, clock=self.poller.clock),
                                        settings.guard_minutes)
         self.targets = targets
@@ -110,9 +109,8 @@ class Watch:
 
     def _health(self, shown: str, error: str | None) -> None:
         from sagan_tui.models import utcnow
-        from sagan_tui.store.page_rows import record_page_health
 
-        record_page_health(self.cache, shown, error, utcnow())
+        self.cache.page_rows.record_health(shown, error, utcnow())
 
     def _hello(self) -> None:
         where = ", ".join(t.shown for t in self.targets) or "nowhere (page_urls is empty)"
@@ -169,8 +167,6 @@ class Watch:
         self.cache.close()
 
     async def after_poll(self, now: datetime) -> None:
-        from sagan_tui.store.page_rows import save_alerts
-
         following = any(a.state == "open" and a.kind in ("wave", "forming") for a in self.life.alerts.values())
         seen, waves = observe(self.cache, self.settings, now, following, self._triage_memo)
         pages = self.life.step(seen)
@@ -178,7 +174,8 @@ class Watch:
             self.say(page.line)
         pages += await self._contain(waves, now)
         await self._verify(now)
-        save_alerts(self.cache, ((a.key, a.kind, a.state, a.to_json()) for a in self.life.take_changed()), now)
+        changed = ((a.key, a.kind, a.state, a.to_json()) for a in self.life.take_changed())
+        self.cache.page_rows.save_alerts(changed, now)
         self.pager.submit(pages)
         self.pager.flush()
         if self.dead is not None:
@@ -264,10 +261,9 @@ def _triaged(cache, guard: float, now: datetime, memo: dict):
     such as survivors still moves a verdict), else triaged afresh. At 10,000 pods one verdict
     against every sighting took tens of seconds: not after every poll."""
     from sagan_tui.commands.waves import context_for, records_from
-    from sagan_tui.store.page_rows import loss_stamp
     from sagan_tui.triage import find_waves
 
-    stamp = loss_stamp(cache)
+    stamp = cache.loss_rows.stamp()
     if memo.get("stamp") == stamp and now - memo["at"] < timedelta(seconds=RETRIAGE_S):
         return memo["found"], memo["losses"], memo["withdrawn"]
     records = records_from(cache)
@@ -283,9 +279,8 @@ def _seen(now, waves, forming, withdrawn, cache, settings, health):
     from sagan_tui.basics import HealthState
     from sagan_tui.pages.alerts import Seen
     from sagan_tui.runway import LOW, OUT, runway
-    from sagan_tui.store.incident_rows import wave_acks
 
-    acks = {k: (a[1], a[3]) for k, a in wave_acks(cache).items()}
+    acks = {k: (a[1], a[3]) for k, a in cache.incident_rows.wave_acks().items()}
     blind, low = {}, {}
     for name, h in health.items():
         if h.state == HealthState.ERROR and h.consecutive_failures >= settings.blind_polls:

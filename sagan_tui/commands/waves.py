@@ -41,11 +41,10 @@ def load_cache(path: str):
 def records_from(cache):
     """Losses, sightings and health of an open cache (load_cache's, and watch's every poll)."""
     from sagan_tui.basics import parse_ts
-    from sagan_tui.store.evidence_rows import dispatch_rows, loss_evidence
     from sagan_tui.triage import Dispatch
     from sagan_tui.triage.records import ParsedLines, refusal
 
-    dispatches = [Dispatch(n, pod_id, _stamp(created, parse_ts)) for n, pod_id, created in dispatch_rows(cache)]
+    dispatches = [Dispatch(n, pod_id, _stamp(created, parse_ts)) for n, pod_id, created in cache.sagan_rows.dispatches()]
     losses, errors = [], []
     for loss in cache.losses():  # written by any version, or any tool: judged as a file's are
         why = refusal(loss)
@@ -56,7 +55,7 @@ def records_from(cache):
     return ParsedLines(losses=losses, sightings=cache.sightings(), health=cache.health(),
                        dispatches=dispatches, balances=cache.balance_history(), errors=errors,
                        withdrawn=cache.losses(states=("withdrawn",)),
-                       evidence=loss_evidence(cache))
+                       evidence=cache.loss_rows.evidence())
 
 
 def _stamp(text, parse_ts):

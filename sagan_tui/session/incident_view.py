@@ -16,10 +16,8 @@ if TYPE_CHECKING:
 
 def load_incident(m: PanelModel) -> None:
     """Acknowledgements from the cache, and the owner's holds still in force (from the audit log)."""
-    from sagan_tui.store.incident_rows import wave_acks
-
     m.incident.opened(m.clock())
-    for key, (_at, pods, accounts, cause, confidence) in wave_acks(m.cache).items():
+    for key, (_at, pods, accounts, cause, confidence) in m.cache.incident_rows.wave_acks().items():
         m.incident.acks[key] = Look(pods, accounts, cause, confidence)
     latest: dict[int, Any] = {}
     for a in m.cache.actions(limit=2000):  # newest first
@@ -117,13 +115,11 @@ def _said(text: str) -> tuple[str, Any]:
 
 def acknowledge(m: PanelModel) -> tuple[str, Any]:
     """Acknowledge the wave on screen (the active one, else the latest): persisted; quiet until it grows."""
-    from sagan_tui.store.incident_rows import ack_wave
-
     wave = m.active_wave() or (m.waves[-1] if m.waves else None)
     if wave is None:
         return _said("no wave to acknowledge")
     look = m.incident.acknowledge(wave)
-    ack_wave(m.cache, wave_key(wave), m.clock(), look.pods, look.accounts, look.cause, look.confidence)
+    m.cache.incident_rows.ack_wave(wave_key(wave), m.clock(), look.pods, look.accounts, look.cause, look.confidence)
     return _said(f"acknowledged the wave {fmt.window(wave.start, wave.end)} ({look.pods} pods): "
                  "no more notifications for it until it grows")
 

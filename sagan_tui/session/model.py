@@ -11,7 +11,6 @@ from typing import Callable, Iterable, Mapping
 from sagan_tui.config_model import Settings
 from sagan_tui.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.store.cache import Cache, CachedPod
-from sagan_tui.store.evidence_rows import loss_evidence
 from sagan_tui.session.incident import IncidentWatch
 from sagan_tui.session.incident_view import incident_news, load_incident
 from sagan_tui.triage import TriageContext, Wave, active_wave, find_waves
@@ -154,7 +153,7 @@ class PanelModel:
             return
         ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
                             accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses),
-                            balances=self.cache.balance_history(), evidence=loss_evidence(self.cache))
+                            balances=self.cache.balance_history(), evidence=self.cache.loss_rows.evidence())
         self.waves = find_waves(self.losses, context=ctx, guard_minutes=self.settings.guard_minutes,
                                 horizon_minutes=self.settings.horizon_minutes)
         self.forming = find_forming(self.losses, self.waves, horizon_minutes=self.settings.horizon_minutes)

@@ -239,14 +239,13 @@ class OwnerRequests:
             from sagan_tui.session.views import proposal_view
             from sagan_tui.triage.response import propose
 
-            from sagan_tui.store.incident_rows import last_acknowledged
             from sagan_tui.triage.summary import summarize
 
             m = self.model
             shown, _until = shown_of(m.waves, m.clock(), self.settings.guard_minutes)  # the wave panel's
             if shown < 0:
                 return None
-            night = summarize(m.waves, m.losses, last_acknowledged(self.cache))  # what the ticket file holds
+            night = summarize(m.waves, m.losses, self.cache.incident_rows.last_acknowledged())  # what the ticket file holds
             return proposal_view(propose(m.waves[shown], m.experiments, ticket=night))
 
         return await self._in_db(proposal)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from sagan_tui.channel.views import PodDetailView
 from sagan_tui.safe_text import one_line
-from sagan_tui.store.evidence_rows import loss_evidence
 from sagan_tui.triage import fmt
 
 if TYPE_CHECKING:
@@ -28,7 +27,7 @@ def pod_detail(pod_id: str, model: "PanelModel", cache: "Cache", now: datetime) 
     cp = model.pods.get(pod_id)
     losses = [x for x in model.losses if x.pod_id == pod_id]
     sagan = next((p for p in cache.sagan_pods() if p.runpod_pod_id == pod_id), None)
-    billed = loss_evidence(cache).get(pod_id, {}).get("billed_usd")
+    billed = cache.loss_rows.evidence().get(pod_id, {}).get("billed_usd")
     account = cp.account if cp else (losses[0].account if losses else (sagan.account if sagan else ""))
     experiment = cp.experiment if cp and cp.experiment is not None else next(
         (x.experiment for x in losses if x.experiment is not None), sagan.experiment_number if sagan else None)

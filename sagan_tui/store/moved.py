@@ -14,96 +14,89 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sagan_tui.store import opening
-
-if TYPE_CHECKING:
-    from sagan_tui.store.cache import Cache
 
 SIDES = ("-wal", "-shm")
 
 
-def opened(cache: "Cache") -> None:
-    """Which files the cache's connections hold: the database, and its -wal and -shm, which stay the
-    same files while a connection is open (SQLite deletes them only when its last user closes)."""
-    cache.identity = opening.identity(cache.path)
-    cache.side_identity = {s: opening.identity(Path(f"{cache.path}{s}")) for s in SIDES}
+class CacheFile:
+    """The file an open Cache holds, by identity (st_dev, st_ino, and its -wal and -shm): whether
+    its path still names it, and putting it back there from what a connection still reads."""
 
+    def __init__(self, path: Path):
+        self.path = path
+        self.opened()
 
-def state(cache: "Cache") -> str | None:
-    """"removed" or "replaced" when `cache.path` no longer names the file the cache opened."""
-    now = opening.identity(cache.path)
-    if now == cache.identity:
-        return None
-    return "removed" if now is None else "replaced"
+    def opened(self) -> None:
+        """Which files the connections hold: the database, and its -wal and -shm, which stay the
+        same files while a connection is open (SQLite deletes them only when its last user closes)."""
+        self.identity = opening.identity(self.path)
+        self.side_identity = {s: opening.identity(Path(f"{self.path}{s}")) for s in SIDES}
 
+    def state(self) -> str | None:
+        """"removed" or "replaced" when the path no longer names the file that was opened."""
+        now = opening.identity(self.path)
+        if now == self.identity:
+            return None
+        return "removed" if now is None else "replaced"
 
-def recreate(cache: "Cache") -> str | None:
-    """Put the cache back at its path, or move to the file now there; what was done, in one line
-    (None when the path still names the file it opened). The caller holds both of the cache's locks.
-    On a failure the cache goes on with the file it had (to be tried again), no copy left behind."""
-    import sqlite_utils
-
-    if state(cache) is None:
-        return None
-    path = cache.path
-    path.parent.mkdir(parents=True, exist_ok=True)  # a removed cache directory too
-    held = _backup(cache.db.conn, path)
-    try:
-        placed = _place_if_removed(cache, held)
-        conn, notices = opening.open_writable(path)  # the file at the path: the copy, or the one there
+    def recreate(self, conn: sqlite3.Connection) -> tuple[sqlite3.Connection, sqlite3.Connection, str] | None:
+        """The file put back at its path from what `conn` reads, or the file now there used: the new
+        writer and reader connections and what was done, in one line (None when the path still names
+        the file opened). The caller holds its cache's locks, swaps in the connections and closes
+        the old ones. On a failure the cache goes on with the file it had (to be tried again), no
+        copy left behind."""
+        if self.state() is None:
+            return None
+        path = self.path
+        path.parent.mkdir(parents=True, exist_ok=True)  # a removed cache directory too
+        held = _backup(conn, path)
         try:
-            reader = opening.reader(path)
-            said = placed or _keep_what_it_lacks(cache, held)
-        except BaseException:
-            conn.close()
-            raise
-    finally:
-        held.unlink(missing_ok=True)  # placed, kept aside or not needed by now, unless this failed
-    old = (cache._reader, cache.db.conn)
-    cache.db, cache._reader = sqlite_utils.Database(conn), reader
-    opened(cache)
-    # Closing a connection to a file no longer at its path is safe: SQLite sees the file moved
-    # (its SQLITE_FCNTL_HAS_MOVED) and neither checkpoints nor unlinks `<path>-wal` and `-shm`,
-    # which are the new file's by now (test_cache_moved.py pins it).
-    for c in old:
-        c.close()
-    return "; ".join([said, *notices])
+            placed = self._place_if_removed(held)
+            writer, notices = opening.open_writable(path)  # the file at the path: the copy, or the one there
+            try:
+                reader = opening.reader(path)
+                said = placed or self._keep_what_it_lacks(held)
+            except BaseException:
+                writer.close()
+                raise
+        finally:
+            held.unlink(missing_ok=True)  # placed, kept aside or not needed by now, unless this failed
+        self.opened()
+        return writer, reader, "; ".join([said, *notices])
 
+    def _place_if_removed(self, held: Path) -> str | None:
+        """`held` (a copy of what the cache holds) placed at the path if no file is there; what was done."""
+        path = self.path
+        how = self.state() or "removed"  # as it is now: another process may have put a file back meanwhile
+        # The log and index of the file that went, if they are still at the path: their commits are in
+        # the copy now. Left there, SQLite would take them for those of the file put at the path. One of
+        # another file (a process that ended on a file removed before) is moved aside, not deleted.
+        for suffix in SIDES:
+            side = Path(f"{path}{suffix}")
+            if opening.identity(side) == self.side_identity.get(suffix):
+                side.unlink(missing_ok=True)
+            elif how == "removed" and side.exists():
+                os.replace(side, path.with_name(f"{path.name}.stray-{time.strftime('%Y%m%dT%H%M%S')}{suffix}"))
+        if how != "removed":
+            return None
+        counts = _counts(held)
+        if not _place(held, path):
+            return None
+        return (f"cache file {path} was removed under this process: recreated from what it held"
+                f" ({counts[0]} losses, {counts[1]} audit rows, {counts[2]} pods)")
 
-def _place_if_removed(cache: "Cache", held: Path) -> str | None:
-    """`held` (a copy of what the cache holds) placed at the path if no file is there; what was done."""
-    path = cache.path
-    how = state(cache) or "removed"  # as it is now: another process may have put a file back meanwhile
-    # The log and index of the file that went, if they are still at the path: their commits are in
-    # the copy now. Left there, SQLite would take them for those of the file put at the path. One of
-    # another file (a process that ended on a file removed before) is moved aside, not deleted.
-    for suffix in SIDES:
-        side = Path(f"{path}{suffix}")
-        if opening.identity(side) == cache.side_identity.get(suffix):
-            side.unlink(missing_ok=True)
-        elif how == "removed" and side.exists():
-            os.replace(side, path.with_name(f"{path.name}.stray-{time.strftime('%Y%m%dT%H%M%S')}{suffix}"))
-    if how != "removed":
-        return None
-    counts = _counts(held)
-    if not _place(held, path):
-        return None
-    return (f"cache file {path} was removed under this process: recreated from what it held"
-            f" ({counts[0]} losses, {counts[1]} audit rows, {counts[2]} pods)")
-
-
-def _keep_what_it_lacks(cache: "Cache", held: Path) -> str:
-    """The file at the path is another one: `held` kept beside it when it lacks some of what `held` has."""
-    path = cache.path
-    lacks = _lacks(held, path)
-    if not any(lacks):
-        return f"cache file {path} was replaced by another file holding all this process held: now using it"
-    aside = _keep_aside(held, path)
-    return (f"cache file {path} was replaced by another file, which lacks {lacks[0]} losses, {lacks[1]} audit"
-            f" rows and {lacks[2]} pods this process held: all it held is kept in {aside}; now using the file"
-            " at the path")
+    def _keep_what_it_lacks(self, held: Path) -> str:
+        """The file at the path is another one: `held` kept beside it when it lacks some of what `held` has."""
+        path = self.path
+        lacks = _lacks(held, path)
+        if not any(lacks):
+            return f"cache file {path} was replaced by another file holding all this process held: now using it"
+        aside = _keep_aside(held, path)
+        return (f"cache file {path} was replaced by another file, which lacks {lacks[0]} losses, {lacks[1]} audit"
+                f" rows and {lacks[2]} pods this process held: all it held is kept in {aside}; now using the file"
+                " at the path")
 
 
 def _backup(conn: sqlite3.Connection, path: Path) -> Path:

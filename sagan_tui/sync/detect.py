@@ -25,8 +25,7 @@ from typing import Collection, Mapping, NamedTuple
 
 from sagan_tui.basics import STOPPED_STATES
 from sagan_tui.models import Loss, RunPodPod
-from sagan_tui.store.cache import CachedPod
-from sagan_tui.store.existence_rows import PHANTOM
+from sagan_tui.store.pod_rows import CachedPod, PHANTOM
 
 # Every field of a pod but its uptime, which moves on every poll: a row has "changed" only
 # when one of these did.

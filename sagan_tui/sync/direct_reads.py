@@ -74,10 +74,10 @@ def write_reads(cache: "Cache", kept: "dict[str, Seen] | None", name: str,
     """What direct reads of missing pods said: not found confirms the loss; listed clears it."""
     res = SourceResult()
     with cache.transaction() as conn:
-        stops = cache.owner_stops() | cache.sagan_stops()
+        stops = cache.action_rows.owner_stops() | cache.sagan_rows.stops()
         # Only the pods read: the account's every row is not walked again for a few of them.
-        live = {pid: Seen.of(c) for pid, c in cache.live_pods(conn, name, list(reads)).items()}
-        held = {x.pod_id: x for x in cache.losses(pod_ids=list(reads), states=("missing",))}
+        live = {pid: Seen.of(c) for pid, c in cache.pod_rows.live(conn, name, list(reads)).items()}
+        held = {x.pod_id: x for x in cache.loss_rows.read(pod_ids=list(reads), states=("missing",))}
         upserts, gone_losses, cleared, observed = [], [], [], []
         for pod_id, pod in reads.items():
             p = live.get(pod_id)
@@ -98,10 +98,10 @@ def write_reads(cache: "Cache", kept: "dict[str, Seen] | None", name: str,
                 cleared.append((pod_id, "stopped on request"))
             elif pod_id in held:
                 gone_losses.append(held[pod_id].model_copy(update={"state": "confirmed", "confirmed_by": why}))
-        cache.upsert_pods(conn, upserts)
-        cache.add_observations(conn, observed)
-        res.withdrawn = cache.withdraw_losses(conn, cleared, now)
-        cache.upsert_losses(conn, gone_losses)
+        cache.pod_rows.upsert(conn, upserts)
+        cache.pod_rows.add_observations(conn, observed)
+        res.withdrawn = cache.loss_rows.withdraw(conn, cleared, now)
+        cache.loss_rows.upsert(conn, gone_losses)
     res.pods_changed = [c.pod_id for c in upserts]
     res.losses = gone_losses
     if kept is not None:  # what was written, kept as the cache now holds it (no re-read of every pod)

@@ -22,11 +22,11 @@ from sagan_tui.sources.runpod_base import RunPodTransport
 from sagan_tui.sources.runpod_select import make_transports
 from sagan_tui.sources.sagan import SaganClient
 from sagan_tui.store.cache import Cache
-from sagan_tui.sync.account_poll import AccountPoll
+from sagan_tui.sync.account_poll import AccountPoller
 from sagan_tui.sync.changes import ChangeSet, SourceResult, merged
-from sagan_tui.sync.detect import Seen
 from sagan_tui.sync.direct_reads import read_allowance, read_directly
-from sagan_tui.sync.sagan_poll import EVENT_PAGE, EVENT_PAGES_PER_POLL, SAGAN, SaganPoll, _together, weigh_sagan
+from sagan_tui.sync.poll_context import PollContext
+from sagan_tui.sync.sagan_poll import EVENT_PAGE, EVENT_PAGES_PER_POLL, SAGAN, SaganPoller, _together, weigh_sagan
 
 # Imported from here by callers of the poller (its tests and benches among them).
 __all__ = ["ChangeSet", "EVENT_PAGE", "EVENT_PAGES_PER_POLL", "Poller", "make_transports", "merged",
@@ -36,28 +36,29 @@ log = logging.getLogger(__name__)
 MAX_BACKOFF_S = 300.0
 
 
-class Poller(SaganPoll, AccountPoll):
-    """A source's polls never overlap (one lock each); a failing source waits out its own backoff alone."""
+class Poller:
+    """A source's polls never overlap (one lock each); a failing source waits out its own backoff alone.
+
+    It holds the round, each source's health and backoff; what a poll reads and writes is its
+    `sagan_poller`'s (sagan_poll.py) or its `account_poller`'s (account_poll.py).
+    """
 
     def __init__(self, settings: Settings, cache: Cache, *, sagan: SaganClient | None = None,
                  transports: dict[str, RunPodTransport] | None = None,
                  offload: Callable[..., Awaitable[Any]] | None = None,
                  clock: Callable[[], datetime] | None = None):
         self.settings = settings
-        self.clock = clock or utcnow  # when a poll happened: a test steps it with the simulator's served time
         self.cache = cache
+        self.ctx = PollContext(settings, cache, clock or utcnow, offload or asyncio.to_thread)
         token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
-        self.sagan = sagan or SaganClient(settings.sagan_base_url, token, timeout=settings.request_timeout,
-                                          max_reply_bytes=settings.max_reply_bytes)
-        self.transports = transports if transports is not None else make_transports(settings)
+        self.sagan_poller = SaganPoller(self.ctx, sagan or SaganClient(
+            settings.sagan_base_url, token, timeout=settings.request_timeout, max_reply_bytes=settings.max_reply_bytes))
+        self.account_poller = AccountPoller(self.ctx, transports if transports is not None
+                                            else make_transports(settings))
         self._secrets = settings.secrets()
         self._locks: dict[str, asyncio.Lock] = {}
-        # Where the cache is written (a thread); the panel's session gives its one writer thread.
-        self.offload = offload or asyncio.to_thread
-        self._live: dict[str, dict[str, Seen]] = {}  # per account: its live pods as last written
-        self._merged = False  # whether every Sagan pod row in the cache has been merged into losses
-        self._health: dict[str, SourceHealth] = {}
-        known = cache.health()
+        self._health = self.ctx.health  # the pollers' own: each sets its source's after a poll's write
+        known = cache.health_rows.read()
         for name in [SAGAN, *settings.accounts]:
             h = known.get(name) or SourceHealth(source=name)
             if name in settings.accounts and not settings.accounts[name].enabled:
@@ -71,6 +72,37 @@ class Poller(SaganPoll, AccountPoll):
     @property
     def health(self) -> Mapping[str, SourceHealth]:
         return MappingProxyType(self._health)
+
+    @property
+    def sagan(self) -> SaganClient:
+        return self.sagan_poller.sagan
+
+    @property
+    def transports(self) -> dict[str, RunPodTransport]:
+        """Each account's transport, by account name (the account poller's)."""
+        return self.account_poller.transports
+
+    @transports.setter
+    def transports(self, transports: dict[str, RunPodTransport]) -> None:
+        self.account_poller.transports = transports
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        """When a poll happened: a test steps it with the simulator's served time."""
+        return self.ctx.clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], datetime]) -> None:
+        self.ctx.clock = clock
+
+    @property
+    def offload(self) -> Callable[..., Awaitable[Any]]:
+        """Where the cache is written (a thread); the panel's session gives its one writer thread."""
+        return self.ctx.offload
+
+    @offload.setter
+    def offload(self, offload: Callable[..., Awaitable[Any]]) -> None:
+        self.ctx.offload = offload
 
     async def aclose(self) -> None:
         await self.sagan.aclose()
@@ -108,7 +140,7 @@ class Poller(SaganPoll, AccountPoll):
         async with lock:
             started, t0 = self.clock(), time.perf_counter()
             try:
-                res = await (self._poll_sagan() if name == SAGAN else self._poll_account(name))
+                res = await (self.sagan_poller.poll() if name == SAGAN else self.account_poller.poll(name))
             except sqlite3.Error:  # the cache failed (a full disk), not the source:
                 raise               # it is no source's health; the caller says what
             except Exception as exc:  # noqa: BLE001 - a source's failure is its health, never the loop's end
@@ -146,14 +178,4 @@ class Poller(SaganPoll, AccountPoll):
 
     def _write_health(self, h: SourceHealth) -> None:
         with self.cache.transaction() as conn:
-            self.cache.set_health(conn, h)
-
-    def _ok(self, name: str, now: datetime, started: datetime | None = None, commit: bool = True,
-            **money: object) -> SourceHealth:
-        """`started`: when the poll that succeeded at `now` began (its duration counts in staleness).
-        `commit=False`: the health to set once the poll's write has succeeded."""
-        h = replace(self._health[name], state=HealthState.OK, error_kind=None, message=None, last_success=now,
-                    last_attempt=started or now, consecutive_failures=0, next_attempt=None, **money)
-        if commit:
-            self._health[name] = h
-        return h
+            self.cache.health_rows.set(conn, h)

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING
 
+from sagan_tui.basics import parse_ts, ts
 from sagan_tui.models import Loss
-from sagan_tui.store.cache import parse_ts, ts
-from sagan_tui.store.evidence_rows import flag_pods
-from sagan_tui.store.existence_rows import stops_to_reread
 from sagan_tui.sync.changes import SourceResult
 from sagan_tui.sync.sagan_word import runpod_silent, waiting
 
 if TYPE_CHECKING:
-    from sagan_tui.config_model import Settings
-    from sagan_tui.models import SourceHealth
     from sagan_tui.sources.sagan import SaganClient
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.sync.poll_context import PollContext
 
 SAGAN = "sagan"
 EVENT_PAGE = 2000
@@ -79,28 +75,28 @@ def weigh_sagan(merged: Loss, said: Loss, before: Loss | None, view: tuple | Non
     return merged.model_copy(update={"state": "missing", "confirmed_by": None})
 
 
-class SaganPoll:
-    """The Poller's Sagan poll (sync/poller.py holds the round, the health and the backoff)."""
+class SaganPoller:
+    """Sagan's poll: read what changed since its cursor, write it in one transaction, then weigh
+    Sagan's word on losses in a second (sync/poller.py holds the round and the backoff)."""
 
-    settings: "Settings"
-    cache: "Cache"
-    sagan: "SaganClient"
-    offload: Callable[..., Awaitable[Any]]
-    _merged: bool
-    _health: "dict[str, SourceHealth]"
-    _ok: Callable[..., "SourceHealth"]
+    def __init__(self, ctx: "PollContext", sagan: "SaganClient"):
+        self.ctx = ctx
+        self.sagan = sagan
+        self._merged = False  # whether every Sagan pod row in the cache has been merged into losses
 
-    async def _poll_sagan(self) -> SourceResult:
-        now = self.clock()
-        cursor = await self.offload(self.cache.cursor, SAGAN)  # SQLite in its one thread, not on the loop
+    async def poll(self) -> SourceResult:
+        """One poll of Sagan: what changed since its cursor, written, and its word on losses weighed."""
+        ctx, rows = self.ctx, self.ctx.cache.sagan_rows
+        now = ctx.clock()
+        cursor = await ctx.offload(ctx.cache.health_rows.cursor, SAGAN)  # SQLite in its one thread, not on the loop
         exp_since = ev_since = pods_since = None
         if cursor:
             parts = dict(p.split("=", 1) for p in cursor.split(";") if "=" in p)
             exp_since, ev_since, pods_since = (parse_ts(parts.get(k)) for k in ("exp", "ev", "pods"))
         if ev_since is None:
-            ev_since = now - timedelta(days=self.settings.events_retention_days)
-        if pods_since is not None and await self.offload(stops_to_reread, self.cache):
-            pods_since = None  # a stop Sagan has not finished is read again whole (existence_rows.py)
+            ev_since = now - timedelta(days=ctx.settings.events_retention_days)
+        if pods_since is not None and await ctx.offload(ctx.cache.pod_rows.stops_to_reread):
+            pods_since = None  # a stop Sagan has not finished is read again whole (store/pod_rows.py)
         exps, pods, approvals = await _together(
             self.sagan.experiments(exp_since - CURSOR_OVERLAP if exp_since else None),
             self.sagan.pods(pods_since - CURSOR_OVERLAP if pods_since else None),
@@ -108,7 +104,7 @@ class SaganPoll:
         events, skipped = [], [*exps.skipped, *pods.skipped, *approvals.skipped]
         # The feed is read from `since` inclusive: the events at that instant come again, and
         # those already held are only counted (`held`); the page is sized to reach past them.
-        since, known = ev_since, await self.offload(self.cache.event_ids_at, ev_since)
+        since, known = ev_since, await ctx.offload(rows.event_ids_at, ev_since)
         limit = min(EVENT_PAGE + len(known), EVENT_PAGE_MAX)
         for _ in range(EVENT_PAGES_PER_POLL):
             page = await self.sagan.events(since, limit=limit, known=known)
@@ -132,61 +128,59 @@ class SaganPoll:
         unnumbered = [e for e in events if e.experiment_number is None]
         if unnumbered:
             by_id = {e.id: e.number for e in exps.items}
-            by_id.update(await self.offload(self.cache.experiment_numbers))
+            by_id.update(await ctx.offload(rows.experiment_numbers))
             for e in unnumbered:
                 e.experiment_number = by_id.get(e.entity_id)
         new_cursor = ";".join(f"{k}={ts(_bounded(v, now))}" for k, v in (
             ("exp", max((e.updated_at for e in exps.items if e.updated_at), default=exp_since)),
             ("ev", max((e.created_at for e in events), default=ev_since)),
             ("pods", max((p.updated_at for p in pods.items if p.updated_at), default=pods_since))) if v)
-        result = await self.offload(self._write_sagan, now, exps.items, events, approvals.items,
-                                         pods.items, new_cursor, bool(approvals.skipped))
+        result = await ctx.offload(self._write, now, exps.items, events, approvals.items, pods.items, new_cursor,
+                                   bool(approvals.skipped))
         result.skipped += skipped
         return result
 
-    def _write_sagan(self, now, exps, events, approvals, pods, cursor, approvals_partial=False) -> SourceResult:
+    def _write(self, now, exps, events, approvals, pods, cursor, approvals_partial=False) -> SourceResult:
         from sagan_tui.triage.losses import merge_losses, sagan_loss
 
+        cache, rows = self.ctx.cache, self.ctx.cache.sagan_rows
         res = SourceResult(experiments=[e.number for e in exps], approvals_changed=True)
         if approvals_partial:
             # An unreadable record may be one we hold as pending: it has not been decided.
             listed = {a.id for a in approvals}
-            approvals = [*approvals, *(a for a in self.cache.approvals("pending") if a.id not in listed)]
-        with self.cache.transaction() as conn:
-            self.cache.upsert_experiments(conn, exps)
-            res.events_added = self.cache.upsert_events(conn, events)
-            self.cache.replace_pending_approvals(conn, approvals)
-            self.cache.upsert_sagan_pods(conn, pods)
+            approvals = [*approvals, *(a for a in rows.approvals("pending") if a.id not in listed)]
+        with cache.transaction() as conn:
+            rows.upsert_experiments(conn, exps)
+            res.events_added = rows.upsert_events(conn, events)
+            rows.replace_pending_approvals(conn, approvals)
+            rows.upsert_pods(conn, pods)
             # Accounts are polled concurrently with Sagan: a pod first seen before its Sagan
-            # row existed gets its experiment now, and so does its loss.
-            known = "(select experiment_number from sagan_pods where runpod_pod_id = {t}.pod_id)"
-            # Those pods changed (the panel re-reads only the pods a poll names).
-            res.pods_changed = [r[0] for r in conn.execute(
-                f"select pod_id from pods where experiment is null and {known.format(t='pods')} is not null")]
-            conn.execute(f"update pods set experiment = {known.format(t='pods')}, data = json_set(data,"
-                         f" '$.experiment', {known.format(t='pods')}) where experiment is null")
-            conn.execute(f"update losses set experiment = {known.format(t='losses')} where experiment is null")
-            self.cache.set_health(conn, self._ok(SAGAN, now), cursor=cursor)
+            # row existed gets its experiment now (those pods changed: the panel re-reads only
+            # the pods a poll names), and so does its loss.
+            res.pods_changed = cache.pod_rows.adopt_experiments(conn)
+            cache.loss_rows.adopt_experiments(conn)
+            cache.health_rows.set(conn, self.ctx.ok(SAGAN, now), cursor=cursor)
         # Sagan's own evidence (terminated, "not found in account=") joins the poll's losses:
         # the rows this poll returned, the others having been merged when they came (merging is
         # idempotent); on a poller's first poll all of them, in case a previous process stopped
         # between the two transactions. Read and written under one write lock: an account's
         # thread committing its own loss of the same pod in between made it a new loss of both.
-        rows = list({p.runpod_pod_id: p for p in pods}.values()) if self._merged else self.cache.sagan_pods()
-        with self.cache.transaction() as conn:
-            before = {x.pod_id: x for x in self.cache.losses(
-                pod_ids=None if not self._merged else [p.runpod_pod_id for p in rows], states=None)}
-            merged = merge_losses(list(before.values()), rows, owner_stops=frozenset(self.cache.owner_stops()))
-            said = {x.pod_id: x for x in map(sagan_loss, rows) if x is not None}
-            views = self.cache.pod_states(conn, [x.pod_id for x in merged if x.pod_id in said])
+        said_of = list({p.runpod_pod_id: p for p in pods}.values()) if self._merged else rows.pods()
+        with cache.transaction() as conn:
+            before = {x.pod_id: x for x in cache.loss_rows.read(
+                pod_ids=None if not self._merged else [p.runpod_pod_id for p in said_of], states=None)}
+            merged = merge_losses(list(before.values()), said_of,
+                                  owner_stops=frozenset(cache.action_rows.owner_stops()))
+            said = {x.pod_id: x for x in map(sagan_loss, said_of) if x is not None}
+            views = cache.pod_rows.states(conn, [x.pod_id for x in merged if x.pod_id in said])
             flags: dict[str, str] = {}
             merged = [weigh_sagan(x, said[x.pod_id], before.get(x.pod_id), views.get(x.pod_id), flags,
-                                  runpod_silent(self._health.get(views[x.pod_id][0] if x.pod_id in views
-                                                                 else x.account)))
+                                  runpod_silent(self.ctx.health.get(views[x.pod_id][0] if x.pod_id in views
+                                                                    else x.account)))
                       if x.pod_id in said else x for x in merged]
             fresh = [x for x in merged if before.get(x.pod_id) != x]
-            self.cache.upsert_losses(conn, fresh)
-            flag_pods(conn, flags)
+            cache.loss_rows.upsert(conn, fresh)
+            cache.pod_rows.flag(conn, flags)
         confirmed = {k for k, x in before.items() if x.state == "confirmed"}
         res.losses = [x for x in fresh if x.pod_id not in confirmed and x.state == "confirmed"]
         self._merged = True

@@ -69,4 +69,4 @@ def sagan_agreed(cache: "Cache", known: Mapping[str, tuple[str, str]], prev: Col
         return []
     why = f"Sagan's record, and RunPod's list at {now:%H:%M:%S} does not hold it"
     return [settled(x.model_copy(update={"state": "confirmed", "confirmed_by": why}))
-            for x in cache.losses(pod_ids=ids, states=("missing",))]
+            for x in cache.loss_rows.read(pod_ids=ids, states=("missing",))]

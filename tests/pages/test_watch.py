@@ -109,8 +109,6 @@ async def test_a_wave_whose_losses_are_dated_after_the_polls_start_is_live(sim_f
 
 async def test_a_wave_acknowledged_in_a_panel_is_resolved_by_watch(sim_factory, tmp_path, hook):
     """`K` in any panel writes `wave_acks`; watch reads it at its next poll and clears the page."""
-    from sagan_tui.store.incident_rows import ack_wave
-
     sim = sim_factory(scenario="reaping-wave")
     lines: list[str] = []
     w, poll_at = await _watch(sim, tmp_path, lines, page_urls=f"json://127.0.0.1:{hook.port}/hook")
@@ -118,7 +116,7 @@ async def test_a_wave_acknowledged_in_a_panel_is_resolved_by_watch(sim_factory, 
         await poll_at(t)
     [key] = [line.split(":")[0].split()[1] for line in lines if line.startswith("wave ")]
     alert = w.life.alerts[key]
-    ack_wave(w.cache, key, sim.clock.at(168), len(alert.pods), ("team",), alert.cause, alert.confidence)
+    w.cache.incident_rows.ack_wave(key, sim.clock.at(168), len(alert.pods), ("team",), alert.cause, alert.confidence)
     await poll_at(172)
     await w.close(drain_s=20)
     resolved = [line for line in lines if line.startswith("resolved ")]

@@ -149,7 +149,7 @@ def test_two_panels_and_a_sync_share_one_cache(sim_factory, tmp_path, figures):
     truth = _truth(sim)
     try:
         assert {e.number: e.status for e in cache.experiments()} == truth["experiments"]
-        held = {r["id"] for r in cache._rows("select id from events")}
+        held = {r["id"] for r in cache.rows("select id from events")}
         assert served_before <= held, len(served_before - held)
         assert {p.pod_id for p in cache.pods(include_gone=False)} == truth["live"]
         losses = {x.pod_id for x in cache.losses()}

@@ -65,7 +65,7 @@ class Rig:
         self.cache.close()
 
     def ids(self, sql: str) -> set:
-        return {r["k"] for r in self.cache._rows(sql)}
+        return {r["k"] for r in self.cache.rows(sql)}
 
 
 def held_at_cursor(rig) -> set[str]:

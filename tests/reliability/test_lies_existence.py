@@ -147,10 +147,10 @@ async def test_a_stale_stop_requested_then_a_real_vanish_is_a_loss_not_a_stop(ri
         await poller.poll_once()
         proxy.lie("/api/pods", sagan_row_lie(sim, REAL, status="stop_requested", updated_at="now"), key=token)
         await poller.poll_source("sagan")
-        assert REAL in cache.sagan_stops(), "the lie was believed: the rig works"
+        assert REAL in cache.sagan_rows.stops(), "the lie was believed: the rig works"
         sim.clock.jump_to(40)
         await poller.poll_once()  # Sagan's row of REAL is read again, though it did not change
-        assert REAL not in cache.sagan_stops()
+        assert REAL not in cache.sagan_rows.stops()
         sim.clock.jump_to(75)
         found = await poller.poll_once()
     finally:

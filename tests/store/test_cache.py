@@ -187,7 +187,7 @@ def test_a_v2_cache_migrates_to_v3_and_reads_each_pods_last_sighting_as_it_was(t
     assert {s.last_seen_at for s in by_id.values()} == {s.running_seen_at for s in by_id.values()} == {before}
     # The account's next complete poll lists every live pod: the live one reads seen then, uptime grown.
     with c.transaction() as conn:
-        c.account_seen(conn, "team", T0)
+        c.pod_rows.account_seen(conn, "team", T0)
     live, gone = c.pods(pod_ids=["livepod00001"])[0], {s.pod_id: s for s in c.sightings()}["gonepod00002"]
     assert live.last_seen_at == T0 and live.pod.uptime_seconds == 600 + 234
     assert gone.last_seen_at == gone.running_seen_at == before

@@ -35,7 +35,7 @@ def _log_row_writes(path) -> None:
 
 
 def _row_writes(cache) -> list[str]:
-    return [r["pod_id"] for r in cache._rows("select pod_id from row_writes")]
+    return [r["pod_id"] for r in cache.rows("select pod_id from row_writes")]
 
 
 async def test_unchanged_pods_are_only_touched(sim_factory, tmp_path):
@@ -67,7 +67,7 @@ async def test_unchanged_pods_are_only_touched(sim_factory, tmp_path):
         assert p.first_seen_at == was.first_seen_at
         assert abs((p.running_at - was.running_at).total_seconds()) < 3
         assert p.pod.model_dump(exclude={"uptime_seconds"}) == was.pod.model_dump(exclude={"uptime_seconds"})
-    row = cache._rows("select uptime_s, data from pods where pod_id = ?", (CONTROL,))[0]
+    row = cache.rows("select uptime_s, data from pods where pod_id = ?", (CONTROL,))[0]
     assert row["uptime_s"] == json.loads(row["data"])["uptimeSeconds"]
 
 
@@ -134,7 +134,7 @@ async def test_first_poll_merges_sagan_evidence_stored_before_a_restart(sim_fact
     stored = PodLifecycle(id=1, runpod_pod_id="zz9plural9z", account="team", experiment_number=365,
                           status="terminated", terminated_at=sim.clock.at(10), updated_at=sim.clock.at(10))
     with cache.transaction() as conn:
-        cache.upsert_sagan_pods(conn, [stored])
+        cache.sagan_rows.upsert_pods(conn, [stored])
     try:
         first = await poller.poll_once()
         second = await poller.poll_once()
@@ -155,13 +155,13 @@ async def test_the_poll_evidence_joins_a_loss_sagan_reported_first(sim_factory, 
     try:
         first = await poller.poll_once()
         sim.clock.jump_to(60)
-        by_sagan = await poller._poll_sagan()  # Sagan's own "not found" is committed first
+        by_sagan = await poller.sagan_poller.poll()  # Sagan's own "not found" is committed first
         assert by_sagan.losses == [] and cache.losses() == []
         [suspect] = cache.losses(states=("missing",))
         assert suspect.pod_id == LOST and suspect.source == "sagan"
         assert "Sagan says not found" in cache.flagged_pods()[LOST]
-        by_team = await poller._poll_account("team")
-        again = await poller._poll_account("team")
+        by_team = await poller.account_poller.poll("team")
+        again = await poller.account_poller.poll("team")
     finally:
         await poller.aclose()
     assert LOST in by_team.pods_gone and [x.pod_id for x in by_team.losses] == [LOST] and again.losses == []
@@ -181,10 +181,10 @@ async def test_a_pod_sagan_names_after_its_account_listed_it_is_reported_changed
     sim.clock.jump_to(5)
     poller, cache = _poller(sim, tmp_path)
     try:
-        await poller._poll_account("team")  # before any Sagan row: its experiment is not known
+        await poller.account_poller.poll("team")  # before any Sagan row: its experiment is not known
         assert [(p.pod_id, p.experiment) for p in cache.pods()] == [(pod, None)]
-        by_sagan = await poller._poll_sagan()
-        again = await poller._poll_sagan()
+        by_sagan = await poller.sagan_poller.poll()
+        again = await poller.sagan_poller.poll()
     finally:
         await poller.aclose()
     assert by_sagan.pods_changed == [pod] and again.pods_changed == []

@@ -143,7 +143,7 @@ async def test_more_events_at_one_instant_than_a_page_are_all_read(sim_factory, 
     try:
         sim.clock.jump_to(30)
         await poller.poll_once()
-        notes = {r["note"] for r in cache._rows("select json_extract(data, '$.note') as note from events")}
+        notes = {r["note"] for r in cache.rows("select json_extract(data, '$.note') as note from events")}
         ours = {n for n in notes if n.startswith(("pod ", "after "))}  # the simulator adds its own
         assert len(ours) == burst + 10 and "after 9" in ours
     finally:

@@ -13,7 +13,7 @@ import pytest
 
 from sagan_tui.actions.guard import incident_report, triage_context
 from sagan_tui.config_model import load_settings
-from sagan_tui.store.evidence_rows import EXITED_UNKNOWN
+from sagan_tui.store.pod_rows import EXITED_UNKNOWN
 from sagan_tui.triage import find_waves
 from tests.triage.incidents import BROKE, REAPED, SteppedPolls, three_causes, unrelated
 
@@ -73,7 +73,7 @@ async def test_an_exit_with_the_balance_fine_is_not_a_loss_and_its_row_says_caus
     rig = await _played(sim_factory, tmp_path, monkeypatch, fx, 450)
     try:
         assert not {x.pod_id for x in rig.cache.losses()} & set(BROKE)
-        flags = dict(rig.cache._tuples("select pod_id, flag from pods where pod_id in (%s)"
+        flags = dict(rig.cache.tuples("select pod_id, flag from pods where pod_id in (%s)"
                                        % ",".join("?" * len(BROKE)), BROKE))
         assert flags == {p: EXITED_UNKNOWN for p in BROKE}
         from sagan_tui.render import pod_row

@@ -15,7 +15,6 @@ from sagan_tui.config import gather
 from sagan_tui.models import OWNER_TURN_STATUSES, RunPodPod
 from sagan_tui.peek import first_frame, peek
 from sagan_tui.store.cache import Cache, CachedPod
-from sagan_tui.store.evidence_rows import flag_pods
 from sagan_tui.ui.app import SaganApp
 from sagan_tui.ui.messages import Updated
 from sagan_tui.ui.widgets.status_bar import StatusBar
@@ -226,7 +225,7 @@ def test_the_first_frame_draws_the_rows_the_session_draws_from_the_same_cache(tm
     ]
     with cache.transaction() as conn:
         cache.upsert_pods(conn, extra)
-        flag_pods(conn, {"ex1tedp0d00001": "exited, cause unknown"})
+        cache.pod_rows.flag(conn, {"ex1tedp0d00001": "exited, cause unknown"})
     exps, live, health = cache.experiments(), cache.pods(include_gone=False), cache.health()
     cache.close()
     counts = render.live_pod_counts(live)
