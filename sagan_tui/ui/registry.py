@@ -17,8 +17,7 @@ Pure but for Textual's Binding record: imported by the first frame's widgets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from textual.binding import Binding
 
@@ -27,8 +26,7 @@ from sagan_tui.keymap import BY_ID
 OWN, DESK, APP = "own", "desk", "app"
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):  # a NamedTuple, not a dataclass: the first frame makes this class (no exec'd methods)
     id: str  # the binding id (keymap.py): its keys, its help line
     action: str  # Textual's action string, parameters included
     label: str  # the key bar's and the palette's words
