@@ -11,12 +11,10 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(NamedTuple):  # not a dataclass: the first frame reads this table (ui/registry.py), no exec'd methods
     id: str
     keys: str  # Textual's spelling, comma-separated
     what: str  # one line for the help screen

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             env.update({k: v for k, v in os.environ.items() if k in TERMINAL_ENV})
             settings = settings_for(args, env, sagan_tui_cache=str(Path(tmp) / "cache.sqlite"))
             print(f"sagan-tui: demo: scenario {ready['scenario']} on {ready['url']}", file=sys.stderr)
-            # The header's DEMO marker (ui/app.py DEMO_ENV), and the demo's tickets go with its cache,
+            # The header's DEMO marker (ui/status_line.py DEMO_ENV), and the demo's tickets go with its cache,
             # never to the owner's data directory.
             with _environ({"SAGAN_TUI_DEMO": str(ready["scenario"]), DATA_DIR_ENV: str(Path(tmp) / "exports")}):
                 return run_panel(settings)

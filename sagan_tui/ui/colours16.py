@@ -73,3 +73,35 @@ class Undim(LineFilter):
     def apply(self, segments: list[Segment], background: TextualColor) -> list[Segment]:
         return [Segment(text, undimmed(style), control) if style is not None else Segment(text, style, control)
                 for text, style, control in segments]
+
+
+class ColourMode:
+    """The terminal's colours as the App meets them: NO_COLOR (TERM=dumb sets it: commands/panel.py)
+    means no colour codes at all; 16 colours (TERM=xterm, --color standard) the rule above;
+    256 colours and truecolor are untouched."""
+
+    def __init__(self, no_color: bool) -> None:
+        self.no_color = no_color
+        self.standard = False
+        self.undim = Undim(enabled=False)
+
+    @classmethod
+    def asked(cls) -> "ColourMode":
+        import os
+
+        return cls(os.environ.get("NO_COLOR") is not None)
+
+    @property
+    def ansi_color(self) -> bool | None:
+        """Textual's `ansi_color`: Textual strips colours (its NoColor filter) only when it sends
+        ANSI colours natively; otherwise it turns them grey (Monochrome), which are colour codes still."""
+        return True if self.no_color else None
+
+    def read(self, color_system: str | None) -> None:
+        """The console's colour system, known once the App exists."""
+        self.standard = sixteen_colours(color_system, self.no_color)
+        self.undim = Undim(enabled=self.standard)
+
+    def stylesheets(self) -> list[str]:
+        """The extra stylesheets of this mode: read only here (the first frame parses every rule it is given)."""
+        return [name for name, on in (("colours16.tcss", self.standard), ("nocolor.tcss", self.no_color)) if on]

@@ -14,7 +14,7 @@ def configured_keymap(settings: object) -> dict[str, str]:
     keymap = getattr(settings, "keymap", None)
     if keymap is None:  # a config.Draft: its values as gathered
         given = getattr(settings, "values", {}).get("keymap")
-        if given is None:  # no [keymap] table: the binding registry is not needed for the first frame
+        if given is None:  # no [keymap] table: nothing to check
             return {}
         from sagan_tui.keymap import KeymapError, check_keymap
 

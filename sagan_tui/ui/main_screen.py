@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Grid
+from textual.screen import Screen
 from textual.timer import Timer
 
+from sagan_tui.ui.desk import OwnerActionDone
 from sagan_tui.ui.key_first import KeyFirst
-from sagan_tui.ui.owner_actions import OwnerActionsScreen
+from sagan_tui.ui.owner_desk import owner_desk
+from sagan_tui.ui.registry import BY_ENTRY_ID, DESK_GROUPS, bindings, desk_bindings, offering
 from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
@@ -22,8 +24,11 @@ from sagan_tui.ui.widgets.pending import PendingPane
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
+    from sagan_tui.channel.surface import SessionSurface
     from sagan_tui.channel.views import CachedPodView, ExperimentView, UpdateView
     from sagan_tui.render import Row
+    from sagan_tui.ui.host import PanelHost
+    from sagan_tui.ui.view import PanelView
     from sagan_tui.ui.widgets.loss_area import LossArea
 
 NARROW_BELOW = 140  # columns: under this the panes stack
@@ -48,14 +53,22 @@ PANES = {"experiments": "#experiments", "pods": "#pods", "timeline": "#timeline"
          "approvals": "#approvals"}
 
 
-class MainScreen(OwnerActionsScreen):
-    """The experiments, pods, timeline, loss area and approvals; the inbox and incident layouts."""
+@offering(*DESK_GROUPS)
+class MainScreen(Screen):
+    """The experiments, pods, timeline, loss area and approvals; the inbox and incident layouts.
 
-    BINDINGS = [Binding(str(n), f"pane('{name}')", f"Pane {n}: {name}", show=False, id=f"panel.pane_{name}")
-                for n, name in enumerate(PANES, 1)]
+    Offers the owner's desk (ui/desk.py) on its selection: the focused row, the marks."""
+
+    if TYPE_CHECKING:  # Textual types `app` as App[object]: what this screen needs of it (ui/host.py)
+        @property
+        def app(self) -> PanelHost: ...
+
+    # The desk's keys, then `1`-`5` (ui/registry.py; the keys are keymap.py's).
+    BINDINGS = [*desk_bindings(), *bindings("panes")]
 
     def __init__(self, pending: bool) -> None:
         super().__init__()
+        self.desk = owner_desk(self, self)
         self.pending = pending  # the `sagan-tui` start: three panes mount right after the first frame
         self._timeline_for: int | None = None
         self._rest_timer: Timer | None = None
@@ -164,6 +177,21 @@ class MainScreen(OwnerActionsScreen):
         keys = self.app.view.loss_view.affected if self.app.view.loss_view else frozenset()
         return lambda k, _row: k in keys
 
+    @property
+    def session(self) -> SessionSurface:
+        return self.app.session
+
+    @property
+    def view(self) -> PanelView:
+        return self.app.view
+
+    def on_owner_action_done(self, event: OwnerActionDone) -> None:
+        self.desk.done(event)
+
+    def open_approval(self, approval) -> None:
+        """Open one request (the approvals pane's Enter; `a` on an experiment)."""
+        self.desk.jobs["plans"].open_approval(approval)
+
     # --- selection, by the row's key ---------------------------------------------------
 
     def _selected_number(self) -> int | None:
@@ -260,10 +288,7 @@ class MainScreen(OwnerActionsScreen):
     def _dismiss(self, event: PodsTable.DismissRequested) -> None:
         if not self.app.loaded:
             return
-        if self.app.settings.read_only:  # x writes the shared cache
-            pod_id = event.pod_id
-            self._run(lambda: self.session.refuse("dismiss", pod_id))
-        else:
+        if not self.desk.refused(BY_ENTRY_ID["pods.dismiss"], event.pod_id):  # x writes the shared cache
             self._said(lambda: self.session.dismiss(event.pod_id), f"x {event.pod_id}")
 
     @on(PodsTable.ShowDismissedToggled)

@@ -14,7 +14,6 @@ ends the child.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import TYPE_CHECKING, Any, Awaitable
 
 import msgspec
@@ -25,37 +24,15 @@ from sagan_tui.channel.early import layer_origins, open_layers
 from sagan_tui.channel.surface import SessionSurface
 from sagan_tui.channel.views import FailedView, ReadyView, UpdateView
 from sagan_tui.ui.messages import Loaded, LoadFailed, Updated
+from sagan_tui.ui.panel_settings import PanelSettings
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from sagan_tui.config import Draft
-    from sagan_tui.ui.app import SaganApp
+    from sagan_tui.ui.host import PanelHost
 
 RESTARTS_IN_A_ROW = 3
-
-
-@dataclasses.dataclass
-class PanelSettings:
-    """The UI's own copy of the values it reads (config.UiSettings): the interval keys change its
-    poll_interval here and tell the session; the session owns the settings it validated."""
-
-    cache_path: Any
-    poll_interval: float
-    read_only: bool
-    guard_minutes: float
-    color_system: str
-    mouse: bool
-    notify: str
-    runway_warn_hours: float
-    notice_seconds: float
-    keymap: tuple
-    secrets: tuple
-    request_timeout: float
-
-    @classmethod
-    def of(cls, ui: Any) -> "PanelSettings":
-        return cls(**{f.name: getattr(ui, f.name) for f in dataclasses.fields(cls)})
 
 
 def ready_for_panel(answer: ReadyView | FailedView) -> Loaded | LoadFailed:
@@ -66,7 +43,7 @@ def ready_for_panel(answer: ReadyView | FailedView) -> Loaded | LoadFailed:
 
 
 class RemoteSession(SessionSurface):
-    def __init__(self, app: "SaganApp", draft: "Draft", *, poll: bool = True,
+    def __init__(self, app: "PanelHost", draft: "Draft", *, poll: bool = True,
                  clock: "datetime | None" = None) -> None:
         self.app = app
         # Settings a caller validated itself (a test, an embedding) go as layers again: the child validates.

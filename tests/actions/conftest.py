@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from sagan_tui.actions.runner import ActionRunner
@@ -18,7 +19,8 @@ from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.sync.poller import Poller
 from sagan_tui.session.loopback import InProcessSession
 from sagan_tui.ui.messages import Updated
-from sagan_tui.ui.owner_actions import OwnerActionsScreen
+from sagan_tui.ui.owner_desk import owner_desk
+from sagan_tui.ui.registry import DESK_GROUPS, desk_bindings, offering
 from sagan_tui.ui.view import PanelView
 
 BODY = """# Plan for #503: sparse probes
@@ -142,8 +144,18 @@ async def rig(sim_factory, tmp_path) -> Callable[..., Any]:
         r.cache.close()
 
 
-class HostScreen(OwnerActionsScreen):
-    """The owner-action keys on a bare screen: the selection and marks are the test's."""
+@offering(*DESK_GROUPS)
+class HostScreen(Screen):
+    """The owner's desk (its keys from the registry) on a bare screen: the selection and marks are the test's."""
+
+    BINDINGS = desk_bindings()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.desk = owner_desk(self, self)
+
+    def on_owner_action_done(self, event) -> None:
+        self.desk.done(event)
 
     def compose(self) -> ComposeResult:
         yield Static("host", id="host")
@@ -165,6 +177,9 @@ class HostScreen(OwnerActionsScreen):
     def clear_marks(self) -> None:
         self.app.exp_marks.clear()
         self.app.pod_marks.clear()
+
+    def hidden_marks(self, pane: str) -> tuple[list[str], str]:
+        return [], ""  # no filter here hides a mark
 
 
 class HostApp(App):

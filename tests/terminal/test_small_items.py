@@ -94,7 +94,7 @@ async def test_C_outside_a_wave_does_not_speak_of_the_waves_kill_time(sim_factor
 def test_the_canary_note_names_the_kill_time_of_the_wave_it_watches_past():
     from types import SimpleNamespace as Wave
 
-    from sagan_tui.ui.owner_actions import canary_note
+    from sagan_tui.ui.desk_incident import canary_note
 
     waves = (Wave(gap_median_s=300.0), Wave(gap_median_s=7.4))
     assert canary_note(waves, -1).endswith("past the wave's kill time (7 s after RUNNING).")  # the latest

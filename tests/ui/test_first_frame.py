@@ -17,6 +17,7 @@ from sagan_tui.peek import first_frame, peek
 from sagan_tui.store.cache import Cache, CachedPod
 from sagan_tui.ui.app import SaganApp
 from sagan_tui.ui.messages import Updated
+from sagan_tui.ui.panel_start import PanelStart
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
 from . import frozen
@@ -30,8 +31,7 @@ DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.models", "sagan_tui.config
             "sagan_tui.ui.widgets.loss_area",
             # the owner's dialogs and their results: the panes' screen has their keys, not their code
             "sagan_tui.ui.screens.confirm", "sagan_tui.actions.results",
-            # the binding registry, read only to check a configured [keymap] table (the probe has none)
-            "sagan_tui.keymap",
+            # (not sagan_tui.keymap: every binding takes its keys from it, ui/registry.py, a millisecond)
             # triage's modules, not the package: render formats through triage.fmt (pure, no imports)
             "sagan_tui.triage.waves", "sagan_tui.triage.diagnosis", "sagan_tui.triage.losses")
 
@@ -40,21 +40,28 @@ import asyncio, json, sys
 sys.path.insert(0, {root!r})
 from sagan_tui.config import gather
 from sagan_tui.ui.app import SaganApp
+from sagan_tui.ui.panel_start import PanelStart
 
 seen = {{}}
 
-class Probe(SaganApp):
-    def _start_session(self):
+class ProbeStart(PanelStart):
+    def start_session(self):
         # Runs once the first frame is out, before the session's load imports anything.
-        seen["rows"] = [self.experiments_table.row_count, self.pods_table.row_count]
-        seen["pods"] = self.pods_table.shown_keys()
-        return super()._start_session()
+        app = self.app
+        seen["rows"] = [app.experiments_table.row_count, app.pods_table.row_count]
+        seen["pods"] = app.pods_table.shown_keys()
+        return super().start_session()
 
-    def _paint_first(self):
-        super()._paint_first()
+    def paint_first(self):
+        super().paint_first()
         seen["modules"] = [m for m in {deferred!r} if m in sys.modules]  # all the first frame needed
         # The panes the first frame shows as empty frames (mounted before the load starts).
-        seen["pending"] = [type(w).__name__ for w in self.query("#timeline, #loss-area, #approvals")]
+        seen["pending"] = [type(w).__name__ for w in self.app.query("#timeline, #loss-area, #approvals")]
+
+class Probe(SaganApp):
+    def __init__(self, settings):
+        super().__init__(settings)
+        self.start = ProbeStart(self, None)  # the start's steps, watched
 
 async def main():
     env = {{"SAGAN_TUI_CONFIG": {config!r}, "SAGAN_BASE_URL": "http://127.0.0.1:9",
@@ -135,9 +142,9 @@ async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp
     cache.close()
     # The load waits until the owner has moved in the first frame: the session starts when the
     # test says, in either transport (the session process's open cannot be held from here).
-    start_session = SaganApp._start_session
+    start_session = PanelStart.start_session
     held: list[SaganApp] = []
-    monkeypatch.setattr(SaganApp, "_start_session", lambda self: held.append(self))
+    monkeypatch.setattr(PanelStart, "start_session", lambda self: held.append(self.app))
     app = SaganApp(s, clock=lambda: frozen.NOW, poll=False)
     async with app.run_test(size=SIZE) as pilot:
         table = app.experiments_table
@@ -149,7 +156,7 @@ async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp
         await pilot.press("down", "down", "down")
         key = table.cursor_key
         assert held == [app]  # the first frame asked for the session, and it waited
-        start_session(app)
+        start_session(app.start)
         await wait_for(pilot, lambda: app.loaded, what="the load")
         assert table.cursor_key == key and table.cursor_row == 3
         assert table.row_count == 11

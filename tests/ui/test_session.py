@@ -157,7 +157,7 @@ async def test_the_wave_panels_relative_time_changes_on_the_status_tick(sim_fact
         waves = app.query_one(WavePanel)
         before = str(waves.render())
         clock[0] = clock[0] + timedelta(minutes=7)
-        app._tick_status()  # the status tick (every 5 s)
+        app.status_line.tick()  # the status tick (every 5 s)
         await wait_for(pilot, lambda: str(waves.render()) != before, what="the relative time to move on")
 
 

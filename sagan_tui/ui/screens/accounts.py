@@ -10,7 +10,6 @@ from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -23,9 +22,10 @@ from sagan_tui.render import RUNWAY_STYLE, hhmm, money
 from sagan_tui.ui.safe_text import clean
 from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.status_bar import StatusBar
+from sagan_tui.ui.registry import OWN, bindings
 
 if TYPE_CHECKING:
-    from sagan_tui.ui.app import SaganApp
+    from sagan_tui.ui.host import PanelHost
 
 SPARK_WIDTH = 24
 
@@ -121,9 +121,9 @@ class AccountsScreen(Screen[None]):
 
     if TYPE_CHECKING:  # Textual types `app` as App[object]: this screen runs only in the panel's App
         @property
-        def app(self) -> SaganApp: ...
+        def app(self) -> PanelHost: ...
 
-    BINDINGS = [Binding("escape,B,q", "close", "Close", id="accounts.close")]
+    BINDINGS = bindings("accounts", runner=OWN)  # ui/registry.py; the keys are keymap.py's
     OWN_KEYS_ONLY = True
 
     def compose(self) -> ComposeResult:

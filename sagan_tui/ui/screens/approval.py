@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
@@ -20,6 +19,7 @@ from sagan_tui.ui.safe_text import literal, one_line
 from sagan_tui.ui.screens.confirm import NEWS_CSS, HeldNotices
 from sagan_tui.ui.screens.markdown_body import MarkdownBody
 from sagan_tui.ui.widgets.key_bar import KeyBar
+from sagan_tui.ui.registry import OWN, bindings
 
 if TYPE_CHECKING:  # annotations only: the UI process reads approvals as the channel's plain views
     from sagan_tui.channel.views import ApprovalView as ApprovalRequest
@@ -71,19 +71,7 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
     ApprovalScreen .decision-buttons { height: 2; align-horizontal: right; padding: 1 1 0 1; }
     ApprovalScreen .decision-buttons Button { margin: 0 0 0 2; }
     """
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="approval.close"),
-        # priority: a terminal sends alt+a as ESC a, which a focused Input would take as the letter a.
-        Binding(DECISION_KEYS["approve"], "decide('approve')", "Approve", id="approval.approve", priority=True),
-        Binding(DECISION_KEYS["reject"], "decide('reject')", "Reject", id="approval.reject", priority=True),
-        Binding(DECISION_KEYS["defer"], "decide('defer')", "Defer", id="approval.defer", priority=True),
-        # priority: the App moves the focus before it hands on the next key. Without it a tab typed
-        # in one burst with the answers (a fast typist, a paste over SSH) was queued behind them and
-        # the next answer landed in the field before.
-        Binding("tab", "next_field(1)", "Next field", show=False, id="approval.next_field", priority=True),
-        Binding("shift+tab", "next_field(-1)", "Previous field", show=False, id="approval.previous_field",
-                priority=True),
-    ]
+    BINDINGS = bindings("approval", runner=OWN)  # ui/registry.py; the keys are keymap.py's
     AUTO_FOCUS = "#approval-body"  # read-only; see __init__
 
     def __init__(self, approval: ApprovalRequest, submit: Submit | None, *, read_only_reason: str = "",

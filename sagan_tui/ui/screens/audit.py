@@ -6,17 +6,17 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from sagan_tui.triage import fmt
 from sagan_tui.ui.safe_text import literal, one_line
+from sagan_tui.ui.registry import OWN, bindings
 
 if TYPE_CHECKING:
     from sagan_tui.channel.views import AuditView as Action
-    from sagan_tui.ui.owner_actions import AuditFeed
+    from sagan_tui.ui.host import PanelHost
 
 COLUMNS = ("#", "when (UTC)", "action", "target", "account", "result", "error")
 RESULT_STYLE = {"ok": "green", "error": "bold red", "refused": "yellow", "cancelled": "yellow", "pending": "cyan"}
@@ -31,6 +31,23 @@ def audit_row(a: Action) -> tuple[Text, ...]:
             literal(one_line(a.error or "", 120)))
 
 
+class AuditFeed:
+    """What the audit screen reads as `cache.actions(limit)`: the session's last answer, asked again
+    on each read, so the screen refreshes without touching SQLite on the UI thread."""
+
+    def __init__(self, host: PanelHost, actions: list) -> None:
+        self.host, self.last = host, actions
+
+    def actions(self, limit: int) -> list:
+        async def again() -> None:
+            self.last = await self.host.session.audit_log(limit)
+
+        # The function, not a coroutine: `exclusive` may cancel this worker before it starts, and
+        # a coroutine made for it would then never be awaited (a RuntimeWarning in every run).
+        self.host.run_worker(again, group="audit-feed", exclusive=True, exit_on_error=False)
+        return self.last[:limit]
+
+
 class AuditScreen(ModalScreen[None]):
     """Refreshes by key every couple of seconds: a pending action turns ok or error in place."""
 
@@ -41,12 +58,7 @@ class AuditScreen(ModalScreen[None]):
     AuditScreen DataTable { height: 1fr; }
     AuditScreen #audit-detail { height: auto; max-height: 6; padding: 0 1; color: $text-muted; }
     """
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="audit.close"),
-        Binding("q", "close", "Close", show=False, id="audit.close_q"),
-        Binding("j", "move(1)", "Down", show=False, id="audit.down"),  # as in the panel's tables
-        Binding("k", "move(-1)", "Up", show=False, id="audit.up"),
-    ]
+    BINDINGS = bindings("audit", runner=OWN)  # ui/registry.py; the keys are keymap.py's
 
     def __init__(self, cache: "AuditFeed", limit: int = 500):
         super().__init__()

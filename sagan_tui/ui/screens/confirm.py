@@ -6,12 +6,12 @@ from typing import Generic, Sequence, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from sagan_tui.ui.safe_text import literal
+from sagan_tui.ui.registry import OWN, bindings
 
 R = TypeVar("R")
 
@@ -79,7 +79,7 @@ class Dialog(HeldNotices, ModalScreen[R], Generic[R]):
     """
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+    BINDINGS = bindings("dialog", runner=OWN)  # ui/registry.py; the keys are keymap.py's
     AUTO_FOCUS = "#cancel"
 
     def __init__(self, title: str, targets: Sequence[str], *, confirm_label: str, note: str = "",

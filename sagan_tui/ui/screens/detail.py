@@ -10,14 +10,16 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
 from textual.widgets import Static
 
 from sagan_tui.triage import fmt
 from sagan_tui import render
 from sagan_tui.ui.messages import ExperimentViewed, PlanRendered
-from sagan_tui.ui.owner_actions import OwnerActionsScreen
+from sagan_tui.ui.desk import OneExperiment, OwnerActionDone
+from sagan_tui.ui.owner_desk import owner_desk
+from sagan_tui.ui.registry import DESK_GROUPS, bindings, desk_bindings, offering
 from sagan_tui.ui.safe_text import clean, literal, one_line
 from sagan_tui.ui.widgets.key_bar import KeyBar
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
@@ -25,8 +27,10 @@ from sagan_tui.ui.widgets.panes import TimelineTable
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
+    from sagan_tui.channel.surface import SessionSurface
     from sagan_tui.channel.views import DetailView
     from sagan_tui.channel.views import ExperimentView as Experiment
+    from sagan_tui.ui.host import PanelHost
     from sagan_tui.ui.view import PanelView
 
 FIELDS = ("kind", "runpod_account", "priority", "compute_size", "assignee_kind", "has_clean_result",
@@ -74,8 +78,13 @@ def fields_text(exp: Experiment, approvals: int = 0) -> Text:
     return text
 
 
-class DetailScreen(OwnerActionsScreen):
-    """The owner's action keys act on this experiment (OwnerActionsScreen)."""
+@offering(*DESK_GROUPS)
+class DetailScreen(Screen):
+    """The owner's action keys (the desk, ui/desk.py) act on this experiment."""
+
+    if TYPE_CHECKING:  # Textual types `app` as App[object]: what this screen needs of it (ui/host.py)
+        @property
+        def app(self) -> PanelHost: ...
 
     DEFAULT_CSS = """
     #detail { height: 1fr; }
@@ -86,15 +95,13 @@ class DetailScreen(OwnerActionsScreen):
     #detail-plan-title { margin-top: 1; }
     #detail-plan { height: auto; }
     """
-    BINDINGS = [
-        Binding("escape", "close", "Back", id="detail.close"),
-        Binding("m", "toggle_raw", "Plan raw/markdown", id="detail.raw"),
-        Binding("R,ctrl+r", "fetch", "Reload plan", id="detail.reload"),  # as refresh on the panel; `u` releases
-    ]
+    # The desk's keys, then the detail's own (ui/registry.py: `R` reloads the plan, `u` releases).
+    BINDINGS = [*desk_bindings(), *bindings("detail")]
 
     def __init__(self, number: int, model: "PanelView",
                  fetch: Callable[[int], Awaitable["DetailView"]]) -> None:
         super().__init__()
+        self.desk = owner_desk(self, OneExperiment(lambda: self.experiment))
         self.number = number
         self.model = model  # the UI's view of the session's records and rows
         self._fetch_view = fetch
@@ -129,7 +136,7 @@ class DetailScreen(OwnerActionsScreen):
         if exp is not None:
             self.experiment = exp
             self.query_one("#detail-fields", Static).update(fields_text(exp))
-        pods = self.app.pods_table.records  # type: ignore[attr-defined]  # the rows the UI holds
+        pods = self.app.pods_table.records  # the rows the UI holds
         self.query_one("#detail-pods", KeyedTable).set_rows(self.model.pod_rows_of(self.number, pods))
         tl = self.query_one("#detail-timeline", TimelineTable)
         shown = None if tl.everything else self.number
@@ -143,8 +150,15 @@ class DetailScreen(OwnerActionsScreen):
         tl = self.query_one("#detail-timeline", TimelineTable)
         self.session.watch_timeline("detail", None if tl.everything else self.number, tl.kind)
 
+    @property
+    def session(self) -> SessionSurface:
+        return self.app.session
+
     def selected_experiment(self) -> Experiment | None:
         return self.experiment
+
+    def on_owner_action_done(self, event: OwnerActionDone) -> None:
+        self.desk.done(event)
 
     def on_unmount(self) -> None:
         self.session.forget_timeline("detail")

@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from sagan_tui.keymap import KEYS, WHERE, keys_of, scope
 from sagan_tui.ui.widgets.key_bar import KeyBar
+from sagan_tui.ui.registry import OWN, bindings
 
 EXTRA = (("ctrl+p", "command palette: every action by name"), ("tab shift+tab", "next / previous pane"),
          ("enter", "experiment detail (experiments pane)"),
@@ -56,10 +57,11 @@ def panel_help(app) -> Text:
     from sagan_tui.ui.palette import entries
 
     from sagan_tui.ui.keys import configured_keymap
-    from sagan_tui.ui.owner_actions import OwnerActionsScreen
+    from sagan_tui.ui.registry import mutating_ids
 
     enabled = {e.binding.id: e.enabled for e in entries(app) if e.binding.id}
-    refused = {f"panel.{action}" for action in OwnerActionsScreen.MUTATING}
+    # The main screen's mutating keys; a pane's (`x`) and a dialog's (alt+a) say their refusal where they are.
+    refused = {i for i in mutating_ids() if i.startswith("panel.")}
     # The keymap the App was given (ui/keys.py), read from where it came from: Textual keeps its
     # own copy private.
     return help_text(lambda key: app.get_key_display(Binding(key, "")), configured_keymap(app.settings), enabled,
@@ -132,7 +134,7 @@ class HelpScreen(Screen[None]):
     #help-box { width: 96; max-width: 100%; height: 1fr; border: round $accent; padding: 0 1; }
     HelpScreen.-wide #help-box { width: 100%; max-width: 180; }
     """
-    BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="help.close")]
+    BINDINGS = bindings("help", runner=OWN)  # ui/registry.py; the keys are keymap.py's
     OWN_KEYS_ONLY = True  # the key bar shows this screen's keys, not the panel's under it
 
     def __init__(self, text: Text) -> None:

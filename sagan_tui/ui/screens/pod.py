@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import RichLog, Static
@@ -16,6 +15,7 @@ from sagan_tui.ui.messages import PodViewed
 from sagan_tui.ui.safe_text import literal, one_line
 from sagan_tui.ui.screens.pod_text import gpu_text, log_line, record_text
 from sagan_tui.ui.widgets.key_bar import KeyBar
+from sagan_tui.ui.registry import OWN, bindings
 
 if TYPE_CHECKING:
     from sagan_tui.channel.surface import SessionSurface
@@ -34,11 +34,7 @@ class PodScreen(Screen[None]):
     #pod-log-state { height: 1; padding: 0 1; color: $text-muted; }
     #pod-log { height: 1fr; border-top: hkey $surface-lighten-2; }
     """
-    BINDINGS = [
-        Binding("escape", "close", "Back", id="pod.close"),
-        Binding("y", "copy_id", "Copy id", id="pod.copy_id"),
-        Binding("g", "experiment", "Experiment", id="pod.experiment"),
-    ]
+    BINDINGS = bindings("pod", runner=OWN)  # ui/registry.py; the keys are keymap.py's
 
     def __init__(self, pod_id: str, account: str, model: "PanelView", session: "SessionSurface") -> None:
         super().__init__()

@@ -90,7 +90,7 @@ def statement(line) -> str:
 def open_wave_response(app: Any) -> None:
     """`W`: the response to the wave the panel shows (the active one, else the latest), proposed
     by the session; keys typed meanwhile go to the dialog (ui/key_hold.py). Read-only refuses
-    the key before this (ui/owner_actions.py), audited as every mutating key is."""
+    the key before this (ui/desk.py), audited as every mutating key is."""
     from sagan_tui.ui.key_hold import open_dialog
 
     async def opened() -> Any:

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from sagan_tui.ui.safe_text import literal
+from sagan_tui.ui.registry import OWN, bindings
 
-if TYPE_CHECKING:
-    from sagan_tui.ui.widgets.keyed_table import KeyedTable
+
+
+class Filtered(Protocol):
+    """The table a filter bar filters (a KeyedTable; named so here, not imported: no import circle)."""
+
+    pane_title: str
+    filter_text: str
+
+    def set_filter(self, query: str) -> None: ...
+
 
 HELP = "text · re:regex · !…: not · enter: keep (n/N) · esc: drop"  # one line at 80 columns
 
@@ -20,9 +28,9 @@ HELP = "text · re:regex · !…: not · enter: keep (n/N) · esc: drop"  # one 
 class FilterBar(Vertical):
     """Not a screen: a modal over a big table costs a full re-blend of the screen on every key."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="filter.cancel")]
+    BINDINGS = bindings("filter", runner=OWN)  # ui/registry.py; the keys are keymap.py's
 
-    def __init__(self, table: "KeyedTable") -> None:
+    def __init__(self, table: Filtered) -> None:
         super().__init__(id="filter-bar")
         self.table = table
         self.closed = False

@@ -32,7 +32,6 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Sequence
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -40,6 +39,7 @@ from textual.widget import Widget
 
 from sagan_tui.heatmap_layout import DIMENSIONS
 from sagan_tui.ui import heatmap_render as R
+from sagan_tui.ui.registry import OWN, bindings
 
 if TYPE_CHECKING:  # annotations only: the session sends its losses and the grid as view data
     from sagan_tui.channel.views import HeatGridView
@@ -58,15 +58,7 @@ class LossHeatmap(Widget, can_focus=True):
     LossHeatmap { height: auto; padding: 0 1; }
     """
 
-    BINDINGS = [
-        Binding("d", "cycle_dimension", "Rows by", id="heatmap.dimension"),
-        Binding("w", "cycle_window", "Window", id="heatmap.window"),
-        Binding("left", "move(0, -1)", "Earlier", show=False, id="heatmap.left"),
-        Binding("right", "move(0, 1)", "Later", show=False, id="heatmap.right"),
-        Binding("up,k", "move(-1, 0)", "Row up", show=False, id="heatmap.up"),
-        Binding("down,j", "move(1, 0)", "Row down", show=False, id="heatmap.down"),
-        Binding("enter", "select_cell", "Cell losses", id="heatmap.select"),
-    ]
+    BINDINGS = bindings("heatmap", runner=OWN)  # ui/registry.py; the keys are keymap.py's
 
     dimension: reactive[str] = reactive("account")
 

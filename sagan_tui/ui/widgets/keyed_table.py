@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Callable, ClassVar, Iterable, Mapping, Sequence
 
 from rich.text import Text
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 
 from sagan_tui.render import Cell, Column, Row
 from sagan_tui.ui.key_hold import opens_dialog, pushed
 from sagan_tui.ui.widgets.line_table import LineTable
 from sagan_tui.ui.widgets.row_store import Applied, RowPatch, RowStore
+from sagan_tui.ui.registry import OWN, bindings
 
 MARK = "●"
 MARK_COLUMN = "_mark"  # the key `get_cell` knows the mark column by
@@ -47,22 +48,7 @@ class KeyedTable(LineTable):
 
     # The arrows and page keys are ScrollView's bindings, with LineTable's actions. Home and End
     # go to the first and last row (ScrollView's scroll sideways, which an owner never meant here).
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select_cursor", "Open", show=False, id="table.select"),
-        Binding("home,ctrl+home", "cursor_top", "First row", show=False, id="table.top"),
-        Binding("end,ctrl+end", "cursor_bottom", "Last row", show=False, id="table.bottom"),
-        # j/k as vim, less and k9s move; the wave's acknowledgement left `k` for `K` (keymap.py).
-        Binding("j", "scroll_down", "Down", show=False, id="table.down"),
-        Binding("k", "scroll_up", "Up", show=False, id="table.up"),
-        Binding("space", "toggle_mark", "Mark", id="table.mark"),
-        Binding("ctrl+a", "mark_all", "Mark all", show=False, id="table.mark_all"),
-        Binding("asterisk", "invert_marks", "Invert marks", show=False, id="table.invert_marks"),
-        Binding("o", "cycle_sort", "Sort", show=False, id="table.sort"),
-        Binding("O", "reverse_sort", "Reverse sort", show=False, id="table.sort_reverse"),
-        Binding("slash", "filter", "Filter", id="table.filter"),
-        Binding("n", "next_match(1)", "Next match", show=False, id="table.next_match"),
-        Binding("N", "next_match(-1)", "Previous match", show=False, id="table.previous_match"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("table", runner=OWN)  # ui/registry.py; the keys are keymap.py's
 
     class MarksChanged(LineTable.TableMessage):
         """The marked keys of a table changed."""

@@ -7,11 +7,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Sequence
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
 from sagan_tui.ui.widgets.wave_panel import Shown, WavePanel
+from sagan_tui.ui.registry import OWN, bindings
 
 if TYPE_CHECKING:
     from sagan_tui.channel.views import HeatGridView
@@ -26,12 +26,7 @@ class LossArea(Horizontal):
     # The heatmap holds the focus and its arrows; the page keys read on through the wave's text
     # (the evidence runs past the pane, zoomed or not). The heatmap's box is not a scroller with
     # keys of its own: it took them and moved a box one line taller than its grid.
-    BINDINGS = [
-        Binding("pagedown", "wave_page(1)", "Wave text down", show=False, id="heatmap.page_down"),
-        Binding("pageup", "wave_page(-1)", "Wave text up", show=False, id="heatmap.page_up"),
-        Binding("end", "wave_end(1)", "Wave text end", show=False, id="heatmap.end"),
-        Binding("home", "wave_end(0)", "Wave text start", show=False, id="heatmap.home"),
-    ]
+    BINDINGS = bindings("wave", runner=OWN)  # ui/registry.py; the keys are keymap.py's
 
     def compose(self) -> ComposeResult:
         with Vertical(id="heatmap-box"):

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
 
 from sagan_tui.ui.news import NOTICE_SECONDS, NewsBoard, news_lines
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 EXPIRE_EVERY_S = 1.0  # how often an item's time is looked at: a second late is not noticed
 
@@ -69,3 +73,20 @@ class NewsArea(Static):
             text.append(("\n" if i else "") + line, style)  # plain text: a source's words never act as markup
         self.update(text)
         self.display = bool(lines)
+
+
+def deliver(screen: Screen | None, message: str, title: str, severity: str, timeout: float | None,
+            markup: bool) -> bool:
+    """A notice to the dialog on top, which holds it until it closes (confirm.HeldNotices), else to
+    the screen's notification area (the main screen's, or a full screen's that has one), which covers
+    nothing. False: neither took it (a toast, then)."""
+    if screen is None:
+        return False
+    take = getattr(screen, "take_notice", None)
+    if take is not None and not markup and take(message, title, severity, timeout):
+        return True
+    found = screen.query(NewsArea)
+    if found:
+        found.first().add(message, title, severity)
+        return True
+    return False

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.reactive import reactive
 
 from sagan_tui import render
 from sagan_tui.ui.layout import fit_body
+from sagan_tui.ui.registry import OWN, bindings
 from sagan_tui.ui.widgets.keyed_table import KeyedTable
 
 
@@ -59,10 +60,7 @@ def experiment_widths(pane_width: int, padding: int = 1) -> dict[str, int]:
 
 
 class PodsTable(_TopRowTable):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("x", "dismiss_loss", "Dismiss lost", id="pods.dismiss"),
-        Binding("X", "toggle_dismissed", "Show dismissed", show=False, id="pods.show_dismissed"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("pods", runner=OWN)  # ui/registry.py
 
     PINNED = "lost pinned below"  # a sort orders the live pods; the lost and gone stay under them
 
@@ -105,11 +103,7 @@ def text_widths(pane_width: int, padding: int = 1) -> dict[str, int]:
 class TimelineTable(KeyedTable):
     """Events newest first; for the selected experiment or every one; follow mode keeps the top in view."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g", "toggle_scope", "All/selected", id="timeline.scope"),
-        Binding("f", "toggle_follow", "Follow", id="timeline.follow"),
-        Binding("t", "cycle_kind", "Type", id="timeline.type"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("timeline", runner=OWN)  # ui/registry.py
     everything: reactive[bool] = reactive(True, init=False)
     follow: reactive[bool] = reactive(True, init=False)
     kind: reactive[str] = reactive("all", init=False)
