@@ -20,19 +20,14 @@ settings.load_profile("fuzz" if FUZZING else "derandomized")
 
 
 @pytest.fixture(autouse=True)
-def every_notification_kept(monkeypatch):
-    """Keep each notification an app adds (read with tests/notes.py `notes`): Textual removes one
-    from `app._notifications` when its timeout passes, which made a check after a slow step
-    depend on how loaded the machine was."""
-    from textual.notifications import Notifications
+def every_notification_kept():
+    """Keep each toast an app is asked for (read with tests/harness.py `notes`): Textual removes
+    one when its timeout passes, which made a check after a slow step depend on the machine's load."""
+    from tests.harness import keep_toasts
 
-    add = Notifications.add
-
-    def keep(self, notification):
-        self.__dict__.setdefault("kept", []).append(notification)
-        return add(self, notification)
-
-    monkeypatch.setattr(Notifications, "add", keep)
+    undo = keep_toasts()
+    yield
+    undo()
 
 
 @pytest.fixture(autouse=True)
@@ -87,10 +82,17 @@ def headless_env(monkeypatch, tmp_path):
 def snap_compare(snap_compare, monkeypatch):
     """pytest-textual-snapshot's, with text cursors that do not blink: a focused Input hides its
     cursor half of every second, so a screenshot taken more than 0.5 s after the focus (a loaded
-    machine) drew the dialog without it and failed against its snapshot."""
+    machine) drew the dialog without it and failed against its snapshot. Each Input is made with
+    its public `cursor_blink` off, so its cursor stays drawn."""
     from textual.widgets import Input
 
-    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    made = Input.__init__
+
+    def steady(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        self.cursor_blink = False
+
+    monkeypatch.setattr(Input, "__init__", steady)
 
     def compare(app, *args, press=(), run_before=None, **kwargs):
         """The keys are pressed in `run_before`, and the screenshot waits for the panel's

@@ -6,7 +6,8 @@ from __future__ import annotations
 from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
-from .conftest import HostApp, wait_for
+from .conftest import HostApp
+from tests.harness import wait_for
 
 SIZE = (110, 34)
 PLAN_367 = "/api/approval-requests/252bf40a-5512-45ea-a8f4-9db84af6112b/decision"

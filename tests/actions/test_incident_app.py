@@ -11,7 +11,8 @@ import pytest
 
 from sagan_tui.ui.screens.prompt import NoteScreen
 
-from .conftest import actions_fixture, wait_for
+from .conftest import actions_fixture
+from tests.harness import wait_for
 
 SIZE = (200, 50)
 CASCADE = "RunPod pod stopped; volume preserved."
@@ -211,7 +212,7 @@ async def test_since_you_last_looked_follows_the_away_setting(incident_panel, aw
 async def test_the_owners_own_hold_is_not_announced_back_as_your_turn(incident_panel):
     """`h` on #502 makes it blocked (its row then reads YOU: unblock / revise), through the real
     session: no "Your turn" toast for it, while Sagan's own cascade blocking #504 then is one."""
-    from tests.notes import notes
+    from tests.harness import notes
 
     fx = incident(reaper_to=100)
     fx["events"].append({"at": 125, "experiment": 504, "eventType": "state_changed", "fromStatus": "running",

@@ -8,7 +8,8 @@ from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.screens.confirm import ConfirmScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 
-from .conftest import actions_fixture, wait_for, wave_with_192_approved
+from .conftest import actions_fixture, wave_with_192_approved
+from tests.harness import wait_for
 
 SIZE = (200, 50)
 

@@ -11,7 +11,8 @@ from sagan_tui.ui.screens.confirm import ConfirmScreen
 from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 
-from .conftest import HostApp, actions_fixture, wait_for, wave_with_192_approved
+from .conftest import HostApp, actions_fixture, wave_with_192_approved
+from tests.harness import wait_for
 
 SIZE = (110, 34)
 
@@ -289,7 +290,7 @@ async def test_export_writes_the_report_and_copies_it(rig, tmp_path, monkeypatch
     [path] = list((tmp_path / "data").rglob("incident-*.md"))
     report = path.read_text()
     assert "m1ayhl6nsbxw04" in report and "personal" in report
-    assert app._clipboard == report
+    assert app.clipboard == report
     assert str(path) in next(m for _, m in app.notes if "written to" in m)
     for secret in r.settings.secrets():
         assert secret not in report

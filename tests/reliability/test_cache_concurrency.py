@@ -21,9 +21,10 @@ import httpx
 from sagan_tui.store.cache import Cache
 from sagan_tui.ui.screens.audit import AuditScreen
 
-from tests.notes import notes
+from tests.harness import notes
 
-from .conftest import SOAK, open_poller, poll_now, wait_for
+from .conftest import SOAK, open_poller
+from tests.harness import poll_now, wait_for
 from .processes import EXE, PtyPanel, command_env
 
 RUN_S = 300 if SOAK else 6

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import subprocess
 
-from tests.notes import notes
+from tests.harness import notes
 
-from .conftest import poll_now, wait_for
+from tests.harness import poll_now, wait_for
 from .processes import EXE, command_env
 
 

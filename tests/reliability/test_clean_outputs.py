@@ -120,9 +120,9 @@ async def test_the_panels_export_its_clipboard_copy_and_its_toasts_are_clean(syn
     from sagan_tui.store.cache import Cache
     from sagan_tui.sync.poller import Poller
     from tests.in_process import panel_app
-    from tests.notes import notes
+    from tests.harness import notes
 
-    from .conftest import wait_for
+    from tests.harness import wait_for
 
     monkeypatch.setenv("SAGAN_TUI_DATA_DIR", str(tmp_path / "exports"))
     settings, _ = load_settings(sagan_tui_cache=str(synced[0]), bell=False, poll_interval=60.0)

@@ -20,9 +20,9 @@ from sagan_tui.sources.runpod_graphql import GraphQLTransport
 from sagan_tui.sources.runpod_rest import RestV2Transport
 from sagan_tui.sources.sagan import SaganClient
 
-from .conftest import poll_now, screen_text, wait_for
+from tests.harness import poll_now, screen_text, wait_for
 from .stub_server import Reply
-from tests.notes import notes
+from tests.harness import notes
 
 TOKEN = "sagan-SECRET-token-5d1e9b7c3a"
 TEAM = "rk-team-SECRET-7f3a9c1e4b6d"
@@ -191,7 +191,7 @@ async def test_no_secret_reaches_the_panel_its_exports_logs_or_cache(sim_factory
         await poll_now(pilot, app)
         sim.clock.jump_to(60)
         await _panel_session(app, sim, pilot, seen)
-        clip = app._clipboard
+        clip = app.clipboard
     assert "v0c7bx292xqvg4" in clip
     seen.append(clip)
     cache.close()

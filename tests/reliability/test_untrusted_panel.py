@@ -18,9 +18,9 @@ from sagan_tui.sources.runpod_graphql import GraphQLTransport
 from sagan_tui.sources.runpod_rest import RestV2Transport
 from sagan_tui.ui.safe_text import clean
 
-from .conftest import poll_now, screen_text, wait_for
+from tests.harness import poll_now, screen_text, wait_for
 from .stub_server import EMPTY_MYSELF
-from tests.notes import notes, toasts
+from tests.harness import notes, toasts
 
 INJECTIONS = [
     "[@click=app.quit]boom[/]",  # a Textual action link
@@ -153,7 +153,7 @@ async def test_every_field_and_error_message_is_shown_literally_and_nothing_acts
         await pilot.press("escape")
 
         assert app.is_running and app.return_code is None
-        assert app._clipboard == "" and app.title == "sagan-tui"
+        assert app.clipboard == "" and app.title == "sagan-tui"
     figures["injection_strings"] = len(INJECTIONS)
     figures["injection_fields_per_string"] = 24
     figures["injection_clicks"] = clicks

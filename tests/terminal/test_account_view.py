@@ -9,7 +9,7 @@ from sagan_tui.runway import BARS, resample, sparkline
 from sagan_tui.ui.screens.accounts import AccountsScreen, account_rows
 
 from ..ui import frozen
-from ..ui.conftest import wait_for
+from tests.harness import wait_for
 
 SIZE = (120, 40)
 

@@ -14,8 +14,8 @@ from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..ui import frozen
-from ..notes import notes
-from ..ui.conftest import wait_for
+from tests.harness import notes
+from tests.harness import wait_for
 from .test_dialogs import SIZE, burst
 
 

@@ -9,7 +9,7 @@ from textual.widgets import Static
 from sagan_tui.keymap import WHERE
 from sagan_tui.ui.screens.help import KEY_COLUMN, HelpScreen
 
-from ..ui.conftest import wait_for
+from tests.harness import wait_for
 from ..ui.frozen import frozen_app
 
 
@@ -77,7 +77,7 @@ async def test_the_palette_shows_clean_names_and_one_quit(tmp_path):
 async def test_C_outside_a_wave_does_not_speak_of_the_waves_kill_time(sim_factory, panel):
     from sagan_tui.ui.screens.confirm import ConfirmScreen
 
-    from ..ui.conftest import poll_now
+    from tests.harness import poll_now
 
     app = panel(sim_factory(scenario="calm"), poll=False)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -119,7 +119,7 @@ async def test_the_panels_status_line_says_watch_for_the_correlated_pair(play):
     from tests.in_process import panel_app
     from sagan_tui.ui.widgets.status_bar import StatusBar
 
-    from ..ui.conftest import wait_for
+    from tests.harness import wait_for
 
     p = play(H.correlated_pair())
     await p.until(300)

@@ -10,9 +10,9 @@ from datetime import timedelta
 from sagan_tui.models import Experiment, WorkflowEvent
 from sagan_tui.store.cache import Cache
 
-from .conftest import wait_for
+from tests.harness import wait_for
 from .frozen import NOW, frozen_app
-from tests.notes import notes
+from tests.harness import notes
 
 SIZE = (160, 40)
 

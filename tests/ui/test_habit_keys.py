@@ -12,7 +12,7 @@ from sagan_tui.ui.screens.confirm import Dialog
 from sagan_tui.ui.screens.detail import DetailScreen
 from sagan_tui.ui.widgets.filter_bar import FilterBar
 
-from .conftest import poll_now, wait_for
+from tests.harness import poll_now, wait_for
 from .frozen import frozen_app
 
 SIZE = (200, 50)

@@ -9,8 +9,8 @@ from sagan_tui.session.model import PanelModel
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes
-from .conftest import wait_for
-from tests.notes import notes
+from tests.harness import wait_for
+from tests.harness import notes
 
 HELD = {400, 401, 402, 403}  # the reaper's experiments, all running on team
 
