@@ -12,8 +12,7 @@ import pytest
 from sagan_tui.config import gather
 from sagan_tui.ui.screens.prompt import NoteScreen
 from tests.actions.conftest import actions_fixture
-from tests.harness import notes
-from tests.harness import SIZE, wait_for
+from tests.harness import SIZE, notes, wait_for
 
 WAIT_S = 60.0  # a bound on each wait for a condition, never a pace
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from sagan_tui.ui.screens.confirm import ConfirmScreen
 
-from tests.harness import notes
+from tests.harness import notes, poll_now, wait_for
 
-from tests.harness import poll_now, wait_for
 
 WORLD = {
     "sagan": {"token": "sagan-actions-rel", "failures": [{"from": 1000, "to": 1100, "kind": "500"}]},

@@ -21,10 +21,9 @@ import httpx
 from sagan_tui.store.cache import Cache
 from sagan_tui.ui.screens.audit import AuditScreen
 
-from tests.harness import notes
+from tests.harness import notes, poll_now, wait_for
 
 from .conftest import SOAK, open_poller
-from tests.harness import poll_now, wait_for
 from .processes import EXE, PtyPanel, command_env
 
 RUN_S = 300 if SOAK else 6

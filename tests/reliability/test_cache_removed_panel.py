@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 
-from tests.harness import notes
+from tests.harness import notes, poll_now, wait_for
 
-from tests.harness import poll_now, wait_for
 from .processes import EXE, command_env
 
 

@@ -20,9 +20,8 @@ from sagan_tui.sources.runpod_graphql import GraphQLTransport
 from sagan_tui.sources.runpod_rest import RestV2Transport
 from sagan_tui.sources.sagan import SaganClient
 
-from tests.harness import poll_now, screen_text, wait_for
+from tests.harness import notes, poll_now, screen_text, wait_for
 from .stub_server import Reply
-from tests.harness import notes
 
 TOKEN = "sagan-SECRET-token-5d1e9b7c3a"
 TEAM = "rk-team-SECRET-7f3a9c1e4b6d"

@@ -18,9 +18,8 @@ from sagan_tui.sources.runpod_graphql import GraphQLTransport
 from sagan_tui.sources.runpod_rest import RestV2Transport
 from sagan_tui.ui.safe_text import clean
 
-from tests.harness import poll_now, screen_text, wait_for
+from tests.harness import notes, poll_now, screen_text, toasts, wait_for
 from .stub_server import EMPTY_MYSELF
-from tests.harness import notes, toasts
 
 INJECTIONS = [
     "[@click=app.quit]boom[/]",  # a Textual action link

@@ -14,8 +14,7 @@ from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..ui import frozen
-from tests.harness import notes
-from tests.harness import wait_for
+from tests.harness import notes, wait_for
 from .test_dialogs import SIZE, burst
 
 

@@ -9,8 +9,7 @@ from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
 from ..ui import frozen
-from tests.harness import notes, toasts
-from tests.harness import wait_for
+from tests.harness import notes, toasts, wait_for
 
 SIZE = (120, 40)
 

@@ -10,9 +10,8 @@ from datetime import timedelta
 from sagan_tui.models import Experiment, WorkflowEvent
 from sagan_tui.store.cache import Cache
 
-from tests.harness import wait_for
+from tests.harness import notes, wait_for
 from .frozen import NOW, frozen_app
-from tests.harness import notes
 
 SIZE = (160, 40)
 

@@ -11,9 +11,8 @@ from sagan_tui.keymap import KEYS
 from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.screens.help import HelpScreen
 
-from tests.harness import wait_for
+from tests.harness import notes, wait_for
 from .frozen import LOST, frozen_app
-from tests.harness import notes
 
 SIZE = (200, 50)
 INBOX = ["369", "367", "358", "192"]  # owner-turn rows, newest first

@@ -14,8 +14,7 @@ from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.widgets.wave_panel import WavePanel
 
-from tests.harness import SIZE, poll_now, wait_for
-from tests.harness import notes
+from tests.harness import SIZE, notes, poll_now, wait_for
 
 R4 = ["k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y"]
 

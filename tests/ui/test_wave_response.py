@@ -9,8 +9,7 @@ from sagan_tui.session.model import PanelModel
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes
-from tests.harness import wait_for
-from tests.harness import notes
+from tests.harness import notes, wait_for
 
 HELD = {400, 401, 402, 403}  # the reaper's experiments, all running on team
 
