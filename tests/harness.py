@@ -17,6 +17,7 @@ from typing import Any, Callable
 SIZE = (200, 50)
 WAIT_S = 30.0  # a bound on a loaded machine, never a pace: a wait ends as soon as its condition holds
 _TOASTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # app -> every toast it was asked for
+_CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # app -> the cache panel_on opened it on
 
 
 # --- waiting ---------------------------------------------------------------------------------
@@ -52,16 +53,24 @@ def sim_settings(sim, tmp: Path, **flags):
     return settings
 
 
-def panel_on(settings, *, poll: bool = True, clock=None):
-    """(SaganApp, Cache): the panel over a fresh cache of `settings` with its own poller; the
-    caller closes the cache when the app has ended."""
+def panel_on(settings, *, cache=None, poll: bool = True, clock=None):
+    """(SaganApp, Cache): the panel over `cache` (else a fresh one of `settings`) with its own
+    poller; the caller closes the cache when the app has ended."""
     from sagan_tui.store.cache import Cache
     from sagan_tui.sync.poller import Poller
     from tests.in_process import panel_app
 
-    cache = Cache(settings.cache_path)
+    cache = Cache(settings.cache_path) if cache is None else cache
     kw = {"clock": clock} if clock else {}
-    return panel_app(settings, cache, Poller(settings, cache), poll=poll, **kw), cache
+    app = panel_app(settings, cache, Poller(settings, cache), poll=poll, **kw)
+    _CACHES[app] = cache
+    return app, cache
+
+
+def cache_of(app):
+    """The cache a panel made by `panel_on` was opened on: the test's own handle on what its
+    session writes, as a test holding the file would read it (not reached through the session)."""
+    return _CACHES[app]
 
 
 async def poll_now(pilot, app) -> None:

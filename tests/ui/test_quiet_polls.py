@@ -67,7 +67,7 @@ async def test_polls_that_change_nothing_leave_the_status_line_alone(sim_factory
             updates = count_calls(bar, "update")
             for _ in range(3):
                 await poll_now(pilot, app)
-            app._tick_status()  # the 5 s tick between polls
+            app.tick_status()  # the 5 s tick between polls
             if app.clock().strftime("%H:%M") == minute:
                 break
         # Neither the start nor the end of an ordinary poll rewrites the line.

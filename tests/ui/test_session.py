@@ -14,7 +14,7 @@ from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.widgets.wave_panel import WavePanel
 
-from tests.harness import SIZE, notes, poll_now, wait_for
+from tests.harness import SIZE, cache_of, notes, poll_now, wait_for
 
 R4 = ["k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y"]
 
@@ -43,7 +43,7 @@ async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_act
         return real_connect(*args, **kwargs)
 
     async with app.run_test(size=SIZE) as pilot:
-        cache = app.session.core.cache
+        cache = cache_of(app)
         cache.db.conn.set_trace_callback(trace)
         cache._reader.set_trace_callback(trace)
         monkeypatch.setattr(sqlite3, "connect", connect)
@@ -125,7 +125,7 @@ async def test_dismiss_hides_the_pods_row_and_leaves_waves_report_and_ticket_as_
         waves_before = [(len(w.losses), w.burn_usd) for w in app.view.waves]
         title_before = app.loss_area.border_title
         now = app.clock()
-        report_before = incident_report(app.session.core.cache, now)
+        report_before = incident_report(cache_of(app), now)
         assert waves_before and R4[0] in report_before
         pods = app.pods_table
         pods.focus()
@@ -136,7 +136,7 @@ async def test_dismiss_hides_the_pods_row_and_leaves_waves_report_and_ticket_as_
         assert [(len(w.losses), w.burn_usd) for w in app.view.waves] == waves_before
         assert app.loss_area.border_title == title_before
         assert R4[0] in {x.pod_id for x in app.current_losses()}
-        assert incident_report(app.session.core.cache, now) == report_before  # the report is the ticket's text
+        assert incident_report(cache_of(app), now) == report_before  # the report is the ticket's text
         await poll_now(pilot, app)
         assert [(len(w.losses), w.burn_usd) for w in app.view.waves] == waves_before
         assert R4[0] not in pods.shown_keys()
@@ -156,7 +156,7 @@ async def test_the_wave_panels_relative_time_changes_on_the_status_tick(sim_fact
         waves = app.query_one(WavePanel)
         before = str(waves.render())
         clock[0] = clock[0] + timedelta(minutes=7)
-        app._tick_status()  # the status tick (every 5 s)
+        app.tick_status()  # the status tick (every 5 s)
         await wait_for(pilot, lambda: str(waves.render()) != before, what="the relative time to move on")
 
 
