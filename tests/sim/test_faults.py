@@ -97,7 +97,7 @@ def test_a_held_timeout_does_not_hold_up_shutdown(sim):
     caller = threading.Thread(target=call)
     caller.start()
     wait_until(lambda: sim.requests and sim.requests[-1].path == "/graphql", "the request to reach the simulator")
-    server = sim._thread
+    server = sim._thread  # private on purpose: that the server's own thread ends is this test's rule
     sim.stop()
     # The outer guard only turns a hang into a clear failure: a held reply that stop() did not
     # release would end in the client's 30 s ReadTimeout, or be cut by uvicorn's shutdown.

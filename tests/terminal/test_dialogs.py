@@ -56,7 +56,8 @@ async def test_answers_and_approve_typed_in_one_burst_approve_with_both_answers(
     decided = []
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_approval(pilot, app, "369")
-        # what would be sent, recorded instead of sent (the frozen panel has no server)
+        # private on purpose: what the keys decide is the rule, recorded instead of sent (the
+        # frozen panel has no server); the send itself is tests/actions'
         screen._send = lambda decision, answers, note: decided.append((decision, answers))  # type: ignore[method-assign]
         burst(app, [*"gym", "\t", *"1,2", "alt+a"])
         await wait_for(pilot, lambda: decided, what="the decision")

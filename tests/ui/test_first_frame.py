@@ -45,7 +45,7 @@ from sagan_tui.ui.app import SaganApp
 
 seen = {{}}
 
-class Probe(SaganApp):
+class Probe(SaganApp):  # private on purpose: the first frame's two steps are what it watches
     def _start_session(self):
         # Runs once the first frame is out, before the session's load imports anything.
         seen["rows"] = [self.experiments_table.row_count, self.pods_table.row_count]
@@ -137,6 +137,7 @@ async def test_cursor_stays_on_its_row_when_the_load_replaces_the_first_rows(tmp
     cache.close()
     # The load waits until the owner has moved in the first frame: the session starts when the
     # test says, in either transport (the session process's open cannot be held from here).
+    # Private on purpose: the moment between the first frame and the session's start is the rule.
     start_session = SaganApp._start_session
     held: list[SaganApp] = []
     monkeypatch.setattr(SaganApp, "_start_session", lambda self: held.append(self))

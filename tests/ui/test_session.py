@@ -45,7 +45,7 @@ async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_act
     async with app.run_test(size=SIZE) as pilot:
         cache = cache_of(app)
         cache.db.conn.set_trace_callback(trace)
-        cache._reader.set_trace_callback(trace)
+        cache._reader.set_trace_callback(trace)  # private on purpose: every connection the cache holds is the rule here
         monkeypatch.setattr(sqlite3, "connect", connect)
         for t in (20, 40, 60, 80, 100, 110, 120, 130, 150, 170):  # the r4 siblings die at t=98..112
             sim.clock.jump_to(t)
