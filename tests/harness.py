@@ -97,9 +97,9 @@ async def open_dialog(pilot, key: str, kind: type, what: str = ""):
 
 # --- what is shown ---------------------------------------------------------------------------
 
-def table_rows(table) -> list[list[str]]:
-    """A keyed table's rows in the order shown, each row's cells as plain text."""
-    return [[cell.plain for cell in table.get_row(key)] for key in table.shown_keys()]
+def table_rows(table) -> dict[str, list[str]]:
+    """A keyed table's rows shown, by key in the order shown, each row's cells as plain text."""
+    return {key: [cell.plain for cell in table.get_row(key)] for key in table.shown_keys()}
 
 
 def pane_text(widget) -> str:

@@ -12,7 +12,7 @@ import pytest
 from sagan_tui.ui.screens.prompt import NoteScreen
 
 from .conftest import actions_fixture
-from tests.harness import wait_for
+from tests.harness import open_dialog, wait_for
 
 SIZE = (200, 50)
 CASCADE = "RunPod pod stopped; volume preserved."
@@ -59,8 +59,7 @@ async def _press_on(pilot, app, number: int, key: str, kind: type, what: str) ->
     await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
     app.experiments_table.focus()
     await wait_for(pilot, lambda: app.experiments_table.select_key(str(number)), what=f"#{number} in the table")
-    await pilot.press(key)
-    await wait_for(pilot, lambda: isinstance(app.screen, kind), what=what)
+    await open_dialog(pilot, key, kind, what)
 
 
 def _panel_text(app) -> str:

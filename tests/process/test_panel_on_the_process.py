@@ -12,7 +12,7 @@ import pytest
 from sagan_tui.config import gather
 from sagan_tui.ui.screens.prompt import NoteScreen
 from tests.actions.conftest import actions_fixture
-from tests.harness import SIZE, notes, wait_for
+from tests.harness import SIZE, said, wait_for
 
 WAIT_S = 60.0  # a bound on each wait for a condition, never a pace
 
@@ -31,10 +31,6 @@ def process_panel(tmp_path):
         return SaganApp(draft_for(sim, tmp_path), poll=False, **kw)
 
     return make
-
-
-def said(app, words: str) -> bool:
-    return any(words in n.message for n in notes(app))
 
 
 async def test_the_panel_runs_on_the_child_and_restarts_it_after_kill_9(sim_factory, process_panel):

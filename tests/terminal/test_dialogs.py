@@ -9,7 +9,7 @@ from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
 from ..ui import frozen
-from tests.harness import notes, toasts, wait_for
+from tests.harness import notes, open_dialog, toasts, wait_for
 
 SIZE = (120, 40)
 
@@ -34,9 +34,7 @@ def burst(app, keys: list[str], after_s: float = 1.0) -> None:
 
 async def open_approval(pilot, app, number: str) -> ApprovalScreen:
     app.experiments_table.select_key(number)
-    await pilot.press("a")
-    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval dialog")
-    return app.screen
+    return await open_dialog(pilot, "a", ApprovalScreen, "the approval dialog")
 
 
 async def test_answers_typed_in_one_burst_with_a_tab_land_in_their_own_fields(tmp_path):

@@ -9,7 +9,7 @@ from sagan_tui.ui.screens.detail import DetailScreen
 from sagan_tui.ui.screens.pod import PodScreen
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
 
-from tests.harness import SIZE, poll_now, polled, wait_for
+from tests.harness import SIZE, pane_text, poll_now, polled, wait_for
 
 LOST_POD, LOST_AT = R5[0][0], R5[0][5]  # #192's pod of the r5 wave
 
@@ -19,7 +19,7 @@ def log_text(screen: PodScreen) -> list[str]:
 
 
 def shown(screen: PodScreen, widget: str) -> str:
-    return str(screen.query_one(widget, Static).render())
+    return pane_text(screen.query_one(widget, Static))
 
 
 async def open_pod_row(pilot, app, pod_id: str) -> PodScreen:

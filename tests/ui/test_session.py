@@ -14,13 +14,9 @@ from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.widgets.wave_panel import WavePanel
 
-from tests.harness import SIZE, cache_of, notes, poll_now, wait_for
+from tests.harness import SIZE, cache_of, poll_now, said, wait_for
 
 R4 = ["k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y"]
-
-
-def said(app, words: str) -> bool:
-    return any(words in n.message for n in notes(app))
 
 
 async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_actions(sim_factory, panel, monkeypatch):

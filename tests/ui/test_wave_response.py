@@ -9,7 +9,7 @@ from sagan_tui.session.model import PanelModel
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes
-from tests.harness import notes, wait_for
+from tests.harness import said, wait_for
 
 HELD = {400, 401, 402, 403}  # the reaper's experiments, all running on team
 
@@ -33,10 +33,6 @@ def _app(rig, **flags):
     return panel_app(settings, rig.cache, Poller(settings, rig.cache), clock=rig.now, poll=False)
 
 
-def _notes(app, words: str) -> list[str]:
-    return [n.message for n in notes(app) if words in n.message]
-
-
 def _status_posts(sim, mark: int) -> list:
     return [r for r in sim.requests[mark:] if r.api == "sagan" and r.method == "POST" and r.path.endswith("/status")]
 
@@ -57,8 +53,8 @@ async def test_w_then_send_holds_the_waves_experiments_and_writes_the_ticket(rea
         note = screen.query_one("#note").value
         assert note.startswith("Held by the owner: PLATFORM REAPER") and all(p in note for p in REAPED)
         await pilot.press("tab", "enter")  # to Send, and send: W, tab, enter
-        await wait_for(pilot, lambda: _notes(app, "ticket: written to"), what="the response's report")
-        [report] = _notes(app, "ticket: written to")
+        await wait_for(pilot, lambda: said(app, "ticket: written to"), what="the response's report")
+        [report] = said(app, "ticket: written to")
     assert "hold: 4 of 4 held" in report and "dismiss: nothing dismissed" in report
     posts = _status_posts(sim, mark)
     assert sorted(int(r.path.split("/")[3]) for r in posts) == sorted(HELD)
@@ -107,7 +103,7 @@ async def test_read_only_refuses_the_wave_response_with_the_reason_and_audits_it
     mark = len(sim.requests)
     async with app.run_test(size=(200, 50)) as pilot:
         await pilot.press("W")
-        await wait_for(pilot, lambda: _notes(app, "read-only: wave response refused"), what="refusal")
+        await wait_for(pilot, lambda: said(app, "read-only: wave response refused"), what="refusal")
         assert not isinstance(app.screen, WaveResponseScreen)
         audit = await app.session.audit_log()
     assert _status_posts(sim, mark) == []
@@ -164,8 +160,8 @@ async def test_w_lists_the_pods_it_stops_and_keeps_the_one_the_owner_unticks(sim
             assert not boxes[kept].value
             screen.query_one("#cancel").focus()
             await pilot.press("tab", "enter")  # Tab reaches Send
-            await wait_for(pilot, lambda: _notes(app, "hold:"), what="the response's report")
-            [report] = _notes(app, "hold:")
+            await wait_for(pilot, lambda: said(app, "hold:"), what="the response's report")
+            [report] = said(app, "hold:")
         assert "2 of 2 pods stopping" in report, report
         # the stop, whichever transport sent it (REST's /pods/<id>/stop, GraphQL's podStop)
         stopped = [f"{r.path} {r.body}" for r in sim.requests if r.method == "POST" and "stop" in f"{r.path} {r.body}"]
