@@ -52,7 +52,7 @@ class PtyPanel:
     def text(self) -> str:
         return _ESCAPES.sub(b"", bytes(self.output)).decode("utf-8", "replace")
 
-    def wait_for(self, words: str, timeout: float) -> None:
+    def wait_to_show(self, words: str, timeout: float) -> None:
         def shown() -> bool:
             if self.proc.poll() is not None:
                 raise AssertionError(f"panel ended before it showed {words!r}; it showed: {self.text()[-1500:]!r}")
