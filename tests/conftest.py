@@ -86,6 +86,8 @@ def snap_compare(snap_compare, monkeypatch):
     its public `cursor_blink` off, so its cursor stays drawn."""
     from textual.widgets import Input
 
+    from tests.harness import settled
+
     made = Input.__init__
 
     def steady(self, *args, **kwargs):
@@ -96,7 +98,7 @@ def snap_compare(snap_compare, monkeypatch):
 
     def compare(app, *args, press=(), run_before=None, **kwargs):
         """The keys are pressed in `run_before`, and the screenshot waits for the panel's
-        session to have answered what the screen asked for (settled, below)."""
+        session to have answered what the screen asked for (tests/harness.py `settled`)."""
         async def before(pilot) -> None:
             if run_before is not None:
                 result = run_before(pilot)
@@ -110,38 +112,6 @@ def snap_compare(snap_compare, monkeypatch):
         return snap_compare(app, *args, run_before=before, **kwargs)
 
     return compare
-
-
-SETTLE_S = 30.0  # a bound on a loaded machine, never a pace
-
-
-async def settled(pilot) -> None:
-    """Until the panel (a SaganApp) shows what its session was asked for: the panel is loaded, no
-    dialog is still being opened (its read in flight, ui/key_hold.py), and the loss heatmap draws
-    the grid for its own scope (the session builds it for the width the widget has, an answer
-    that crosses the session's thread). Another app (a test's host) is settled at once."""
-    import time
-
-    from sagan_tui.ui.app import SaganApp
-    from sagan_tui.ui.widgets.heatmap import LossHeatmap
-
-    app = pilot.app
-    if not isinstance(app, SaganApp):
-        return
-
-    def quiet() -> bool:
-        if not app.loaded or app.key_hold.opening:
-            return False
-        maps = app.main_screen.query(LossHeatmap)
-        return not maps or all(m.current or m.content_size.width == 0 for m in maps)
-
-    deadline = time.monotonic() + SETTLE_S
-    stable = 0
-    while stable < 2:  # twice in a row, a pause apart: a resize the last frame made is asked for too
-        await pilot.pause()
-        stable = stable + 1 if quiet() else 0
-        if time.monotonic() > deadline:
-            raise AssertionError("the panel did not settle: its session's answers did not arrive")
 
 
 @pytest.fixture(scope="session")

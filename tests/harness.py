@@ -95,6 +95,34 @@ async def open_dialog(pilot, key: str, kind: type, what: str = ""):
     return pilot.app.screen
 
 
+async def settled(pilot) -> None:
+    """Until the panel (a SaganApp) shows what its session was asked for: the panel is loaded, no
+    dialog is still being opened (its read in flight, ui/key_hold.py), and the loss heatmap draws
+    the grid for its own scope (the session builds it for the width the widget has, an answer
+    that crosses the session's thread). Another app (a test's host) is settled at once."""
+    from sagan_tui.ui.app import SaganApp
+    from sagan_tui.ui.widgets.heatmap import LossHeatmap
+
+    app = pilot.app
+    if not isinstance(app, SaganApp):
+        return
+
+    def quiet() -> bool:
+        if not app.loaded or app.key_hold.opening:
+            return False
+        maps = app.main_screen.query(LossHeatmap)
+        return not maps or all(m.current or m.content_size.width == 0 for m in maps)
+
+    stable = [0]
+
+    def twice() -> bool:  # twice in a row, a pause apart: a resize the last frame made is asked for too
+        stable[0] = stable[0] + 1 if quiet() else 0
+        return stable[0] >= 2
+
+    await pilot.pause()
+    await wait_for(pilot, twice, "the panel to settle: its session's answers to arrive")
+
+
 # --- what is shown ---------------------------------------------------------------------------
 
 def table_rows(table) -> dict[str, list[str]]:

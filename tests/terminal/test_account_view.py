@@ -9,7 +9,7 @@ from sagan_tui.runway import BARS, resample, sparkline
 from sagan_tui.ui.screens.accounts import AccountsScreen, account_rows
 
 from ..ui import frozen
-from tests.harness import cache_of, wait_for
+from tests.harness import cache_of, open_dialog, wait_for
 
 SIZE = (120, 40)
 
@@ -75,8 +75,7 @@ async def test_B_opens_the_account_view_on_the_cached_health_and_escape_closes_i
         cache.record_balance(conn, "team", frozen.NOW - timedelta(hours=2), 500.0, False)
         cache.record_balance(conn, "team", frozen.NOW - timedelta(hours=1), 450.0, False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("B")
-        await wait_for(pilot, lambda: isinstance(app.screen, AccountsScreen), what="the account view")
+        await open_dialog(pilot, "B", AccountsScreen, "the account view")
         rows = {r[0][0]: [t for t, _ in r] for r in app.screen.rows}
         assert rows["personal"][1] == "FAILING 401 since 10:50"
         assert rows["personal"][4] == "OUT: $0, RunPod stops its pods"

@@ -98,8 +98,7 @@ async def test_under_a_dialog_without_a_bar_of_its_own_the_key_bar_lists_the_dia
         bar = app.main_screen.query_one(KeyBar)
         await wait_for(pilot, lambda: "h" in bar.keys, what="the panel's keys")
         app.experiments_table.select_key("367")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "the hold dialog")
         await wait_for(pilot, lambda: "esc Cancel" in bar.plain, what="the dialog's keys")
         assert "h" not in bar.keys
         await pilot.press("escape")
@@ -112,8 +111,7 @@ async def test_over_a_dialog_a_notification_shows_on_its_news_line_and_as_a_toas
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:  # run_test leaves toasts out
         app.experiments_table.select_key("367")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "the hold dialog")
         dialog = app.screen
         app.notify("3 pods lost", title="Reaping wave", timeout=30, markup=False)
         await pilot.pause()
@@ -136,8 +134,7 @@ async def test_the_guard_button_says_what_it_waits_for_until_the_number_is_typed
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         app.experiments_table.select_key("192")
-        await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="the guard")
+        await open_dialog(pilot, "C", GuardedDispatchScreen, "the guard")
         button = app.screen.query_one("#confirm", Button)
         assert button.disabled and str(button.label) == "Canary (type 192)"  # C: the canary's own word
         await pilot.press(*"192")
@@ -151,8 +148,7 @@ async def test_tabbing_into_the_hold_note_keeps_its_text_and_a_long_note_wraps_w
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         app.experiments_table.select_key("363")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "the hold dialog")
         note = app.screen.query_one("#note")
         before = note.value
         assert before  # prefilled by the session

@@ -19,7 +19,7 @@ from sagan_tui.ui.screens.help import HelpScreen
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
 from ..ui import frozen
-from tests.harness import printed, wait_for
+from tests.harness import open_dialog, printed, wait_for
 
 SIZE = (120, 40)
 
@@ -106,8 +106,7 @@ async def test_a_keymap_from_the_toml_file_changes_a_key_and_help_and_the_key_ba
         bar = app.screen.query_one(KeyBar)
         await wait_for(pilot, lambda: "y" in bar.keys, what="the key bar's new key")
         assert "i" not in bar.keys
-        await pilot.press("f1")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help on f1")
+        await open_dialog(pilot, "f1", HelpScreen, "help on f1")
         lines = [line.strip() for line in app.screen.text.plain.splitlines()]
         assert f"y  {BY_ID['panel.inbox'].what}" in lines
         assert f"f1 ?  {BY_ID['panel.help'].what}" in lines

@@ -14,7 +14,7 @@ from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.widgets.wave_panel import WavePanel
 
-from tests.harness import SIZE, cache_of, poll_now, said, wait_for
+from tests.harness import SIZE, cache_of, open_dialog, poll_now, said, wait_for
 
 R4 = ["k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y"]
 
@@ -51,8 +51,7 @@ async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_act
         table = app.experiments_table
         table.focus()
         table.select_key("367")
-        await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval")
+        await open_dialog(pilot, "a", ApprovalScreen, "the approval")
         for box in app.screen.query(Input):
             if box.id and box.id.startswith("tb-"):
                 box.value = "n/a"
@@ -65,8 +64,7 @@ async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_act
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the approval closed")
         table.focus()
         table.select_key("365")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "the hold dialog")
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: said(app, "#365 held"), what="the hold sent")
 
@@ -213,19 +211,16 @@ async def test_q_asks_first_while_an_action_waits_for_its_answer(sim_factory, pa
         table = app.experiments_table
         table.focus()
         table.move_cursor(row=0)
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "the hold dialog")
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: not isinstance(app.screen, NoteScreen), what="the hold sent")
         number = table.cursor_key
-        await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="quit asks first")
+        await open_dialog(pilot, "q", ConfirmScreen, "quit asks first")
         assert "in flight" in str(app.screen.dialog_title)
         assert f"  hold #{number}" in app.screen.targets  # it names the action that waits (issue 44.7)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="the question closed")
         assert app.is_running
-        await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="quit asks again")
+        await open_dialog(pilot, "q", ConfirmScreen, "quit asks again")
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: not app.is_running, what="the panel quit")

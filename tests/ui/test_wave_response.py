@@ -9,7 +9,7 @@ from sagan_tui.session.model import PanelModel
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes
-from tests.harness import said, wait_for
+from tests.harness import open_dialog, said, wait_for
 
 HELD = {400, 401, 402, 403}  # the reaper's experiments, all running on team
 
@@ -42,8 +42,7 @@ async def test_w_then_send_holds_the_waves_experiments_and_writes_the_ticket(rea
     app = _app(rig)
     mark = len(sim.requests)
     async with app.run_test(size=(200, 50)) as pilot:
-        await pilot.press("W")
-        await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+        await open_dialog(pilot, "W", WaveResponseScreen, "wave response")
         screen = app.screen
         assert app.focused is not None and app.focused.id == "cancel"  # opens on Cancel
         assert screen.proposal.verdict.cause == "platform-reaper"
@@ -72,8 +71,7 @@ async def test_typing_in_the_note_adds_to_it_and_enter_goes_to_send(reaped):
     _sim, rig, _ = reaped
     app = _app(rig)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("W")
-        await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+        await open_dialog(pilot, "W", WaveResponseScreen, "wave response")
         field = app.screen.query_one("#note")
         before = field.value
         field.focus()
@@ -88,8 +86,7 @@ async def test_cancel_sends_nothing_and_audits_nothing(reaped):
     app = _app(rig)
     mark, audited = len(sim.requests), len(rig.cache.actions())
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("W")
-        await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+        await open_dialog(pilot, "W", WaveResponseScreen, "wave response")
         await pilot.press("enter")  # on Cancel
         await wait_for(pilot, lambda: not isinstance(app.screen, WaveResponseScreen), what="dialog closed")
         await pilot.pause()
@@ -148,8 +145,7 @@ async def test_w_lists_the_pods_it_stops_and_keeps_the_one_the_owner_unticks(sim
         assert len(starting) == 3
         app = _app(rig)
         async with app.run_test(size=(200, 50)) as pilot:
-            await pilot.press("W")
-            await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+            await open_dialog(pilot, "W", WaveResponseScreen, "wave response")
             screen = app.screen
             assert app.focused is not None and app.focused.id == "cancel"  # still opens on Cancel
             boxes = {b.id.removeprefix("stop-"): b for b in screen.query(".stop-pod")}
