@@ -9,7 +9,7 @@ from sagan_tui.session.model import PanelModel
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes
-from tests.harness import open_dialog, said, wait_for
+from tests.harness import open_dialog, panel_on, said, wait_for
 
 HELD = {400, 401, 402, 403}  # the reaper's experiments, all running on team
 
@@ -26,11 +26,8 @@ async def reaped(sim_factory, tmp_path, monkeypatch):
 
 
 def _app(rig, **flags):
-    from sagan_tui.sync.poller import Poller
-    from tests.in_process import panel_app
-
     settings = rig.settings.model_copy(update=flags) if flags else rig.settings
-    return panel_app(settings, rig.cache, Poller(settings, rig.cache), clock=rig.now, poll=False)
+    return panel_on(settings, cache=rig.cache, clock=rig.now, poll=False)[0]
 
 
 def _status_posts(sim, mark: int) -> list:
