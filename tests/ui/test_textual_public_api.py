@@ -169,3 +169,4 @@ def test_no_test_reaches_into_textual_private_members():
             found.setdefault(f"{name}: {member}", []).append(line)
     unexplained = {k: v for k, v in found.items() if k not in TESTS_ALLOWED}
     assert unexplained == {}, f"Textual private members used in tests (file: name -> lines): {unexplained}"
+    assert len(TESTS_ALLOWED) <= 5, "the list is for a name the project shares with Textual, not a way around it"
