@@ -20,19 +20,14 @@ settings.load_profile("fuzz" if FUZZING else "derandomized")
 
 
 @pytest.fixture(autouse=True)
-def every_notification_kept(monkeypatch):
-    """Keep each notification an app adds (read with tests/notes.py `notes`): Textual removes one
-    from `app._notifications` when its timeout passes, which made a check after a slow step
-    depend on how loaded the machine was."""
-    from textual.notifications import Notifications
+def every_notification_kept():
+    """Keep each toast an app is asked for (read with tests/harness.py `notes`): Textual removes
+    one when its timeout passes, which made a check after a slow step depend on the machine's load."""
+    from tests.harness import keep_toasts
 
-    add = Notifications.add
-
-    def keep(self, notification):
-        self.__dict__.setdefault("kept", []).append(notification)
-        return add(self, notification)
-
-    monkeypatch.setattr(Notifications, "add", keep)
+    undo = keep_toasts()
+    yield
+    undo()
 
 
 @pytest.fixture(autouse=True)
@@ -87,14 +82,23 @@ def headless_env(monkeypatch, tmp_path):
 def snap_compare(snap_compare, monkeypatch):
     """pytest-textual-snapshot's, with text cursors that do not blink: a focused Input hides its
     cursor half of every second, so a screenshot taken more than 0.5 s after the focus (a loaded
-    machine) drew the dialog without it and failed against its snapshot."""
+    machine) drew the dialog without it and failed against its snapshot. Each Input is made with
+    its public `cursor_blink` off, so its cursor stays drawn."""
     from textual.widgets import Input
 
-    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    from tests.harness import settled
+
+    made = Input.__init__
+
+    def steady(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        self.cursor_blink = False
+
+    monkeypatch.setattr(Input, "__init__", steady)
 
     def compare(app, *args, press=(), run_before=None, **kwargs):
         """The keys are pressed in `run_before`, and the screenshot waits for the panel's
-        session to have answered what the screen asked for (settled, below)."""
+        session to have answered what the screen asked for (tests/harness.py `settled`)."""
         async def before(pilot) -> None:
             if run_before is not None:
                 result = run_before(pilot)
@@ -108,38 +112,6 @@ def snap_compare(snap_compare, monkeypatch):
         return snap_compare(app, *args, run_before=before, **kwargs)
 
     return compare
-
-
-SETTLE_S = 30.0  # a bound on a loaded machine, never a pace
-
-
-async def settled(pilot) -> None:
-    """Until the panel (a SaganApp) shows what its session was asked for: the panel is loaded, no
-    dialog is still being opened (its read in flight, ui/key_hold.py), and the loss heatmap draws
-    the grid for its own scope (the session builds it for the width the widget has, an answer
-    that crosses the session's thread). Another app (a test's host) is settled at once."""
-    import time
-
-    from sagan_tui.ui.app import SaganApp
-    from sagan_tui.ui.widgets.heatmap import LossHeatmap
-
-    app = pilot.app
-    if not isinstance(app, SaganApp):
-        return
-
-    def quiet() -> bool:
-        if not app.loaded or app.key_hold.opening:
-            return False
-        maps = app.main_screen.query(LossHeatmap)
-        return not maps or all(m.current or m.content_size.width == 0 for m in maps)
-
-    deadline = time.monotonic() + SETTLE_S
-    stable = 0
-    while stable < 2:  # twice in a row, a pause apart: a resize the last frame made is asked for too
-        await pilot.pause()
-        stable = stable + 1 if quiet() else 0
-        if time.monotonic() > deadline:
-            raise AssertionError("the panel did not settle: its session's answers did not arrive")
 
 
 @pytest.fixture(scope="session")

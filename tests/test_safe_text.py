@@ -36,7 +36,8 @@ def test_every_sanitiser_name_gives_the_one_answer(hostile, shown):
 
 @pytest.mark.parametrize(("hostile", "shown"), HOSTILE)
 def test_a_server_message_in_an_action_result_carries_the_same_answer(hostile, shown):
-    runner = ActionRunner.__new__(ActionRunner)  # only its text hygiene is used: no client, no cache
+    # Private on purpose: the runner's cleaning of a server's words is the rule, without a client or a cache.
+    runner = ActionRunner.__new__(ActionRunner)
     runner._secrets = []
     assert runner._clean(hostile) == " ".join(shown.split())
 

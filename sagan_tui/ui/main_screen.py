@@ -240,6 +240,12 @@ class MainScreen(Screen):
             self._rest_timer.stop()
         self._rest_timer = self.set_timer(CURSOR_REST_S, self._cursor_rested)
 
+    def rest_cursor(self) -> None:
+        """What the cursor's rest (CURSOR_REST_S) does, now: the timeline follows its row."""
+        if self._rest_timer is not None:
+            self._rest_timer.stop()
+        self._cursor_rested()
+
     def _cursor_rested(self) -> None:
         self._rest_timer = None
         if self.app.is_running and self.app.loaded and not self.timeline.everything and self._selected_number() != self._timeline_for:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -225,14 +224,6 @@ class HostApp(App):
         assert markup is False, f"notification with markup: {message!r}"
         self.notes.append((severity, f"{title}: {message}" if title else message))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
-
-
-async def wait_for(pilot, cond: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
 
 
 async def wave_with_192_approved(rig):

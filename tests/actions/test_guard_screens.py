@@ -6,7 +6,8 @@ from __future__ import annotations
 from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 
-from .conftest import HostApp, wait_for
+from .conftest import HostApp
+from tests.harness import open_dialog, wait_for
 
 SIZE = (110, 34)
 PLAN_367 = "/api/approval-requests/252bf40a-5512-45ea-a8f4-9db84af6112b/decision"
@@ -33,8 +34,7 @@ async def test_approving_during_the_wave_asks_for_the_number_then_sends(rig):
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot, app, "a", ApprovalScreen)
         await pilot.press(*"40", "tab", *"team")
-        await pilot.press("alt+a")
-        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guard")
+        await open_dialog(pilot, "alt+a", GuardedDispatchScreen, "guard")
         assert app.screen.dialog_title == "Approve 1 experiment through the dispatch guard: #367"
         assert r.sent() == []  # nothing decided yet
         await pilot.press("escape")  # backed out: nothing sent, audited, the approval stays open
@@ -42,8 +42,7 @@ async def test_approving_during_the_wave_asks_for_the_number_then_sends(rig):
         await wait_for(pilot, lambda: any(a.action == "approve" and a.result == "cancelled"
                                           for a in r.cache.actions()), what="cancel audited")
         assert r.sent() == []
-        await pilot.press("alt+a")
-        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guard again")
+        await open_dialog(pilot, "alt+a", GuardedDispatchScreen, "guard again")
         await pilot.press("3", "6", "7", "enter")
         await wait_for(pilot, lambda: not isinstance(app.screen, (ApprovalScreen, GuardedDispatchScreen)),
                        what="decision sent")

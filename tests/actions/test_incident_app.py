@@ -11,7 +11,8 @@ import pytest
 
 from sagan_tui.ui.screens.prompt import NoteScreen
 
-from .conftest import actions_fixture, wait_for
+from .conftest import actions_fixture
+from tests.harness import open_dialog, wait_for
 
 SIZE = (200, 50)
 CASCADE = "RunPod pod stopped; volume preserved."
@@ -58,8 +59,7 @@ async def _press_on(pilot, app, number: int, key: str, kind: type, what: str) ->
     await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, what="first poll")
     app.experiments_table.focus()
     await wait_for(pilot, lambda: app.experiments_table.select_key(str(number)), what=f"#{number} in the table")
-    await pilot.press(key)
-    await wait_for(pilot, lambda: isinstance(app.screen, kind), what=what)
+    await open_dialog(pilot, key, kind, what)
 
 
 def _panel_text(app) -> str:
@@ -76,8 +76,7 @@ async def test_u_during_the_wave_asks_for_the_typed_number_then_releases(inciden
         await wait_for(pilot, lambda: app.polls >= 1 and not app.polling and app.view.waves, what="the wave")
         app.experiments_table.focus()
         await wait_for(pilot, lambda: app.experiments_table.select_key("363"), what="#363 in the table")
-        await pilot.press("u")
-        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guarded release dialog")
+        await open_dialog(pilot, "u", GuardedDispatchScreen, "guarded release dialog")
         targets = [str(t.render()) for t in app.screen.query(".target")]
         assert len(targets) == 1 and "#363" in targets[0]
         assert app.screen.dialog_title.startswith("Release 1 experiment through the dispatch guard")
@@ -85,8 +84,7 @@ async def test_u_during_the_wave_asks_for_the_typed_number_then_releases(inciden
         await wait_for(pilot, lambda: any(a.action == "release" and a.result == "cancelled"
                                           for a in r.cache.actions()), what="the cancel audited")
         assert r.sim.state.experiments[363].status_at(r.sim.clock.now_t()) == "blocked"
-        await pilot.press("u")
-        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="the dialog again")
+        await open_dialog(pilot, "u", GuardedDispatchScreen, "the dialog again")
         await pilot.press("3", "6", "3", "enter")
         await wait_for(pilot, lambda: app.view.experiments[363].status == "approved", what="approved after refresh")
     assert r.sim.state.experiments[363].status_at(r.sim.clock.now_t()) == "approved"
@@ -118,8 +116,7 @@ async def test_the_canary_passes_then_U_releases_the_rest(incident_panel):
         await wait_for(pilot, lambda: app.polls >= 1 and not app.polling and app.view.waves, what="the wave")
         app.experiments_table.focus()
         await wait_for(pilot, lambda: app.experiments_table.select_key("192"), what="#192 in the table")
-        await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guard dialog")
+        await open_dialog(pilot, "C", GuardedDispatchScreen, "guard dialog")
         await pilot.press("1", "9", "2", "enter")
         await wait_for(pilot, lambda: "canary #192: dispatched" in _panel_text(app), what="canary dispatched")
         # released then launched at the simulator: one new pod of #192, RUNNING 10 s later
@@ -154,8 +151,7 @@ async def test_a_canary_the_reaper_takes_joins_the_wave_and_releases_nothing(inc
         (wave,) = app.view.waves
         app.experiments_table.focus()
         await wait_for(pilot, lambda: app.experiments_table.select_key("192"), what="#192 in the table")
-        await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guard dialog")
+        await open_dialog(pilot, "C", GuardedDispatchScreen, "guard dialog")
         await pilot.press("1", "9", "2", "enter")
         await wait_for(pilot, lambda: "dispatched" in _panel_text(app), what="canary dispatched")
         sim.clock.hold(150)
@@ -211,7 +207,7 @@ async def test_since_you_last_looked_follows_the_away_setting(incident_panel, aw
 async def test_the_owners_own_hold_is_not_announced_back_as_your_turn(incident_panel):
     """`h` on #502 makes it blocked (its row then reads YOU: unblock / revise), through the real
     session: no "Your turn" toast for it, while Sagan's own cascade blocking #504 then is one."""
-    from tests.notes import notes
+    from tests.harness import notes
 
     fx = incident(reaper_to=100)
     fx["events"].append({"at": 125, "experiment": 504, "eventType": "state_changed", "fromStatus": "running",

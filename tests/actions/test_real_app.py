@@ -8,7 +8,8 @@ from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.screens.confirm import ConfirmScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 
-from .conftest import actions_fixture, wait_for, wave_with_192_approved
+from .conftest import actions_fixture, wave_with_192_approved
+from tests.harness import open_dialog, wait_for
 
 SIZE = (200, 50)
 
@@ -35,8 +36,7 @@ async def test_hold_from_the_experiments_pane_shows_after_the_refresh(panel):
         table = app.experiments_table
         table.focus()
         assert table.select_key("502")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "hold dialog")
         assert app.focused.id == "cancel"
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: app.view.experiments[502].status == "blocked", what="blocked after refresh")
@@ -54,8 +54,7 @@ async def test_bulk_stop_of_pods_marked_in_the_pods_pane(panel):
             assert pods.select_key(key)
             await pilot.press("space")
         assert sorted(app.main_screen.marked_pods()) == ["perspod504bbbb", "teampod502aaaa"]
-        await pilot.press("S")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="bulk stop dialog")
+        await open_dialog(pilot, "S", ConfirmScreen, "bulk stop dialog")
         assert len(app.screen.query(".target")) == 2
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: app.main_screen.marked_pods() == [], what="marks cleared")
@@ -82,8 +81,7 @@ async def test_read_only_panel_sends_nothing_but_shows_the_request(panel):
         # The approvals pane (the inbox's route) still opens the request, decisions disabled.
         approvals = app.query_one("#approvals")
         approvals.focus()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="approval screen")
+        await open_dialog(pilot, "enter", ApprovalScreen, "approval screen")
         assert app.screen.read_only
         await pilot.press("alt+a")
         await pilot.pause()
@@ -105,8 +103,7 @@ async def _guard_dialog(pilot, app):
     await _ready(pilot, app)
     app.experiments_table.focus()
     await wait_for(pilot, lambda: app.experiments_table.select_key("192"), what="#192 in the table")
-    await pilot.press("r")
-    await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="guard dialog")
+    await open_dialog(pilot, "r", GuardedDispatchScreen, "guard dialog")
     return app.screen
 
 
@@ -191,8 +188,7 @@ async def test_a_bulk_stop_names_the_marked_pods_a_filter_hides_and_the_border_c
         assert pods.hidden_marked_keys() == ["perspod504bbbb"]
         assert pods.marked_keys(visible_only=True) == ["teampod502aaaa"]
         assert "/team" in str(pods.border_title) and "2 marked (1 hidden)" in str(pods.border_title)
-        await pilot.press("S")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="bulk stop dialog")
+        await open_dialog(pilot, "S", ConfirmScreen, "bulk stop dialog")
         warning = str(app.screen.query_one("#dialog-warning", Static).content)
         assert "1 marked row is hidden by the filter /team and included: perspod504bbbb" in warning
         assert len(app.screen.query(".target")) == 2
@@ -218,8 +214,7 @@ async def test_a_bulk_stop_skips_an_exited_pod_and_says_why(panel):
         await wait_for(pilot, lambda: app.view.pods["perspod504bbbb"].pod.desired_status == "EXITED",
                        what="EXITED in the panel")
         await _mark(pilot, app.pods_table, ("teampod502aaaa", "perspod504bbbb"))
-        await pilot.press("S")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="bulk stop dialog")
+        await open_dialog(pilot, "S", ConfirmScreen, "bulk stop dialog")
         assert "Stop 1 pod" in str(app.screen.dialog_title)
         warning = str(app.screen.query_one("#dialog-warning", Static).content)
         assert "Skipped, not sent: perspod504bbbb: EXITED: already stopped" in warning
@@ -239,8 +234,7 @@ async def test_bulk_hold_leaves_out_an_experiment_already_blocked_saying_so(pane
         await _ready(pilot, app)
         await wait_for(pilot, lambda: app.view.experiments[504].status == "blocked", what="#504 blocked")
         await _mark(pilot, app.experiments_table, ("502", "504"))
-        await pilot.press("H")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="bulk hold dialog")
+        await open_dialog(pilot, "H", NoteScreen, "bulk hold dialog")
         assert "Hold 1 experiment" in str(app.screen.dialog_title)
         assert [str(t.content) for t in app.screen.query(".target")][0].startswith("#502 ")
         warning = str(app.screen.query_one("#dialog-warning", Static).content)
@@ -259,8 +253,7 @@ async def test_a_deferred_request_stays_reachable_and_the_inbox_says_it_was_defe
         table = app.experiments_table
         table.focus()
         await wait_for(pilot, lambda: table.select_key("503"), what="#503 in the table")
-        await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="approval screen")
+        await open_dialog(pilot, "a", ApprovalScreen, "approval screen")
         await pilot.press("alt+d")
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="deferred and closed")
         await wait_for(pilot, lambda: "deferred" in table.records["503"].cells[2].text, what="inbox says deferred")

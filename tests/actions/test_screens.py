@@ -11,7 +11,8 @@ from sagan_tui.ui.screens.confirm import ConfirmScreen
 from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 
-from .conftest import HostApp, actions_fixture, wait_for, wave_with_192_approved
+from .conftest import HostApp, actions_fixture, wave_with_192_approved
+from tests.harness import open_dialog, wait_for
 
 SIZE = (110, 34)
 
@@ -28,18 +29,12 @@ def said(app, words: str, severity: str | None = None) -> bool:
     return any(words in m and (severity is None or s == severity) for s, m in app.notes)
 
 
-async def open_screen(pilot, app, key: str, kind: type):
-    await pilot.press(key)
-    await wait_for(pilot, lambda: isinstance(app.screen, kind), what=kind.__name__)
-    return app.screen
-
-
 async def test_hold_dialog_names_the_target_starts_on_cancel_and_sends_once_confirmed(rig):
     r = await rig(fixture=actions_fixture())
     app = HostApp(r.settings, r.cache, r.poller)
     app.selected = 502
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_screen(pilot, app, "h", NoteScreen)
+        screen = await open_dialog(pilot, "h", NoteScreen)
         assert app.focused.id == "cancel"
         shown = dialog_text(screen)
         assert "Hold 1 experiment: #502" in shown
@@ -47,7 +42,7 @@ async def test_hold_dialog_names_the_target_starts_on_cancel_and_sends_once_conf
         await pilot.press("enter")  # on Cancel
         await wait_for(pilot, lambda: not isinstance(app.screen, NoteScreen))
         assert r.sent() == []
-        await open_screen(pilot, app, "h", NoteScreen)
+        await open_dialog(pilot, "h", NoteScreen)
         await pilot.press("tab")
         assert app.focused.id == "confirm"
         await pilot.press("enter")
@@ -65,7 +60,7 @@ async def test_escape_cancels_every_dialog(rig):
     async with app.run_test(size=SIZE) as pilot:
         for key, kind in (("h", NoteScreen), ("r", ConfirmScreen), ("s", ConfirmScreen), ("H", NoteScreen),
                           ("S", ConfirmScreen)):
-            await open_screen(pilot, app, key, kind)
+            await open_dialog(pilot, key, kind)
             assert app.focused.id == "cancel", key
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, kind), what=f"{key} closed")
@@ -77,7 +72,7 @@ async def test_approval_screen_needs_every_textbox_then_sends_the_answers(rig):
     app = HostApp(r.settings, r.cache, r.poller)
     app.selected = 503
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_screen(pilot, app, "a", ApprovalScreen)
+        screen = await open_dialog(pilot, "a", ApprovalScreen)
         body = screen.query_one("#approval-body")
         await wait_for(pilot, lambda: body.rendered, what="body rendered")
         plain = body.plain_text()
@@ -109,7 +104,7 @@ async def test_a_failed_decision_keeps_the_answers_and_shows_the_server_error(ri
     app.selected = 503
     r.sim.clock.jump_to(1000)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_screen(pilot, app, "a", ApprovalScreen)
+        screen = await open_dialog(pilot, "a", ApprovalScreen)
         screen.query_one("#tb-0", Input).value = "40"
         screen.query_one("#tb-1", Input).value = "n/a"
         await pilot.click("#approve")
@@ -142,7 +137,7 @@ async def test_read_only_refuses_visibly_and_shows_the_request_without_decisions
             assert app.screen is app.screen_stack[0], key
         assert sum("read-only" in m and s == "warning" for s, m in app.notes) == 6
         app.selected = 503
-        screen = await open_screen(pilot, app, "a", ApprovalScreen)
+        screen = await open_dialog(pilot, "a", ApprovalScreen)
         assert "read-only" in text(screen.query_one("#readonly-banner"))
         for b in ("approve", "reject", "defer"):
             button = screen.query_one(f"#{b}", Button)
@@ -159,7 +154,7 @@ async def test_guarded_redispatch_needs_the_number_typed(rig):
     app = HostApp(r.settings, r.cache, r.poller)
     app.selected = 192
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_screen(pilot, app, "r", GuardedDispatchScreen)
+        screen = await open_dialog(pilot, "r", GuardedDispatchScreen)
         assert app.focused.id == "typed"  # typing goes into the input straight away
         confirm = screen.query_one("#confirm", Button)
         assert confirm.disabled
@@ -187,7 +182,7 @@ async def test_plain_redispatch_and_refusal_before_any_dialog(rig):
         await wait_for(pilot, lambda: said(app, "#502 is running, not approved", "warning"), what="refusal")
         assert app.screen is app.screen_stack[0]
         app.selected = 500
-        screen = await open_screen(pilot, app, "r", ConfirmScreen)
+        screen = await open_dialog(pilot, "r", ConfirmScreen)
         assert "Re-dispatch 1 experiment: #500" in dialog_text(screen)
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: said(app, "#500 re-dispatched"), what="re-dispatch")
@@ -199,7 +194,7 @@ async def test_stop_dialog_names_pod_account_and_experiment(rig):
     app = HostApp(r.settings, r.cache, r.poller)
     app.pod_id = "perspod504bbbb"
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_screen(pilot, app, "s", ConfirmScreen)
+        screen = await open_dialog(pilot, "s", ConfirmScreen)
         shown = dialog_text(screen)
         assert "Stop 1 pod: perspod504bbbb (personal)" in shown
         assert "perspod504bbbb  account personal  #504  RUNNING" in shown
@@ -214,7 +209,7 @@ async def test_bulk_stop_is_one_dialog_listing_every_target(rig):
     app = HostApp(r.settings, r.cache, r.poller)
     app.pod_marks = ["teampod502aaaa", "perspod504bbbb", "teampod502cccc"]
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_screen(pilot, app, "S", ConfirmScreen)
+        screen = await open_dialog(pilot, "S", ConfirmScreen)
         assert text(screen.query_one("#dialog-title")) == "Stop 3 pods (personal, team)"
         targets = [text(s) for s in screen.query(".target")]
         assert len(targets) == 3 and all(any(p in t for t in targets) for p in app.pod_marks)
@@ -231,7 +226,7 @@ async def test_bulk_hold_of_marked_experiments(rig):
     app = HostApp(r.settings, r.cache, r.poller)
     app.exp_marks = [502, 504]
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_screen(pilot, app, "H", NoteScreen)
+        screen = await open_dialog(pilot, "H", NoteScreen)
         assert text(screen.query_one("#dialog-title")) == "Hold 2 experiments"
         assert len(screen.query(".target")) == 2
         screen.query_one("#note").value = "wave"
@@ -249,7 +244,7 @@ async def test_a_failed_action_is_an_error_notification_with_the_servers_words(r
     app.selected = 501
     r.sim.clock.jump_to(1000)
     async with app.run_test(size=SIZE) as pilot:
-        await open_screen(pilot, app, "p", ConfirmScreen)
+        await open_dialog(pilot, "p", ConfirmScreen)
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: said(app, "HTTP 500", "error"), what="error")
     assert app.refreshes == 0
@@ -264,7 +259,7 @@ async def test_audit_screen_lists_actions_literally(rig):
     await r.runner.redispatch(502)
     app = HostApp(r.settings, r.cache, r.poller)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_screen(pilot, app, "A", AuditScreen)
+        screen = await open_dialog(pilot, "A", AuditScreen)
         table = screen.query_one("#audit-table")
         assert table.row_count == 2
         first = [c.plain for c in table.get_row_at(0)]
@@ -289,7 +284,7 @@ async def test_export_writes_the_report_and_copies_it(rig, tmp_path, monkeypatch
     [path] = list((tmp_path / "data").rglob("incident-*.md"))
     report = path.read_text()
     assert "m1ayhl6nsbxw04" in report and "personal" in report
-    assert app._clipboard == report
+    assert app.clipboard == report
     assert str(path) in next(m for _, m in app.notes if "written to" in m)
     for secret in r.settings.secrets():
         assert secret not in report

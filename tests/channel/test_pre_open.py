@@ -6,7 +6,6 @@ layers close it and open theirs, and a line that is not the layers leaves the Op
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -17,18 +16,12 @@ from sagan_tui.channel.views import ReadyView
 from sagan_tui.config import Draft
 from sagan_tui.session.serve import SessionHost, pre_open_intent
 from tests.actions.conftest import actions_fixture
+from tests.harness import wait_until
 from tests.channel.test_session_process import WAIT_S, Panel, layers
 
 
 def pods_asked(sim) -> int:
     return sum(1 for r in sim.requests if r.api in ("rest", "graphql") and r.account is not None)
-
-
-def wait_for(cond, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not cond():  # a condition polled: it ends when it holds
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
 
 
 @pytest.fixture
@@ -46,7 +39,7 @@ def pre_opened(monkeypatch, sim_factory, tmp_path):
 
 async def test_the_pre_opened_child_polls_before_any_client_and_answers_the_open(pre_opened):
     sim, child, values, accounts = pre_opened
-    wait_for(lambda: pods_asked(sim) >= 1, "the child's first poll, with no client connected")
+    wait_until(lambda: pods_asked(sim) >= 1, "the child's first poll, with no client connected", timeout=WAIT_S)
     panel = Panel()
     ready = await panel.client.open(values, accounts)
     assert isinstance(ready, ReadyView), ready

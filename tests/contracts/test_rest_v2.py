@@ -111,7 +111,7 @@ async def test_the_rest_transport_reads_the_published_examples(stub):
             with pytest.raises(exc) as err:
                 await t.snapshot()
             assert err.value.status == int(status) and "HTTP " + status in err.value.message
-            t._blocked_until = 0.0  # the 429 paused the transport; the next example must be sent
+            t._blocked_until = 0.0  # private: the 429 paused the transport; the next example must be sent
         stub.set("/v2/pods/abcdef123456", example("/v2/pods/{id}", "get", "404"), status=404)
         assert await t.get_pod("abcdef123456") is None
     finally:

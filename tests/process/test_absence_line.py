@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sagan_tui.config import gather
 from tests.actions.test_incident_app import incident
-from tests.ui.conftest import wait_for
+from tests.harness import wait_for
 
 WAIT_S = 60.0  # a bound on each wait for a condition, never a pace
 SIZE = (200, 50)
@@ -39,24 +39,21 @@ async def test_no_key_for_away_minutes_while_losses_arrive_shows_the_absence_lin
     sim.clock.hold(40)  # the three team pods run; the reaper kills them at about t=65-71
     app = _panel(sim, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.loaded, WAIT_S, "the session process's whole panel")
+        await wait_for(pilot, lambda: app.loaded, "the session process's whole panel", timeout=WAIT_S)
         assert isinstance(app.session, RemoteSession)
         app.request_refresh()
-        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, WAIT_S, "the first poll")
+        await wait_for(pilot, lambda: app.polls >= 1 and not app.polling, "the first poll", timeout=WAIT_S)
         await pilot.press("down")  # the owner is here at t=40 (its KeyPressed goes to the child)
         await pilot.pause()
         assert app.view.loss_view.since_looked == ""
 
         sim.clock.hold(130)  # 90 s without a key: an absence under away_minutes = 1; the reaper struck
         app.request_refresh()
-        await wait_for(pilot, lambda: "3 new losses" in app.view.loss_view.since_looked, WAIT_S,
-                       "the absence line from the session process")
+        await wait_for(pilot, lambda: "3 new losses" in app.view.loss_view.since_looked, "the absence line from the session process", timeout=WAIT_S)
         line = app.view.loss_view.since_looked
         assert line.startswith("since you last looked (") and "1 wave" in line, line
-        await wait_for(pilot, lambda: "since you last looked" in _wave_panel_text(app), WAIT_S,
-                       "the absence line in the wave panel")
+        await wait_for(pilot, lambda: "since you last looked" in _wave_panel_text(app), "the absence line in the wave panel", timeout=WAIT_S)
 
         await pilot.press("up")  # back at t=130: the session hears the key and the line goes
-        await wait_for(pilot, lambda: app.view.loss_view.since_looked == "", WAIT_S, "the line cleared by a key")
-        await wait_for(pilot, lambda: "since you last looked" not in _wave_panel_text(app), WAIT_S,
-                       "the wave panel without it")
+        await wait_for(pilot, lambda: app.view.loss_view.since_looked == "", "the line cleared by a key", timeout=WAIT_S)
+        await wait_for(pilot, lambda: "since you last looked" not in _wave_panel_text(app), "the wave panel without it", timeout=WAIT_S)

@@ -12,8 +12,7 @@ import pytest
 from sagan_tui.config import gather
 from sagan_tui.ui.screens.prompt import NoteScreen
 from tests.actions.conftest import actions_fixture
-from tests.notes import notes
-from tests.ui.conftest import SIZE, wait_for
+from tests.harness import SIZE, said, wait_for
 
 WAIT_S = 60.0  # a bound on each wait for a condition, never a pace
 
@@ -34,40 +33,33 @@ def process_panel(tmp_path):
     return make
 
 
-def said(app, words: str) -> bool:
-    return any(words in n.message for n in notes(app))
-
-
 async def test_the_panel_runs_on_the_child_and_restarts_it_after_kill_9(sim_factory, process_panel):
     from sagan_tui.ui.remote import RemoteSession
 
     sim = sim_factory(fixture=actions_fixture())
     app = process_panel(sim)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.loaded, WAIT_S, "the session process's whole panel")
+        await wait_for(pilot, lambda: app.loaded, "the session process's whole panel", timeout=WAIT_S)
         assert isinstance(app.session, RemoteSession)
         app.request_refresh()
-        await wait_for(pilot, lambda: app.polls >= 1 and app.experiments_table.row_count == 5, WAIT_S, "a poll")
+        await wait_for(pilot, lambda: app.polls >= 1 and app.experiments_table.row_count == 5, "a poll", timeout=WAIT_S)
         assert app.view.experiments[502].runpod_account == "team"
 
         table = app.experiments_table
         table.focus()
         table.select_key("502")
         await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), WAIT_S, "the hold dialog")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), "the hold dialog", timeout=WAIT_S)
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: said(app, "#502 held"), WAIT_S, "the hold's answer")
+        await wait_for(pilot, lambda: said(app, "#502 held"), "the hold's answer", timeout=WAIT_S)
 
         child = app.session.pid
         os.kill(child, signal.SIGKILL)
-        await wait_for(pilot, lambda: said(app, "session process ended: killed by SIGKILL; restarting"), WAIT_S,
-                       "the child's end on screen")
-        await wait_for(pilot, lambda: app.session.pid not in (None, child) and app.session.opened == 2, WAIT_S,
-                       "the new child's whole panel")
+        await wait_for(pilot, lambda: said(app, "session process ended: killed by SIGKILL; restarting"), "the child's end on screen", timeout=WAIT_S)
+        await wait_for(pilot, lambda: app.session.pid not in (None, child) and app.session.opened == 2, "the new child's whole panel", timeout=WAIT_S)
         assert app.experiments_table.row_count == 5  # repainted from the cache the first child wrote
         app.request_refresh()
-        await wait_for(pilot, lambda: app.view.experiments[502].status == "blocked", WAIT_S,
-                       "the hold seen by the new child's poll")
+        await wait_for(pilot, lambda: app.view.experiments[502].status == "blocked", "the hold seen by the new child's poll", timeout=WAIT_S)
         assert app.session.restarts == 1
         second = app.session.client.process
     assert second.returncode == 0  # the panel's exit ended the child by its channel
@@ -86,11 +78,11 @@ async def test_after_kill_9_the_new_child_shows_the_same_waves_as_the_waves_comm
     held = sim.clock.at(170)
     app = process_panel(sim, clock=lambda: held)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.loaded and app.view.waves, WAIT_S, "the whole panel with its wave")
+        await wait_for(pilot, lambda: app.loaded and app.view.waves, "the whole panel with its wave", timeout=WAIT_S)
         before = [(w.pod_ids, w.verdict.cause) for w in app.view.waves]
         child = app.session.pid
         os.kill(child, signal.SIGKILL)
-        await wait_for(pilot, lambda: app.session.opened == 2, WAIT_S, "the new child's whole panel")
+        await wait_for(pilot, lambda: app.session.opened == 2, "the new child's whole panel", timeout=WAIT_S)
         after = [(w.pod_ids, w.verdict.cause) for w in app.view.waves]
         shown = app.loss_area.border_title
     cli = await asyncio.create_subprocess_exec(

@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from bench.ptyrun import PtyProcess
+from tests.harness import wait_until
 from tests.process.test_lifecycle import BOUND_S, alive, panel, process_env
 from tests.ui.test_panel_terminal import _modes
 
@@ -29,10 +29,7 @@ def ended(p: PtyProcess) -> int:
 
 
 def gone(pid: int) -> None:
-    deadline = time.monotonic() + BOUND_S
-    while alive(pid):
-        assert time.monotonic() < deadline, f"the session process {pid} outlived the panel"
-        time.sleep(0.05)  # polling a condition: the loop ends when it holds
+    wait_until(lambda: not alive(pid), f"the session process {pid} to end with the panel", timeout=BOUND_S)
 
 
 def test_closing_the_terminal_ends_the_panel_and_its_session_process(tmp_path):
@@ -85,10 +82,8 @@ def test_a_second_stop_signal_ends_a_wedged_process_at_once(second):
     p = wedged(grace_s=3600.0)  # the grace cannot be what ends it within the bound
     try:
         os.kill(p.pid, signal.SIGTERM)
-        deadline = time.monotonic() + BOUND_S
-        while _pending(p.pid, signal.SIGTERM):  # delivered: the first request is noted
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        # delivered: the first request is noted
+        wait_until(lambda: not _pending(p.pid, signal.SIGTERM), "the first SIGTERM delivered", timeout=BOUND_S)
         os.kill(p.pid, getattr(signal, second))
         assert ended(p) == 128 + getattr(signal, second)
         assert _modes(p.master) == (True, True)

@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import time
 from datetime import datetime
 
+CHILD_S = 60.0  # a bound on each wait: this process and its session child start on a loaded machine
 BANNED = ("pydantic", "httpx", "sqlite_utils", "runpod", "graphql")
 # The triage the UI may import: the package (its names load lazily) and its pure formatting.
 TRIAGE_ALLOWED = ("sagan_tui.triage", "sagan_tui.triage.fmt")
@@ -53,14 +53,6 @@ class Watch:
 sys.meta_path.insert(0, Watch())
 
 
-async def wait_for(pilot, cond, what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
-
-
 async def run(args: dict) -> dict:
     from textual.widgets import Button, Input
 
@@ -70,64 +62,57 @@ async def run(args: dict) -> dict:
     from sagan_tui.ui.screens.guard import GuardedDispatchScreen
     from sagan_tui.ui.screens.prompt import NoteScreen
 
-    from textual.notifications import Notifications
+    from tests.harness import keep_toasts, notes, wait_for
 
-    kept: list[str] = []  # every notification added (Textual drops one when its timeout passes)
-    add = Notifications.add
-
-    def keep(self, notification):
-        kept.append(notification.message)
-        return add(self, notification)
-
-    Notifications.add = keep  # this process runs one app, for this test only
+    keep_toasts()  # this process runs one app, for this test only
     draft = gather(args["env"], sagan_tui_cache=args["cache"], poll_interval=60.0, bell=False)
     held = datetime.fromisoformat(args["now"])
     app = SaganApp(draft, poll=False, clock=lambda: held)
 
     def heard(words: str) -> bool:
-        return any(words in message for message in [*kept, *(n.message for n in app.news.heard)])
+        return any(words in n.message for n in notes(app))
 
     async with app.run_test(size=(200, 50)) as pilot:
-        await wait_for(pilot, lambda: app.loaded and app.view.waves, "the whole panel with its wave")
+        await wait_for(pilot, lambda: app.loaded and app.view.waves, "the whole panel with its wave", timeout=CHILD_S)
         assert type(app.session).__name__ == "RemoteSession"
         table = app.experiments_table
         table.focus()
         table.select_key("367")
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval", timeout=CHILD_S)
         for box in app.screen.query(Input):
             if box.id and box.id.startswith("tb-"):
                 box.value = "n/a"
         app.screen.query_one("#approve", Button).press()
         # the wave is active in the plan's account: approval dispatches, so the guard asks for #367
-        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), "the approve guard")
+        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), "the approve guard", timeout=CHILD_S)
         await pilot.press("3", "6", "7", "enter")
-        await wait_for(pilot, lambda: heard("approve sent for #367"), "the approval sent")
-        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), "the approval closed")
+        await wait_for(pilot, lambda: heard("approve sent for #367"), "the approval sent", timeout=CHILD_S)
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), "the approval closed", timeout=CHILD_S)
 
         table.focus()
         table.select_key("365")
         await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), "the hold dialog")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), "the hold dialog", timeout=CHILD_S)
         await pilot.press("tab", "enter")
-        await wait_for(pilot, lambda: heard("#365 held"), "the hold sent")
+        await wait_for(pilot, lambda: heard("#365 held"), "the hold sent", timeout=CHILD_S)
 
         pods = app.pods_table
         pods.focus()
         pods.select_key(args["dismiss"])
         await pilot.press("x")
-        await wait_for(pilot, lambda: heard(f"dismissed lost pod {args['dismiss']}"), "the dismiss")
+        await wait_for(pilot, lambda: heard(f"dismissed lost pod {args['dismiss']}"), "the dismiss", timeout=CHILD_S)
 
         table.focus()
         await pilot.press("W")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "WaveResponseScreen", "the wave response")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "WaveResponseScreen", "the wave response", timeout=CHILD_S)
         proposal = app.screen.proposal
         await pilot.press("escape")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "MainScreen", "the wave response closed")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "MainScreen", "the wave response closed", timeout=CHILD_S)
         # What the session sent to show: the heatmap's grid for the widget's own scope, the wave
         # chosen for the wave panel, the wave response's proposal.
         heatmap = app.loss_area.query_one("LossHeatmap")
-        await wait_for(pilot, lambda: heatmap.current, "the heatmap's grid for its scope")
+        await wait_for(pilot, lambda: heatmap.current, "the heatmap's grid for its scope", timeout=CHILD_S)
         shown = {"heatmap_rows": list(heatmap.grid.rows), "heatmap_total": heatmap.grid.total,
                  "heatmap_width": [heatmap.grid.width, heatmap.content_size.width],
                  "wave_pods": sorted(app.loss_area.query_one("WavePanel").wave.pod_ids),
@@ -135,7 +120,7 @@ async def run(args: dict) -> dict:
     triage = sorted(m for m in sys.modules if m.startswith("sagan_tui.triage"))
     session = sorted(m for m in sys.modules if m.startswith(("sagan_tui.session", "sagan_tui.store",
                                                              "sagan_tui.sources", "sagan_tui.sync")))
-    return {"banned": imported, "said": [*kept, *(n.message for n in app.news.heard)], "triage": triage, "core": session, "triage_reached": triage_reached,
+    return {"banned": imported, "said": [n.message for n in notes(app)], "triage": triage, "core": session, "triage_reached": triage_reached,
             "shown": shown}
 
 

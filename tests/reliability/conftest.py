@@ -90,42 +90,15 @@ def faster(settings, poll_interval: float | None):
 @pytest.fixture
 def panel(tmp_path):
     """`panel(env, **flags)` -> (SaganApp, Cache) on a fresh cache; the cache is closed afterwards."""
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
-    from tests.in_process import panel_app
+    from tests.harness import panel_on
 
     caches = []
 
     def make(env: dict[str, str], *, poll: bool = False, **flags):
-        settings = panel_settings(env, tmp_path, **flags)
-        cache = Cache(settings.cache_path)
+        app, cache = panel_on(panel_settings(env, tmp_path, **flags), poll=poll)
         caches.append(cache)
-        return panel_app(settings, cache, Poller(settings, cache), poll=poll), cache
+        return app, cache
 
     yield make
     for c in caches:
         c.close()
-
-
-async def wait_for(pilot, cond, timeout: float = 20.0, what: str = "condition") -> None:
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
-
-
-async def poll_now(pilot, app) -> None:
-    """Force one poll (as the refresh key does) and wait until its result has been applied."""
-    await wait_for(pilot, lambda: not app.polling, what="idle poller")
-    before = app.polls
-    app.request_refresh()
-    await wait_for(pilot, lambda: app.polls > before and not app.polling, what="forced poll")
-    await pilot.pause()
-
-
-def screen_text(app) -> str:
-    """What the screen shows now, as plain text, one line per terminal row."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

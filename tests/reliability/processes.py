@@ -10,8 +10,9 @@ import subprocess
 import sys
 import termios
 import threading
-import time
 from pathlib import Path
+
+from tests.harness import wait_until
 
 EXE = [sys.executable, "-m", "sagan_tui"]
 _ESCAPES = re.compile(rb"\x1b\[[0-9;?<=>!$ ]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_].*?\x1b\\|\x1b[()=>78cDEHM]")
@@ -51,12 +52,16 @@ class PtyPanel:
     def text(self) -> str:
         return _ESCAPES.sub(b"", bytes(self.output)).decode("utf-8", "replace")
 
-    def wait_for(self, words: str, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while words not in self.text():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"panel never showed {words!r}; it showed: {self.text()[-1500:]!r}")
-            time.sleep(0.1)
+    def wait_to_show(self, words: str, timeout: float) -> None:
+        def shown() -> bool:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"panel ended before it showed {words!r}; it showed: {self.text()[-1500:]!r}")
+            return words in self.text()
+
+        try:
+            wait_until(shown, f"the panel to show {words!r}", timeout=timeout)
+        except AssertionError as gone:
+            raise AssertionError(f"{gone}; it showed: {self.text()[-1500:]!r}") from None
 
     def send(self, keys: str) -> None:
         os.write(self.master, keys.encode())

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from sagan_tui.ui.screens.confirm import ConfirmScreen
 
-from tests.notes import notes
+from tests.harness import notes, poll_now, said, table_rows, wait_for
 
-from .conftest import poll_now, wait_for
 
 WORLD = {
     "sagan": {"token": "sagan-actions-rel", "failures": [{"from": 1000, "to": 1100, "kind": "500"}]},
@@ -23,10 +22,6 @@ WORLD = {
     ],
     "pods": [{"id": "teampod502aaaa", "account": "team", "experiment": 502, "created_at": -600, "running_at": -560}],
 }
-
-
-def said(app, words: str) -> list[str]:
-    return [n.message for n in notes(app) if words in n.message]
 
 
 async def confirm(pilot, app, key: str) -> None:
@@ -65,7 +60,7 @@ async def test_a_failed_hold_changes_nothing_and_says_why(sim_factory, panel):
     app, cache = panel(sim.env())
     async with app.run_test(size=(200, 50)) as pilot:
         await poll_now(pilot, app)
-        before = {k: [str(c) for c in app.experiments_table.get_row(k)] for k in app.experiments_table.shown_keys()}
+        before = table_rows(app.experiments_table)
         sim.clock.jump_to(1010)  # Sagan answers 500 from t=1000
         app.experiments_table.focus()
         app.experiments_table.select_key("502")
@@ -80,7 +75,7 @@ async def test_a_failed_hold_changes_nothing_and_says_why(sim_factory, panel):
         [message] = said(app, "hold #502 failed")
         assert "HTTP 500" in message
         assert [n.severity for n in notes(app) if "hold #502" in n.message] == ["error"]
-        after = {k: [str(c) for c in app.experiments_table.get_row(k)] for k in app.experiments_table.shown_keys()}
+        after = table_rows(app.experiments_table)
         assert after == before  # nothing on screen pretends it happened
     [a] = [a for a in cache.actions() if a.action == "hold"]
     assert (a.target, a.account, a.result) == ("#502", "team", "error") and "HTTP 500" in a.error

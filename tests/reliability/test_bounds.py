@@ -13,7 +13,8 @@ from datetime import timedelta
 from sagan_tui.models import WorkflowEvent, utcnow
 from sagan_tui.store.cache import ts
 
-from .conftest import SOAK, open_poller, poll_now, wait_for
+from .conftest import SOAK, open_poller
+from tests.harness import poll_now, wait_for
 
 STABLE = {
     "accounts": {"team": {"api_key": "rk-team-b"}, "personal": {"api_key": "rk-personal-b"}},

@@ -21,9 +21,9 @@ import httpx
 from sagan_tui.store.cache import Cache
 from sagan_tui.ui.screens.audit import AuditScreen
 
-from tests.notes import notes
+from tests.harness import notes, poll_now, wait_for
 
-from .conftest import SOAK, open_poller, poll_now, wait_for
+from .conftest import SOAK, open_poller
 from .processes import EXE, PtyPanel, command_env
 
 RUN_S = 300 if SOAK else 6
@@ -105,7 +105,7 @@ def test_two_panels_and_a_sync_share_one_cache(sim_factory, tmp_path, figures):
     panels = [PtyPanel(env, ["--poll-interval", "0.5", "--no-mouse", "--no-bell"]) for _ in range(2)]
     try:
         for p in panels:
-            p.wait_for("sagan ", timeout=60)
+            p.wait_to_show("sagan ", timeout=60)
         # Polls counted, not timed: `sync --for` made one poll in 6 s when two suites shared the
         # machine. Each `sync --once` opens, writes and closes the cache while both panels poll
         # it, and exits 1 if a source failed; at least SYNC_RUNS of them, and RUN_S of wall time.

@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 
-from tests.notes import notes
+from tests.harness import notes, poll_now, wait_for
 
-from .conftest import poll_now, wait_for
 from .processes import EXE, command_env
 
 

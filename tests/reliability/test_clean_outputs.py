@@ -112,23 +112,19 @@ def test_the_exported_file_and_its_osc52_payload_are_clean(synced, tmp_path):
     assert "US-KS-2dc" in payload and raw_controls(payload) == []
 
 
-async def test_the_panels_export_its_clipboard_copy_and_its_toasts_are_clean(synced, tmp_path,
+async def test_the_panels_export_its_osc52_copy_and_its_toasts_are_clean(synced, tmp_path,
                                                                               monkeypatch):
     """The panel on the cache `sync` filled: `e` writes the incident (into SAGAN_TUI_DATA_DIR) and
     copies it by OSC 52; a toast quoting a source's words is cleaned as well."""
     from sagan_tui.config_model import load_settings
     from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
-    from tests.in_process import panel_app
-    from tests.notes import notes
-
-    from .conftest import wait_for
+    from tests.harness import notes, panel_on, wait_for
 
     monkeypatch.setenv("SAGAN_TUI_DATA_DIR", str(tmp_path / "exports"))
     settings, _ = load_settings(sagan_tui_cache=str(synced[0]), bell=False, poll_interval=60.0)
     cache = Cache(settings.cache_path)
     try:
-        app = panel_app(settings, cache, Poller(settings, cache), poll=False)
+        app, _ = panel_on(settings, cache=cache, poll=False)
         async with app.run_test(size=(200, 50)) as pilot:
             await wait_for(pilot, lambda: app.loaded, what="the whole panel")
             await pilot.press("e")

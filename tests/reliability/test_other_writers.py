@@ -6,7 +6,7 @@ import sqlite3
 import subprocess
 from contextlib import closing
 
-from .conftest import wait_for
+from tests.harness import wait_for
 from .processes import EXE, command_env
 
 

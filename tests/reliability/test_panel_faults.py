@@ -10,7 +10,7 @@ from __future__ import annotations
 from sagan_tui.models import HealthState
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
-from .conftest import poll_now, screen_text, wait_for
+from tests.harness import poll_now, screen_text, wait_for
 from .test_faults import WORLD
 
 # Scenario time -> (source, simulator fault kind, what the header shows)

@@ -20,9 +20,8 @@ from sagan_tui.sources.runpod_graphql import GraphQLTransport
 from sagan_tui.sources.runpod_rest import RestV2Transport
 from sagan_tui.sources.sagan import SaganClient
 
-from .conftest import poll_now, screen_text, wait_for
+from tests.harness import notes, poll_now, screen_text, wait_for
 from .stub_server import Reply
-from tests.notes import notes
 
 TOKEN = "sagan-SECRET-token-5d1e9b7c3a"
 TEAM = "rk-team-SECRET-7f3a9c1e4b6d"
@@ -181,17 +180,14 @@ async def test_no_secret_reaches_the_panel_its_exports_logs_or_cache(sim_factory
     settings, warnings = load_settings(env, sagan_tui_cache=str(tmp_path / "panel.sqlite"), bell=False,
                                        poll_interval=60.0)
     assert sorted(settings.secrets()) == sorted(SECRETS) and not [w for w in warnings if "readable" in w]
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
-    from tests.in_process import panel_app
+    from tests.harness import panel_on
 
-    cache = Cache(settings.cache_path)
-    app = panel_app(settings, cache, Poller(settings, cache), poll=False)
+    app, cache = panel_on(settings, poll=False)
     async with app.run_test(size=(200, 50)) as pilot:
         await poll_now(pilot, app)
         sim.clock.jump_to(60)
         await _panel_session(app, sim, pilot, seen)
-        clip = app._clipboard
+        clip = app.clipboard
     assert "v0c7bx292xqvg4" in clip
     seen.append(clip)
     cache.close()
@@ -202,8 +198,7 @@ async def test_no_secret_reaches_the_panel_its_exports_logs_or_cache(sim_factory
         stub.set(path, echo)
     env2 = {**env, "SAGAN_BASE_URL": stub.base_url, "RUNPOD_API_BASE_URL": stub.base_url}
     settings2, _ = load_settings(env2, sagan_tui_cache=str(tmp_path / "panel.sqlite"), bell=False, poll_interval=60.0)
-    cache = Cache(settings2.cache_path)
-    app = panel_app(settings2, cache, Poller(settings2, cache), poll=False)
+    app, cache = panel_on(settings2, poll=False)
     async with app.run_test(size=(200, 50)) as pilot:
         await poll_now(pilot, app)
         assert "✗5xx" in screen_text(app) and "✗401" in screen_text(app)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.notes import notes
+from tests.harness import notes, poll_now, wait_for
 
-from .conftest import poll_now, wait_for
 
 R4 = "k3m8qz0v2xw7ta"
 # Holds the write lock 15 s (past the cache's 10 s busy timeout), writes `released` just before

@@ -18,9 +18,8 @@ from sagan_tui.sources.runpod_graphql import GraphQLTransport
 from sagan_tui.sources.runpod_rest import RestV2Transport
 from sagan_tui.ui.safe_text import clean
 
-from .conftest import poll_now, screen_text, wait_for
+from tests.harness import notes, poll_now, screen_text, table_rows, toasts, wait_for
 from .stub_server import EMPTY_MYSELF
-from tests.notes import notes, toasts
 
 INJECTIONS = [
     "[@click=app.quit]boom[/]",  # a Textual action link
@@ -89,9 +88,9 @@ async def test_every_field_and_error_message_is_shown_literally_and_nothing_acts
         main = look("main")
         for literal_text in ("[@click=app.quit]boom[/]", "[bold red]styled[/]", "[link=http://evil"):
             assert literal_text in main, literal_text
-        titles = {k: app.experiments_table.get_row(k) for k in app.experiments_table.shown_keys()}
+        titles = table_rows(app.experiments_table)
         assert len(titles) == len(INJECTIONS)
-        shown = {str(c) for row in titles.values() for c in row}
+        shown = {c for row in titles.values() for c in row}
         for s in TEXTISH:
             assert any(s in c for c in shown), s
 
@@ -153,7 +152,7 @@ async def test_every_field_and_error_message_is_shown_literally_and_nothing_acts
         await pilot.press("escape")
 
         assert app.is_running and app.return_code is None
-        assert app._clipboard == "" and app.title == "sagan-tui"
+        assert app.clipboard == "" and app.title == "sagan-tui"
     figures["injection_strings"] = len(INJECTIONS)
     figures["injection_fields_per_string"] = 24
     figures["injection_clicks"] = clicks

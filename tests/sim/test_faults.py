@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import httpx
 import pytest
 
 from sagan_tui.sim.scenarios import build_scenario
+from tests.harness import wait_until
 
 WINDOWS = {"401": 100, "429": 110, "500": 120, "bad-json": 130, "timeout": 140, "410": 150}
 FAILURES = [{"from": start, "to": start + 10, "kind": kind} for kind, start in WINDOWS.items()]
@@ -96,8 +96,8 @@ def test_a_held_timeout_does_not_hold_up_shutdown(sim):
 
     caller = threading.Thread(target=call)
     caller.start()
-    _until(lambda: sim.requests and sim.requests[-1].path == "/graphql", "the request to reach the simulator")
-    server = sim._thread
+    wait_until(lambda: sim.requests and sim.requests[-1].path == "/graphql", "the request to reach the simulator")
+    server = sim._thread  # private on purpose: that the server's own thread ends is this test's rule
     sim.stop()
     # The outer guard only turns a hang into a clear failure: a held reply that stop() did not
     # release would end in the client's 30 s ReadTimeout, or be cut by uvicorn's shutdown.
@@ -105,14 +105,6 @@ def test_a_held_timeout_does_not_hold_up_shutdown(sim):
     assert not caller.is_alive(), "the held request was not released by stop()"
     assert outcome == [504], outcome  # answered by the released hold, not cut off nor timed out
     assert server is not None and not server.is_alive()
-
-
-def _until(cond, what: str, guard_s: float = 30.0) -> None:
-    """Wait for cond(); the guard only turns a hang into a failure naming what never happened."""
-    deadline = time.monotonic() + guard_s
-    while not cond():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
 
 
 def test_latency_is_added_to_every_reply(sim_factory):

@@ -31,7 +31,7 @@ class _Tries(logging.Handler):
                 self.count += 1
                 self.seen.notify_all()
 
-    def wait_for(self, n: int) -> None:
+    def until_seen(self, n: int) -> None:
         with self.seen:
             assert self.seen.wait_for(lambda: self.count >= n, timeout=60), f"{self.count} tries seen"
 
@@ -76,7 +76,7 @@ def _blocked_writer(tmp_path):
 
 def test_a_write_waits_out_a_lock_held_past_the_busy_timeout(tmp_path, tries):
     cache, other, out, writer = _blocked_writer(tmp_path)
-    tries.wait_for(3)  # refused three times: one busy timeout would have failed it
+    tries.until_seen(3)  # refused three times: one busy timeout would have failed it
     assert out == {}
     other.execute("commit")
     writer.join(60)
@@ -88,7 +88,7 @@ def test_a_write_waits_out_a_lock_held_past_the_busy_timeout(tmp_path, tries):
 
 def test_closing_the_cache_ends_a_write_waiting_for_the_lock(tmp_path, tries):
     cache, other, out, writer = _blocked_writer(tmp_path)
-    tries.wait_for(1)
+    tries.until_seen(1)
     closer = threading.Thread(target=cache.close)
     closer.start()
     writer.join(60)

@@ -9,7 +9,7 @@ from sagan_tui.runway import BARS, resample, sparkline
 from sagan_tui.ui.screens.accounts import AccountsScreen, account_rows
 
 from ..ui import frozen
-from ..ui.conftest import wait_for
+from tests.harness import cache_of, open_dialog, wait_for
 
 SIZE = (120, 40)
 
@@ -70,13 +70,12 @@ def test_a_balance_held_between_its_changes_reads_as_a_line_over_time():
 
 async def test_B_opens_the_account_view_on_the_cached_health_and_escape_closes_it(tmp_path):
     app = frozen.frozen_app(tmp_path)
-    cache = app.session.core.cache
+    cache = cache_of(app)
     with cache.transaction() as conn:  # what earlier polls recorded: the balance each time it moved
         cache.record_balance(conn, "team", frozen.NOW - timedelta(hours=2), 500.0, False)
         cache.record_balance(conn, "team", frozen.NOW - timedelta(hours=1), 450.0, False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("B")
-        await wait_for(pilot, lambda: isinstance(app.screen, AccountsScreen), what="the account view")
+        await open_dialog(pilot, "B", AccountsScreen, "the account view")
         rows = {r[0][0]: [t for t, _ in r] for r in app.screen.rows}
         assert rows["personal"][1] == "FAILING 401 since 10:50"
         assert rows["personal"][4] == "OUT: $0, RunPod stops its pods"

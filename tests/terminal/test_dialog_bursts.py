@@ -14,8 +14,7 @@ from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..ui import frozen
-from ..notes import notes
-from ..ui.conftest import wait_for
+from tests.harness import notes, wait_for
 from .test_dialogs import SIZE, burst
 
 
@@ -57,7 +56,8 @@ async def test_a_its_answers_and_alt_a_in_one_burst_approve_with_both_answers(tm
         burst(app, ["a", *"gym", "\t", *"1,2", "alt+a"])
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval dialog")
         screen = app.screen
-        # what would be sent, recorded instead of sent (the frozen panel has no server)
+        # private on purpose: what the keys decide is the rule, recorded instead of sent (the
+        # frozen panel has no server); the send itself is tests/actions'
         screen._send = lambda decision, answers, note: decided.append((decision, answers))  # type: ignore[method-assign]
         await wait_for(pilot, lambda: decided, what="the decision")
     assert decided == [("approve", {"envs": "gym", "seeds": "1,2"})]

@@ -9,8 +9,7 @@ from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
 from ..ui import frozen
-from ..notes import notes, toasts
-from ..ui.conftest import wait_for
+from tests.harness import notes, open_dialog, toasts, wait_for
 
 SIZE = (120, 40)
 
@@ -35,9 +34,7 @@ def burst(app, keys: list[str], after_s: float = 1.0) -> None:
 
 async def open_approval(pilot, app, number: str) -> ApprovalScreen:
     app.experiments_table.select_key(number)
-    await pilot.press("a")
-    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval dialog")
-    return app.screen
+    return await open_dialog(pilot, "a", ApprovalScreen, "the approval dialog")
 
 
 async def test_answers_typed_in_one_burst_with_a_tab_land_in_their_own_fields(tmp_path):
@@ -57,7 +54,8 @@ async def test_answers_and_approve_typed_in_one_burst_approve_with_both_answers(
     decided = []
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_approval(pilot, app, "369")
-        # what would be sent, recorded instead of sent (the frozen panel has no server)
+        # private on purpose: what the keys decide is the rule, recorded instead of sent (the
+        # frozen panel has no server); the send itself is tests/actions'
         screen._send = lambda decision, answers, note: decided.append((decision, answers))  # type: ignore[method-assign]
         burst(app, [*"gym", "\t", *"1,2", "alt+a"])
         await wait_for(pilot, lambda: decided, what="the decision")
@@ -100,8 +98,7 @@ async def test_under_a_dialog_without_a_bar_of_its_own_the_key_bar_lists_the_dia
         bar = app.main_screen.query_one(KeyBar)
         await wait_for(pilot, lambda: "h" in bar.keys, what="the panel's keys")
         app.experiments_table.select_key("367")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "the hold dialog")
         await wait_for(pilot, lambda: "esc Cancel" in bar.plain, what="the dialog's keys")
         assert "h" not in bar.keys
         await pilot.press("escape")
@@ -114,8 +111,7 @@ async def test_over_a_dialog_a_notification_shows_on_its_news_line_and_as_a_toas
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:  # run_test leaves toasts out
         app.experiments_table.select_key("367")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "the hold dialog")
         dialog = app.screen
         app.notify("3 pods lost", title="Reaping wave", timeout=30, markup=False)
         await pilot.pause()
@@ -138,8 +134,7 @@ async def test_the_guard_button_says_what_it_waits_for_until_the_number_is_typed
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         app.experiments_table.select_key("192")
-        await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(app.screen, GuardedDispatchScreen), what="the guard")
+        await open_dialog(pilot, "C", GuardedDispatchScreen, "the guard")
         button = app.screen.query_one("#confirm", Button)
         assert button.disabled and str(button.label) == "Canary (type 192)"  # C: the canary's own word
         await pilot.press(*"192")
@@ -153,8 +148,7 @@ async def test_tabbing_into_the_hold_note_keeps_its_text_and_a_long_note_wraps_w
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         app.experiments_table.select_key("363")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "the hold dialog")
         note = app.screen.query_one("#note")
         before = note.value
         assert before  # prefilled by the session

@@ -7,7 +7,7 @@ import pytest
 from sagan_tui.ui.widgets.key_bar import KEEP, fit_keys
 
 from ..ui import frozen
-from ..ui.conftest import wait_for
+from tests.harness import wait_for
 from sagan_tui.ui.widgets.key_bar import KeyBar
 
 MAIN = [("space", "Mark", "toggle_mark"), ("/", "Filter", "filter"), ("a", "Approval", "review_approval"),

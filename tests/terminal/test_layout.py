@@ -33,6 +33,7 @@ async def test_a_few_experiments_give_their_rows_to_the_timeline_and_the_loss_ar
         assert app.timeline.size.width > app.experiments_table.size.width  # six tenths of the width below
         await pilot.press("I")  # the incident layout keeps its own rows
         await pilot.pause()
+        # private on purpose: layout.py's fitting state is the rule (the incident layout fits nothing)
         assert getattr(app.query_one("#body"), "_fitted_rows") is None
 
 

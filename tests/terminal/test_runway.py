@@ -10,8 +10,7 @@ from sagan_tui.basics import ErrorKind, HealthState, SourceHealth
 from sagan_tui.runway import RunwayWatch, left, runway
 from sagan_tui.render import status_segments
 
-from ..notes import notes
-from ..ui.conftest import SIZE, poll_now, polled
+from tests.harness import SIZE, notes, poll_now, polled
 
 NOW = datetime(2026, 5, 14, 11, 0, tzinfo=timezone.utc)
 

@@ -9,7 +9,7 @@ from textual.widgets import Static
 from sagan_tui.keymap import WHERE
 from sagan_tui.ui.screens.help import KEY_COLUMN, HelpScreen
 
-from ..ui.conftest import wait_for
+from tests.harness import open_dialog, wait_for
 from ..ui.frozen import frozen_app
 
 
@@ -61,8 +61,7 @@ async def test_help_uses_a_wide_terminal_in_two_columns(tmp_path):
 async def test_the_palette_shows_clean_names_and_one_quit(tmp_path):
     app = frozen_app(tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:
-        await pilot.press("ctrl+p")
-        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await open_dialog(pilot, "ctrl+p", CommandPalette, "the palette")
         commands = app.screen.query_one(CommandList)
         await wait_for(pilot, lambda: commands.option_count > 20, what="the commands listed")
         names = [str(commands.get_option_at_index(i).prompt) for i in range(commands.option_count)]
@@ -77,7 +76,7 @@ async def test_the_palette_shows_clean_names_and_one_quit(tmp_path):
 async def test_C_outside_a_wave_does_not_speak_of_the_waves_kill_time(sim_factory, panel):
     from sagan_tui.ui.screens.confirm import ConfirmScreen
 
-    from ..ui.conftest import poll_now
+    from tests.harness import poll_now
 
     app = panel(sim_factory(scenario="calm"), poll=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -85,8 +84,7 @@ async def test_C_outside_a_wave_does_not_speak_of_the_waves_kill_time(sim_factor
         assert not app.view.waves
         app.experiments_table.focus()
         app.experiments_table.select_key("206")  # blocked in the calm scenario, no loss anywhere
-        await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the canary dialog")
+        await open_dialog(pilot, "C", ConfirmScreen, "the canary dialog")
         note = app.screen.note
         assert "kill time" in note and "wave's kill time" not in note and "no wave on record" in note
 

@@ -116,16 +116,13 @@ async def test_decoys_show_nothing_forming_and_no_wave(play, fixture):
 
 
 async def test_the_panels_status_line_says_watch_for_the_correlated_pair(play):
-    from sagan_tui.sync.poller import Poller
-    from tests.in_process import panel_app
     from sagan_tui.ui.widgets.status_bar import StatusBar
-
-    from ..ui.conftest import wait_for
+    from tests.harness import panel_on, wait_for
 
     p = play(H.correlated_pair())
     await p.until(300)
     rig = p.rig
-    app = panel_app(rig.settings, rig.cache, Poller(rig.settings, rig.cache), clock=rig.now, poll=False)
+    app, _ = panel_on(rig.settings, cache=rig.cache, clock=rig.now, poll=False)
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_for(pilot, lambda: app.view.loss_view is not None and app.view.loss_view.forming, what="forming")
         await wait_for(pilot, lambda: "WATCH: 2 pods lost" in app.query_one(StatusBar).plain, what="WATCH in the header")

@@ -109,10 +109,9 @@ def fill(cache: Cache) -> None:
 
 def frozen_app(tmp: Path, **flags):
     """The panel over the frozen cache, its clock stopped at NOW and polling off."""
-    from sagan_tui.sync.poller import Poller
-    from tests.in_process import panel_app
+    from tests.harness import panel_on
 
     s = settings(tmp, **flags)
     cache = Cache(s.cache_path)
     fill(cache)
-    return panel_app(s, cache, Poller(s, cache), clock=lambda: NOW, poll=False)
+    return panel_on(s, cache=cache, clock=lambda: NOW, poll=False)[0]

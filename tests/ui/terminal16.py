@@ -1,7 +1,8 @@
 """What a 16-colour terminal receives from an app under `run_test`: its bytes, each cell's SGR, an SVG in xterm's palette.
 
-The bytes are the ones the app would write (its console's colour system, the compositor's full
-update: what `App._display` sends); the headless driver writes nothing, so they are made here.
+The bytes are the ones the app writes: Textual's headless driver draws nothing, so `Terminal`
+is a driver (through the App's public `driver_class`) that draws as a terminal's would and keeps
+every byte; `cells` lays the updates over one grid, as the terminal does.
 """
 
 from __future__ import annotations
@@ -32,14 +33,32 @@ class Cell:
     attrs: frozenset[int] = frozenset()  # 1 bold, 2 dim, 3 italic, 4 underline, 7 reverse
 
 
-def terminal_bytes(app) -> str:
-    """The escape codes of the app's whole screen as its console would send them."""
-    update = app.screen._compositor.render_update(full=True)  # what export_screenshot renders too
-    return update.render_segments(app.console)
+class Terminal:
+    """The terminal `app` draws on: run it with `app.run_test(headless=False, ...)`."""
+
+    def __init__(self, app) -> None:
+        from textual.drivers.headless_driver import HeadlessDriver
+
+        written = self.written = []
+
+        class Drawn(HeadlessDriver):
+            @property
+            def is_headless(self) -> bool:
+                return False  # the App writes its updates only to a driver that is not headless
+
+            def write(self, data: str) -> None:
+                written.append(data)
+
+        app.driver_class = Drawn
+
+    def bytes(self) -> str:
+        """Every escape code and character the app has sent so far."""
+        return "".join(self.written)
 
 
 def cells(out: str) -> list[list[Cell]]:
-    """The screen `out` draws, row by row, each cell with its colours (16-colour SGR only)."""
+    """The screen `out` draws, row by row, each cell with its colours (16-colour SGR only); a
+    later update overwrites the cells it moves to."""
     grid: dict[int, dict[int, Cell]] = {}
     y = x = 0
     fg, bg, attrs = 39, 49, set()

@@ -11,7 +11,7 @@ from syrupy.extensions.image import SVGImageSnapshotExtension
 from sagan_tui.ui.colours16 import PALETTE, undimmed
 
 from .frozen import frozen_app
-from .terminal16 import cells, row_with, svg, terminal_bytes
+from .terminal16 import Terminal, cells, row_with, svg
 
 LIVE_POD = "j18eiux6ccekyj"  # team's live pod in the frozen cache
 LOST_POD = "v0c7bx292xqvg4"  # a lost pod (#192's): its row in the pods pane
@@ -28,20 +28,21 @@ def standard(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
 
 
-async def _pods_cursor_on_live_pod(app, pilot) -> str:
+async def _pods_cursor_on_live_pod(app, pilot, terminal: Terminal) -> str:
     await pilot.pause()
     table = app.pods_table
     table.focus()
     assert table.select_key(LIVE_POD)
     await pilot.pause()
-    return terminal_bytes(app)
+    return terminal.bytes()
 
 
 @pytest.mark.usefixtures("standard")
 async def test_in_16_colours_the_cursor_row_is_black_on_white_and_lost_rows_bright_red(tmp_path):
     app = frozen_app(tmp_path)
-    async with app.run_test(size=(200, 50)) as pilot:
-        out = await _pods_cursor_on_live_pod(app, pilot)
+    terminal = Terminal(app)
+    async with app.run_test(size=(200, 50), headless=False) as pilot:
+        out = await _pods_cursor_on_live_pod(app, pilot, terminal)
     assert app.console.color_system == "standard"
     grid = cells(out)
     cursor = {(c.fg, c.bg) for c in row_with(grid, f"{LIVE_POD}  team")}
@@ -57,8 +58,9 @@ async def test_in_16_colours_the_cursor_row_is_black_on_white_and_lost_rows_brig
 async def test_16_colour_snapshot_of_the_pods_table_with_lost_rows_and_the_cursor(tmp_path, snapshot):
     """The whole screen in xterm's palette: the pods pane's cursor row on the live pod, its LOST rows below."""
     app = frozen_app(tmp_path)
-    async with app.run_test(size=(200, 50)) as pilot:
-        out = await _pods_cursor_on_live_pod(app, pilot)
+    terminal = Terminal(app)
+    async with app.run_test(size=(200, 50), headless=False) as pilot:
+        out = await _pods_cursor_on_live_pod(app, pilot, terminal)
     assert svg(out, 200, "sagan-tui, TERM=xterm (16 colours)") == snapshot(extension_class=SVGImageSnapshotExtension)
 
 

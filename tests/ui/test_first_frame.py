@@ -21,7 +21,8 @@ from sagan_tui.ui.panel_start import PanelStart
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
 from . import frozen
-from .conftest import SIZE, fill_cache, polled, sim_settings, wait_for
+from .conftest import fill_cache
+from tests.harness import SIZE, polled, printed, sim_settings, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 # Each costs 0.1-2 s to import and none is needed to draw the cached rows (pydantic and the
@@ -251,7 +252,7 @@ def test_the_first_frame_draws_the_rows_the_session_draws_from_the_same_cache(tm
     assert notes["m1ss1ngp0d0001"].startswith("MISSING? since 10:50:00")
 
 
-async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path):
+async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path, capsys):
     """`sagan-tui` validates its settings in the load: a bad one is an exit naming it, code 2."""
     s = frozen.settings(tmp_path)
     cache = Cache(s.cache_path)
@@ -263,7 +264,7 @@ async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.return_code is not None, what="the exit")
         assert app.experiments_table.row_count == 11  # the first frame was drawn from the cache
-        [message] = [str(m) for m in app._exit_renderables]  # what is printed once the screen is gone
+    message = printed(capsys)  # what is printed once the screen is gone
     # The session process refused the settings before it opened anything: the cache is as it was.
     assert app.return_code == 2 and not app.loaded and app.session.opened == 0
     assert "request_timeout" in message and "never-shown" not in message

@@ -10,9 +10,8 @@ from datetime import timedelta
 from sagan_tui.models import Experiment, WorkflowEvent
 from sagan_tui.store.cache import Cache
 
-from .conftest import wait_for
+from tests.harness import notes, wait_for
 from .frozen import NOW, frozen_app
-from tests.notes import notes
 
 SIZE = (160, 40)
 
@@ -20,6 +19,8 @@ SIZE = (160, 40)
 async def deliver(pilot, app) -> None:
     """The session reads what the other writer committed; its update is applied (an update that
     came within a moment of a key waits for the keys to stop: ui/key_first.py)."""
+    # The session's look at other writers, now (its own timer otherwise): no channel intent asks
+    # for one, so the in-process session's own method; the look's rule is what this file tests.
     await app.session.core.look_now()
     await pilot.pause()
     await wait_for(pilot, lambda: not app.main_screen.pacing.held, what="the held updates applied")
@@ -27,7 +28,7 @@ async def deliver(pilot, app) -> None:
 
 
 def other_writer(app, write) -> None:
-    other = Cache(app.session.core.cache.path)
+    other = Cache(app.settings.cache_path)
     try:
         with other.transaction() as conn:
             write(other, conn)
@@ -129,10 +130,8 @@ async def test_the_timeline_follows_the_cursor_once_it_rests_not_at_every_row(tm
         await pilot.pause()
         rest = exps.cursor_key
         assert rest != first and asked == [] and str(first) in str(tl.border_title)
-        app.main_screen._cursor_rested()
-        for _ in range(200):
-            await pilot.pause()
-            if tl.row_count and {tl.records[k].cells[1].text for k in tl.shown_keys()} == {f"#{rest}"}:
-                break
+        app.main_screen.rest_cursor()
+        await wait_for(pilot, lambda: tl.row_count and {tl.records[k].cells[1].text for k in tl.shown_keys()}
+                       == {f"#{rest}"}, what="the timeline of the row the cursor rests on")
         assert asked == [int(rest)] and f"#{rest}" in str(tl.border_title)
         assert {tl.records[k].cells[1].text for k in tl.shown_keys()} == {f"#{rest}"}

@@ -12,7 +12,7 @@ from sagan_tui.ui.screens.confirm import Dialog
 from sagan_tui.ui.screens.detail import DetailScreen
 from sagan_tui.ui.widgets.filter_bar import FilterBar
 
-from .conftest import poll_now, wait_for
+from tests.harness import open_dialog, poll_now, wait_for
 from .frozen import frozen_app
 
 SIZE = (200, 50)
@@ -55,8 +55,7 @@ async def test_j_and_k_move_in_the_audit_log(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("e")  # export: one audit row; the second is the acknowledgement
         await pilot.press("K")
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), what="audit log")
+        await open_dialog(pilot, "A", AuditScreen, "audit log")
         table = app.screen.query_one(DataTable)
         await wait_for(pilot, lambda: table.row_count >= 2, what="two audit rows")
         table.move_cursor(row=0)
@@ -164,8 +163,7 @@ async def test_the_detail_screens_R_fetches_the_plan_again_and_u_releases_as_on_
         assert viewed()[1].view is not None and len(calm_sim.requests) > asked  # over HTTP, again
         assert isinstance(app.screen, DetailScreen)
 
-        await pilot.press("u")
-        await wait_for(pilot, lambda: isinstance(app.screen, Dialog), what="the release dialog")
+        await open_dialog(pilot, "u", Dialog, "the release dialog")
         targets = [str(t.render()) for t in app.screen.query(".target")]
         assert app.screen.confirm_label == "Release" and len(targets) == 1 and f"#{number}" in targets[0]
         assert app.screen.focused is not None and app.screen.focused.id == "cancel"  # starts on Cancel

@@ -11,9 +11,8 @@ from sagan_tui.keymap import KEYS
 from sagan_tui.ui.screens.approval import ApprovalScreen
 from sagan_tui.ui.screens.help import HelpScreen
 
-from .conftest import wait_for
+from tests.harness import cache_of, notes, wait_for
 from .frozen import LOST, frozen_app
-from tests.notes import notes
 
 SIZE = (200, 50)
 INBOX = ["369", "367", "358", "192"]  # owner-turn rows, newest first
@@ -118,7 +117,7 @@ async def test_dismissing_a_lost_pod_hides_its_row_and_keeps_the_loss(tmp_path):
         assert app.loss_area.border_title.startswith(f"Losses · {len(LOST)}")
         await pilot.press("X")
         await wait_for(pilot, lambda: "v0c7bx292xqvg4" in pods.shown_keys(), what="the dismissed row shown again")
-    assert [x.dismissed for x in app.session.core.cache.losses() if x.pod_id == "v0c7bx292xqvg4"] == [True]
+    assert [x.dismissed for x in cache_of(app).losses() if x.pod_id == "v0c7bx292xqvg4"] == [True]
 
 
 async def test_help_lists_every_binding(tmp_path):
@@ -189,7 +188,7 @@ async def test_read_only_refuses_every_mutating_key_out_loud(tmp_path):
         audit = await app.session.audit_log()
     assert [(a.action, a.target) for a in audit if a.action in ("dismiss", "approve")] == [
         ("approve", f"#{first.number}"), ("dismiss", "v0c7bx292xqvg4")]  # newest first
-    assert [x.dismissed for x in app.session.core.cache.losses() if x.pod_id == "v0c7bx292xqvg4"] == [False]
+    assert [x.dismissed for x in cache_of(app).losses() if x.pod_id == "v0c7bx292xqvg4"] == [False]
 
 
 async def test_palette_runs_a_pane_command_on_the_focused_pane(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sagan_tui.ui.key_first import KeyFirst
 
-from .conftest import wait_for
+from tests.harness import wait_for
 
 
 class Clock:

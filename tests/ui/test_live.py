@@ -9,7 +9,8 @@ from sagan_tui.ui.messages import Updated
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
-from .conftest import SIZE, fill_cache, poll_now, polled
+from .conftest import fill_cache
+from tests.harness import SIZE, poll_now, polled
 
 
 def cells(table, key: str) -> dict[str, str]:

@@ -8,7 +8,7 @@ from sagan_tui.store.cache import Cache
 from sagan_tui.sync.poller import Poller
 from sagan_tui.session.model import PanelModel
 
-from .conftest import sim_settings
+from tests.harness import sim_settings
 
 
 def drawn(rows):

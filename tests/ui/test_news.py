@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from sagan_tui.ui.news import INBOX, INCIDENT, NewsBoard, news_lines
 
-from ..notes import toasts
-from .conftest import wait_for
+from tests.harness import toasts, wait_for
 from .frozen import frozen_app
 
 

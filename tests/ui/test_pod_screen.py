@@ -9,7 +9,7 @@ from sagan_tui.ui.screens.detail import DetailScreen
 from sagan_tui.ui.screens.pod import PodScreen
 from sagan_tui.ui.widgets.heatmap import LossHeatmap
 
-from .conftest import SIZE, poll_now, polled, wait_for
+from tests.harness import SIZE, open_dialog, pane_text, poll_now, polled, wait_for
 
 LOST_POD, LOST_AT = R5[0][0], R5[0][5]  # #192's pod of the r5 wave
 
@@ -19,15 +19,14 @@ def log_text(screen: PodScreen) -> list[str]:
 
 
 def shown(screen: PodScreen, widget: str) -> str:
-    return str(screen.query_one(widget, Static).render())
+    return pane_text(screen.query_one(widget, Static))
 
 
 async def open_pod_row(pilot, app, pod_id: str) -> PodScreen:
     table = app.pods_table
     table.focus()
     table.move_cursor(row=table.get_row_index(pod_id))
-    await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, PodScreen), what="the pod screen")
+    await open_dialog(pilot, "enter", PodScreen, "the pod screen")
     return app.screen
 
 
@@ -64,8 +63,7 @@ async def test_the_demos_lost_pod_shows_its_record_gpus_and_system_log_to_the_re
 
         await pilot.press("y")
         assert app.clipboard == LOST_POD
-        await pilot.press("g")
-        await wait_for(pilot, lambda: isinstance(app.screen, DetailScreen), what="the experiment's detail")
+        await open_dialog(pilot, "g", DetailScreen, "the experiment's detail")
         assert app.screen.number == 192
         await pilot.press("escape")
         await pilot.press("escape")
@@ -108,6 +106,5 @@ async def test_enter_on_a_heatmap_cell_of_one_loss_opens_that_pods_screen(sim_fa
         assert pods == ("lonelyloss001",)
         heatmap.focus()
         heatmap.cursor = (row, col)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PodScreen), what="the pod screen")
+        await open_dialog(pilot, "enter", PodScreen, "the pod screen")
         assert app.screen.pod_id == "lonelyloss001" and app.screen.account == "team"

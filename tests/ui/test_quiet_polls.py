@@ -12,7 +12,7 @@ from sagan_tui.session.model import PanelModel
 from sagan_tui.ui.messages import Updated
 from sagan_tui.ui.widgets.status_bar import StatusBar
 
-from .conftest import SIZE, poll_now, polled
+from tests.harness import SIZE, poll_now, polled
 from .frozen import LIVE, LOST, NOW, fill, settings
 
 SCRATCH = ("aaaaaaaaaaaa01", "aaaaaaaaaaaa02")

@@ -14,14 +14,9 @@ from sagan_tui.ui.screens.guard import GuardedDispatchScreen
 from sagan_tui.ui.screens.prompt import NoteScreen
 from sagan_tui.ui.widgets.wave_panel import WavePanel
 
-from .conftest import SIZE, poll_now, wait_for
-from tests.notes import notes
+from tests.harness import SIZE, cache_of, open_dialog, poll_now, said, wait_for
 
 R4 = ["k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y"]
-
-
-def said(app, words: str) -> bool:
-    return any(words in n.message for n in notes(app))
 
 
 async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_actions(sim_factory, panel, monkeypatch):
@@ -44,9 +39,9 @@ async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_act
         return real_connect(*args, **kwargs)
 
     async with app.run_test(size=SIZE) as pilot:
-        cache = app.session.core.cache
+        cache = cache_of(app)
         cache.db.conn.set_trace_callback(trace)
-        cache._reader.set_trace_callback(trace)
+        cache._reader.set_trace_callback(trace)  # private on purpose: every connection the cache holds is the rule here
         monkeypatch.setattr(sqlite3, "connect", connect)
         for t in (20, 40, 60, 80, 100, 110, 120, 130, 150, 170):  # the r4 siblings die at t=98..112
             sim.clock.jump_to(t)
@@ -56,8 +51,7 @@ async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_act
         table = app.experiments_table
         table.focus()
         table.select_key("367")
-        await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval")
+        await open_dialog(pilot, "a", ApprovalScreen, "the approval")
         for box in app.screen.query(Input):
             if box.id and box.id.startswith("tb-"):
                 box.value = "n/a"
@@ -70,8 +64,7 @@ async def test_no_sqlite_call_runs_on_the_ui_thread_through_polls_a_wave_and_act
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the approval closed")
         table.focus()
         table.select_key("365")
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "the hold dialog")
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: said(app, "#365 held"), what="the hold sent")
 
@@ -126,7 +119,7 @@ async def test_dismiss_hides_the_pods_row_and_leaves_waves_report_and_ticket_as_
         waves_before = [(len(w.losses), w.burn_usd) for w in app.view.waves]
         title_before = app.loss_area.border_title
         now = app.clock()
-        report_before = incident_report(app.session.core.cache, now)
+        report_before = incident_report(cache_of(app), now)
         assert waves_before and R4[0] in report_before
         pods = app.pods_table
         pods.focus()
@@ -137,7 +130,7 @@ async def test_dismiss_hides_the_pods_row_and_leaves_waves_report_and_ticket_as_
         assert [(len(w.losses), w.burn_usd) for w in app.view.waves] == waves_before
         assert app.loss_area.border_title == title_before
         assert R4[0] in {x.pod_id for x in app.current_losses()}
-        assert incident_report(app.session.core.cache, now) == report_before  # the report is the ticket's text
+        assert incident_report(cache_of(app), now) == report_before  # the report is the ticket's text
         await poll_now(pilot, app)
         assert [(len(w.losses), w.burn_usd) for w in app.view.waves] == waves_before
         assert R4[0] not in pods.shown_keys()
@@ -218,19 +211,16 @@ async def test_q_asks_first_while_an_action_waits_for_its_answer(sim_factory, pa
         table = app.experiments_table
         table.focus()
         table.move_cursor(row=0)
-        await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="the hold dialog")
+        await open_dialog(pilot, "h", NoteScreen, "the hold dialog")
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: not isinstance(app.screen, NoteScreen), what="the hold sent")
         number = table.cursor_key
-        await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="quit asks first")
+        await open_dialog(pilot, "q", ConfirmScreen, "quit asks first")
         assert "in flight" in str(app.screen.dialog_title)
         assert f"  hold #{number}" in app.screen.targets  # it names the action that waits (issue 44.7)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="the question closed")
         assert app.is_running
-        await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="quit asks again")
+        await open_dialog(pilot, "q", ConfirmScreen, "quit asks again")
         await pilot.press("tab", "enter")
         await wait_for(pilot, lambda: not app.is_running, what="the panel quit")

@@ -87,9 +87,12 @@ def uses(source: str, namespace: dict) -> list[tuple[int, str]]:
 
 
 def _named(node: ast.AST) -> str | None:
-    """The member a getattr/setattr/hasattr/delattr call names by a string, if it is private."""
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id in ("getattr", "setattr", "hasattr", "delattr") and len(node.args) >= 2
+    """The member a getattr/setattr/hasattr/delattr call names by a string, if it is private (a
+    test's `monkeypatch.setattr(Input, "_name", ...)` too)."""
+    called = node.func if isinstance(node, ast.Call) else None
+    by_name = isinstance(called, ast.Name) and called.id in ("getattr", "setattr", "hasattr", "delattr")
+    by_method = isinstance(called, ast.Attribute) and called.attr in ("setattr", "delattr")
+    if ((by_name or by_method) and len(node.args) >= 2
             and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
             and node.args[1].value.startswith("_") and not node.args[1].value.startswith("__")):
         return node.args[1].value
@@ -105,11 +108,13 @@ def test_the_check_finds_a_private_read_an_override_and_a_reach_into_an_app():
     planted = ("class T(Widget):\n    def _compose(self): ...\n    def f(self): return self._dirty_regions\n"
                "def g(app): return app._keymap\n"
                "class U(Widget):\n    _render_cache = None\n    def h(self): return getattr(self, '_dirty_regions')\n"
-               "def k(app): setattr(app, '_keymap', {})\n")
+               "def k(app): setattr(app, '_keymap', {})\n"
+               "def m(monkeypatch): monkeypatch.setattr(Widget, '_compose', None)\n")
     namespace = {"Widget": Widget}
     exec(compile(planted, "planted", "exec"), namespace)
     assert uses(planted, namespace) == [(2, "_compose"), (3, "_dirty_regions"), (4, "_keymap"),
-                                        (6, "_render_cache"), (7, "_dirty_regions"), (8, "_keymap")]
+                                        (6, "_render_cache"), (7, "_dirty_regions"), (8, "_keymap"),
+                                        (9, "_compose")]
     own = "class Mine:\n    def _compose(self): return self._dirty_regions\n"  # not a Textual class
     assert uses(own, {"Mine": type("Mine", (), {})}) == []
 
@@ -126,3 +131,42 @@ def test_no_module_reaches_into_textual_private_members_but_the_listed_ones():
     unexplained = {k: v for k, v in found.items() if k not in ALLOWED}
     assert unexplained == {}, f"Textual private members used (file: name -> lines): {unexplained}"
     assert len(ALLOWED) <= 3 and all("github.com/Textualize/textual/" in v for v in ALLOWED.values())
+
+
+# The tests read the panel through public seams (tests/harness.py) too. "path: name" -> why a
+# name that Textual also uses privately is the test's own (its own class's attribute, the project's).
+TESTS_ALLOWED: dict[str, str] = {}
+TESTS = ROOT.parent / "tests"
+NOT_IMPORTED = {"tests/process/ui_run.py"}  # a child process's main: importing it installs its import hook
+
+
+def private_modules(source: str) -> list[tuple[int, str]]:
+    """Where `source` imports a private module of Textual (`textual._compositor`, `textual.widgets._toast`)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+            [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        found += [(node.lineno, n) for n in names
+                  if n.split(".")[0] == "textual" and any(p.startswith("_") for p in n.split(".")[1:])]
+    return found
+
+
+def test_the_tests_check_finds_a_private_module_of_textual():
+    planted = "import textual._compositor\nfrom textual.widgets._toast import Toast\nfrom textual.widgets import Input\n"
+    assert private_modules(planted) == [(1, "textual._compositor"), (2, "textual.widgets._toast")]
+
+
+def test_no_test_reaches_into_textual_private_members():
+    """As above, over tests/: a read of the App's toasts, the screen's compositor and the like would come
+    back here first (a check through a private breaks on a Textual upgrade, not on a bug)."""
+    found: dict[str, list[int]] = {}
+    for path in sorted(TESTS.rglob("*.py")):
+        name = str(path.relative_to(TESTS.parent))
+        module = name.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+        namespace = {} if name in NOT_IMPORTED else vars(importlib.import_module(module))
+        source = path.read_text()
+        for line, member in [*uses(source, namespace), *private_modules(source)]:
+            found.setdefault(f"{name}: {member}", []).append(line)
+    unexplained = {k: v for k, v in found.items() if k not in TESTS_ALLOWED}
+    assert unexplained == {}, f"Textual private members used in tests (file: name -> lines): {unexplained}"
+    assert len(TESTS_ALLOWED) <= 5, "the list is for a name the project shares with Textual, not a way around it"

@@ -6,8 +6,7 @@ from rich.text import Text
 from sagan_tui.ui.messages import ExperimentViewed, PlanRendered
 from sagan_tui.ui.screens.detail import DetailScreen
 
-from .conftest import SIZE, poll_now, polled, wait_for
-from tests.notes import notes
+from tests.harness import SIZE, notes, poll_now, polled, wait_for
 
 EVIL = "[@click=app.quit]boom[/]"
 OSC52 = "\x1b]52;c;ZXZpbA==\x07"

@@ -6,12 +6,11 @@ from __future__ import annotations
 import pytest
 
 from sagan_tui.session.model import PanelModel
+from sagan_tui.triage.verdict import verdict_of
 from sagan_tui.ui.screens.wave_response import WaveResponseScreen
 
 from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes
-from .conftest import wait_for
-from tests.notes import notes
-from sagan_tui.triage.verdict import verdict_of
+from tests.harness import open_dialog, panel_on, said, wait_for
 
 HELD = {400, 401, 402, 403}  # the reaper's experiments, all running on team
 
@@ -28,15 +27,8 @@ async def reaped(sim_factory, tmp_path, monkeypatch):
 
 
 def _app(rig, **flags):
-    from sagan_tui.sync.poller import Poller
-    from tests.in_process import panel_app
-
     settings = rig.settings.model_copy(update=flags) if flags else rig.settings
-    return panel_app(settings, rig.cache, Poller(settings, rig.cache), clock=rig.now, poll=False)
-
-
-def _notes(app, words: str) -> list[str]:
-    return [n.message for n in notes(app) if words in n.message]
+    return panel_on(settings, cache=rig.cache, clock=rig.now, poll=False)[0]
 
 
 def _status_posts(sim, mark: int) -> list:
@@ -48,8 +40,7 @@ async def test_w_then_send_holds_the_waves_experiments_and_writes_the_ticket(rea
     app = _app(rig)
     mark = len(sim.requests)
     async with app.run_test(size=(200, 50)) as pilot:
-        await pilot.press("W")
-        await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+        await open_dialog(pilot, "W", WaveResponseScreen, "wave response")
         screen = app.screen
         assert app.focused is not None and app.focused.id == "cancel"  # opens on Cancel
         assert screen.proposal.verdict.cause == "platform-reaper"
@@ -59,8 +50,8 @@ async def test_w_then_send_holds_the_waves_experiments_and_writes_the_ticket(rea
         note = screen.query_one("#note").value
         assert note.startswith("Held by the owner: PLATFORM REAPER") and all(p in note for p in REAPED)
         await pilot.press("tab", "enter")  # to Send, and send: W, tab, enter
-        await wait_for(pilot, lambda: _notes(app, "ticket: written to"), what="the response's report")
-        [report] = _notes(app, "ticket: written to")
+        await wait_for(pilot, lambda: said(app, "ticket: written to"), what="the response's report")
+        [report] = said(app, "ticket: written to")
     assert "hold: 4 of 4 held" in report and "dismiss: nothing dismissed" in report
     posts = _status_posts(sim, mark)
     assert sorted(int(r.path.split("/")[3]) for r in posts) == sorted(HELD)
@@ -78,8 +69,7 @@ async def test_typing_in_the_note_adds_to_it_and_enter_goes_to_send(reaped):
     _sim, rig, _ = reaped
     app = _app(rig)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("W")
-        await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+        await open_dialog(pilot, "W", WaveResponseScreen, "wave response")
         field = app.screen.query_one("#note")
         before = field.value
         field.focus()
@@ -94,8 +84,7 @@ async def test_cancel_sends_nothing_and_audits_nothing(reaped):
     app = _app(rig)
     mark, audited = len(sim.requests), len(rig.cache.actions())
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("W")
-        await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+        await open_dialog(pilot, "W", WaveResponseScreen, "wave response")
         await pilot.press("enter")  # on Cancel
         await wait_for(pilot, lambda: not isinstance(app.screen, WaveResponseScreen), what="dialog closed")
         await pilot.pause()
@@ -109,7 +98,7 @@ async def test_read_only_refuses_the_wave_response_with_the_reason_and_audits_it
     mark = len(sim.requests)
     async with app.run_test(size=(200, 50)) as pilot:
         await pilot.press("W")
-        await wait_for(pilot, lambda: _notes(app, "read-only: wave response refused"), what="refusal")
+        await wait_for(pilot, lambda: said(app, "read-only: wave response refused"), what="refusal")
         assert not isinstance(app.screen, WaveResponseScreen)
         audit = await app.session.audit_log()
     assert _status_posts(sim, mark) == []
@@ -154,8 +143,7 @@ async def test_w_lists_the_pods_it_stops_and_keeps_the_one_the_owner_unticks(sim
         assert len(starting) == 3
         app = _app(rig)
         async with app.run_test(size=(200, 50)) as pilot:
-            await pilot.press("W")
-            await wait_for(pilot, lambda: isinstance(app.screen, WaveResponseScreen), what="wave response")
+            await open_dialog(pilot, "W", WaveResponseScreen, "wave response")
             screen = app.screen
             assert app.focused is not None and app.focused.id == "cancel"  # still opens on Cancel
             boxes = {b.id.removeprefix("stop-"): b for b in screen.query(".stop-pod")}
@@ -166,8 +154,8 @@ async def test_w_lists_the_pods_it_stops_and_keeps_the_one_the_owner_unticks(sim
             assert not boxes[kept].value
             screen.query_one("#cancel").focus()
             await pilot.press("tab", "enter")  # Tab reaches Send
-            await wait_for(pilot, lambda: _notes(app, "hold:"), what="the response's report")
-            [report] = _notes(app, "hold:")
+            await wait_for(pilot, lambda: said(app, "hold:"), what="the response's report")
+            [report] = said(app, "hold:")
         assert "2 of 2 pods stopping" in report, report
         # the stop, whichever transport sent it (REST's /pods/<id>/stop, GraphQL's podStop)
         stopped = [f"{r.path} {r.body}" for r in sim.requests if r.method == "POST" and "stop" in f"{r.path} {r.body}"]
