@@ -14,9 +14,7 @@ from sagan_tui.keymap import BY_ID, KEYS
 from sagan_tui.ui.owner_desk import JOBS
 from sagan_tui.ui.panel_keys import PanelKeys
 from sagan_tui.ui.registry import APP, BY_ENTRY_ID, DESK, DESK_GROUPS, ENTRIES, OWN, mutating_ids
-from tests.notes import notes
-
-from .conftest import SIZE, polled, wait_for
+from tests.harness import SIZE, notes, polled, wait_for
 
 
 def declarers() -> dict[str, list[type]]:

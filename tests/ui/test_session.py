@@ -84,18 +84,18 @@ async def test_the_wave_panels_wave_arrives_weighed_and_no_diagnosis_runs_on_the
                                                                                               monkeypatch):
     """Issue 18.8: a diagnosis reads every pod's sightings (0.5 s at 10,000 pods); drawn lazily
     by the wave panel it held the UI thread and every key behind it."""
-    import sagan_tui.triage.waves as waves
+    import sagan_tui.triage.verdict as judged  # where a wave's diagnosis is made (diagnosis_of)
 
     sim = sim_factory(scenario="reaping-wave")
     app = panel(sim, poll=False)
     ui, where = threading.current_thread(), []
-    real = waves.diagnose
+    real = judged.diagnose
 
     def diagnose(*args, **kwargs):
         where.append(threading.current_thread() is ui)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(waves, "diagnose", diagnose)
+    monkeypatch.setattr(judged, "diagnose", diagnose)
     async with app.run_test(size=SIZE) as pilot:
         for t in (60, 130):  # before r4's losses, after them
             sim.clock.jump_to(t)

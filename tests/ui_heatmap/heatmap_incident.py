@@ -48,9 +48,17 @@ CONTEXT = TriageContext(sightings=(CONTROL,), accounts_polled=("team", "personal
 
 
 def waves(losses=LOSSES, guard_minutes=0):
-    """r4 and r5 as two waves (no following): these tests are about drawing two waves; the
-    followed wave of both bursts has tests of its own (test_wave_panel_incident.py)."""
-    return find_waves(losses, context=CONTEXT, guard_minutes=guard_minutes)
+    """r4 and r5 as two waves (no following), weighed as the session sends them to the panel: these
+    tests are about drawing two waves; the followed wave of both bursts has tests of its own
+    (test_wave_panel_incident.py)."""
+    return as_views(find_waves(losses, context=CONTEXT, guard_minutes=guard_minutes))
+
+
+def as_views(ws):
+    """Triage's waves as the panel receives them (the session weighs each: session/views.py)."""
+    from sagan_tui.session.views import wave_view
+
+    return [wave_view(w) for w in ws]
 
 
 def render_as_shown(ws, now, guard_minutes=15.0, last_loss=None, extra=()):

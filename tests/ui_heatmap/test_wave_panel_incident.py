@@ -11,10 +11,11 @@ from textual.app import App, ComposeResult
 
 from sagan_tui.triage.canary import Canary
 from sagan_tui.triage.forming import find_forming
+from sagan_tui.triage.waves import find_waves
 from sagan_tui.ui.widgets.loss_area import LossArea
 
 from .heatmap_demo import answer_scope
-from .heatmap_incident import LOSSES, NOW, R5, at, render_as_shown, waves
+from .heatmap_incident import CONTEXT, LOSSES, NOW, R5, as_views, at, render_as_shown, waves
 
 
 def text(renderable, width=100) -> str:
@@ -58,7 +59,8 @@ class IncidentPanel(App):
         from sagan_tui.session.incident_view import shown_of
 
         losses, shown_waves, now, extra = self.args
-        self.query_one(LossArea).show(losses, shown_waves, now, shown_of(shown_waves, now, 15.0), extra)
+        views = as_views(shown_waves)  # as the session sends them; the heatmap is drawn from triage's own
+        self.query_one(LossArea).show(losses, views, now, shown_of(views, now, 15.0), extra)
 
     def on_loss_heatmap_scope_changed(self, message) -> None:
         losses, shown_waves, now, _ = self.args
@@ -72,5 +74,5 @@ def test_snapshot_wave_panel_with_a_forming_cluster(snap_compare, size):
 
 @pytest.mark.parametrize("size", [(200, 50), (80, 24)], ids=["200x50", "80x24"])
 def test_snapshot_wave_panel_with_a_canary_running(snap_compare, size):
-    assert snap_compare(IncidentPanel(list(LOSSES), waves(guard_minutes=15), CANARY_NOW,
+    assert snap_compare(IncidentPanel(list(LOSSES), find_waves(LOSSES, context=CONTEXT, guard_minutes=15), CANARY_NOW,
                                       (CANARY.text(CANARY_NOW),)), terminal_size=size)

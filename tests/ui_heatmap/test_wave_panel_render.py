@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from .heatmap_incident import NOW, R5, at, loss, render_as_shown, waves
+from .heatmap_incident import NOW, R5, as_views, at, loss, render_as_shown, waves
 from rich.console import Console
 
 from sagan_tui.triage.waves import find_waves
@@ -69,7 +69,7 @@ def test_no_wave_names_the_last_loss():
 def test_untrusted_text_in_a_wave_is_literal():
     nasty = [loss(f"pod{i}[/]", "[@click=app.quit]x[/]", 1, "10:53:54", f"10:54:5{i}", dc="[b]dc[/b]",
                   gpu="\x1b[31mgpu") for i in range(3)]
-    out = text(render_as_shown(find_waves(nasty), NOW, 15.0), width=200)
+    out = text(render_as_shown(as_views(find_waves(nasty)), NOW, 15.0), width=200)
     assert "3 pods in [@click=app.quit]x[/]" in out
     assert "[b]dc[/b]" in out and "pod0[/]" in out
     assert "\x1b" not in out and "[31m" not in out and "gpu" in out  # the whole escape dropped
