@@ -5,7 +5,7 @@ The rows are the panel's own (`render.pod_row` of 10,000 pods, bench_tables' fle
 pod records, as a poll's full update carries them. Over the channel: a second process (this
 script with `--serve`, standing for the session process) holds them as a PanelUpdate; asked on a
 Unix socket, it makes the update's view data as the session process does
-(`session/views.update_views` with the connection's SentTables: a row the UI holds already goes
+(`core/session/views.update_views` with the connection's SentTables: a row the UI holds already goes
 as the cells that changed, and an update of more than PART_ROWS pods goes in parts, each
 written as soon as it is made), encodes and writes each frame; the UI's side (a headless App
 with the panel's PodsTable at 200x50, in this process) reads each frame, decodes it
@@ -51,8 +51,8 @@ def updates(n: int) -> dict[bytes, object]:
     and F: A as a full update (the whole panel a connection starts with)."""
     from bench_tables import NOW, cached_pods, exited
 
-    from sagan_tui import render
-    from sagan_tui.session.updates import PanelUpdate
+    from sagan_tui.wire import render
+    from sagan_tui.core.session.updates import PanelUpdate
 
     out = {}
     pods = cached_pods(n)
@@ -66,10 +66,10 @@ def updates(n: int) -> dict[bytes, object]:
 def serve(path: str, n: int) -> None:
     """The session's side: each request byte (F, A or B) is answered with that update's frame,
     made for this one connection as the session process makes it."""
-    from sagan_tui.channel.frames import pack
-    from sagan_tui.channel.messages import Update, encode
-    from sagan_tui.channel.rows import SentTables
-    from sagan_tui.session.views import update_views
+    from sagan_tui.wire.channel.frames import pack
+    from sagan_tui.wire.channel.messages import Update, encode
+    from sagan_tui.wire.channel.rows import SentTables
+    from sagan_tui.core.session.views import update_views
 
     made = updates(n)
     sent = SentTables()
@@ -87,10 +87,10 @@ def serve(path: str, n: int) -> None:
 async def measure(n: int, runs: int, path: Path) -> dict:
     from bench_tables import timed_pods_app
 
-    from sagan_tui.channel.frames import read_frame
-    from sagan_tui.channel.messages import TO_PANEL
-    from sagan_tui.channel.rows import HeldTables
-    from sagan_tui.ui.widgets.panes import PodsTable
+    from sagan_tui.wire.channel.frames import read_frame
+    from sagan_tui.wire.channel.messages import TO_PANEL
+    from sagan_tui.wire.channel.rows import HeldTables
+    from sagan_tui.panel.widgets.panes import PodsTable
 
     server = subprocess.Popen([PY, __file__, "--serve", str(path), str(n)], stdout=subprocess.PIPE, cwd=ROOT)
     try:

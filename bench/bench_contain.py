@@ -3,7 +3,7 @@
 The `reaper-recovery` scenario (a reaper killing `team` pods 60 s after RUNNING, Sagan's recovery
 loop re-dispatching #10-#12 20 s after each loss) runs in the simulator on loopback with its clock
 held and stepped (no wall-clock waits); the real poller, cache, runner and containment
-(actions/contain.py) answer at t=150 s, when each held experiment has a recovery pod starting:
+(core/actions/contain.py) answer at t=150 s, when each held experiment has a recovery pod starting:
 - `hold-only` (the baseline, the behaviour before containment): a hold that stops nothing;
 - `W` (and `H`, the same operation on marked experiments): containment of #10-#12;
 - `canary-fails`: `W`, then at t=200 #10 released and re-dispatched as the canary into the reaper,
@@ -42,11 +42,11 @@ def _burn(sim, after: float, until: float, skip: set[str]) -> tuple[int, float]:
 
 
 async def _respond(kind: str, home) -> dict:
-    from sagan_tui.actions.contain import Containment, stop_targets
-    from sagan_tui.actions.runner import ActionRunner
+    from sagan_tui.core.actions.contain import Containment, stop_targets
+    from sagan_tui.core.actions.runner import ActionRunner
     from sagan_tui.sim import SimServer
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import Poller
 
     with SimServer(scenario="reaper-recovery") as sim:
         sim.clock.hold(RESPOND_AT - 30)

@@ -56,9 +56,9 @@ def fleet(pods: int, seed: int = 10_000) -> dict:
 
 
 async def polls(env: dict[str, str], urls: dict[str, str], cache_path: Path, count: int, interval: float) -> dict:
-    from sagan_tui.models import HealthState
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.models import HealthState
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import Poller
 
     settings = settings_for_sim(env, cache_path)
     cache = Cache(settings.cache_path)

@@ -29,7 +29,7 @@ from bench_keys import EVERY_S, SIZE, p95, press
 from common import ROOT, Figure, SimProcess, clean_env, cmdline, descendants, main, panel_argv, quiet_logging
 from ptyrun import PtyProcess, visible_text
 
-from sagan_tui.basics import parse_ts
+from sagan_tui.wire.basics import parse_ts
 
 INTERVAL_S = 2.0
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -103,7 +103,7 @@ def measure(pods: int, n: int) -> dict:
         p.pump(2 * INTERVAL_S)  # a second round: polls now re-read the cache, as they will from here
         # The UI and its session process (the SDK's CPU probe starts short-lived children beside it:
         # gone before the end, so not counted).
-        both = [p.pid, *(pid for pid in descendants(p.pid) if "sagan_tui.session" in cmdline(pid))]
+        both = [p.pid, *(pid for pid in descendants(p.pid) if "sagan_tui.core.session" in cmdline(pid))]
         c0, ui0, t0 = sum(map(cpu_s, both)), cpu_s(p.pid), time.monotonic()
         keys, polls, stale = presses(p, n, cache)
         wall = time.monotonic() - t0

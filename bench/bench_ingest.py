@@ -26,7 +26,7 @@ OBS_PER_TX = 1_000  # one poll of 1,000 pods that all changed: the worst case
 
 
 def make_events(n: int, seed: int = 0) -> list:
-    from sagan_tui.models import WorkflowEvent
+    from sagan_tui.core.models import WorkflowEvent
 
     rng = random.Random(seed)
     out = []
@@ -52,7 +52,7 @@ def make_observations(n: int) -> list[tuple]:
 
 def raw_rows(events: list, observations: list[tuple]) -> tuple[list[tuple], list[tuple]]:
     """What the cache stores for these records, as plain tuples (the baseline's input)."""
-    from sagan_tui.store.cache import ts
+    from sagan_tui.core.store.cache import ts
 
     ev = [(e.id, e.experiment_number, e.entity_kind, e.entity_id, e.event_type, ts(e.created_at),
            e.dump_json()) for e in events]
@@ -65,7 +65,7 @@ def chunks(items: list, size: int) -> list[list]:
 
 
 def via_cache(path: Path, events: list, observations: list[tuple], ev_per_tx: int) -> float:
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.core.store.cache import Cache
 
     cache = Cache(path)
     try:
@@ -104,8 +104,8 @@ def via_sqlite(path: Path, template: Path, ev_rows: list[tuple], obs_rows: list[
 
 
 def run(small: bool = False) -> list[Figure]:
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import EVENT_PAGE, EVENT_PAGES_PER_POLL
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import EVENT_PAGE, EVENT_PAGES_PER_POLL
 
     n_ev, n_obs = (2_000, 500) if small else (100_000, 10_000)
     events, observations = make_events(n_ev), make_observations(n_obs)

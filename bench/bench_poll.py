@@ -27,9 +27,9 @@ SOURCES = ("sagan", "team", "personal")
 
 
 async def cycles(env: dict[str, str], cache_path: Path, rounds: int, runpod_urls: dict[str, str]) -> dict:
-    from sagan_tui.models import HealthState
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import EVENT_PAGE, Poller
+    from sagan_tui.core.models import HealthState
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import EVENT_PAGE, Poller
 
     settings = settings_for_sim(env, cache_path)
     caches = [Cache(settings.cache_path)]

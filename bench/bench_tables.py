@@ -35,8 +35,8 @@ GPUS = ("NVIDIA A100 80GB PCIe", "NVIDIA H100 80GB HBM3")
 
 
 def cached_pods(n: int, seed: int = 0) -> list:
-    from sagan_tui.models import RunPodPod
-    from sagan_tui.store.cache import CachedPod
+    from sagan_tui.core.models import RunPodPod
+    from sagan_tui.core.store.cache import CachedPod
 
     rng = random.Random(seed)
     out = []
@@ -52,13 +52,13 @@ def cached_pods(n: int, seed: int = 0) -> list:
 
 
 def rows_of(pods: list) -> dict:
-    from sagan_tui import render
+    from sagan_tui.wire import render
 
     return {cp.pod_id: render.pod_row(cp, None, NOW) for cp in pods}
 
 
 def exited(cp):
-    from sagan_tui.store.cache import CachedPod
+    from sagan_tui.core.store.cache import CachedPod
 
     pod = cp.pod.model_copy(update={"desired_status": "EXITED", "last_status_change": "Exited by user"})
     return CachedPod(pod, cp.first_seen_at, cp.running_at, cp.last_seen_at, None, None)
@@ -69,7 +69,7 @@ def timed_pods_app() -> tuple:
     perf_counter at the end of each frame's draw (the app's `_display`)."""
     from textual.app import App, ComposeResult
 
-    from sagan_tui.ui.widgets.panes import PodsTable
+    from sagan_tui.panel.widgets.panes import PodsTable
 
     class Bench(App):
         def compose(self) -> ComposeResult:
@@ -88,8 +88,8 @@ def timed_pods_app() -> tuple:
 
 
 async def measure(n: int, updates: int) -> dict:
-    from sagan_tui import render
-    from sagan_tui.ui.widgets.panes import PodsTable
+    from sagan_tui.wire import render
+    from sagan_tui.panel.widgets.panes import PodsTable
 
     pods = cached_pods(n)
     t0 = time.perf_counter()

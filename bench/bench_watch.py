@@ -22,8 +22,8 @@ from common import Figure, main, own_servers, quiet_logging, settings_for_sim
 async def cpu_per_poll(env: dict[str, str], urls: dict[str, str], cache_path: Path, count: int, interval: float,
                        watching: bool) -> tuple[float, float]:
     from sagan_tui.commands.watch import Watch
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import Poller
 
     settings = settings_for_sim(env, cache_path)
     cache = Cache(settings.cache_path)

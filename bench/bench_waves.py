@@ -27,7 +27,7 @@ DCS = ("US-KS-2", "US-TX-3", "EU-RO-1", "EU-SE-1", "CA-MTL-1")
 
 
 def make_losses(n: int, seed: int = 0) -> list:
-    from sagan_tui.models import Loss
+    from sagan_tui.core.models import Loss
 
     rng = random.Random(seed)
     seconds: list[float] = []
@@ -49,7 +49,7 @@ def make_losses(n: int, seed: int = 0) -> list:
 
 
 def analyse(losses: list) -> tuple[int, int]:
-    from sagan_tui.triage import build_grid, find_waves
+    from sagan_tui.core.triage import build_grid, find_waves
 
     waves = find_waves(losses)
     grid = build_grid(losses, "account", START, START + timedelta(seconds=SPAN_S), 120, waves)

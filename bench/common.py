@@ -146,7 +146,7 @@ def quiet_logging() -> None:
 
 
 def settings_for_sim(sim_env: dict[str, str], cache: Path, **flags: Any):
-    from sagan_tui.config_model import load_settings
+    from sagan_tui.core.config_model import load_settings
 
     env = {**sim_env, "SAGAN_TUI_CONFIG": str(cache.parent / "no-config.toml")}
     settings, _ = load_settings(env, sagan_tui_cache=str(cache), bell=False, **flags)
@@ -159,7 +159,7 @@ def own_servers(settings, urls: dict[str, str]) -> dict:
     Setting `base_url` on a built transport reached only GraphQL's calls: `auto` (the default)
     holds a REST client made with its base URL, so every account went to the first simulator.
     """
-    from sagan_tui.sources.runpod_select import make_transport
+    from sagan_tui.core.sources.runpod_select import make_transport
 
     transports = {}
     for name, acc in settings.accounts.items():
@@ -174,8 +174,8 @@ def own_servers(settings, urls: dict[str, str]) -> dict:
 
 def poll_into(sim_env: dict[str, str], cache_path: Path, polls: int) -> None:
     """Run `polls` poll cycles of a Poller against a simulator into the cache file."""
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import Poller
 
     settings = settings_for_sim(sim_env, cache_path)
     cache = Cache(settings.cache_path)

@@ -25,10 +25,10 @@ from ptyrun import PtyProcess
 # Checkpoint -> (module, class.method, before|after) where the run exits; the first frame is the
 # first write of a screen (Textual's App._display, patched here, in a measuring process only).
 PHASES = {
-    "imports": ("sagan_tui.ui.app", "", "after"),
-    "app made": ("sagan_tui.ui.app", "SaganApp.__init__", "after"),
-    "panes mounted": ("sagan_tui.ui.app", "SaganApp.panes_mounted", "before"),
-    "first rows painted": ("sagan_tui.ui.app", "SaganApp.panes_mounted", "after"),
+    "imports": ("sagan_tui.panel.app", "", "after"),
+    "app made": ("sagan_tui.panel.app", "SaganApp.__init__", "after"),
+    "panes mounted": ("sagan_tui.panel.app", "SaganApp.panes_mounted", "before"),
+    "first rows painted": ("sagan_tui.panel.app", "SaganApp.panes_mounted", "after"),
     "layout": ("textual.screen", "Screen._refresh_layout", "before"),
     "render": ("textual.screen", "Screen._compositor_refresh", "before"),
     "first frame": ("textual.app", "App._display", "after"),

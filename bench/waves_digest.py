@@ -62,8 +62,8 @@ def digest(waves, grid, full: bool = True, extra: str = "") -> str:
 def bench_input(n: int) -> str:
     from bench_waves import SPAN_S, START, make_losses
 
-    from sagan_tui.triage import build_grid, find_waves
-    from sagan_tui.triage.verdict import diagnosis_of, verdict_of
+    from sagan_tui.core.triage import build_grid, find_waves
+    from sagan_tui.core.triage.verdict import diagnosis_of, verdict_of
 
     losses = make_losses(n)
     t0 = time.perf_counter()
@@ -80,9 +80,9 @@ def bench_input(n: int) -> str:
 
 
 def jsonl_input() -> str:
-    from sagan_tui.triage import build_grid, find_waves
-    from sagan_tui.triage.forming import find_forming
-    from sagan_tui.triage.records import parse_loss_lines, waves_to_json
+    from sagan_tui.core.triage import build_grid, find_waves
+    from sagan_tui.core.triage.forming import find_forming
+    from sagan_tui.core.triage.records import parse_loss_lines, waves_to_json
 
     losses, errors = parse_loss_lines((ROOT / "docs" / "reaping-wave-losses.jsonl").read_text().splitlines())
     waves = find_waves(losses)
@@ -96,7 +96,7 @@ T0 = datetime(2026, 5, 14, 10, 0, tzinfo=timezone.utc)
 
 
 def random_losses(rng: random.Random) -> list:
-    from sagan_tui.models import Loss
+    from sagan_tui.core.models import Loss
 
     n = rng.choice((0, 1, 2, 3, 5, 8, 20, 60, 200))
     naive = rng.random() < 0.25
@@ -126,16 +126,16 @@ def random_losses(rng: random.Random) -> list:
 
 
 def broke_context():
-    from sagan_tui.basics import SourceHealth
-    from sagan_tui.triage import TriageContext
+    from sagan_tui.wire.basics import SourceHealth
+    from sagan_tui.core.triage import TriageContext
 
     return TriageContext(health={"team": SourceHealth(source="team", balance=0.0, under_balance=True)},
                          accounts_polled=("team", "personal"))
 
 
 def fuzz(count: int) -> str:
-    from sagan_tui.triage import build_grid, find_waves
-    from sagan_tui.triage.forming import find_forming
+    from sagan_tui.core.triage import build_grid, find_waves
+    from sagan_tui.core.triage.forming import find_forming
 
     h = hashlib.sha256()
     for seed in range(count):

@@ -136,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, name, sub_value)
     command = args.command or ("demo" if args.demo else "panel")
     if command != "doctor":  # doctor says it as its `FAIL config` line
-        from sagan_tui.config import config_problem
+        from sagan_tui.wire.config import config_problem
 
         problem = config_problem()
         if problem:  # even a command that reads no setting: a config path that is wrong is wrong everywhere
@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     module = importlib.import_module(f"sagan_tui.commands.{command}")
     streams = sys.stdout, sys.stderr
     if command in HEADLESS:
-        from sagan_tui.safe_text import CleanStream
+        from sagan_tui.wire.safe_text import CleanStream
 
         sys.stdout, sys.stderr = CleanStream(sys.stdout), CleanStream(sys.stderr)
     try:

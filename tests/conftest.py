@@ -34,7 +34,7 @@ def every_notification_kept():
 def colour_system_pinned(monkeypatch):
     """Every app a test builds draws for truecolor, whatever TERM the run has: with "auto" Rich reads
     TERM (xterm here, unset in some CI), and under 16 colours the panel draws otherwise
-    (ui/colours16.py). A test of the 16 colours sets "standard" itself."""
+    (panel/colours16.py). A test of the 16 colours sets "standard" itself."""
     import textual.constants
 
     monkeypatch.setattr(textual.constants, "COLOR_SYSTEM", "truecolor")

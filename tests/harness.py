@@ -45,7 +45,7 @@ def wait_until(cond: Callable[[], Any], what: str = "condition", *, timeout: flo
 
 def sim_settings(sim, tmp: Path, **flags):
     """The panel's settings for `sim`, with no user config and the cache in `tmp`; polls are the test's."""
-    from sagan_tui.config_model import load_settings
+    from sagan_tui.core.config_model import load_settings
 
     env = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp / "no-config.toml")}
     flags.setdefault("poll_interval", 60.0)  # tests drive polls themselves
@@ -56,8 +56,8 @@ def sim_settings(sim, tmp: Path, **flags):
 def panel_on(settings, *, cache=None, poll: bool = True, clock=None):
     """(SaganApp, Cache): the panel over `cache` (else a fresh one of `settings`) with its own
     poller; the caller closes the cache when the app has ended."""
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import Poller
     from tests.in_process import panel_app
 
     cache = Cache(settings.cache_path) if cache is None else cache
@@ -97,11 +97,11 @@ async def open_dialog(pilot, key: str, kind: type, what: str = ""):
 
 async def settled(pilot) -> None:
     """Until the panel (a SaganApp) shows what its session was asked for: the panel is loaded, no
-    dialog is still being opened (its read in flight, ui/key_hold.py), and the loss heatmap draws
+    dialog is still being opened (its read in flight, panel/key_hold.py), and the loss heatmap draws
     the grid for its own scope (the session builds it for the width the widget has, an answer
     that crosses the session's thread). Another app (a test's host) is settled at once."""
-    from sagan_tui.ui.app import SaganApp
-    from sagan_tui.ui.widgets.heatmap import LossHeatmap
+    from sagan_tui.panel.app import SaganApp
+    from sagan_tui.panel.widgets.heatmap import LossHeatmap
 
     app = pilot.app
     if not isinstance(app, SaganApp):
@@ -196,7 +196,7 @@ def toasts(app) -> list:
 def notes(app) -> list:
     """The app's notifications so far, oldest first, expired ones included.
 
-    Most go to the panel's notification area (ui/news.py), which remembers what it was told; a
+    Most go to the panel's notification area (panel/news.py), which remembers what it was told; a
     dialog's line passes them on when it closes; a toast (a screen without either) is kept here.
     """
     heard = getattr(app, "news", None)

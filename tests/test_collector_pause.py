@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from sagan_tui.collector_pause import collector_paused
+from sagan_tui.core.collector_pause import collector_paused
 
 
 @pytest.fixture(autouse=True)

@@ -92,8 +92,8 @@ SEEDED = ["zzgone0000001a", "zzgone0000002b", "zzgone0000003c"]
 def _seed_losses(path) -> None:
     from datetime import datetime, timezone
 
-    from sagan_tui.models import Loss
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.core.models import Loss
+    from sagan_tui.core.store.cache import Cache
 
     at = datetime(2026, 5, 14, 10, 54, 55, tzinfo=timezone.utc)
     c = Cache(path)
@@ -163,7 +163,7 @@ def test_sync_stops_on_ctrl_c_even_when_the_poll_under_way_absorbs_its_cancellat
     import asyncio
 
     from sagan_tui import cli
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.sync.poller import Poller
 
     for k, v in calm_sim.env().items():
         headless_env.setenv(k, v)

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from sagan_tui.config_model import ConfigError, load_settings, validate
+from sagan_tui.core.config_model import ConfigError, load_settings, validate
 
 BASE = {"SAGAN_TUI_CONFIG": "/nonexistent/sagan-tui.toml"}
 
@@ -44,7 +44,7 @@ def test_empty_key_disables_account_never_falls_back(key):
     assert any("personal" in w and "disabled" in w for w in warnings)
     with pytest.raises(RuntimeError):
         s.accounts["personal"].key()
-    from sagan_tui.sync.poller import make_transports
+    from sagan_tui.core.sync.poller import make_transports
     assert set(make_transports(s)) == {"team"}
 
 
@@ -70,7 +70,7 @@ def test_secrets_hidden_in_repr():
 
 
 def test_setting_names_are_the_models_fields():
-    from sagan_tui.config_model import SETTING_NAMES, Settings
+    from sagan_tui.core.config_model import SETTING_NAMES, Settings
 
     assert sorted(SETTING_NAMES) == sorted(Settings.model_fields)
 
@@ -85,7 +85,7 @@ def test_setting_names_are_the_models_fields():
 def test_the_first_frame_reads_the_draft_as_the_settings_will_be(env):
     """The panel draws its first frame from the unvalidated draft: every value it reads there
     must be the validated one."""
-    from sagan_tui.config import gather
+    from sagan_tui.wire.config import gather
 
     draft = gather({**BASE, **env})
     s = validate(draft)
@@ -112,7 +112,7 @@ def test_the_uis_values_are_plain_and_frozen():
 
 
 def test_a_value_the_validation_refuses_reads_as_its_default_before_it():
-    from sagan_tui.config import gather
+    from sagan_tui.wire.config import gather
 
     draft = gather({**BASE, "SAGAN_TUI_POLL_INTERVAL": "0.01", "SAGAN_TUI_GUARD_MINUTES": "nan",
                     "SAGAN_TUI_NOTIFY": "siren", "SAGAN_TUI_RUNWAY_WARN_HOURS": "-1"})
@@ -124,7 +124,7 @@ def test_a_value_the_validation_refuses_reads_as_its_default_before_it():
 
 
 def test_a_bad_account_setting_names_the_account():
-    from sagan_tui.config import gather
+    from sagan_tui.wire.config import gather
 
     draft = gather({**BASE, "RUNPOD_API_KEY_LAB": "rk-lab", "RUNPOD_TRANSPORT_LAB": "soap"})
     assert draft.poll_interval == 5.0  # the draft itself reads fine
@@ -147,9 +147,9 @@ def test_gathering_the_settings_imports_no_pydantic():
     import subprocess
     import sys
 
-    code = ("import sys; from sagan_tui.config import gather; d = gather({'SAGAN_TUI_CONFIG': '/nonexistent.toml'})\n"
-            "print(sorted(m for m in ('pydantic', 'sagan_tui.config_model', 'sagan_tui.models') if m in sys.modules))\n"
-            "import sagan_tui.config_model as m; m.validate(d); print('pydantic' in sys.modules)")
+    code = ("import sys; from sagan_tui.wire.config import gather; d = gather({'SAGAN_TUI_CONFIG': '/nonexistent.toml'})\n"
+            "print(sorted(m for m in ('pydantic', 'sagan_tui.core.config_model', 'sagan_tui.core.models') if m in sys.modules))\n"
+            "import sagan_tui.core.config_model as m; m.validate(d); print('pydantic' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[:2] == ["[]", "True"]
 
@@ -159,12 +159,12 @@ def test_the_settings_modules_import_one_way():
     import ast
     from pathlib import Path
 
-    import sagan_tui.config as config
+    import sagan_tui.wire.config as config
 
     tree = ast.parse(Path(config.__file__).read_text(encoding="utf-8"))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert not {m for m in imported if m and (m.startswith("sagan_tui.config_model") or m == "pydantic")}
+    assert not {m for m in imported if m and (m.startswith("sagan_tui.core.config_model") or m == "pydantic")}
     assert "Settings" not in dir(config)
 
 

@@ -8,9 +8,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from sagan_tui import cli
-from sagan_tui.config_model import BOUNDS, ConfigError, gather, load_settings
-from sagan_tui.models import WorkflowEvent
-from sagan_tui.store.cache import Cache
+from sagan_tui.core.config_model import BOUNDS, ConfigError, gather, load_settings
+from sagan_tui.core.models import WorkflowEvent
+from sagan_tui.core.store.cache import Cache
 
 BASE = {"SAGAN_TUI_CONFIG": "/nonexistent/sagan-tui.toml"}
 SECRET = "rk-team-SECRET-7f3a"

@@ -89,7 +89,7 @@ def test_a_cache_under_a_file_names_the_errno_for_writers_and_readers(headless_e
 
 
 def test_sqlites_cannot_open_is_said_with_the_file_systems_reason_not_guesses(tmp_path):
-    from sagan_tui.store.opening import unusable
+    from sagan_tui.core.store.opening import unusable
 
     cant = sqlite3.OperationalError("unable to open database file")
     cant.sqlite_errorcode = 14  # SQLITE_CANTOPEN, which names no reason
@@ -163,7 +163,7 @@ def test_doctor_says_1_pod(sim_factory, headless_env, capsys):
 # --- the demo's exports ---------------------------------------------------------------------
 
 def test_the_demo_exports_into_its_own_temporary_directory(headless_env, monkeypatch, tmp_path):
-    from sagan_tui import config
+    from sagan_tui.wire import config
     from sagan_tui.commands import demo
 
     real = config.data_dir()

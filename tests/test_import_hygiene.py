@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "sagan_tui"
-CORE = ["sources", "store", "sync", "triage", "actions", "session"]
+CORE = ["core/sources", "core/store", "core/sync", "core/triage", "core/actions", "core/session", "core/pages"]
 
 
 def _modules(layer: str) -> list[str]:
@@ -33,7 +33,8 @@ def test_core_layer_does_not_import_textual(layer):
 
 def test_triage_does_no_io():
     """triage is pure: no sockets, files, sqlite or HTTP clients."""
-    mods = _modules("triage")
+    mods = _modules("core/triage")
+    assert mods, "no modules found under core/triage"
     code = (
         "import importlib, sys\n"
         f"for m in {mods!r}: importlib.import_module(m)\n"

@@ -1,6 +1,6 @@
 """Models: lenient where servers are sloppy, strict where it matters (pod ids)."""
 
-from sagan_tui.models import (
+from sagan_tui.core.models import (
     ApprovalRequest, Experiment, KNOWN_STATUSES, OWNER_TURN_STATUSES, RunPodPod, parse_records,
     textbox_fields, turn_for, valid_pod_id,
 )

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_editable_install_finds_styles():
-    from sagan_tui.resources import stylesheet
+    from sagan_tui.panel.resources import stylesheet
 
     assert stylesheet("app.tcss").read_text().strip()
 
@@ -31,7 +31,7 @@ def test_wheel_ships_styles_and_finds_them_in_a_clean_venv(tmp_path):
     py = env_dir / "bin" / "python"
     # --no-deps: the check needs only our files, and must not depend on a download
     subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, timeout=300)
-    found = subprocess.run([str(py), "-c", "from sagan_tui.resources import stylesheet; print(stylesheet('app.tcss'))"],
+    found = subprocess.run([str(py), "-c", "from sagan_tui.panel.resources import stylesheet; print(stylesheet('app.tcss'))"],
                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert found.returncode == 0, found.stderr
     path = Path(found.stdout.strip())

@@ -2,9 +2,9 @@
 
 import pytest
 
-from sagan_tui.actions.runner import ActionRunner
-from sagan_tui.safe_text import clean, one_line
-from sagan_tui.ui import heatmap_render, safe_text as ui_safe_text
+from sagan_tui.core.actions.runner import ActionRunner
+from sagan_tui.wire.safe_text import clean, one_line
+from sagan_tui.panel import heatmap_render, safe_text as ui_safe_text
 
 # (hostile input, what every path shows). One table: a second sanitiser giving another answer fails it.
 HOSTILE = [
@@ -44,7 +44,7 @@ def test_a_server_message_in_an_action_result_carries_the_same_answer(hostile, s
 
 @pytest.mark.parametrize(("hostile", "shown"), HOSTILE)
 def test_a_report_cell_carries_the_same_answer(hostile, shown):
-    from sagan_tui.triage.report import _cell
+    from sagan_tui.core.triage.report import _cell
 
     assert _cell(hostile) == " ".join(shown.split()).replace("|", "\\|")
 
@@ -53,7 +53,7 @@ def test_the_sanitiser_lives_outside_the_ui_and_imports_no_textual():
     import subprocess
     import sys
 
-    code = "import sys, sagan_tui.safe_text; print(any(m.startswith(('textual', 'rich')) for m in sys.modules))"
+    code = "import sys, sagan_tui.wire.safe_text; print(any(m.startswith(('textual', 'rich')) for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -62,7 +62,7 @@ def test_the_sanitiser_lives_outside_the_ui_and_imports_no_textual():
 def test_a_command_prints_the_same_answer_through_its_clean_stream(hostile, shown):
     import io
 
-    from sagan_tui.safe_text import CleanStream
+    from sagan_tui.wire.safe_text import CleanStream
 
     sink = io.StringIO()
     out = CleanStream(sink)
@@ -73,7 +73,7 @@ def test_a_command_prints_the_same_answer_through_its_clean_stream(hostile, show
 def test_a_sequence_split_across_two_writes_is_harmless_in_both():
     import io
 
-    from sagan_tui.safe_text import CleanStream
+    from sagan_tui.wire.safe_text import CleanStream
 
     sink = io.StringIO()
     out = CleanStream(sink)

@@ -1,4 +1,4 @@
-"""The stop rule (sagan_tui/stop_signals.py): the first stop signal asks the app to exit and starts
+"""The stop rule (sagan_tui/commands/stop_signals.py): the first stop signal asks the app to exit and starts
 the grace period, whose end ends the process hard; a second SIGTERM or SIGINT ends it at once;
 SIGHUP (one hang-up may be reported twice) never counts as the second."""
 
@@ -6,7 +6,7 @@ import signal
 
 import pytest
 
-from sagan_tui.stop_signals import StopRule
+from sagan_tui.commands.stop_signals import StopRule
 
 
 def rule():

@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from sagan_tui.config import ConfigError, Draft, gather
+from sagan_tui.wire.config import ConfigError, Draft, gather
 
 if TYPE_CHECKING:
-    from sagan_tui.config_model import Settings
+    from sagan_tui.core.config_model import Settings
 
 
 def draft_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> Draft:
@@ -34,7 +34,7 @@ def draft_from_args(args: argparse.Namespace, environ: dict[str, str] | None = N
 
 def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> "Settings":
     """`draft_from_args`, validated: a bad setting exits with code 2 and names it."""
-    from sagan_tui.config_model import validate
+    from sagan_tui.core.config_model import validate
 
     draft = draft_from_args(args, environ, **extra)
     try:

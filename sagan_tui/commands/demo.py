@@ -17,9 +17,9 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from sagan_tui.channel.early import end_by_stdin
+from sagan_tui.wire.channel.early import end_by_stdin
 from sagan_tui.commands.panel import refuse_without_terminal, run_panel, settings_for
-from sagan_tui.config import DATA_DIR_ENV, TRANSPORT_ENV_PREFIX
+from sagan_tui.wire.config import DATA_DIR_ENV, TRANSPORT_ENV_PREFIX
 
 TERMINAL_ENV = ("SAGAN_TUI_NOTIFY", "SAGAN_TUI_RUNWAY_WARN_HOURS", "SAGAN_TUI_COLOR_SYSTEM", "SAGAN_TUI_AWAY_MINUTES",
                 "SAGAN_TUI_NOTICE_SECONDS")
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             env.update({k: v for k, v in os.environ.items() if k in TERMINAL_ENV})
             settings = settings_for(args, env, sagan_tui_cache=str(Path(tmp) / "cache.sqlite"))
             print(f"sagan-tui: demo: scenario {ready['scenario']} on {ready['url']}", file=sys.stderr)
-            # The header's DEMO marker (ui/status_line.py DEMO_ENV), and the demo's tickets go with its cache,
+            # The header's DEMO marker (panel/status_line.py DEMO_ENV), and the demo's tickets go with its cache,
             # never to the owner's data directory.
             with _environ({"SAGAN_TUI_DEMO": str(ready["scenario"]), DATA_DIR_ENV: str(Path(tmp) / "exports")}):
                 return run_panel(settings)

@@ -6,11 +6,11 @@ import argparse
 import asyncio
 import sys
 
-from sagan_tui.config import ConfigError, check_cache_dir, config_path, default_cache_path
-from sagan_tui.config_model import load_settings
-from sagan_tui.models import ErrorKind
-from sagan_tui.sources.errors import SourceError, scrub
-from sagan_tui.triage.fmt import plural
+from sagan_tui.wire.config import ConfigError, check_cache_dir, config_path, default_cache_path
+from sagan_tui.core.config_model import load_settings
+from sagan_tui.core.models import ErrorKind
+from sagan_tui.core.sources.errors import SourceError, scrub
+from sagan_tui.wire.fmt import plural
 
 
 def _line(ok: bool | None, what: str, detail: str) -> str:
@@ -19,8 +19,8 @@ def _line(ok: bool | None, what: str, detail: str) -> str:
 
 
 async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, str]]:
-    from sagan_tui.sources.runpod_select import SERVES, make_transports
-    from sagan_tui.sources.sagan import SaganClient
+    from sagan_tui.core.sources.runpod_select import SERVES, make_transports
+    from sagan_tui.core.sources.sagan import SaganClient
 
     out: list[tuple[bool | None, str, str]] = []
     token = settings.sagan_api_token.get_secret_value() if settings.sagan_api_token else None
@@ -70,7 +70,7 @@ async def _checks(settings, secrets: list[str]) -> list[tuple[bool | None, str, 
 
 async def _machines(settings, name: str) -> tuple[bool | None, str, str]:
     """Under `auto`, whether GraphQL still names each pod's machine (REST v2 names none)."""
-    from sagan_tui.sources.runpod_select import make_transport
+    from sagan_tui.core.sources.runpod_select import make_transport
 
     t = make_transport(settings, name, "graphql")
     what = f"runpod {name} machines"
@@ -88,7 +88,7 @@ async def _machines(settings, name: str) -> tuple[bool | None, str, str]:
 async def _other_transport(settings, name: str, in_use: str,
                            in_use_ok: bool = True) -> tuple[bool | None, str, str] | None:
     """Whether the transport not in use would answer: the way out when one API is retired."""
-    from sagan_tui.sources.runpod_select import make_transport
+    from sagan_tui.core.sources.runpod_select import make_transport
 
     label = "rest-v2" if in_use == "graphql" else "graphql"
     t = make_transport(settings, name, label)
@@ -109,8 +109,8 @@ async def _other_transport(settings, name: str, in_use: str,
 
 def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]:
     """The cache, opened read-only: a check never changes (nor moves aside) what it checks."""
-    from sagan_tui.store.cache import Cache, CacheUnusable
-    from sagan_tui.store.schema import SCHEMA_VERSION
+    from sagan_tui.core.store.cache import Cache, CacheUnusable
+    from sagan_tui.core.store.schema import SCHEMA_VERSION
 
     if not path.exists() and not path.is_symlink():
         try:
@@ -153,10 +153,10 @@ def _cache_check(path, secrets: list[str]) -> list[tuple[bool | None, str, str]]
 
 
 def _notify_check(settings) -> tuple[bool | None, str, str]:
-    """The terminal's notification path: the mode, and whether tmux forwards it (ui/notify.py)."""
+    """The terminal's notification path: the mode, and whether tmux forwards it (panel/notify.py)."""
     import os
 
-    from sagan_tui.ui.notify import notify_path, tmux_passthrough
+    from sagan_tui.panel.notify import notify_path, tmux_passthrough
 
     mode = getattr(settings, "notify", None) or ("bell" if getattr(settings, "bell", True) else "off")
     ok, words = notify_path(mode, os.environ, tmux_passthrough(os.environ) if mode.startswith("osc") else None)
@@ -183,8 +183,8 @@ async def _pages_check(settings, send: bool) -> list[tuple[bool | None, str, str
 async def _test_pages(targets, timeout: float) -> list[tuple[bool | None, str, str]]:
     import httpx
 
-    from sagan_tui.pages.alerts import Page
-    from sagan_tui.pages.senders import PageFailed, sender_for
+    from sagan_tui.core.pages.alerts import Page
+    from sagan_tui.core.pages.senders import PageFailed, sender_for
 
     title = "sagan-tui doctor: test page (cleared at once)"
     test = Page("wave", "wave", "doctor-test", "sagan-tui-doctor-test", "open", title, "a test page from "

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sagan_tui.commands.common import draft_from_args
-from sagan_tui.config import ConfigError
-from sagan_tui.logfile import log_to_file
+from sagan_tui.wire.config import ConfigError
+from sagan_tui.core.logfile import log_to_file
 
 if TYPE_CHECKING:
-    from sagan_tui.config import Draft
-    from sagan_tui.config_model import Settings
+    from sagan_tui.wire.config import Draft
+    from sagan_tui.core.config_model import Settings
 
 
 def settings_for(args: argparse.Namespace, environ: dict[str, str] | None = None, **extra) -> Draft:
@@ -47,7 +47,7 @@ def refuse_without_terminal() -> int | None:
 def run_panel(settings: Settings | Draft) -> int:
     """Run the app until quit (or a stop signal, which ends it as `q` does); its session opens the
     cache and the poller after the first frame and closes them when the app ends."""
-    from sagan_tui.stop_signals import exit_on_stop_signals
+    from sagan_tui.commands.stop_signals import exit_on_stop_signals
 
     try:
         if hasattr(settings, "check_cache_path"):
@@ -68,12 +68,12 @@ def run_panel(settings: Settings | Draft) -> int:
         # convention Textual honours (it drops every hue), and the fewest codes for what is left.
         os.environ.setdefault("NO_COLOR", "1")
         os.environ["TEXTUAL_COLOR_SYSTEM"] = "standard"
-    from sagan_tui.channel.early import start_early
+    from sagan_tui.wire.channel.early import start_early
 
     # The session process starts before Textual is imported, opened on these layers: its start
-    # and first poll run beside the UI's start instead of after the first frame (channel/early.py).
+    # and first poll run beside the UI's start instead of after the first frame (wire/channel/early.py).
     start_early(settings if hasattr(settings, "values") else None)
-    from sagan_tui.ui.app import SaganApp
+    from sagan_tui.panel.app import SaganApp
 
     app = SaganApp(settings)
     with exit_on_stop_signals(app):

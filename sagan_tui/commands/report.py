@@ -8,8 +8,8 @@ from argparse import Namespace
 from datetime import datetime
 from pathlib import Path
 
-from sagan_tui.models import as_utc, utcnow
-from sagan_tui.safe_text import clean_document
+from sagan_tui.core.models import as_utc, utcnow
+from sagan_tui.wire.safe_text import clean_document
 
 
 def _fail(message: str) -> int:
@@ -35,7 +35,7 @@ def is_the_cache(output: str, cache: str) -> bool:
 
 
 def _last_acknowledged(path: str) -> datetime | None:
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.core.store.cache import Cache
     cache = Cache(path, read_only=True)
     try:
         return cache.incident_rows.last_acknowledged()
@@ -45,7 +45,7 @@ def _last_acknowledged(path: str) -> datetime | None:
 
 def run(args: Namespace) -> int:
     from sagan_tui.commands.waves import context_for, load_cache
-    from sagan_tui.triage import find_waves, render_report
+    from sagan_tui.core.triage import find_waves, render_report
 
     since = None
     if args.since:
@@ -55,13 +55,13 @@ def run(args: Namespace) -> int:
             return _fail(f"--since: not an ISO 8601 time: {args.since!r} (e.g. 2026-05-14T10:30:00Z)")
     path = args.cache
     if not path:
-        from sagan_tui.config_model import ConfigError, load_settings
+        from sagan_tui.core.config_model import ConfigError, load_settings
 
         try:
             path = str(load_settings()[0].cache_path)
         except ConfigError as exc:
             return _fail(str(exc))
-    from sagan_tui.store.opening import CacheError
+    from sagan_tui.core.store.opening import CacheError
 
     if args.output and is_the_cache(args.output, path):
         return _fail(f"--output {args.output} is the cache itself ({path}): give another file")

@@ -19,8 +19,8 @@ def _fail(message: str) -> int:
 async def _loop(args: argparse.Namespace) -> int:
     import sqlite3
 
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.store.opening import CacheError, unusable
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.store.opening import CacheError, unusable
 
     settings = settings_from_args(args)
     try:
@@ -38,7 +38,7 @@ async def _loop(args: argparse.Namespace) -> int:
 
 
 async def _polls(args: argparse.Namespace, settings, cache) -> int:
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.sync.poller import Poller
 
     for notice in cache.notices:
         print(f"sagan-tui: {notice}", file=sys.stderr)
@@ -74,7 +74,7 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
         file_check(cache)  # a file removed during the last poll or pause: put back before closing
         cache.close()
     if stop.asked:
-        from sagan_tui.stop_signals import exit_code
+        from sagan_tui.commands.stop_signals import exit_code
 
         return exit_code(signal.SIGINT)  # as a shell reports a command Ctrl+C ended (the panel's rule)
     # --once is a check: a source in error makes it fail; a long run reports and goes on.
@@ -126,10 +126,10 @@ class Interrupt:
 
 
 def file_check(cache) -> None:
-    """The cache file removed or replaced under the sync (store/moved.py): put back, said on stderr."""
+    """The cache file removed or replaced under the sync (core/store/moved.py): put back, said on stderr."""
     import sqlite3
 
-    from sagan_tui.store.opening import CacheError, cause_of
+    from sagan_tui.core.store.opening import CacheError, cause_of
 
     how = cache.moved()
     if how is None:

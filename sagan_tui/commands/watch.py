@@ -32,8 +32,8 @@ class Say:
         self.log.setLevel(logging.INFO)
 
     def __call__(self, line: str) -> None:
-        from sagan_tui.safe_text import one_line
-        from sagan_tui.sources.errors import scrub
+        from sagan_tui.wire.safe_text import one_line
+        from sagan_tui.core.sources.errors import scrub
 
         text = one_line(scrub(line, self.secrets), limit=400)
         print(f"{datetime.now().strftime('%H:%M:%S')} {text}", flush=True)
@@ -43,9 +43,9 @@ class Say:
 def checked(settings) -> tuple[list, object | None, list]:
     """The page targets (apprise's known to it), the dead-man's target and the rules; TargetError
     or ValueError naming the setting and scheme when one cannot be used (watch's and doctor's start)."""
-    from sagan_tui.actions.auto_contain import parse_rules
-    from sagan_tui.pages.deadman import parse_deadman
-    from sagan_tui.pages.targets import check_with_apprise
+    from sagan_tui.core.actions.auto_contain import parse_rules
+    from sagan_tui.core.pages.deadman import parse_deadman
+    from sagan_tui.core.pages.targets import check_with_apprise
 
     targets = settings.page_targets()
     check_with_apprise(targets)
@@ -56,9 +56,9 @@ def checked(settings) -> tuple[list, object | None, list]:
 async def _loop(args: argparse.Namespace) -> int:
     import sqlite3
 
-    from sagan_tui.logfile import log_to_file
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.store.opening import CacheError, unusable
+    from sagan_tui.core.logfile import log_to_file
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.store.opening import CacheError, unusable
 
     settings = settings_from_args(args)
     try:
@@ -82,19 +82,19 @@ class Watch:
     def __init__(self, args, settings, cache, targets, dead, rules, *, clock=None, poller=None) -> None:
         import httpx
 
-        from sagan_tui.actions.auto_contain import AutoContainment
-        from sagan_tui.actions.runner import ActionRunner
-        from sagan_tui.pages.alerts import Alert, Lifecycle
-        from sagan_tui.pages.deadman import DeadMan
-        from sagan_tui.pages.pager import Pager
-        from sagan_tui.pages.senders import sender_for
-        from sagan_tui.session.db import SQLiteWorker
-        from sagan_tui.sync.poller import Poller
+        from sagan_tui.core.actions.auto_contain import AutoContainment
+        from sagan_tui.core.actions.runner import ActionRunner
+        from sagan_tui.core.pages.alerts import Alert, Lifecycle
+        from sagan_tui.core.pages.deadman import DeadMan
+        from sagan_tui.core.pages.pager import Pager
+        from sagan_tui.core.pages.senders import sender_for
+        from sagan_tui.core.session.db import SQLiteWorker
+        from sagan_tui.core.sync.poller import Poller
 
         self.args, self.settings, self.cache, self.rules = args, settings, cache, rules
         self.say = Say(settings.secrets())
         # a test steps the clock with the simulator's; the bench gives a poller with its own servers
-        # The poll's writes in one SQLite thread, another process's lock waited out on this loop (session/db.py).
+        # The poll's writes in one SQLite thread, another process's lock waited out on this loop (core/session/db.py).
         self.db = SQLiteWorker()
         self.poller = poller or Poller(settings, cache, clock=clock, offload=self.db.run)
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(settings.request_timeout), follow_redirects=False)
@@ -108,7 +108,7 @@ class Watch:
         self._triage_memo: dict = {}
 
     def _health(self, shown: str, error: str | None) -> None:
-        from sagan_tui.models import utcnow
+        from sagan_tui.core.models import utcnow
 
         self.cache.page_rows.record_health(shown, error, utcnow())
 
@@ -146,7 +146,7 @@ class Watch:
             await self.close()
         self.say(f"watch stopped: {self.pager.sent} page(s) sent, {self.pager.failed} failed")
         if stop.asked:
-            from sagan_tui.stop_signals import exit_code
+            from sagan_tui.commands.stop_signals import exit_code
 
             return exit_code(signal.SIGINT)
         return 0
@@ -182,8 +182,8 @@ class Watch:
             await self.dead.beat(now)
 
     async def _contain(self, waves, now: datetime) -> list:
-        from sagan_tui.actions.auto_contain import matching
-        from sagan_tui.actions.contain import stop_targets
+        from sagan_tui.core.actions.auto_contain import matching
+        from sagan_tui.core.actions.contain import stop_targets
 
         out = []
         for w, facts in waves:
@@ -222,15 +222,15 @@ class Watch:
 
 
 def observe(cache, settings, now: datetime, following: bool = True, memo: dict | None = None):
-    """One poll's picture for the alerts (pages/alerts.Seen) from the cache's confirmed losses,
+    """One poll's picture for the alerts (core/pages/alerts.Seen) from the cache's confirmed losses,
     the same triage the session and `waves` run, and each source's health; with the waves.
     `following`: a wave or cluster alert is open (the triage runs whatever the losses' times);
     `memo`: kept between polls by the caller (see _triaged)."""
-    from sagan_tui.pages.alerts import FormingFacts, WaveFacts
-    from sagan_tui.session.incident import wave_key
-    from sagan_tui.triage import fmt
-    from sagan_tui.triage.forming import find_forming
-    from sagan_tui.triage.verdict import verdict_of
+    from sagan_tui.core.pages.alerts import FormingFacts, WaveFacts
+    from sagan_tui.core.session.incident import wave_key
+    from sagan_tui.wire import fmt
+    from sagan_tui.core.triage.forming import find_forming
+    from sagan_tui.core.triage.verdict import verdict_of
 
     guard = settings.guard_minutes
     recent = now - timedelta(minutes=guard + HISTORY_MINUTES)
@@ -261,7 +261,7 @@ def _triaged(cache, guard: float, now: datetime, memo: dict):
     such as survivors still moves a verdict), else triaged afresh. At 10,000 pods one verdict
     against every sighting took tens of seconds: not after every poll."""
     from sagan_tui.commands.waves import context_for, records_from
-    from sagan_tui.triage import find_waves
+    from sagan_tui.core.triage import find_waves
 
     stamp = cache.loss_rows.stamp()
     if memo.get("stamp") == stamp and now - memo["at"] < timedelta(seconds=RETRIAGE_S):
@@ -276,9 +276,9 @@ def _triaged(cache, guard: float, now: datetime, memo: dict):
 
 def _seen(now, waves, forming, withdrawn, cache, settings, health):
     """The Seen of these waves and clusters, with the owner's acknowledgements and the sources' health."""
-    from sagan_tui.basics import HealthState
-    from sagan_tui.pages.alerts import Seen
-    from sagan_tui.runway import LOW, OUT, runway
+    from sagan_tui.wire.basics import HealthState
+    from sagan_tui.core.pages.alerts import Seen
+    from sagan_tui.wire.runway import LOW, OUT, runway
 
     acks = {k: (a[1], a[3]) for k, a in cache.incident_rows.wave_acks().items()}
     blind, low = {}, {}

@@ -6,7 +6,7 @@ import json
 import sys
 from argparse import Namespace
 
-from sagan_tui.models import utcnow
+from sagan_tui.core.models import utcnow
 
 
 def _fail(message: str) -> int:
@@ -16,7 +16,7 @@ def _fail(message: str) -> int:
 
 def load_input(path: str):
     """The records of a JSON Lines file (`-` is stdin); OSError for a missing or unreadable file."""
-    from sagan_tui.triage.records import parse_record_lines
+    from sagan_tui.core.triage.records import parse_record_lines
 
     if path == "-":
         return parse_record_lines(sys.stdin)
@@ -29,7 +29,7 @@ def load_cache(path: str):
 
     Read-only: a report never changes the cache it reads (CacheUnusable, naming the cause, when
     the file cannot be read as a cache)."""
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.core.store.cache import Cache
 
     cache = Cache(path, read_only=True)
     try:
@@ -40,9 +40,9 @@ def load_cache(path: str):
 
 def records_from(cache):
     """Losses, sightings and health of an open cache (load_cache's, and watch's every poll)."""
-    from sagan_tui.basics import parse_ts
-    from sagan_tui.triage import Dispatch
-    from sagan_tui.triage.records import ParsedLines, refusal
+    from sagan_tui.wire.basics import parse_ts
+    from sagan_tui.core.triage import Dispatch
+    from sagan_tui.core.triage.records import ParsedLines, refusal
 
     dispatches = [Dispatch(n, pod_id, _stamp(created, parse_ts)) for n, pod_id, created in cache.sagan_rows.dispatches()]
     losses, errors = [], []
@@ -67,7 +67,7 @@ def _stamp(text, parse_ts):
 
 def context_for(records, accounts=()):
     """The diagnosis context from what was loaded; dismissed losses are left out."""
-    from sagan_tui.triage import TriageContext, dispatches_from
+    from sagan_tui.core.triage import TriageContext, dispatches_from
 
     # Only confirmed losses count: a suspicion (missing) or a withdrawn one is in no wave.
     losses = [x for x in records.losses if not x.dismissed and x.state == "confirmed"]
@@ -80,9 +80,9 @@ def context_for(records, accounts=()):
 
 
 def run(args: Namespace) -> int:
-    from sagan_tui.triage import find_waves, render_report, waves_to_json
+    from sagan_tui.core.triage import find_waves, render_report, waves_to_json
 
-    from sagan_tui.store.opening import CacheError
+    from sagan_tui.core.store.opening import CacheError
 
     source = args.input if args.input else args.cache
     try:
@@ -94,7 +94,7 @@ def run(args: Namespace) -> int:
     for err in records.errors:  # already "line N: what was wrong"
         print(err, file=sys.stderr)
     losses, context = context_for(records)
-    from sagan_tui.triage.forming import find_forming
+    from sagan_tui.core.triage.forming import find_forming
 
     waves = find_waves(losses, gap=args.gap, min_losses=args.min_losses, context=context,
                        guard_minutes=args.guard_minutes, horizon_minutes=args.horizon_minutes)

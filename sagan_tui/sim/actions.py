@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagan_tui.models import KNOWN_STATUSES, textbox_fields
+from sagan_tui.core.models import KNOWN_STATUSES, textbox_fields
 
 from .catalog import gpu_name, gpu_price
 from .fixture import PodSpec

@@ -12,7 +12,7 @@ from typing_extensions import NotRequired, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator, with_config
 from pydantic.alias_generators import to_camel
 
-from sagan_tui.models import ApprovalRequest, Experiment, valid_pod_id
+from sagan_tui.core.models import ApprovalRequest, Experiment, valid_pod_id
 
 # The last three answer as RunPod does (sim/faults.py): GraphQL's 200 + `errors` for a key it
 # does not accept and for its rate limit, and REST v2's 403 on a pod action the key may not do.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from starlette.responses import Response
 
-from sagan_tui.models import iso
+from sagan_tui.core.models import iso
 
 from .balance_stop import EXIT_REASON, zero_from
 from .ids import stable_int

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from sagan_tui.models import PodLifecycle
+from sagan_tui.core.models import PodLifecycle
 
 from .clock import SimClock
 from .fixture import PodSpec

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sagan_tui.models import iso
+from sagan_tui.core.models import iso
 
 from . import actions
 from .catalog import GPU_TYPES

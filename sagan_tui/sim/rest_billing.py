@@ -22,7 +22,7 @@ from typing import Any
 
 from starlette.responses import JSONResponse, Response
 
-from sagan_tui.models import iso
+from sagan_tui.core.models import iso
 
 from .faults import active_fault, error_response
 from .pods import SimPod

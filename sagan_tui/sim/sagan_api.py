@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping
 
-from sagan_tui.models import as_utc
-from sagan_tui.sources import routes
+from sagan_tui.core.models import as_utc
+from sagan_tui.core.sources import routes
 
 from . import actions
 from .actions import ActionError

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sagan_tui.sources import routes
+from sagan_tui.core.sources import routes
 
 from .clock import SimClock
 from .faults import Api, active_fault, error_response, fault_response, pause

@@ -10,7 +10,7 @@ from datetime import datetime
 from operator import itemgetter
 from typing import Any, Iterator
 
-from sagan_tui.models import KNOWN_STATUSES, ApprovalRequest, Experiment, WorkflowEvent, turn_for
+from sagan_tui.core.models import KNOWN_STATUSES, ApprovalRequest, Experiment, WorkflowEvent, turn_for
 
 from .balance_stop import balance_stopped
 from .clock import SimClock

@@ -12,15 +12,15 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from sagan_tui.actions.runner import ActionRunner
-from sagan_tui.config_model import Settings, load_settings
-from sagan_tui.store.cache import Cache, CachedPod
-from sagan_tui.sync.poller import Poller
-from sagan_tui.session.loopback import InProcessSession
-from sagan_tui.ui.messages import Updated
-from sagan_tui.ui.owner_desk import owner_desk
-from sagan_tui.ui.registry import DESK_GROUPS, desk_bindings, offering
-from sagan_tui.ui.view import PanelView
+from sagan_tui.core.actions.runner import ActionRunner
+from sagan_tui.core.config_model import Settings, load_settings
+from sagan_tui.core.store.cache import Cache, CachedPod
+from sagan_tui.core.sync.poller import Poller
+from sagan_tui.core.session.loopback import InProcessSession
+from sagan_tui.panel.messages import Updated
+from sagan_tui.panel.owner_desk import owner_desk
+from sagan_tui.panel.registry import DESK_GROUPS, desk_bindings, offering
+from sagan_tui.panel.view import PanelView
 
 BODY = """# Plan for #503: sparse probes
 
@@ -183,7 +183,7 @@ class HostScreen(Screen):
 
 class HostApp(App):
     """A minimal host of the owner-action keys over a real session (cache, poller, runner) served
-    by its real host over a socketpair, spoken to as the panel speaks to it (session/loopback.py)."""
+    by its real host over a socketpair, spoken to as the panel speaks to it (core/session/loopback.py)."""
 
     def __init__(self, settings: Settings, cache: Cache, poller: Poller):
         super().__init__()

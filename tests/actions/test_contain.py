@@ -1,4 +1,4 @@
-"""Containment (actions/contain.py) against the simulator's reaper-recovery scenario over loopback
+"""Containment (core/actions/contain.py) against the simulator's reaper-recovery scenario over loopback
 HTTP with the real clients: a hold that also stops the pods starting at Send, then sees no new pod
 for the guard's length; an override seen and the one re-containment; a stop failing (429) shown,
 retried with backoff and then done; the hold's origin recorded per path. The simulator's clock is
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import copy
 
-from sagan_tui.actions.contain import Containment, stop_targets
-from sagan_tui.actions.holds import blocked_by
-from sagan_tui.actions.runner import ActionRunner
+from sagan_tui.core.actions.contain import Containment, stop_targets
+from sagan_tui.core.actions.holds import blocked_by
+from sagan_tui.core.actions.runner import ActionRunner
 from sagan_tui.sim.scenarios import build_scenario
 
 WAVE = (10, 11, 12)

@@ -4,7 +4,7 @@ outside a wave; and the pure rules (accounts aimed at, the token, an armed reaso
 
 from __future__ import annotations
 
-from sagan_tui.triage.guard import GuardVerdict, aimed_at, confirm_token, joined, plan_accounts
+from sagan_tui.core.triage.guard import GuardVerdict, aimed_at, confirm_token, joined, plan_accounts
 
 from .conftest import actions_fixture
 

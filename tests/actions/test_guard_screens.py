@@ -3,8 +3,8 @@ simulator; `K` and `e` in the audit log (`A`)."""
 
 from __future__ import annotations
 
-from sagan_tui.ui.screens.approval import ApprovalScreen
-from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+from sagan_tui.panel.screens.approval import ApprovalScreen
+from sagan_tui.panel.screens.guard import GuardedDispatchScreen
 
 from .conftest import HostApp
 from tests.harness import open_dialog, wait_for

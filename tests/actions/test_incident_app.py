@@ -9,7 +9,7 @@ import copy
 
 import pytest
 
-from sagan_tui.ui.screens.prompt import NoteScreen
+from sagan_tui.panel.screens.prompt import NoteScreen
 
 from .conftest import actions_fixture
 from tests.harness import open_dialog, wait_for
@@ -63,13 +63,13 @@ async def _press_on(pilot, app, number: int, key: str, kind: type, what: str) ->
 
 
 def _panel_text(app) -> str:
-    from sagan_tui.ui.main_screen import incident_lines
+    from sagan_tui.panel.main_screen import incident_lines
 
     return "\n".join(incident_lines(app.view.loss_view)) if app.view.loss_view else ""
 
 
 async def test_u_during_the_wave_asks_for_the_typed_number_then_releases(incident_panel):
-    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+    from sagan_tui.panel.screens.guard import GuardedDispatchScreen
 
     r, app = await incident_panel(reaper_to=100)
     async with app.run_test(size=SIZE) as pilot:
@@ -108,7 +108,7 @@ async def test_u_outside_a_wave_is_the_plain_release_dialog(rig):
 
 
 async def test_the_canary_passes_then_U_releases_the_rest(incident_panel):
-    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+    from sagan_tui.panel.screens.guard import GuardedDispatchScreen
 
     r, app = await incident_panel(reaper_to=100)  # the reaper is gone by the canary's RUNNING (130)
     sim = r.sim
@@ -142,7 +142,7 @@ async def test_the_canary_passes_then_U_releases_the_rest(incident_panel):
 
 
 async def test_a_canary_the_reaper_takes_joins_the_wave_and_releases_nothing(incident_panel):
-    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+    from sagan_tui.panel.screens.guard import GuardedDispatchScreen
 
     r, app = await incident_panel(reaper_to=1000)
     sim = r.sim

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import copy
 
-from sagan_tui.session.model import PanelModel, announcements
-from sagan_tui.triage.verdict import verdict_of
+from sagan_tui.core.session.model import PanelModel, announcements
+from sagan_tui.core.triage.verdict import verdict_of
 
 from .conftest import actions_fixture
 
@@ -33,7 +33,7 @@ def _titles(notes, title):
 
 
 async def test_the_demo_wave_is_announced_once_and_quiet_once_acknowledged_while_its_cause_holds(rig):
-    from sagan_tui.session.incident_view import acknowledge
+    from sagan_tui.core.session.incident_view import acknowledge
 
     r = await rig(scenario="reaping-wave", at=2)
     m, poll_at = await _model(r)
@@ -46,7 +46,7 @@ async def test_the_demo_wave_is_announced_once_and_quiet_once_acknowledged_while
     for t in (190, 200, 252, 256, 262, 300):  # the loop's two re-dispatches, reaped at the same kill time
         quiet += await poll_at(t)
     # Acknowledged: the loop's losses in the same burst are counted (since you last looked), not
-    # announced again; only a new burst or a new cause is (triage/hysteresis.py).
+    # announced again; only a new burst or a new cause is (core/triage/hysteresis.py).
     assert _titles(quiet, "Reaping wave grew") == []
     assert len(m.waves) == 1 and {"q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s"} <= set(m.waves[0].pod_ids)
     acknowledge(m)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.ui.screens.approval import ApprovalScreen
-from sagan_tui.ui.screens.confirm import ConfirmScreen
-from sagan_tui.ui.screens.prompt import NoteScreen
+from sagan_tui.panel.screens.approval import ApprovalScreen
+from sagan_tui.panel.screens.confirm import ConfirmScreen
+from sagan_tui.panel.screens.prompt import NoteScreen
 
 from .conftest import actions_fixture, wave_with_192_approved
 from tests.harness import open_dialog, wait_for
@@ -98,7 +98,7 @@ async def wave_panel(rig):
 
 
 async def _guard_dialog(pilot, app):
-    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+    from sagan_tui.panel.screens.guard import GuardedDispatchScreen
 
     await _ready(pilot, app)
     app.experiments_table.focus()
@@ -123,7 +123,7 @@ async def test_the_guard_dialog_accepts_the_typed_number_with_enter(wave_panel):
 async def test_r_and_the_number_typed_in_one_burst_re_dispatch_through_the_guard(wave_panel, monkeypatch):
     """`r192⏎` as a paste over SSH delivers it: the dialog opens after a read, and the keys typed
     meanwhile land in its input, not on the panel (where ⏎ would open #192's detail)."""
-    from sagan_tui.ui import key_hold
+    from sagan_tui.panel import key_hold
     from tests.terminal.test_dialogs import burst
 
     monkeypatch.setattr(key_hold, "MAX_HOLD_S", 600.0)  # the bound for a read stuck behind a lock: not tested here

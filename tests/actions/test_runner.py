@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from sagan_tui.actions.results import StopTarget
-from sagan_tui.actions.runner import ActionRunner
+from sagan_tui.core.actions.results import StopTarget
+from sagan_tui.core.actions.runner import ActionRunner
 
 from .conftest import actions_fixture
 
@@ -156,8 +156,8 @@ async def test_guard_requires_the_typed_number_during_the_r5_wave(rig):
     await r.poll()
     assert r.cache.experiment(192).status == "approved"
     r.since_now()
-    from sagan_tui.actions.guard import dispatch_verdict
-    from sagan_tui.models import utcnow
+    from sagan_tui.core.actions.guard import dispatch_verdict
+    from sagan_tui.core.models import utcnow
 
     verdict = dispatch_verdict(r.cache, 192, utcnow(), r.settings.guard_minutes)
     assert verdict.needs_typed_confirmation and verdict.wave is not None
@@ -295,7 +295,7 @@ async def test_a_bulk_stop_where_one_of_three_is_refused_is_titled_2_of_3_stoppe
 
 
 async def test_release_restores_a_held_experiment_to_approved_at_the_simulator_and_names_who_held_it(rig):
-    from sagan_tui.actions.holds import blocked_by
+    from sagan_tui.core.actions.holds import blocked_by
 
     r = await rig(fixture=actions_fixture())
     assert (await r.runner.hold(502, "reaping wave: hold recovery")).ok

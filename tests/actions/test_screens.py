@@ -5,11 +5,11 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Button, Input, Static
 
-from sagan_tui.ui.screens.approval import ApprovalScreen
-from sagan_tui.ui.screens.audit import AuditScreen
-from sagan_tui.ui.screens.confirm import ConfirmScreen
-from sagan_tui.ui.screens.guard import GuardedDispatchScreen
-from sagan_tui.ui.screens.prompt import NoteScreen
+from sagan_tui.panel.screens.approval import ApprovalScreen
+from sagan_tui.panel.screens.audit import AuditScreen
+from sagan_tui.panel.screens.confirm import ConfirmScreen
+from sagan_tui.panel.screens.guard import GuardedDispatchScreen
+from sagan_tui.panel.screens.prompt import NoteScreen
 
 from .conftest import HostApp, actions_fixture, wave_with_192_approved
 from tests.harness import open_dialog, wait_for

@@ -7,11 +7,11 @@ from datetime import datetime, timezone
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from sagan_tui.actions.results import ActionResult
-from sagan_tui.models import ApprovalRequest, Experiment, Loss
-from sagan_tui.triage import check_dispatch
-from sagan_tui.ui.screens.approval import ApprovalScreen
-from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+from sagan_tui.core.actions.results import ActionResult
+from sagan_tui.core.models import ApprovalRequest, Experiment, Loss
+from sagan_tui.core.triage import check_dispatch
+from sagan_tui.panel.screens.approval import ApprovalScreen
+from sagan_tui.panel.screens.guard import GuardedDispatchScreen
 
 from .conftest import BODY
 

@@ -1,4 +1,4 @@
-"""The session process started before the UI imports Textual (channel/early.py): the first client
+"""The session process started before the UI imports Textual (wire/channel/early.py): the first client
 takes it over and opens it, one never taken is ended with its directory, and one that said
 `ready` and died before the client connected is named as a death (its line waits in the pipe)."""
 
@@ -10,11 +10,11 @@ import signal
 
 import pytest
 
-from sagan_tui.channel import early as early_mod
-from sagan_tui.channel import intents as I
-from sagan_tui.channel.client import SessionClient, SessionEnded
-from sagan_tui.channel.early import start_early
-from sagan_tui.channel.views import Done, ReadyView
+from sagan_tui.wire.channel import early as early_mod
+from sagan_tui.wire.channel import intents as I
+from sagan_tui.wire.channel.client import SessionClient, SessionEnded
+from sagan_tui.wire.channel.early import start_early
+from sagan_tui.wire.channel.views import Done, ReadyView
 from tests.actions.conftest import actions_fixture
 from tests.channel.test_session_process import WAIT_S, Panel, layers
 

@@ -11,11 +11,11 @@ from datetime import datetime, timezone
 import msgspec
 import pytest
 
-from sagan_tui.basics import HealthState, SourceHealth
-from sagan_tui.channel import intents as I
-from sagan_tui.channel.frames import HEADER, MAX_FRAME, FrameError, FrameReader, pack, read_frame
-from sagan_tui.channel.messages import TO_PANEL, TO_SESSION, Reply, Request, Update, encode, reply, result_of
-from sagan_tui.channel.views import ActionResultView, CellView, RowView, StopTargetView, UpdateView
+from sagan_tui.wire.basics import HealthState, SourceHealth
+from sagan_tui.wire.channel import intents as I
+from sagan_tui.wire.channel.frames import HEADER, MAX_FRAME, FrameError, FrameReader, pack, read_frame
+from sagan_tui.wire.channel.messages import TO_PANEL, TO_SESSION, Reply, Request, Update, encode, reply, result_of
+from sagan_tui.wire.channel.views import ActionResultView, CellView, RowView, StopTargetView, UpdateView
 
 # One instance of every intent, each field set to something other than its default.
 SAMPLES: dict[type, I.Intent] = {
@@ -109,4 +109,4 @@ def test_the_result_types_are_channel_types_only():
     for kind in I.INTENTS:
         for arg in typing.get_args(kind.result) or (kind.result,):
             module = getattr(arg, "__module__", "builtins")
-            assert module in ("builtins", "datetime", "sagan_tui.channel.views", "typing"), (kind, arg)
+            assert module in ("builtins", "datetime", "sagan_tui.wire.channel.views", "typing"), (kind, arg)

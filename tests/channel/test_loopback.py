@@ -1,4 +1,4 @@
-"""The in-process transport (session/loopback.py): the real SessionHost over a socketpair, so what
+"""The in-process transport (core/session/loopback.py): the real SessionHost over a socketpair, so what
 it hands the panel is what the socket carries: view data made whole, answers decoded as their
 intent's type, a wrong answer an error."""
 
@@ -8,12 +8,12 @@ import asyncio
 
 import pytest
 
-from sagan_tui.channel import intents as I
-from sagan_tui.channel.client import SessionError
-from sagan_tui.channel.views import ActionResultView, ReadyView, RowView, UpdateView
-from sagan_tui.session import answers
-from sagan_tui.session.loopback import InProcessSession
-from sagan_tui.store.cache import Cache
+from sagan_tui.wire.channel import intents as I
+from sagan_tui.wire.channel.client import SessionError
+from sagan_tui.wire.channel.views import ActionResultView, ReadyView, RowView, UpdateView
+from sagan_tui.core.session import answers
+from sagan_tui.core.session.loopback import InProcessSession
+from sagan_tui.core.store.cache import Cache
 from tests.ui import frozen
 
 

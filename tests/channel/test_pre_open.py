@@ -1,4 +1,4 @@
-"""The pre-open (channel/early.py, session/serve.py): the early child gets the settings' layers on
+"""The pre-open (wire/channel/early.py, core/session/serve.py): the early child gets the settings' layers on
 its stdin and opens the session before any client connects, so its first poll does not wait for
 the panel's first frame; the panel's Open with the same layers is answered by that session, other
 layers close it and open theirs, and a line that is not the layers leaves the Open to open it."""
@@ -9,12 +9,12 @@ import asyncio
 
 import pytest
 
-from sagan_tui.channel import early as early_mod
-from sagan_tui.channel import intents as I
-from sagan_tui.channel.early import pre_open_line, start_early
-from sagan_tui.channel.views import ReadyView
-from sagan_tui.config import Draft
-from sagan_tui.session.serve import SessionHost, pre_open_intent
+from sagan_tui.wire.channel import early as early_mod
+from sagan_tui.wire.channel import intents as I
+from sagan_tui.wire.channel.early import pre_open_line, start_early
+from sagan_tui.wire.channel.views import ReadyView
+from sagan_tui.wire.config import Draft
+from sagan_tui.core.session.serve import SessionHost, pre_open_intent
 from tests.actions.conftest import actions_fixture
 from tests.harness import wait_until
 from tests.channel.test_session_process import WAIT_S, Panel, layers

@@ -1,4 +1,4 @@
-"""A row the UI holds already crosses the channel as the cells that changed (channel/rows.py), and
+"""A row the UI holds already crosses the channel as the cells that changed (wire/channel/rows.py), and
 the table's store applies the patch to the row it holds: it ends up holding, showing and ordering
 exactly what the same rows applied whole in-process give, and redraws the same cells. A pod's
 record crosses only when it changed, and the UI's view still has every pod's latest record."""
@@ -9,12 +9,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from sagan_tui.channel.messages import TO_PANEL, Update, encode
-from sagan_tui.channel.rows import HeldTables, SentTables
-from sagan_tui.channel.views import CachedPodView, PodRecordView, RowPatchView, UpdateView
-from sagan_tui.render import Cell, Column, Row
-from sagan_tui.ui.view import PanelView
-from sagan_tui.ui.widgets.row_store import RowStore
+from sagan_tui.wire.channel.messages import TO_PANEL, Update, encode
+from sagan_tui.wire.channel.rows import HeldTables, SentTables
+from sagan_tui.wire.channel.views import CachedPodView, PodRecordView, RowPatchView, UpdateView
+from sagan_tui.wire.render import Cell, Column, Row
+from sagan_tui.panel.view import PanelView
+from sagan_tui.panel.widgets.row_store import RowStore
 
 COLUMNS = [Column("id", "id"), Column("status", "status"), Column("seen", "seen")]
 
@@ -25,7 +25,7 @@ def row(pod: str, status: str, seen: int, group: int = 0, until: float = 1e9, or
 
 
 def update(pods: dict | None = None, removed: tuple = (), full: bool = False, records: dict | None = None):
-    """A PanelUpdate's rows and pod records, as session/views.update_view reads them."""
+    """A PanelUpdate's rows and pod records, as core/session/views.update_view reads them."""
     return SimpleNamespace(pods=pods or {}, pods_removed=removed, full=full, experiments={},
                            pod_records=records or {})
 
@@ -165,8 +165,8 @@ async def test_a_patch_of_a_row_the_panel_does_not_hold_ends_the_channel_and_is_
     import asyncio
     import socket
 
-    from sagan_tui.channel.client import SessionClient
-    from sagan_tui.channel.frames import pack
+    from sagan_tui.wire.channel.client import SessionClient
+    from sagan_tui.wire.channel.frames import pack
 
     applied, ended = [], []
     client = SessionClient(applied.append, ended.append)
@@ -185,11 +185,11 @@ async def test_a_patch_of_a_row_the_panel_does_not_hold_ends_the_channel_and_is_
 
 
 def cached(pod: str, status: str):
-    """A pod's record as the session holds it (store/cache.py's CachedPod)."""
+    """A pod's record as the session holds it (core/store/cache.py's CachedPod)."""
     from datetime import datetime, timezone
 
-    from sagan_tui.models import RunPodPod
-    from sagan_tui.store.cache import CachedPod
+    from sagan_tui.core.models import RunPodPod
+    from sagan_tui.core.store.cache import CachedPod
 
     at = datetime(2026, 5, 14, 10, 0, tzinfo=timezone.utc)
     return CachedPod(RunPodPod.model_construct(id=pod, account="team", experiment=7, desired_status=status,
@@ -197,8 +197,8 @@ def cached(pod: str, status: str):
 
 
 def test_a_large_update_goes_in_parts_that_leave_the_table_as_the_whole_update_does(monkeypatch):
-    from sagan_tui.session import views as V
-    from sagan_tui.session.updates import PanelUpdate
+    from sagan_tui.core.session import views as V
+    from sagan_tui.core.session.updates import PanelUpdate
 
     monkeypatch.setattr(V, "PART_ROWS", 3)  # parts of three rows: seven pods make three parts
     pods = {p: row(p, "RUNNING", 60, order=i) for i, p in enumerate("abcdefg")}

@@ -9,12 +9,12 @@ import stat
 
 import pytest
 
-from sagan_tui.channel import intents as I
-from sagan_tui.channel.frames import HEADER, pack, read_frame
-from sagan_tui.channel.messages import TO_PANEL, Refused, Reply, Request, encode, result_of
-from sagan_tui.channel.runtime_dir import ChannelRefused, check_private, make_runtime_dir, socket_path
-from sagan_tui.channel.server import ChannelServer
-from sagan_tui.channel.views import Done
+from sagan_tui.wire.channel import intents as I
+from sagan_tui.wire.channel.frames import HEADER, pack, read_frame
+from sagan_tui.wire.channel.messages import TO_PANEL, Refused, Reply, Request, encode, result_of
+from sagan_tui.wire.channel.runtime_dir import ChannelRefused, check_private, make_runtime_dir, socket_path
+from sagan_tui.wire.channel.server import ChannelServer
+from sagan_tui.wire.channel.views import Done
 
 
 def test_the_runtime_dir_is_ours_and_0700_and_the_socket_0600(tmp_path):

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from sagan_tui.channel import intents as I
-from sagan_tui.channel.client import SessionClient, SessionEnded
-from sagan_tui.channel.early import CLOSE_GRACE_S
-from sagan_tui.channel.frames import pack, read_frame
-from sagan_tui.channel.messages import TO_PANEL, Refused
-from sagan_tui.channel.views import ActionResultView, Done, ReadyView, UpdateView
-from sagan_tui.config import gather
+from sagan_tui.wire.channel import intents as I
+from sagan_tui.wire.channel.client import SessionClient, SessionEnded
+from sagan_tui.wire.channel.early import CLOSE_GRACE_S
+from sagan_tui.wire.channel.frames import pack, read_frame
+from sagan_tui.wire.channel.messages import TO_PANEL, Refused
+from sagan_tui.wire.channel.views import ActionResultView, Done, ReadyView, UpdateView
+from sagan_tui.wire.config import gather
 from tests.actions.conftest import actions_fixture
 
 WAIT_S = 60.0  # a bound on a wait for a condition (a busy 2-core machine starts Python slowly), never a pace
@@ -195,16 +195,16 @@ async def test_a_child_that_cannot_start_says_why(tmp_path, monkeypatch):
 
 
 def test_every_intent_but_open_has_its_handler_in_the_session():
-    from sagan_tui.session.answers import HANDLERS
+    from sagan_tui.core.session.answers import HANDLERS
 
     assert set(HANDLERS) == set(I.INTENTS) - {I.Open}
 
 
 async def fill_through_the_wave(sim, tmp: Path) -> None:
     """The reaping wave's polls made by this process into the cache the child will open."""
-    from sagan_tui.config_model import validate
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.config_model import validate
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import Poller
 
     values, accounts = layers(sim, tmp)
     settings = validate(type(gather())(values, accounts))
@@ -221,7 +221,7 @@ async def fill_through_the_wave(sim, tmp: Path) -> None:
 
 
 async def test_the_whole_panel_carries_the_wave_weighed_and_the_records_as_plain_views(sim_factory, tmp_path):
-    from sagan_tui.channel.views import CachedPodView, ExperimentView, WaveView
+    from sagan_tui.wire.channel.views import CachedPodView, ExperimentView, WaveView
 
     sim = sim_factory(scenario="reaping-wave")
     await fill_through_the_wave(sim, tmp_path)
@@ -251,8 +251,8 @@ async def test_the_whole_panel_carries_the_wave_weighed_and_the_records_as_plain
 async def test_a_config_error_in_the_panel_names_the_layer_that_set_it(sim_factory, tmp_path, env, flags, said):
     """Issue 44.7: the panel's settings reach its session process over the Open with their origins,
     so its refusal says where to mend the value, as the headless commands do."""
-    from sagan_tui.channel.early import layer_origins, open_layers
-    from sagan_tui.channel.views import FailedView
+    from sagan_tui.wire.channel.early import layer_origins, open_layers
+    from sagan_tui.wire.channel.views import FailedView
 
     sim = sim_factory(fixture=actions_fixture())
     base = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp_path / "no-config.toml"), **env}

@@ -8,7 +8,7 @@ from graphql import (
 )
 
 from sagan_tui.sim.graphql_api import SCHEMA as SIM_SCHEMA
-from sagan_tui.sources.runpod_graphql import ACCOUNT_QUERY, BALANCE_QUERY, POD_FIELDS, POD_QUERY, _load_sdk
+from sagan_tui.core.sources.runpod_graphql import ACCOUNT_QUERY, BALANCE_QUERY, POD_FIELDS, POD_QUERY, _load_sdk
 
 from .published import GRAPHQL_FILE, graphql_schema
 
@@ -72,10 +72,10 @@ def test_every_mutation_the_installed_sdk_builds_for_us_validates(builder, args)
 
 
 async def test_every_document_sent_to_the_simulator_in_a_poll_and_an_action_validates(sim_factory, tmp_path):
-    from sagan_tui.actions.runner import ActionRunner
-    from sagan_tui.config_model import load_settings
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.actions.runner import ActionRunner
+    from sagan_tui.core.config_model import load_settings
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import Poller
 
     sim = sim_factory(scenario="calm")
     env = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp_path / "absent.toml"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import httpx
 
-from sagan_tui.sources.rest_shapes import gpu_load
+from sagan_tui.core.sources.rest_shapes import gpu_load
 
 from .published import validator
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from sagan_tui.sources.errors import AuthError, Forbidden, RateLimited
-from sagan_tui.sources.runpod_rest import RestV2Transport
+from sagan_tui.core.sources.errors import AuthError, Forbidden, RateLimited
+from sagan_tui.core.sources.runpod_rest import RestV2Transport
 
 from .published import example, openapi, unpublished, validator
 

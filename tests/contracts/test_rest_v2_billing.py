@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from jsonschema import Draft202012Validator, FormatChecker
 
-from sagan_tui.sources.runpod_rest import RestV2Transport
+from sagan_tui.core.sources.runpod_rest import RestV2Transport
 
 FILE = Path(__file__).parent / "runpod_openapi_v2_billing.json"
 KEY = "rk-team-billing"

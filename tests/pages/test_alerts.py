@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
-from sagan_tui.pages.alerts import Alert, FormingFacts, Lifecycle, Seen, WaveFacts
+from sagan_tui.core.pages.alerts import Alert, FormingFacts, Lifecycle, Seen, WaveFacts
 
 T0 = datetime(2026, 5, 14, 10, 39, tzinfo=timezone.utc)
 PODS = ("k3m8qz0v2xw7ta", "h9d2pj6wq4ne1c", "t5x0bv8rk2mu7y", "q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s")

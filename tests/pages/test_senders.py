@@ -10,11 +10,11 @@ import asyncio
 import httpx
 import pytest
 
-from sagan_tui.pages.alerts import FormingFacts, Lifecycle
-from sagan_tui.pages.deadman import SEQ, DeadMan, parse_deadman
-from sagan_tui.pages.pager import Pager
-from sagan_tui.pages.senders import sender_for
-from sagan_tui.pages.targets import TargetError, parse_target, parse_targets
+from sagan_tui.core.pages.alerts import FormingFacts, Lifecycle
+from sagan_tui.core.pages.deadman import SEQ, DeadMan, parse_deadman
+from sagan_tui.core.pages.pager import Pager
+from sagan_tui.core.pages.senders import sender_for
+from sagan_tui.core.pages.targets import TargetError, parse_target, parse_targets
 
 from .stand_ins import StandIn
 from .test_alerts import PODS, seen, wave

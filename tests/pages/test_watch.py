@@ -13,8 +13,8 @@ from argparse import Namespace
 import pytest
 
 from sagan_tui.commands.watch import Watch, checked
-from sagan_tui.config_model import load_settings
-from sagan_tui.store.cache import Cache
+from sagan_tui.core.config_model import load_settings
+from sagan_tui.core.store.cache import Cache
 
 from .stand_ins import StandIn
 
@@ -80,7 +80,7 @@ async def test_auto_contain_holds_the_wave_and_stops_its_starting_pods_once_audi
     done = [line for line in lines if line.startswith("containment")]
     stops = [r for r in sim.requests if r.api == "graphql" and "podStop" in str((r.body or {}).get("query"))]
     stopped = {pid for r in stops for pid in sim.state.pods if f'"{pid}"' in str(r.body)}
-    # The containment operation's targets (actions/contain.stop_targets): #192's two starting
+    # The containment operation's targets (core/actions/contain.stop_targets): #192's two starting
     # re-dispatches, and its pod RUNNING inside the wave's kill window (doomed, billed until reaped).
     assert {"q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s"} < stopped and len(stopped) == len(stops) == 3, stopped
     assert {sim.state.pods[pid].spec.experiment for pid in stopped} == {192}

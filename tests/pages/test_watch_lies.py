@@ -9,8 +9,8 @@ from argparse import Namespace
 import pytest
 
 from sagan_tui.commands.watch import Watch, checked
-from sagan_tui.config_model import load_settings
-from sagan_tui.store.cache import Cache
+from sagan_tui.core.config_model import load_settings
+from sagan_tui.core.store.cache import Cache
 from tests.reliability.hostile_proxy import HostileProxy
 from tests.reliability.test_lies import FIXTURE, LIES, _lies
 

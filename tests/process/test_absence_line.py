@@ -5,7 +5,7 @@ the wave panel says what happened; the owner's next key clears it (#44 item 2)."
 
 from __future__ import annotations
 
-from sagan_tui.config import gather
+from sagan_tui.wire.config import gather
 from tests.actions.test_incident_app import incident
 from tests.harness import wait_for
 
@@ -14,7 +14,7 @@ SIZE = (200, 50)
 
 
 def _panel(sim, tmp):
-    from sagan_tui.ui.app import SaganApp
+    from sagan_tui.panel.app import SaganApp
 
     env = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp / "no-config.toml"), "SAGAN_TUI_AWAY_MINUTES": "1",
            **{f"RUNPOD_TRANSPORT_{name.upper()}": "graphql" for name in sim.account_keys}}
@@ -33,7 +33,7 @@ def _wave_panel_text(app) -> str:
 
 async def test_no_key_for_away_minutes_while_losses_arrive_shows_the_absence_line_and_a_key_clears_it(
         sim_factory, tmp_path):
-    from sagan_tui.ui.remote import RemoteSession
+    from sagan_tui.panel.remote import RemoteSession
 
     sim = sim_factory(fixture=incident(reaper_to=100))
     sim.clock.hold(40)  # the three team pods run; the reaper kills them at about t=65-71

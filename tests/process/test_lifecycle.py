@@ -26,7 +26,7 @@ def stat(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
-def children(pid: int, marker: bytes = b"sagan_tui.session") -> list[int]:
+def children(pid: int, marker: bytes = b"sagan_tui.core.session") -> list[int]:
     """The session processes `pid` started (by their command line), read from /proc; with
     `marker`, the children whose command line holds it."""
     found = []
@@ -186,7 +186,7 @@ def _nice(pid: int) -> int:
 
 
 def test_the_session_process_runs_below_the_panel_in_its_session_but_out_of_its_terminal_group(tmp_path):
-    from sagan_tui.channel.early import CHILD_NICE
+    from sagan_tui.wire.channel.early import CHILD_NICE
 
     with panel(process_env(tmp_path)) as (p, child):
         # Ctrl+C and a hang-up go to the terminal's foreground group, the panel's, which acts on them.

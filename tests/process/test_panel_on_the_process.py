@@ -9,8 +9,8 @@ import signal
 
 import pytest
 
-from sagan_tui.config import gather
-from sagan_tui.ui.screens.prompt import NoteScreen
+from sagan_tui.wire.config import gather
+from sagan_tui.panel.screens.prompt import NoteScreen
 from tests.actions.conftest import actions_fixture
 from tests.harness import SIZE, said, wait_for
 
@@ -25,7 +25,7 @@ def draft_for(sim, tmp):
 
 @pytest.fixture
 def process_panel(tmp_path):
-    from sagan_tui.ui.app import SaganApp
+    from sagan_tui.panel.app import SaganApp
 
     def make(sim, **kw):
         return SaganApp(draft_for(sim, tmp_path), poll=False, **kw)
@@ -34,7 +34,7 @@ def process_panel(tmp_path):
 
 
 async def test_the_panel_runs_on_the_child_and_restarts_it_after_kill_9(sim_factory, process_panel):
-    from sagan_tui.ui.remote import RemoteSession
+    from sagan_tui.panel.remote import RemoteSession
 
     sim = sim_factory(fixture=actions_fixture())
     app = process_panel(sim)

@@ -8,7 +8,7 @@ import os
 import re
 import signal
 
-from sagan_tui.ui.widgets.status_bar import StatusBar
+from sagan_tui.panel.widgets.status_bar import StatusBar
 from tests.actions.conftest import actions_fixture
 from tests.process.test_panel_on_the_process import WAIT_S, process_panel  # noqa: F401 - a fixture
 from tests.harness import SIZE, wait_for

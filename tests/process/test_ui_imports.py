@@ -36,11 +36,11 @@ async def test_the_ui_process_never_imports_the_cores_libraries(sim_factory, tmp
                                                                for s in seen["said"])
     assert seen["banned"] == [], seen["banned"]
     # Nor the session's, the sources', the sync's or the store's code: the first frame's one
-    # read-only peek at the cache is sagan_tui/peek.py, outside them (standard sqlite3).
+    # read-only peek at the cache is sagan_tui/panel/peek.py, outside them (standard sqlite3).
     assert seen["core"] == [], seen["core"]
     # No analysis of triage ran here: none of its modules but the pure formatting was imported.
     assert seen["triage_reached"] == [], seen["triage_reached"]
-    assert set(seen["triage"]) <= {"sagan_tui.triage", "sagan_tui.triage.fmt"}, seen["triage"]
+    assert set(seen["triage"]) <= {"sagan_tui.core.triage", "sagan_tui.wire.fmt"}, seen["triage"]
     shown = seen["shown"]
     assert shown["heatmap_rows"] and shown["heatmap_total"] >= len(R4), shown
     assert shown["heatmap_width"][0] == shown["heatmap_width"][1] > 0, shown  # built for the width it has
@@ -52,16 +52,16 @@ def test_the_hook_notes_triage_analysis_reached_from_the_project():
     """The hook above can fail: a module of the project that reaches the heatmap's binning (the
     session's grid builder, as the UI's heatmap did before) is noted with its line."""
     code = ("import json, tests.process.ui_run as r\n"
-            "from sagan_tui.ui import heatmap_render\n"
-            "import sagan_tui.triage.fmt\n"
-            "from sagan_tui.triage import fmt\n"
+            "from sagan_tui.panel import heatmap_render\n"
+            "import sagan_tui.wire.fmt\n"
+            "from sagan_tui.wire import fmt\n"
             "assert r.triage_reached == [], r.triage_reached\n"
-            "import sagan_tui.session.heatmap_view\n"
+            "import sagan_tui.core.session.heatmap_view\n"
             "print(json.dumps(r.triage_reached))\n")
     import subprocess
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.getcwd(), timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     reached = json.loads(out.stdout.strip().splitlines()[-1])
-    assert reached and reached[0].startswith("sagan_tui.triage.heatmap <- "), reached
-    assert "sagan_tui/session/heatmap_view.py:" in reached[0], reached
+    assert reached and reached[0].startswith("sagan_tui.core.triage.heatmap <- "), reached
+    assert "sagan_tui/core/session/heatmap_view.py:" in reached[0], reached

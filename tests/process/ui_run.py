@@ -3,7 +3,7 @@
 The panel on its session process, driven by a pilot through the wave
 on screen, an approval, a hold, a dismiss and `W`; an import hook notes every module of the
 banned families imported in this process, and every module of triage's analysis (all of
-`sagan_tui.triage` but the pure formatting of `triage.fmt` the layer contract names) with the
+`sagan_tui.core.triage` but the pure formatting of `triage.fmt` the layer contract names) with the
 line of the project's code that reached it: no analysis can run here without its module, so
 none ran. The last stdout line says what it saw (JSON).
 The simulator runs in the test's process: it imports pydantic itself, and it must not be here.
@@ -19,7 +19,7 @@ from datetime import datetime
 CHILD_S = 60.0  # a bound on each wait: this process and its session child start on a loaded machine
 BANNED = ("pydantic", "httpx", "sqlite_utils", "runpod", "graphql")
 # The triage the UI may import: the package (its names load lazily) and its pure formatting.
-TRIAGE_ALLOWED = ("sagan_tui.triage", "sagan_tui.triage.fmt")
+TRIAGE_ALLOWED = ("sagan_tui.core.triage", "sagan_tui.wire.fmt")
 imported: list[str] = []
 triage_reached: list[str] = []  # "module <- file:line" of the project's frame that imported it
 
@@ -29,7 +29,7 @@ def _reached_from() -> str:
     frame = sys._getframe(2)
     while frame is not None:
         name = frame.f_globals.get("__name__", "")
-        if name.startswith("sagan_tui") and not name.startswith("sagan_tui.triage"):
+        if name.startswith("sagan_tui") and not name.startswith("sagan_tui.core.triage"):
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "?"
@@ -42,7 +42,7 @@ class Watch:
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in BANNED and name not in imported:
             imported.append(name)
-        if name.startswith("sagan_tui.triage.") and name not in TRIAGE_ALLOWED:
+        if name.startswith("sagan_tui.core.triage.") and name not in TRIAGE_ALLOWED:
             triage_reached.append(f"{name} <- {_reached_from()}")
         return None
 
@@ -56,11 +56,11 @@ sys.meta_path.insert(0, Watch())
 async def run(args: dict) -> dict:
     from textual.widgets import Button, Input
 
-    from sagan_tui.config import gather
-    from sagan_tui.ui.app import SaganApp
-    from sagan_tui.ui.screens.approval import ApprovalScreen
-    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
-    from sagan_tui.ui.screens.prompt import NoteScreen
+    from sagan_tui.wire.config import gather
+    from sagan_tui.panel.app import SaganApp
+    from sagan_tui.panel.screens.approval import ApprovalScreen
+    from sagan_tui.panel.screens.guard import GuardedDispatchScreen
+    from sagan_tui.panel.screens.prompt import NoteScreen
 
     from tests.harness import keep_toasts, notes, wait_for
 
@@ -117,9 +117,9 @@ async def run(args: dict) -> dict:
                  "heatmap_width": [heatmap.grid.width, heatmap.content_size.width],
                  "wave_pods": sorted(app.loss_area.query_one("WavePanel").wave.pod_ids),
                  "proposal": [type(proposal).__name__, proposal.verdict.cause, len(proposal.lines)]}
-    triage = sorted(m for m in sys.modules if m.startswith("sagan_tui.triage"))
-    session = sorted(m for m in sys.modules if m.startswith(("sagan_tui.session", "sagan_tui.store",
-                                                             "sagan_tui.sources", "sagan_tui.sync")))
+    triage = sorted(m for m in sys.modules if m.startswith("sagan_tui.core.triage"))
+    session = sorted(m for m in sys.modules if m.startswith(("sagan_tui.core.session", "sagan_tui.core.store",
+                                                             "sagan_tui.core.sources", "sagan_tui.core.sync")))
     return {"banned": imported, "said": [n.message for n in notes(app)], "triage": triage, "core": session, "triage_reached": triage_reached,
             "shown": shown}
 

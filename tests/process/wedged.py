@@ -15,7 +15,7 @@ import sys
 import termios
 import tty
 
-from sagan_tui.stop_signals import exit_on_stop_signals
+from sagan_tui.commands.stop_signals import exit_on_stop_signals
 
 
 class NeverExits:

@@ -55,9 +55,9 @@ def no_config(tmp_path: Path) -> dict[str, str]:
 
 def open_poller(env: dict[str, str], cache_path: Path, *, retries: int | None = None, **flags):
     """(Poller, Cache) configured from `env` alone, on its own cache file, as `sync` builds them."""
-    from sagan_tui.config_model import load_settings
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.config_model import load_settings
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import Poller
 
     fast = flags.pop("poll_interval", None)
     settings, _ = load_settings({**env, **no_config(Path(cache_path).parent)}, sagan_tui_cache=str(cache_path),
@@ -73,7 +73,7 @@ def open_poller(env: dict[str, str], cache_path: Path, *, retries: int | None = 
 # --- the real panel under Pilot -------------------------------------------------------------
 
 def panel_settings(env: dict[str, str], tmp_path: Path, **flags):
-    from sagan_tui.config_model import load_settings
+    from sagan_tui.core.config_model import load_settings
 
     fast = flags.pop("poll_interval", 60.0)  # tests drive the polls
     settings, _ = load_settings({**env, **no_config(tmp_path)}, bell=False,

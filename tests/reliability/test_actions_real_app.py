@@ -7,7 +7,7 @@ still in flight when the second keypress lands.
 
 from __future__ import annotations
 
-from sagan_tui.ui.screens.confirm import ConfirmScreen
+from sagan_tui.panel.screens.confirm import ConfirmScreen
 
 from tests.harness import notes, poll_now, said, table_rows, wait_for
 

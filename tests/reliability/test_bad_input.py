@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from sagan_tui.models import ErrorKind, HealthState
+from sagan_tui.core.models import ErrorKind, HealthState
 
 from .conftest import open_poller
 from .stub_server import EMPTY_MYSELF
@@ -152,7 +152,7 @@ async def test_one_record_dated_absurdly_does_not_poison_the_cursor(stub, poller
 
 async def test_an_event_held_at_the_feed_cursor_sent_again_broken_changes_nothing(stub, poller):
     # `make fuzz` found the case (its oracle expected a skip): the feed re-reads the events at its
-    # cursor's instant and does not validate the ids it holds there again (sync/poller.py `known`).
+    # cursor's instant and does not validate the ids it holds there again (core/sync/poller.py `known`).
     held = {"id": "e-held", "eventType": "note", "note": "first", "createdAt": "2026-05-14T10:00:00Z"}
     stub.set("/api/events", {"events": [held]})
     await poller.poll_once(force=True)

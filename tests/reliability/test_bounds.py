@@ -10,8 +10,8 @@ import gc
 import os
 from datetime import timedelta
 
-from sagan_tui.models import WorkflowEvent, utcnow
-from sagan_tui.store.cache import ts
+from sagan_tui.core.models import WorkflowEvent, utcnow
+from sagan_tui.core.store.cache import ts
 
 from .conftest import SOAK, open_poller
 from tests.harness import poll_now, wait_for
@@ -69,7 +69,7 @@ async def test_the_panel_prunes_old_history_at_start(calm_sim, panel):
 
 async def test_memory_stays_flat_over_many_polls(sim_factory, tmp_path, figures):
     """The poller and the panel model over many polls of a busy, fast-moving world (reaping-wave at speed 20)."""
-    from sagan_tui.session.model import PanelModel
+    from sagan_tui.core.session.model import PanelModel
 
     sim = sim_factory(scenario="reaping-wave", speed=20)
     poller, cache = open_poller(sim.env(), tmp_path / "soak.sqlite", poll_interval=0.5)

@@ -18,8 +18,8 @@ import time
 
 import httpx
 
-from sagan_tui.store.cache import Cache
-from sagan_tui.ui.screens.audit import AuditScreen
+from sagan_tui.core.store.cache import Cache
+from sagan_tui.panel.screens.audit import AuditScreen
 
 from tests.harness import notes, poll_now, wait_for
 

@@ -84,10 +84,10 @@ def test_no_raw_escape_in_any_output_of_runpod_strings(synced, capsys, tmp_path)
 
 
 def test_the_exported_file_and_its_osc52_payload_are_clean(synced, tmp_path):
-    from sagan_tui.actions.guard import export_report
-    from sagan_tui.models import utcnow
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.ui.clipboard import copy, osc52
+    from sagan_tui.core.actions.guard import export_report
+    from sagan_tui.core.models import utcnow
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.panel.clipboard import copy, osc52
 
     cache = Cache(synced[0])
     try:
@@ -116,8 +116,8 @@ async def test_the_panels_export_its_osc52_copy_and_its_toasts_are_clean(synced,
                                                                               monkeypatch):
     """The panel on the cache `sync` filled: `e` writes the incident (into SAGAN_TUI_DATA_DIR) and
     copies it by OSC 52; a toast quoting a source's words is cleaned as well."""
-    from sagan_tui.config_model import load_settings
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.core.config_model import load_settings
+    from sagan_tui.core.store.cache import Cache
     from tests.harness import notes, panel_on, wait_for
 
     monkeypatch.setenv("SAGAN_TUI_DATA_DIR", str(tmp_path / "exports"))

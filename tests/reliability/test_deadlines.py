@@ -15,10 +15,10 @@ import tracemalloc
 
 import pytest
 
-from sagan_tui.sources.errors import ReplyTooLarge, SourceTimeout
-from sagan_tui.sources.runpod_graphql import GraphQLTransport, _load_sdk
-from sagan_tui.sources.runpod_rest import RestV2Transport
-from sagan_tui.sources.sagan import SaganClient
+from sagan_tui.core.sources.errors import ReplyTooLarge, SourceTimeout
+from sagan_tui.core.sources.runpod_graphql import GraphQLTransport, _load_sdk
+from sagan_tui.core.sources.runpod_rest import RestV2Transport
+from sagan_tui.core.sources.sagan import SaganClient
 
 from .processes import EXE, command_env
 from .stub_server import EMPTY_MYSELF, Stream

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from sagan_tui.models import ErrorKind, HealthState
-from sagan_tui.store.cache import Cache
+from sagan_tui.core.models import ErrorKind, HealthState
+from sagan_tui.core.store.cache import Cache
 
 from .conftest import SOAK, open_poller
 
@@ -86,7 +86,7 @@ def snapshot(cache: Cache) -> dict:
 
 
 # Sagan's poll sends these three at once, and each ends before the poll does, failed or not
-# (sync/poller.py `_together`): every Sagan poll reaches the simulator three times.
+# (core/sync/poller.py `_together`): every Sagan poll reaches the simulator three times.
 SAGAN_LISTS = ("/api/experiments", "/api/pods", "/api/approval-requests")
 
 

@@ -15,12 +15,12 @@ import time
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from sagan_tui.models import valid_pod_id
-from sagan_tui.models import (
+from sagan_tui.core.models import valid_pod_id
+from sagan_tui.core.models import (
     ApprovalRequest, ErrorKind, Experiment, HealthState, PodLifecycle, RunPodPod, WorkflowEvent,
 )
-from sagan_tui.sources.runpod_graphql import flatten_pod
-from sagan_tui.sources.runpod_rest import flatten_rest_pod
+from sagan_tui.core.sources.runpod_graphql import flatten_pod
+from sagan_tui.core.sources.runpod_rest import flatten_rest_pod
 
 from .conftest import SOAK, open_poller
 from .fuzz_replies import (
@@ -70,8 +70,8 @@ class Rig:
 
 def held_at_cursor(rig) -> set[str]:
     """Ids of the events the next poll re-reads at its feed cursor's instant and, being held, does not
-    validate again (sync/poller.py `known`): a record sent again under such an id changes nothing."""
-    from sagan_tui.store.cache import parse_ts
+    validate again (core/sync/poller.py `known`): a record sent again under such an id changes nothing."""
+    from sagan_tui.core.store.cache import parse_ts
 
     parts = dict(p.split("=", 1) for p in (rig.cache.cursor("sagan") or "").split(";") if "=" in p)
     return rig.cache.event_ids_at(parse_ts(parts["ev"])) if parts.get("ev") else set()

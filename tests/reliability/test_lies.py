@@ -14,9 +14,9 @@ from contextlib import redirect_stdout
 import httpx
 import pytest
 
-from sagan_tui.config_model import load_settings
-from sagan_tui.store.cache import Cache
-from sagan_tui.sync.poller import Poller
+from sagan_tui.core.config_model import load_settings
+from sagan_tui.core.store.cache import Cache
+from sagan_tui.core.sync.poller import Poller
 from tests.reliability.hostile_proxy import NOT_FOUND, HostileProxy, graphql_pods, half, sagan_row_lie
 
 REAL = "r3all0st0pod01"
@@ -187,7 +187,7 @@ async def test_sagans_terminated_while_runpod_lists_the_pod_running_is_no_loss(r
 async def test_a_confirmed_loss_listed_running_again_is_withdrawn_from_waves_and_report(rig, tmp_path):
     """Both the list and the direct reads lie (every pod of team gone, each read not found): the
     losses are confirmed and make a wave; the next true list withdraws every one of them."""
-    from sagan_tui.session.model import PanelModel, announcements
+    from sagan_tui.core.session.model import PanelModel, announcements
 
     sim, proxy, make = rig
     poller, cache = make()

@@ -11,8 +11,8 @@ import gc
 from datetime import datetime, timezone
 
 from sagan_tui.commands.doctor import _cache_check
-from sagan_tui.models import HealthState
-from sagan_tui.render import OK_MARK, source_segments
+from sagan_tui.core.models import HealthState
+from sagan_tui.wire.render import OK_MARK, source_segments
 from tests.reliability.hostile_proxy import Reply, duplicated, flooded, sagan_row_lie, twinned
 from tests.reliability.test_bounds import rss_kb
 from tests.reliability.test_lies import PERSONAL, REAL, TEAM, _waves_json, rig  # noqa: F401 - the rig fixture
@@ -81,7 +81,7 @@ async def test_a_flood_of_made_up_running_pods_once_is_doubtful_and_makes_no_los
     assert _waves_json(str(cache.path))["waves"] == []
     assert {p.pod_id for p in cache.pods(include_gone=False)} >= {*TEAM, *PERSONAL}
     figures["flood_rss_growth_mb"] = round(grown_kb / 1024, 1)
-    # Bounded as every reply is (sources/bounded.py): the flood's pods are not held after the poll.
+    # Bounded as every reply is (core/sources/bounded.py): the flood's pods are not held after the poll.
     assert grown_kb < 150_000, grown_kb
 
 

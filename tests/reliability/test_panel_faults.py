@@ -7,8 +7,8 @@ recovery.
 
 from __future__ import annotations
 
-from sagan_tui.models import HealthState
-from sagan_tui.ui.widgets.status_bar import StatusBar
+from sagan_tui.core.models import HealthState
+from sagan_tui.panel.widgets.status_bar import StatusBar
 
 from tests.harness import poll_now, screen_text, wait_for
 from .test_faults import WORLD

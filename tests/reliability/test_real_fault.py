@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from sagan_tui.models import ErrorKind
+from sagan_tui.core.models import ErrorKind
 
 from .conftest import open_poller
 

@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 
-from sagan_tui.config_model import load_settings
-from sagan_tui.sources.errors import SourceError
-from sagan_tui.sources.runpod_graphql import GraphQLTransport
-from sagan_tui.sources.runpod_rest import RestV2Transport
-from sagan_tui.sources.sagan import SaganClient
+from sagan_tui.core.config_model import load_settings
+from sagan_tui.core.sources.errors import SourceError
+from sagan_tui.core.sources.runpod_graphql import GraphQLTransport
+from sagan_tui.core.sources.runpod_rest import RestV2Transport
+from sagan_tui.core.sources.sagan import SaganClient
 
 from tests.harness import notes, poll_now, screen_text, wait_for
 from .stub_server import Reply

@@ -13,10 +13,10 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from sagan_tui.models import valid_pod_id
-from sagan_tui.sources.runpod_graphql import GraphQLTransport
-from sagan_tui.sources.runpod_rest import RestV2Transport
-from sagan_tui.ui.safe_text import clean
+from sagan_tui.core.models import valid_pod_id
+from sagan_tui.core.sources.runpod_graphql import GraphQLTransport
+from sagan_tui.core.sources.runpod_rest import RestV2Transport
+from sagan_tui.panel.safe_text import clean
 
 from tests.harness import notes, poll_now, screen_text, table_rows, toasts, wait_for
 from .stub_server import EMPTY_MYSELF
@@ -192,7 +192,7 @@ def test_every_graphql_query_carries_only_valid_pod_ids_as_strings():
     """The queries the transport can send: constants, with at most a checked pod id pasted in."""
     from runpod.api.mutations import pods as mutations
 
-    from sagan_tui.sources.runpod_graphql import ACCOUNT_QUERY, POD_FIELDS, POD_QUERY
+    from sagan_tui.core.sources.runpod_graphql import ACCOUNT_QUERY, POD_FIELDS, POD_QUERY
 
     pid = "v0c7bx292xqvg4"
     for query in (ACCOUNT_QUERY, POD_QUERY % (pid, POD_FIELDS), mutations.generate_pod_stop_mutation(pid),

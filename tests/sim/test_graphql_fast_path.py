@@ -7,7 +7,7 @@ from graphql import execute_sync, parse
 
 from sagan_tui.sim import SimServer
 from sagan_tui.sim.graphql_api import SCHEMA, Root, fast_data
-from sagan_tui.sources.runpod_graphql import ACCOUNT_QUERY
+from sagan_tui.core.sources.runpod_graphql import ACCOUNT_QUERY
 
 PLAIN = [
     ACCOUNT_QUERY,

@@ -7,7 +7,7 @@ import time
 import httpx
 import pytest
 
-from sagan_tui.models import textbox_fields
+from sagan_tui.core.models import textbox_fields
 from sagan_tui.sim.scenarios import reaping_wave as rw
 
 ctl = pytest.importorskip("runpod.api.ctl_commands")

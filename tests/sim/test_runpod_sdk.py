@@ -142,7 +142,7 @@ def test_gpu_types_query_of_the_sdk_validates(sim):
 
 async def test_hosts_and_balance_steps_are_served_over_graphql(sim_factory):
     """`pods[].host` comes back as machine.podHostId, the balance step in force as clientBalance."""
-    from sagan_tui.sources.runpod_graphql import GraphQLTransport
+    from sagan_tui.core.sources.runpod_graphql import GraphQLTransport
 
     sim = sim_factory(fixture={
         "accounts": {"team": {"api_key": "rk-team-steps", "balance": 50.0},
@@ -164,8 +164,8 @@ async def test_hosts_and_balance_steps_are_served_over_graphql(sim_factory):
 
 async def test_auto_takes_each_pods_machine_from_graphql_beside_rest_v2(sim_factory):
     """REST v2 names no machine: under `auto` the balance query also reads machine.podHostId."""
-    from sagan_tui.sources.runpod_auto import AutoTransport
-    from sagan_tui.sources.runpod_rest import RestV2Transport
+    from sagan_tui.core.sources.runpod_auto import AutoTransport
+    from sagan_tui.core.sources.runpod_rest import RestV2Transport
 
     sim = sim_factory(fixture={
         "accounts": {"team": {"api_key": "rk-team-auto"}, "personal": {"api_key": "rk-personal-auto"}},

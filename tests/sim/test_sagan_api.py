@@ -7,7 +7,7 @@ from datetime import datetime
 import httpx
 import pytest
 
-from sagan_tui.models import ApprovalRequest, Experiment, PodLifecycle, WorkflowEvent, turn_for
+from sagan_tui.core.models import ApprovalRequest, Experiment, PodLifecycle, WorkflowEvent, turn_for
 from sagan_tui.sim.markers import KNOWN_MARKER_TYPES
 
 APPROVAL = "a9c1e0d2-5b7f-4c33-9a10-203000000001"

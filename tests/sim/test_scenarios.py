@@ -8,7 +8,7 @@ import types
 import httpx
 import pytest
 
-from sagan_tui.models import valid_pod_id
+from sagan_tui.core.models import valid_pod_id
 from sagan_tui.sim import SCENARIOS, SimClock, SimServer, build_scenario, load_fixture
 
 
@@ -79,6 +79,6 @@ def test_the_simulator_imports_only_models_and_routes_from_the_package():
             "print(sorted(m for m in sys.modules if m.startswith('sagan_tui.') and not m.startswith('sagan_tui.sim')))\n"
             "print([m for m in ('runpod', 'textual', 'httpx') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
-    assert out[0] == ("['sagan_tui.basics', 'sagan_tui.models', "
-                      "'sagan_tui.sources', 'sagan_tui.sources.routes']")
+    assert out[0] == ("['sagan_tui.core', 'sagan_tui.core.models', 'sagan_tui.core.sources', "
+                      "'sagan_tui.core.sources.routes', 'sagan_tui.wire', 'sagan_tui.wire.basics']")
     assert out[1] == "[]"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.models import ErrorKind
-from sagan_tui.sources.errors import AuthError, RateLimited, RequestRejected
-from sagan_tui.sources.graphql_errors import PodNotFound, read_errors
-from sagan_tui.sources.runpod_graphql import GraphQLTransport, _load_sdk
+from sagan_tui.core.models import ErrorKind
+from sagan_tui.core.sources.errors import AuthError, RateLimited, RequestRejected
+from sagan_tui.core.sources.graphql_errors import PodNotFound, read_errors
+from sagan_tui.core.sources.runpod_graphql import GraphQLTransport, _load_sdk
 
 KEY = "rk-team-0123456789secret"
 

@@ -1,12 +1,12 @@
-"""session/pod_follow.py against the simulator: a refused read says so and is tried again; ForgetPod ends the reads."""
+"""core/session/pod_follow.py against the simulator: a refused read says so and is tried again; ForgetPod ends the reads."""
 
 from __future__ import annotations
 
 import asyncio
 
-from sagan_tui.session.pod_follow import PodFollower
-from sagan_tui.sources.runpod_graphql import GraphQLTransport
-from sagan_tui.sources.runpod_rest import RestV2Transport
+from sagan_tui.core.session.pod_follow import PodFollower
+from sagan_tui.core.sources.runpod_graphql import GraphQLTransport
+from sagan_tui.core.sources.runpod_rest import RestV2Transport
 
 FIXTURE = {"accounts": {"team": {"api_key": "rk-team-f", "failures": [{"from": 0, "to": 40, "kind": "500"}]},
                         "personal": {"api_key": "rk-personal-f"}},

@@ -1,4 +1,4 @@
-"""A pod's log over REST v2 (sim/pod_logs.py served, sources/pod_log.py read) on a held clock, over loopback HTTP."""
+"""A pod's log over REST v2 (sim/pod_logs.py served, core/sources/pod_log.py read) on a held clock, over loopback HTTP."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import httpx
 import pytest
 
 from sagan_tui.sim.scenarios.reaping_wave import R5
-from sagan_tui.sources.errors import SourceError
-from sagan_tui.sources.pod_log import PodLogTail, parse_events
-from sagan_tui.sources.runpod_rest import RestV2Transport
+from sagan_tui.core.sources.errors import SourceError
+from sagan_tui.core.sources.pod_log import PodLogTail, parse_events
+from sagan_tui.core.sources.runpod_rest import RestV2Transport
 
 LOST_POD = R5[0][0]  # the demo's lost pod of #192
 LOST_AT = R5[0][5]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.sources.errors import Forbidden, RequestRejected
-from sagan_tui.sources.rest_evidence import Money, read_money
-from sagan_tui.sources.rest_pages import read_pages
+from sagan_tui.core.sources.errors import Forbidden, RequestRejected
+from sagan_tui.core.sources.rest_evidence import Money, read_money
+from sagan_tui.core.sources.rest_pages import read_pages
 
 
 def pages(*replies):
@@ -71,7 +71,7 @@ def test_the_balance_reply_and_a_key_without_billing_read():
 
 
 async def test_the_balance_is_read_again_early_when_a_running_pod_stops(sim_factory):
-    from sagan_tui.sources.runpod_rest import RestV2Transport
+    from sagan_tui.core.sources.runpod_rest import RestV2Transport
 
     sim = sim_factory(fixture={"accounts": {"team": {"api_key": "rk-team-early",
                                                      "balance": [{"at": 0, "balance": 5.0}, {"at": 20, "balance": 0.0}]},
@@ -95,8 +95,8 @@ async def test_the_balance_is_read_again_early_when_a_running_pod_stops(sim_fact
 
 
 async def test_a_record_twice_in_one_page_leaves_the_list_complete_and_is_read_as_one():
-    from sagan_tui.models import RunPodPod
-    from sagan_tui.sources.runpod_base import one_per_id
+    from sagan_tui.core.models import RunPodPod
+    from sagan_tui.core.sources.runpod_base import one_per_id
 
     fetch, _ = pages({"pods": [{"id": "a"}, {"id": "b"}, {"id": "a"}]})
     got = await read_pages(fetch, "pods", "list", ident=ident)

@@ -4,9 +4,9 @@ import logging
 
 import pytest
 
-from sagan_tui.models import ErrorKind
-from sagan_tui.sources.errors import AuthError, SourceError
-from sagan_tui.sources.runpod_graphql import GraphQLTransport, _load_sdk
+from sagan_tui.core.models import ErrorKind
+from sagan_tui.core.sources.errors import AuthError, SourceError
+from sagan_tui.core.sources.runpod_graphql import GraphQLTransport, _load_sdk
 
 
 def test_sdk_import_leaves_root_logger_alone():
@@ -73,7 +73,7 @@ async def test_two_accounts_on_two_servers_each_reach_their_own(calm_sim):
     import asyncio
     import os
 
-    from sagan_tui.sources.errors import Unreachable
+    from sagan_tui.core.sources.errors import Unreachable
 
     env = dict(os.environ)
 

@@ -9,12 +9,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from sagan_tui.models import RunPodPod
+from sagan_tui.core.models import RunPodPod
 from sagan_tui.sim.rest_api import RateLimiter
-from sagan_tui.sources.errors import (
+from sagan_tui.core.sources.errors import (
     ApiRetired, AuthError, BadReply, Forbidden, RateLimited, RequestRejected, ServerError, SourceTimeout, Unreachable,
 )
-from sagan_tui.sources.runpod_rest import (
+from sagan_tui.core.sources.runpod_rest import (
     RateWindow, RestV2Transport, flatten_rest_pod, map_status, parse_rate_limit,
 )
 
@@ -327,7 +327,7 @@ async def test_sim_serves_v2_pods_with_rate_limit_headers(sim_rest):
 
 
 async def test_sim_actions_round_trip_and_graphql_sees_them(sim_rest):
-    from sagan_tui.sources.runpod_graphql import GraphQLTransport
+    from sagan_tui.core.sources.runpod_graphql import GraphQLTransport
 
     sim, rest = sim_rest
     assert (await rest.stop("v0c7bx292xqvg4"))["data"]["podStop"]["desiredStatus"] == "EXITED"

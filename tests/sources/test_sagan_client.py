@@ -2,9 +2,9 @@
 
 import pytest
 
-from sagan_tui.models import ErrorKind
-from sagan_tui.sources.errors import AuthError, RequestRejected, ServerError, SourceTimeout
-from sagan_tui.sources.sagan import SaganClient
+from sagan_tui.core.models import ErrorKind
+from sagan_tui.core.sources.errors import AuthError, RequestRejected, ServerError, SourceTimeout
+from sagan_tui.core.sources.sagan import SaganClient
 
 FIXTURE = {
     "sagan": {"failures": [{"from": 1000, "to": 1100, "kind": "500"}, {"from": 2000, "to": 2100, "kind": "timeout"},

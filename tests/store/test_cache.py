@@ -7,9 +7,9 @@ import sys
 import textwrap
 from datetime import datetime, timedelta, timezone
 
-from sagan_tui.models import Action, Experiment, Loss, WorkflowEvent
-from sagan_tui.store import schema
-from sagan_tui.store.cache import Cache
+from sagan_tui.core.models import Action, Experiment, Loss, WorkflowEvent
+from sagan_tui.core.store import schema
+from sagan_tui.core.store.cache import Cache
 
 T0 = datetime(2026, 5, 14, 10, 53, 54, tzinfo=timezone.utc)
 
@@ -110,8 +110,8 @@ def test_prune_bounds_events(tmp_path):
 WRITER = textwrap.dedent("""
     import sys
     from datetime import datetime, timezone, timedelta
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.models import WorkflowEvent, Action
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.models import WorkflowEvent, Action
     c = Cache(sys.argv[1]); tag = sys.argv[2]; n = int(sys.argv[3])
     t0 = datetime(2026, 5, 14, tzinfo=timezone.utc)
     for i in range(n):

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from sagan_tui.store.cache import Cache
+from sagan_tui.core.store.cache import Cache
 
 
 class _Tries(logging.Handler):
@@ -39,7 +39,7 @@ class _Tries(logging.Handler):
 @pytest.fixture
 def tries():
     handler = _Tries()
-    logger = logging.getLogger("sagan_tui.store.cache")
+    logger = logging.getLogger("sagan_tui.core.store.cache")
     logger.addHandler(handler)
     logger.setLevel(logging.WARNING)
     yield handler

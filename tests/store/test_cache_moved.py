@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from sagan_tui.models import Action, Loss
-from sagan_tui.store import opening
-from sagan_tui.store.cache import Cache, CacheUnusable
+from sagan_tui.core.models import Action, Loss
+from sagan_tui.core.store import opening
+from sagan_tui.core.store.cache import Cache, CacheUnusable
 
 T0 = datetime(2026, 5, 14, 10, 54, 55, tzinfo=timezone.utc)
 R5 = ["v0c7bx292xqvg4", "m1ayhl6nsbxw04", "lqpfpmbytlgded", "j0xvy1q82ryo8m", "cv13x9s487tvwn"]
@@ -131,8 +131,8 @@ def test_sync_refuses_a_fresh_cache_beside_the_log_of_a_removed_one(tmp_path):
 OTHER = textwrap.dedent("""
     import sys
     from datetime import datetime, timezone
-    from sagan_tui.models import Action
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.core.models import Action
+    from sagan_tui.core.store.cache import Cache
     c = Cache(sys.argv[1])
     print("open", flush=True)
     for line in sys.stdin:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from sagan_tui import cli
-from sagan_tui.models import Loss
-from sagan_tui.store import opening, schema
-from sagan_tui.store.cache import Cache, CacheUnusable
+from sagan_tui.core.models import Loss
+from sagan_tui.core.store import opening, schema
+from sagan_tui.core.store.cache import Cache, CacheUnusable
 
 T0 = datetime(2026, 5, 14, 10, 53, 54, tzinfo=timezone.utc)
 EXE = [sys.executable, "-m", "sagan_tui"]

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sagan_tui.models import WorkflowEvent, as_utc
-from sagan_tui.store.cache import Cache, parse_ts, ts
+from sagan_tui.core.models import WorkflowEvent, as_utc
+from sagan_tui.core.store.cache import Cache, parse_ts, ts
 
 _TS = "%Y-%m-%dT%H:%M:%S.%fZ"
 

@@ -2,8 +2,8 @@
 
 from datetime import datetime, timedelta, timezone
 
-from sagan_tui.models import RunPodPod
-from sagan_tui.sync.detect import ListFacts, Seen, pod_key, reconcile
+from sagan_tui.core.models import RunPodPod
+from sagan_tui.core.sync.detect import ListFacts, Seen, pod_key, reconcile
 
 T0 = datetime(2026, 5, 14, 10, 0, tzinfo=timezone.utc)
 STARTED = T0 - timedelta(hours=1)
@@ -105,8 +105,8 @@ def test_an_uptime_past_any_pods_life_makes_the_record_unreadable_not_the_poll_f
 
 
 def test_direct_reads_never_spend_what_the_accounts_own_lists_need():
-    from sagan_tui.sources.rest_shapes import RateWindow
-    from sagan_tui.sync.poller import read_allowance
+    from sagan_tui.core.sources.rest_shapes import RateWindow
+    from sagan_tui.core.sync.poller import read_allowance
 
     minute = lambda left, reset: RateWindow("minute", left, reset)  # noqa: E731
     assert read_allowance([], 2.0) == 12  # no rate limit said: the bound alone

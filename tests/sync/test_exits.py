@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from sagan_tui.models import Loss, RunPodPod
-from sagan_tui.sources.runpod_base import AuditEntry
-from sagan_tui.sync.exits import judge, ran_out
+from sagan_tui.core.models import Loss, RunPodPod
+from sagan_tui.core.sources.runpod_base import AuditEntry
+from sagan_tui.core.sync.exits import judge, ran_out
 
 T0 = datetime(2026, 5, 14, 10, 0, tzinfo=timezone.utc)
 

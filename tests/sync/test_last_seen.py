@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from sagan_tui.store.cache import Cache
+from sagan_tui.core.store.cache import Cache
 
 from .test_runpod_kinds import PODS, _poller, fixture
 

@@ -4,11 +4,11 @@ import asyncio
 import json
 import sqlite3
 
-from sagan_tui.config_model import load_settings
-from sagan_tui.models import PodLifecycle
-from sagan_tui.sources.runpod_graphql import _load_sdk
-from sagan_tui.store.cache import Cache, ts
-from sagan_tui.sync.poller import Poller
+from sagan_tui.core.config_model import load_settings
+from sagan_tui.core.models import PodLifecycle
+from sagan_tui.core.sources.runpod_graphql import _load_sdk
+from sagan_tui.core.store.cache import Cache, ts
+from sagan_tui.core.sync.poller import Poller
 
 from .test_poller import LOSS_FIXTURE
 

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from sagan_tui.sync.poller import _together
+from sagan_tui.core.sync.poller import _together
 
 
 async def test_a_failed_request_leaves_no_sibling_running_after_the_poll():

@@ -5,10 +5,10 @@ from datetime import timedelta
 
 import pytest
 
-from sagan_tui.config_model import load_settings
-from sagan_tui.models import ErrorKind, HealthState
-from sagan_tui.store.cache import Cache, parse_ts
-from sagan_tui.sync.poller import Poller
+from sagan_tui.core.config_model import load_settings
+from sagan_tui.core.models import ErrorKind, HealthState
+from sagan_tui.core.store.cache import Cache, parse_ts
+from sagan_tui.core.sync.poller import Poller
 
 LOSS_FIXTURE = {
     "experiments": [
@@ -133,7 +133,7 @@ async def test_failing_source_backs_off_alone(sim_factory, tmp_path):
 async def test_more_events_at_one_instant_than_a_page_are_all_read(sim_factory, tmp_path):
     """The feed pages by `since` with no tie-break inside a timestamp: a full page all at the
     cursor's own instant came back every poll and the events after it were never read."""
-    from sagan_tui.sync.poller import EVENT_PAGE
+    from sagan_tui.core.sync.poller import EVENT_PAGE
 
     burst = EVENT_PAGE + 500
     events = [{"at": 5, "experiment": 192, "eventType": "note", "note": f"pod {i} committed"} for i in range(burst)]
@@ -154,7 +154,7 @@ async def test_more_events_at_one_instant_than_a_page_are_all_read(sim_factory, 
 async def test_events_at_the_cursors_instant_are_read_again_in_one_page_and_not_parsed_again(sim_factory, tmp_path):
     """A fleet started at once leaves thousands of events at the feed cursor's instant: every poll
     reads them again (the feed is inclusive), but validating them again was most of its CPU."""
-    from sagan_tui.sync.poller import EVENT_PAGE
+    from sagan_tui.core.sync.poller import EVENT_PAGE
 
     burst = EVENT_PAGE + 500
     events = [{"at": 5, "experiment": 192, "eventType": "note", "note": f"pod {i} committed"} for i in range(burst)]

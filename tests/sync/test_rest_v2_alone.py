@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sagan_tui.actions.guard import incident_report, triage_context
-from sagan_tui.config_model import load_settings
-from sagan_tui.store.pod_rows import EXITED_UNKNOWN
-from sagan_tui.triage import find_waves
+from sagan_tui.core.actions.guard import incident_report, triage_context
+from sagan_tui.core.config_model import load_settings
+from sagan_tui.core.store.pod_rows import EXITED_UNKNOWN
+from sagan_tui.core.triage import find_waves
 from tests.triage.incidents import BROKE, REAPED, SteppedPolls, three_causes, unrelated
 
 EXE = Path(sys.executable).with_name("sagan-tui")
@@ -76,7 +76,7 @@ async def test_an_exit_with_the_balance_fine_is_not_a_loss_and_its_row_says_caus
         flags = dict(rig.cache.tuples("select pod_id, flag from pods where pod_id in (%s)"
                                        % ",".join("?" * len(BROKE)), BROKE))
         assert flags == {p: EXITED_UNKNOWN for p in BROKE}
-        from sagan_tui.render import pod_row
+        from sagan_tui.wire.render import pod_row
 
         for cp in rig.cache.pods(pod_ids=BROKE):  # the row says it
             assert "exited, cause unknown" in pod_row(cp, None, rig.now()).search_text()
@@ -184,7 +184,7 @@ async def test_a_key_without_billing_read_shows_why_and_is_no_account_error(sim_
         team = rig.poller.health["team"]
         assert team.state.value == "ok" and team.balance is None
         assert team.balance_note == "n/a (key lacks billing:read)"
-        from sagan_tui.runway import runway
+        from sagan_tui.wire.runway import runway
 
         assert runway(team).text == "balance n/a (key lacks billing:read)"
     finally:

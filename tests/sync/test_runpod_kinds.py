@@ -12,10 +12,10 @@ from datetime import timedelta
 import httpx
 import pytest
 
-from sagan_tui.config_model import load_settings
-from sagan_tui.models import ErrorKind, HealthState
-from sagan_tui.store.cache import Cache
-from sagan_tui.sync.poller import Poller
+from sagan_tui.core.config_model import load_settings
+from sagan_tui.core.models import ErrorKind, HealthState
+from sagan_tui.core.store.cache import Cache
+from sagan_tui.core.sync.poller import Poller
 
 KEYS = {"team": "rk-team-kinds", "personal": "rk-personal-kinds"}
 PODS = [
@@ -36,7 +36,7 @@ def fixture(team_failures=(), pods=PODS, team_balance: float = 412.5) -> dict:
 
 @pytest.fixture(scope="module", autouse=True)
 def _sdk_loaded():
-    from sagan_tui.sources.runpod_graphql import _load_sdk
+    from sagan_tui.core.sources.runpod_graphql import _load_sdk
     _load_sdk()
 
 
@@ -177,8 +177,8 @@ async def test_a_cluster_pod_is_listed_only_with_the_flag_and_the_panel_sees_it(
 
 
 async def test_the_pods_table_shows_a_live_cluster_pods_cluster_id(sim_factory, tmp_path):
-    from sagan_tui.models import utcnow
-    from sagan_tui.render import pod_row
+    from sagan_tui.core.models import utcnow
+    from sagan_tui.wire.render import pod_row
 
     cluster_pod = {"id": "clusterpod0004", "account": "team", "experiment": 1, "created_at": 0, "running_at": 1,
                    "cluster": "cluster_abc123"}
@@ -190,7 +190,7 @@ async def test_the_pods_table_shows_a_live_cluster_pods_cluster_id(sim_factory, 
 
 
 async def test_a_403_on_a_rest_action_is_no_access_not_a_revoked_key(sim_factory, tmp_path):
-    from sagan_tui.actions.runner import ActionRunner
+    from sagan_tui.core.actions.runner import ActionRunner
 
     sim = sim_factory(fixture=fixture([{"from": 0, "kind": "403"}]))
     poller, cache = _poller(sim, tmp_path)

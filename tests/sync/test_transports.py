@@ -7,10 +7,10 @@ from datetime import datetime
 
 import pytest
 
-from sagan_tui.config_model import load_settings
-from sagan_tui.models import ErrorKind, HealthState
-from sagan_tui.store.cache import Cache
-from sagan_tui.sync.poller import Poller
+from sagan_tui.core.config_model import load_settings
+from sagan_tui.core.models import ErrorKind, HealthState
+from sagan_tui.core.store.cache import Cache
+from sagan_tui.core.sync.poller import Poller
 
 # reaping-wave, polled either side of each loss and before Sagan's own watcher notices it
 # (20-40 s after), so that the poll and Sagan records meet in the same order on every run.
@@ -46,7 +46,7 @@ def _team_failing(kind: str, from_t: float) -> dict:
 @pytest.fixture(scope="module", autouse=True)
 def _sdk_loaded():
     # The runpod SDK takes ~2 s to import: not inside a poll whose timing the comparison relies on.
-    from sagan_tui.sources.runpod_graphql import _load_sdk
+    from sagan_tui.core.sources.runpod_graphql import _load_sdk
     _load_sdk()
 
 
@@ -266,7 +266,7 @@ async def test_doctor_names_the_transport_and_the_way_out(sim_factory, tmp_path)
 
 
 async def test_owner_stop_through_rest_v2_is_applied_and_no_loss(sim_factory, tmp_path):
-    from sagan_tui.actions.runner import ActionRunner
+    from sagan_tui.core.actions.runner import ActionRunner
 
     sim = sim_factory(fixture=SMALL)
     sim.clock.jump_to(10)
@@ -288,9 +288,9 @@ async def test_owner_stop_through_rest_v2_is_applied_and_no_loss(sim_factory, tm
 
 
 def test_transport_per_account_from_env_and_the_rest_base(tmp_path):
-    from sagan_tui.config import ConfigError
-    from sagan_tui.sources.runpod_rest import RestV2Transport
-    from sagan_tui.sync.poller import make_transports
+    from sagan_tui.wire.config import ConfigError
+    from sagan_tui.core.sources.runpod_rest import RestV2Transport
+    from sagan_tui.core.sync.poller import make_transports
 
     env = {"SAGAN_TUI_CONFIG": str(tmp_path / "absent.toml"), "RUNPOD_API_KEY_TEAM": "rk-a",
            "RUNPOD_API_KEY_PERSONAL": "rk-b", "RUNPOD_TRANSPORT_TEAM": "rest-v2"}

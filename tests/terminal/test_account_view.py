@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import deque
 from datetime import timedelta
 
-from sagan_tui.runway import BARS, resample, sparkline
-from sagan_tui.ui.screens.accounts import AccountsScreen, account_rows
+from sagan_tui.wire.runway import BARS, resample, sparkline
+from sagan_tui.panel.screens.accounts import AccountsScreen, account_rows
 
 from ..ui import frozen
 from tests.harness import cache_of, open_dialog, wait_for
@@ -27,7 +27,7 @@ def seeded_history():
 
 
 def test_each_account_reads_as_words_whatever_the_colours():
-    from sagan_tui.basics import HealthState, SourceHealth
+    from sagan_tui.wire.basics import HealthState, SourceHealth
 
     health = {"sagan": SourceHealth("sagan", state=HealthState.OK, last_success=frozen.NOW),
               "team": SourceHealth("team", state=HealthState.OK, last_success=frozen.NOW, balance=412.5,
@@ -50,7 +50,7 @@ def test_each_account_reads_as_words_whatever_the_colours():
 
 
 def test_an_account_with_a_duplicated_or_unreadable_record_never_reads_ok():
-    from sagan_tui.basics import HealthState, SourceHealth
+    from sagan_tui.wire.basics import HealthState, SourceHealth
 
     health = {"team": SourceHealth("team", state=HealthState.OK, last_success=frozen.NOW, duplicates=1,
                                    duplicates_since=frozen.NOW - timedelta(minutes=3)),
@@ -89,8 +89,8 @@ async def test_B_opens_the_account_view_on_the_cached_health_and_escape_closes_i
 def test_at_80_columns_the_balance_history_wraps_between_words_and_its_time_reads_whole():
     from rich.console import Console
 
-    from sagan_tui.basics import HealthState, SourceHealth
-    from sagan_tui.ui.screens.accounts import accounts_table
+    from sagan_tui.wire.basics import HealthState, SourceHealth
+    from sagan_tui.panel.screens.accounts import accounts_table
 
     health = {"team": SourceHealth("team", state=HealthState.OK, last_success=frozen.NOW, balance=412.5,
                                    spend_per_hr=1.49, spend_limit=80.0)}

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from sagan_tui.ui import key_hold
-from sagan_tui.ui.key_hold import BURST_S
-from sagan_tui.ui.screens.accounts import AccountsScreen
-from sagan_tui.ui.screens.approval import ApprovalScreen
-from sagan_tui.ui.screens.audit import AuditScreen
-from sagan_tui.ui.screens.confirm import ConfirmScreen
-from sagan_tui.ui.screens.detail import DetailScreen
-from sagan_tui.ui.screens.help import HelpScreen
-from sagan_tui.ui.screens.prompt import NoteScreen
-from sagan_tui.ui.screens.wave_response import WaveResponseScreen
+from sagan_tui.panel import key_hold
+from sagan_tui.panel.key_hold import BURST_S
+from sagan_tui.panel.screens.accounts import AccountsScreen
+from sagan_tui.panel.screens.approval import ApprovalScreen
+from sagan_tui.panel.screens.audit import AuditScreen
+from sagan_tui.panel.screens.confirm import ConfirmScreen
+from sagan_tui.panel.screens.detail import DetailScreen
+from sagan_tui.panel.screens.help import HelpScreen
+from sagan_tui.panel.screens.prompt import NoteScreen
+from sagan_tui.panel.screens.wave_response import WaveResponseScreen
 
 from ..ui import frozen
 from tests.harness import notes, wait_for

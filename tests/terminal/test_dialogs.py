@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Input
 
-from sagan_tui.ui.screens.approval import ApprovalScreen
-from sagan_tui.ui.widgets.key_bar import KeyBar
+from sagan_tui.panel.screens.approval import ApprovalScreen
+from sagan_tui.panel.widgets.key_bar import KeyBar
 
 from ..ui import frozen
 from tests.harness import notes, open_dialog, toasts, wait_for
@@ -14,7 +14,7 @@ from tests.harness import notes, open_dialog, toasts, wait_for
 SIZE = (120, 40)
 
 
-BURST_STEP_S = 0.01  # between the keys of one burst (ui/key_hold.py: BURST_S apart ends one)
+BURST_STEP_S = 0.01  # between the keys of one burst (panel/key_hold.py: BURST_S apart ends one)
 _clock = [1_000_000.0]  # the keys' arrival times, ours: after any real key a pilot pressed
 
 
@@ -91,7 +91,7 @@ async def test_news_is_a_line_of_the_panel_not_a_toast_and_a_dialogs_key_bar_sho
 
 
 async def test_under_a_dialog_without_a_bar_of_its_own_the_key_bar_lists_the_dialogs_keys(tmp_path):
-    from sagan_tui.ui.screens.prompt import NoteScreen
+    from sagan_tui.panel.screens.prompt import NoteScreen
 
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -106,7 +106,7 @@ async def test_under_a_dialog_without_a_bar_of_its_own_the_key_bar_lists_the_dia
 
 
 async def test_over_a_dialog_a_notification_shows_on_its_news_line_and_as_a_toast_once_it_closes(tmp_path):
-    from sagan_tui.ui.screens.prompt import NoteScreen
+    from sagan_tui.panel.screens.prompt import NoteScreen
 
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:  # run_test leaves toasts out
@@ -129,7 +129,7 @@ async def test_over_a_dialog_a_notification_shows_on_its_news_line_and_as_a_toas
 async def test_the_guard_button_says_what_it_waits_for_until_the_number_is_typed(tmp_path):
     from textual.widgets import Button
 
-    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+    from sagan_tui.panel.screens.guard import GuardedDispatchScreen
 
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -143,7 +143,7 @@ async def test_the_guard_button_says_what_it_waits_for_until_the_number_is_typed
 
 
 async def test_tabbing_into_the_hold_note_keeps_its_text_and_a_long_note_wraps_whole(tmp_path):
-    from sagan_tui.ui.screens.prompt import NoteScreen
+    from sagan_tui.panel.screens.prompt import NoteScreen
 
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

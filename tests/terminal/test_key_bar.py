@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.ui.widgets.key_bar import KEEP, fit_keys
+from sagan_tui.panel.widgets.key_bar import KEEP, fit_keys
 
 from ..ui import frozen
 from tests.harness import wait_for
-from sagan_tui.ui.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.key_bar import KeyBar
 
 MAIN = [("space", "Mark", "toggle_mark"), ("/", "Filter", "filter"), ("a", "Approval", "review_approval"),
         ("h", "Hold", "hold"), ("r", "Re-dispatch", "redispatch"), ("W", "Wave response", "wave_response"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual import events
 
-from sagan_tui.ui.key_hold import BURST_S, KeyHold
+from sagan_tui.panel.key_hold import BURST_S, KeyHold
 
 
 def key(name: str, at: float) -> events.Key:

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from textual.binding import Binding
 
-import sagan_tui.ui
-from sagan_tui.config_model import ConfigError, gather, load_settings
-from sagan_tui.keymap import BY_ID, ID_PATTERN, KEYS, KeymapError, check_keymap, key_problem
-from sagan_tui.store.cache import Cache
-from sagan_tui.ui.app import SaganApp
-from sagan_tui.ui.screens.help import HelpScreen
-from sagan_tui.ui.widgets.key_bar import KeyBar
+import sagan_tui.panel
+from sagan_tui.core.config_model import ConfigError, gather, load_settings
+from sagan_tui.wire.keymap import BY_ID, ID_PATTERN, KEYS, KeymapError, check_keymap, key_problem
+from sagan_tui.core.store.cache import Cache
+from sagan_tui.panel.app import SaganApp
+from sagan_tui.panel.screens.help import HelpScreen
+from sagan_tui.panel.widgets.key_bar import KeyBar
 
 from ..ui import frozen
 from tests.harness import open_dialog, printed, wait_for
@@ -27,7 +27,7 @@ SIZE = (120, 40)
 def declared_bindings() -> dict[str, str]:
     """Every Binding any class of the UI declares, by id."""
     found: dict[str, str] = {}
-    for mod in pkgutil.walk_packages(sagan_tui.ui.__path__, "sagan_tui.ui."):
+    for mod in pkgutil.walk_packages(sagan_tui.panel.__path__, "sagan_tui.panel."):
         module = importlib.import_module(mod.name)
         for _name, cls in inspect.getmembers(module, inspect.isclass):
             if not cls.__module__.startswith("sagan_tui."):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 
-from sagan_tui.ui.layout import body_rows
+from sagan_tui.panel.layout import body_rows
 
 from ..ui import frozen
 
@@ -53,8 +53,8 @@ def test_on_the_linux_console_a_sources_health_is_a_word_not_a_missing_glyph():
     import subprocess
     import sys
 
-    code = ("from datetime import datetime, timezone; from sagan_tui.basics import SourceHealth, HealthState, ErrorKind;"
-            "from sagan_tui.render import source_segments; now = datetime.now(timezone.utc);"
+    code = ("from datetime import datetime, timezone; from sagan_tui.wire.basics import SourceHealth, HealthState, ErrorKind;"
+            "from sagan_tui.wire.render import source_segments; now = datetime.now(timezone.utc);"
             "ok = SourceHealth('team', state=HealthState.OK, last_success=now);"
             "bad = SourceHealth('personal', state=HealthState.ERROR, error_kind=ErrorKind.AUTH);"
             "print(''.join(t for t, _ in source_segments(ok, now, 5))); print(''.join(t for t, _ in source_segments(bad, now, 5)))")
@@ -65,7 +65,7 @@ def test_on_the_linux_console_a_sources_health_is_a_word_not_a_missing_glyph():
 
 
 def test_the_timelines_text_columns_take_the_free_width_and_never_less_than_their_defaults():
-    from sagan_tui.ui.widgets.panes import text_widths
+    from sagan_tui.panel.widgets.panes import text_widths
 
     assert text_widths(119) == {"what": 24, "note": 60}  # half a 200-column screen: the defaults
     assert text_widths(198) == {"what": 40, "note": 109}  # zoomed: the notes read whole
@@ -82,8 +82,8 @@ async def test_a_zoomed_timeline_shows_its_notes_whole(tmp_path):
 
 
 async def test_zoom_keeps_the_status_line_and_the_key_bar(tmp_path):
-    from sagan_tui.ui.widgets.key_bar import KeyBar
-    from sagan_tui.ui.widgets.status_bar import StatusBar
+    from sagan_tui.panel.widgets.key_bar import KeyBar
+    from sagan_tui.panel.widgets.status_bar import StatusBar
 
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -99,7 +99,7 @@ async def test_zoom_keeps_the_status_line_and_the_key_bar(tmp_path):
 
 
 def test_the_experiments_title_takes_the_free_width_and_status_and_turn_give_way_first():
-    from sagan_tui.ui.widgets.panes import TITLE_LEAST, experiment_widths
+    from sagan_tui.panel.widgets.panes import TITLE_LEAST, experiment_widths
 
     narrow = experiment_widths(78)  # 80 columns less the scrollbar and the frame
     assert narrow["title"] >= 20 and narrow["status"] + narrow["turn"] <= 28
@@ -148,7 +148,7 @@ async def test_the_zoomed_losses_pane_reads_to_the_end_of_its_evidence_at_80_col
 
 
 async def test_the_detail_and_accounts_screens_keep_the_status_line_with_the_wave(tmp_path):
-    from sagan_tui.ui.widgets.status_bar import StatusBar
+    from sagan_tui.panel.widgets.status_bar import StatusBar
 
     app = frozen.frozen_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

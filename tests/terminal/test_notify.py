@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from sagan_tui.ui.notify import MODES, Notifier, ring, safe, sequence, tmux_wrap
+from sagan_tui.panel.notify import MODES, Notifier, ring, safe, sequence, tmux_wrap
 
 ESC = "\x1b"
 HOSTILE = [
@@ -114,7 +114,7 @@ def test_the_panels_hook_sends_one_notification_per_poll_naming_how_many_more(mo
 
 
 def test_the_older_bell_false_setting_still_silences_the_panel(tmp_path):
-    from sagan_tui.config_model import load_settings
+    from sagan_tui.core.config_model import load_settings
 
     env = {"SAGAN_TUI_CONFIG": str(tmp_path / "none.toml")}
     assert load_settings(env)[0].notify == "bell"
@@ -127,7 +127,7 @@ def test_the_older_bell_false_setting_still_silences_the_panel(tmp_path):
 
 
 def test_a_wrong_notify_value_is_a_config_error_naming_it(tmp_path):
-    from sagan_tui.config_model import ConfigError, load_settings
+    from sagan_tui.core.config_model import ConfigError, load_settings
 
     with pytest.raises(ConfigError, match="notify"):
         load_settings({"SAGAN_TUI_CONFIG": str(tmp_path / "none.toml"), "SAGAN_TUI_NOTIFY": "osc8"})
@@ -185,7 +185,7 @@ def test_inside_tmux_with_passthrough_the_osc_goes_wrapped_and_nothing_is_said(t
 def test_doctor_names_the_notification_path(tmux_server, monkeypatch):
     import os
 
-    from sagan_tui.ui.notify import notify_path, tmux_passthrough
+    from sagan_tui.panel.notify import notify_path, tmux_passthrough
 
     tmux_server("off")
     assert tmux_passthrough(os.environ) is False

@@ -6,9 +6,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from sagan_tui.basics import ErrorKind, HealthState, SourceHealth
-from sagan_tui.runway import RunwayWatch, left, runway
-from sagan_tui.render import status_segments
+from sagan_tui.wire.basics import ErrorKind, HealthState, SourceHealth
+from sagan_tui.wire.runway import RunwayWatch, left, runway
+from sagan_tui.wire.render import status_segments
 
 from tests.harness import SIZE, notes, poll_now, polled
 

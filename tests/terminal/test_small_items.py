@@ -6,8 +6,8 @@ from rich.console import Console
 from textual.command import CommandList, CommandPalette
 from textual.widgets import Static
 
-from sagan_tui.keymap import WHERE
-from sagan_tui.ui.screens.help import KEY_COLUMN, HelpScreen
+from sagan_tui.wire.keymap import WHERE
+from sagan_tui.panel.screens.help import KEY_COLUMN, HelpScreen
 
 from tests.harness import open_dialog, wait_for
 from ..ui.frozen import frozen_app
@@ -74,7 +74,7 @@ async def test_the_palette_shows_clean_names_and_one_quit(tmp_path):
 
 
 async def test_C_outside_a_wave_does_not_speak_of_the_waves_kill_time(sim_factory, panel):
-    from sagan_tui.ui.screens.confirm import ConfirmScreen
+    from sagan_tui.panel.screens.confirm import ConfirmScreen
 
     from tests.harness import poll_now
 
@@ -92,7 +92,7 @@ async def test_C_outside_a_wave_does_not_speak_of_the_waves_kill_time(sim_factor
 def test_the_canary_note_names_the_kill_time_of_the_wave_it_watches_past():
     from types import SimpleNamespace as Wave
 
-    from sagan_tui.ui.desk_incident import canary_note
+    from sagan_tui.panel.desk_incident import canary_note
 
     waves = (Wave(gap_median_s=300.0), Wave(gap_median_s=7.4))
     assert canary_note(waves, -1).endswith("past the wave's kill time (7 s after RUNNING).")  # the latest

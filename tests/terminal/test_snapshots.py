@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.ui.screens.accounts import AccountsScreen
-from sagan_tui.ui.screens.approval import ApprovalScreen
-from sagan_tui.ui.screens.help import HelpScreen
+from sagan_tui.panel.screens.accounts import AccountsScreen
+from sagan_tui.panel.screens.approval import ApprovalScreen
+from sagan_tui.panel.screens.help import HelpScreen
 
 from ..ui.frozen import frozen_app
 from .test_account_view import seeded_history

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from sagan_tui.models import Loss, PodSighting, SourceHealth
+from sagan_tui.core.models import Loss, PodSighting, SourceHealth
 
 DAY = (2026, 5, 14)
 

@@ -46,10 +46,10 @@ SECOND = "\n---\n\n"
 
 
 async def _fill(path: Path) -> None:
-    from sagan_tui.config_model import load_settings
+    from sagan_tui.core.config_model import load_settings
     from sagan_tui.sim import SimServer
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import Poller
 
     with SimServer(scenario="reaping-wave") as sim:
         settings, _ = load_settings({**sim.env(), "SAGAN_TUI_CONFIG": str(path.parent / "none.toml")},

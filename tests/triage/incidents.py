@@ -83,14 +83,14 @@ class SteppedPolls:
     """A Poller over a simulator whose clock is held at each poll's scenario time."""
 
     def __init__(self, sim: Any, settings: Any, monkeypatch: Any):
-        from sagan_tui.store.cache import Cache
-        from sagan_tui.sync.poller import Poller
+        from sagan_tui.core.store.cache import Cache
+        from sagan_tui.core.sync.poller import Poller
 
         self.sim, self.settings = sim, settings
         self.t = 0.0
         sim.clock.hold(0.0)
         # The poller dates what it sees by its own clock: here, the simulator's served time.
-        monkeypatch.setattr("sagan_tui.sync.poller.utcnow", self.now)
+        monkeypatch.setattr("sagan_tui.core.sync.poller.utcnow", self.now)
         self.cache = Cache(settings.cache_path)
         self.poller = Poller(settings, self.cache)
 
@@ -112,7 +112,7 @@ class SteppedPolls:
 
 
 def settings_for(sim: Any, tmp: Path, **flags: Any):
-    from sagan_tui.config_model import load_settings
+    from sagan_tui.core.config_model import load_settings
 
     s, _ = load_settings({**sim.env(), "SAGAN_TUI_CONFIG": str(tmp / "none.toml")},
                          sagan_tui_cache=str(tmp / "cache.sqlite"), **{"poll_interval": 10.0, **flags})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sagan_tui.triage.canary import Canary, watch_seconds
+from sagan_tui.core.triage.canary import Canary, watch_seconds
 
 from .conftest import at
 

@@ -95,9 +95,9 @@ def test_docs_example_is_current():
 
 @pytest.fixture
 def cache_file(tmp_path):
-    cache_mod = pytest.importorskip("sagan_tui.store.cache")
+    cache_mod = pytest.importorskip("sagan_tui.core.store.cache")
     if not hasattr(cache_mod, "Cache"):
-        pytest.skip("sagan_tui.store.cache has no Cache yet")
+        pytest.skip("sagan_tui.core.store.cache has no Cache yet")
     path = tmp_path / "cache.sqlite"
     cache = cache_mod.Cache(path)
     with cache.transaction() as conn:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.actions.guard import incident_report
-from sagan_tui.session.model import PanelModel
-from sagan_tui.triage.verdict import verdict_of
+from sagan_tui.core.actions.guard import incident_report
+from sagan_tui.core.session.model import PanelModel
+from sagan_tui.core.triage.verdict import verdict_of
 
 from .incidents import SteppedPolls, settings_for
 

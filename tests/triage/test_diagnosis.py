@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sagan_tui.models import ErrorKind, HealthState, PodSighting, SourceHealth
-from sagan_tui.triage import Dispatch, TriageContext, Wave, diagnose, dispatches_from
+from sagan_tui.core.models import ErrorKind, HealthState, PodSighting, SourceHealth
+from sagan_tui.core.triage import Dispatch, TriageContext, Wave, diagnose, dispatches_from
 
 from .conftest import CONTROL, HEALTH, R4, R5, at, loss
 

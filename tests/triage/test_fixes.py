@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sagan_tui.triage import Dispatch, TriageContext, check_dispatch, find_waves, wave_summary
-from sagan_tui.triage.guard import LOG_TO_RUNNING_S, try_cost
-from sagan_tui.triage.verdict import diagnosis_of
+from sagan_tui.core.triage import Dispatch, TriageContext, check_dispatch, find_waves, wave_summary
+from sagan_tui.core.triage.guard import LOG_TO_RUNNING_S, try_cost
+from sagan_tui.core.triage.verdict import diagnosis_of
 
 from .conftest import R4, R5, at, loss
 
@@ -115,7 +115,7 @@ def test_the_guard_shows_gpu_time_and_the_retry_loop_never_a_made_up_figure():
 # --- found reading the simulator's example report ----------------------------------------
 
 def test_a_pod_started_after_sagan_timed_losses_may_have_gone_is_no_control():
-    from sagan_tui.models import PodSighting
+    from sagan_tui.core.models import PodSighting
 
     # r4 as only Sagan saw it: RUNNING ~10:40, noticed gone 20-40 s after the pods really went.
     rows = [loss(f"pod{i:010d}", running=f"10:40:0{i}", lost=f"10:41:{30 + 4 * i}", source="sagan") for i in range(3)]

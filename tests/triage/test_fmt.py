@@ -5,8 +5,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from sagan_tui.triage import fmt
-from sagan_tui import render
+from sagan_tui.wire import fmt
+from sagan_tui.wire import render
 
 T = datetime(2026, 5, 14, 19, 24, 12, tzinfo=timezone.utc)
 

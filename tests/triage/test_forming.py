@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sagan_tui.triage import find_waves
-from sagan_tui.triage.forming import active_forming, find_forming
+from sagan_tui.core.triage import find_waves
+from sagan_tui.core.triage.forming import active_forming, find_forming
 
 from .conftest import R5, at, loss
 

@@ -19,8 +19,8 @@ DESIGN_KEYS = {"start", "end", "losses", "accounts", "experiments", "datacenters
 
 
 async def _poll_once(settings) -> None:
-    from sagan_tui.store.cache import Cache
-    from sagan_tui.sync.poller import Poller
+    from sagan_tui.core.store.cache import Cache
+    from sagan_tui.core.sync.poller import Poller
 
     cache = Cache(settings.cache_path)
     poller = Poller(settings, cache)
@@ -39,7 +39,7 @@ def sim_cache(tmp_path_factory) -> tuple[Path, list[str]]:
     polls on both sides of a jump see the scenario in two different frames (a wave squeezed into
     seconds, and updates dated before the poller's cursor are never read again).
     """
-    from sagan_tui.config_model import load_settings
+    from sagan_tui.core.config_model import load_settings
     from sagan_tui.sim import SimServer
 
     path = tmp_path_factory.mktemp("sim") / "cache.sqlite"

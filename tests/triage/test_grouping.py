@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sagan_tui.triage import TriageContext, find_waves
-from sagan_tui.triage.forming import find_forming
-from sagan_tui.triage.grouping import split
-from sagan_tui.triage.verdict import verdict_of
-from sagan_tui.triage.grouping import signature_of
+from sagan_tui.core.triage import TriageContext, find_waves
+from sagan_tui.core.triage.forming import find_forming
+from sagan_tui.core.triage.grouping import split
+from sagan_tui.core.triage.verdict import verdict_of
+from sagan_tui.core.triage.grouping import signature_of
 
 from .conftest import CONTROL, HEALTH, R4, R5, at, loss
 

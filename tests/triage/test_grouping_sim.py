@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.actions.guard import triage_context
-from sagan_tui.triage.verdict import verdict_of
-from sagan_tui.triage.grouping import signature_of
+from sagan_tui.core.actions.guard import triage_context
+from sagan_tui.core.triage.verdict import verdict_of
+from sagan_tui.core.triage.grouping import signature_of
 
 from . import grouped as G
 from .test_heldout import Played, play  # noqa: F401  (held-out's world player and its fixture)

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from sagan_tui.triage import Dispatch, check_dispatch, dispatches_from, find_waves
+from sagan_tui.core.triage import Dispatch, check_dispatch, dispatches_from, find_waves
 
 from .conftest import CONTROL, R4, R5, at, loss
 

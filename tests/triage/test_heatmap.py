@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from sagan_tui.triage import build_grid, find_waves, shade
-from sagan_tui.triage.heatmap import bucket_seconds
+from sagan_tui.core.triage import build_grid, find_waves, shade
+from sagan_tui.core.triage.heatmap import bucket_seconds
 
 from .conftest import R4, R5, at, loss
 

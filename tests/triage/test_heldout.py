@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from sagan_tui.session.model import PanelModel
-from sagan_tui.triage.verdict import verdict_of
+from sagan_tui.core.session.model import PanelModel
+from sagan_tui.core.triage.verdict import verdict_of
 
 from . import heldout as H
 from .incidents import SteppedPolls, settings_for
@@ -116,7 +116,7 @@ async def test_decoys_show_nothing_forming_and_no_wave(play, fixture):
 
 
 async def test_the_panels_status_line_says_watch_for_the_correlated_pair(play):
-    from sagan_tui.ui.widgets.status_bar import StatusBar
+    from sagan_tui.panel.widgets.status_bar import StatusBar
     from tests.harness import panel_on, wait_for
 
     p = play(H.correlated_pair())

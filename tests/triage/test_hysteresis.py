@@ -1,10 +1,10 @@
-"""The hysteresis of a wave's announcements (triage/hysteresis.py), poll by poll."""
+"""The hysteresis of a wave's announcements (core/triage/hysteresis.py), poll by poll."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from sagan_tui.triage.hysteresis import Heard, Look, news
+from sagan_tui.core.triage.hysteresis import Heard, Look, news
 
 BASE = Look(5, ("personal", "team"), "platform-reaper", "high", 1)
 

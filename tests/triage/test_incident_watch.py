@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sagan_tui.session.incident import IncidentWatch
-from sagan_tui.triage import find_waves
-from sagan_tui.triage.forming import find_forming
+from sagan_tui.core.session.incident import IncidentWatch
+from sagan_tui.core.triage import find_waves
+from sagan_tui.core.triage.forming import find_forming
 
 from .conftest import R4, R5, at, loss
 

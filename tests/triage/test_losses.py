@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sagan_tui.models import PodLifecycle, RunPodPod
-from sagan_tui.triage import merge_losses, parse_not_found, requested_stop
+from sagan_tui.core.models import PodLifecycle, RunPodPod
+from sagan_tui.core.triage import merge_losses, parse_not_found, requested_stop
 
 from .conftest import at, loss
 

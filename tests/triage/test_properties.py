@@ -7,10 +7,10 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sagan_tui.models import Loss
-from sagan_tui.triage import build_grid, find_waves
-from sagan_tui.triage.waves import HORIZON_MINUTES
-from sagan_tui.triage.verdict import diagnosis_of
+from sagan_tui.core.models import Loss
+from sagan_tui.core.triage import build_grid, find_waves
+from sagan_tui.core.triage.waves import HORIZON_MINUTES
+from sagan_tui.core.triage.verdict import diagnosis_of
 
 T0 = datetime(2026, 5, 14, 10, 0, tzinfo=timezone.utc)
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sagan_tui.triage import TriageContext, find_waves, parse_loss_lines, parse_record_lines, waves_to_json
+from sagan_tui.core.triage import TriageContext, find_waves, parse_loss_lines, parse_record_lines, waves_to_json
 
 from .conftest import R5
 

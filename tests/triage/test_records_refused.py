@@ -9,9 +9,9 @@ import sqlite3
 import pytest
 
 from sagan_tui import cli
-from sagan_tui.models import Loss
-from sagan_tui.store.cache import Cache
-from sagan_tui.triage.records import parse_record_lines
+from sagan_tui.core.models import Loss
+from sagan_tui.core.store.cache import Cache
+from sagan_tui.core.triage.records import parse_record_lines
 
 from .conftest import R5
 

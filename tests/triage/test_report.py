@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from sagan_tui.triage import TriageContext, find_waves, render_report
-from sagan_tui.triage.report import TABLE_HEAD
+from sagan_tui.core.triage import TriageContext, find_waves, render_report
+from sagan_tui.core.triage.report import TABLE_HEAD
 
 from .conftest import CONTROL, HEALTH, R4, R5, at, loss
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sagan_tui.models import Loss, SourceHealth
-from sagan_tui.triage import TriageContext, Wave
-from sagan_tui.triage.response import DISMISS, HOLD, TICKET, propose
+from sagan_tui.core.models import Loss, SourceHealth
+from sagan_tui.core.triage import TriageContext, Wave
+from sagan_tui.core.triage.response import DISMISS, HOLD, TICKET, propose
 
 from .conftest import CONTROL, HEALTH, R5, at
 

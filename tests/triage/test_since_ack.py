@@ -12,9 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sagan_tui.actions.guard import export_report
-from sagan_tui.session.incident_view import acknowledge
-from sagan_tui.session.model import PanelModel
+from sagan_tui.core.actions.guard import export_report
+from sagan_tui.core.session.incident_view import acknowledge
+from sagan_tui.core.session.model import PanelModel
 
 from .incidents import BROKE, DEAD_HOST, REAPED, SteppedPolls, settings_for, three_causes
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from sagan_tui.triage import find_waves, parse_loss_lines, render_report
-from sagan_tui.triage.gaps import burn
-from sagan_tui.triage.summary import summarize
+from sagan_tui.core.triage import find_waves, parse_loss_lines, render_report
+from sagan_tui.core.triage.gaps import burn
+from sagan_tui.core.triage.summary import summarize
 
 NIGHT = Path(__file__).resolve().parents[2] / "docs" / "reaping-wave-losses.jsonl"
 BETWEEN_BURSTS = datetime(2026, 5, 14, 10, 50, tzinfo=timezone.utc)  # after r4, before r5
@@ -68,7 +68,7 @@ def test_a_loss_outside_every_wave_counts_once_in_the_headline():
 
 
 def test_report_since_between_the_bursts_says_the_whole_wave_in_its_headline(tmp_path):
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.core.store.cache import Cache
 
     cache = tmp_path / "cache.sqlite"
     c = Cache(cache)
@@ -84,7 +84,7 @@ def test_report_since_between_the_bursts_says_the_whole_wave_in_its_headline(tmp
 
 
 def test_ws_ticket_line_counts_what_the_exported_report_holds():
-    from sagan_tui.triage.response import propose
+    from sagan_tui.core.triage.response import propose
 
     losses = night()
     lone = losses[0].model_copy(update={"pod_id": "lonelonelone01", "lost_at": NOW.replace(hour=11, minute=20),

@@ -8,9 +8,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from sagan_tui.models import Loss
-from sagan_tui.triage import Timeline
-from sagan_tui.triage.timeline import posix_seconds, seconds_since
+from sagan_tui.core.models import Loss
+from sagan_tui.core.triage import Timeline
+from sagan_tui.core.triage.timeline import posix_seconds, seconds_since
 
 UTC = timezone.utc
 AWARE = [datetime(2026, 5, 14, 10, 54, 55, 123457, tzinfo=UTC), datetime(1970, 1, 1, tzinfo=UTC),
@@ -98,7 +98,7 @@ def test_an_empty_timeline_and_one_of_a_single_loss():
 def test_gather_reads_the_positions_in_order(positions):
     from array import array
 
-    from sagan_tui.triage.timeline import gather
+    from sagan_tui.core.triage.timeline import gather
 
     source = ["a", "b", "c", "d"]
     assert gather(source, positions) == [source[i] for i in positions]

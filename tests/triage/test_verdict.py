@@ -8,10 +8,10 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sagan_tui.models import Loss, PodSighting, SourceHealth
-from sagan_tui.triage import TriageContext, Wave, find_waves
-from sagan_tui.triage.verdict import LEVELS, headline, verdict
-from sagan_tui.triage.verdict import diagnosis_of, verdict_of
+from sagan_tui.core.models import Loss, PodSighting, SourceHealth
+from sagan_tui.core.triage import TriageContext, Wave, find_waves
+from sagan_tui.core.triage.verdict import LEVELS, headline, verdict
+from sagan_tui.core.triage.verdict import diagnosis_of, verdict_of
 
 from .conftest import CONTROL, HEALTH, R4, R5, at
 
@@ -163,7 +163,7 @@ def test_a_balance_read_long_after_the_wave_says_nothing_about_it():
 def test_evidence_moved_when_a_balance_or_its_flag_changes_not_when_only_a_poll_time_does():
     from dataclasses import replace
 
-    from sagan_tui.triage.evidence import evidence_moved
+    from sagan_tui.core.triage.evidence import evidence_moved
 
     later = {a: replace(h, last_success=at("10:58:00")) for a, h in HEALTH.items()}
     assert not evidence_moved(HEALTH, later)
@@ -174,7 +174,7 @@ def test_evidence_moved_when_a_balance_or_its_flag_changes_not_when_only_a_poll_
 def test_a_pod_the_latest_poll_saw_running_is_never_called_stopped():
     """A team pod ran beside R4 and was last seen RUNNING inside the window (its next sighting not
     yet in): it did not stop, so "every running pod of team went ... stopped too" is not said."""
-    from sagan_tui.triage.verdict import _account_points
+    from sagan_tui.core.triage.verdict import _account_points
 
     listed = PodSighting(pod_id="s7illrunn1ng01", account="team", experiment=370, first_seen_at=at("10:20:00"),
                          running_at=at("10:20:41"), last_seen_at=at("10:42:00"), desired_status="RUNNING")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from sagan_tui.actions.guard import triage_context
-from sagan_tui.triage import find_waves
-from sagan_tui.triage.verdict import diagnosis_of, verdict_of
+from sagan_tui.core.actions.guard import triage_context
+from sagan_tui.core.triage import find_waves
+from sagan_tui.core.triage.verdict import diagnosis_of, verdict_of
 
 from .incidents import BROKE, DEAD_HOST, REAPED, SteppedPolls, settings_for, three_causes, unrelated
 

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from sagan_tui.triage import Timeline, TriageContext, Wave, active_wave, find_waves
-from sagan_tui.triage.verdict import diagnosis_of, verdict_of
+from sagan_tui.core.triage import Timeline, TriageContext, Wave, active_wave, find_waves
+from sagan_tui.core.triage.verdict import diagnosis_of, verdict_of
 
 from .conftest import CONTROL, HEALTH, R4, R5, at, loss
 

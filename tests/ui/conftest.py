@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sagan_tui.store.cache import Cache
-from sagan_tui.sync.poller import Poller
+from sagan_tui.core.store.cache import Cache
+from sagan_tui.core.sync.poller import Poller
 from tests.harness import sim_settings
 
 

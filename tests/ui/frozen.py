@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from sagan_tui.config_model import Settings, load_settings
-from sagan_tui.models import (
+from sagan_tui.core.config_model import Settings, load_settings
+from sagan_tui.core.models import (
     ApprovalRequest, ErrorKind, Experiment, HealthState, Loss, RunPodPod, SourceHealth, WorkflowEvent,
 )
-from sagan_tui.store.cache import Cache, CachedPod
+from sagan_tui.core.store.cache import Cache, CachedPod
 
 NOW = datetime(2026, 5, 14, 10, 56, 0, tzinfo=timezone.utc)
 INJECTED = "[@click=app.quit]boom[/]"

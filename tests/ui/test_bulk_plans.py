@@ -2,10 +2,10 @@
 
 from datetime import datetime, timezone
 
-from sagan_tui.ui.bulk_plans import plan_hold, plan_stop
-from sagan_tui.actions.results import ActionResult
-from sagan_tui.models import Experiment, RunPodPod
-from sagan_tui.store.cache import CachedPod
+from sagan_tui.panel.bulk_plans import plan_hold, plan_stop
+from sagan_tui.core.actions.results import ActionResult
+from sagan_tui.core.models import Experiment, RunPodPod
+from sagan_tui.core.store.cache import CachedPod
 
 T = datetime(2026, 5, 14, 10, 0, tzinfo=timezone.utc)
 

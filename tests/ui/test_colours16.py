@@ -1,4 +1,4 @@
-"""The 16-colour rule (ui/colours16.py) on the bytes a 16-colour terminal receives: the cursor row and LOST rows read."""
+"""The 16-colour rule (panel/colours16.py) on the bytes a 16-colour terminal receives: the cursor row and LOST rows read."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from rich.style import Style
 from syrupy.extensions.image import SVGImageSnapshotExtension
 
-from sagan_tui.ui.colours16 import PALETTE, undimmed
+from sagan_tui.panel.colours16 import PALETTE, undimmed
 
 from .frozen import frozen_app
 from .terminal16 import Terminal, cells, row_with, svg
@@ -86,7 +86,7 @@ def test_the_16_colour_and_no_color_rules_are_read_only_in_their_modes(tmp_path,
     are a stylesheet of their own, given to the app in that mode only."""
     import textual.constants
 
-    from sagan_tui.resources import stylesheet
+    from sagan_tui.panel.resources import stylesheet
 
     def sheets(app) -> list[str]:
         return [Path(p).name for p in app.css_path]

@@ -10,15 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sagan_tui import render
-from sagan_tui.config import gather
-from sagan_tui.models import OWNER_TURN_STATUSES, RunPodPod
-from sagan_tui.peek import first_frame, peek
-from sagan_tui.store.cache import Cache, CachedPod
-from sagan_tui.ui.app import SaganApp
-from sagan_tui.ui.messages import Updated
-from sagan_tui.ui.panel_start import PanelStart
-from sagan_tui.ui.widgets.status_bar import StatusBar
+from sagan_tui.wire import render
+from sagan_tui.wire.config import gather
+from sagan_tui.core.models import OWNER_TURN_STATUSES, RunPodPod
+from sagan_tui.panel.peek import first_frame, peek
+from sagan_tui.core.store.cache import Cache, CachedPod
+from sagan_tui.panel.app import SaganApp
+from sagan_tui.panel.messages import Updated
+from sagan_tui.panel.panel_start import PanelStart
+from sagan_tui.panel.widgets.status_bar import StatusBar
 
 from . import frozen
 from .conftest import fill_cache
@@ -27,21 +27,21 @@ from tests.harness import SIZE, polled, printed, sim_settings, wait_for
 ROOT = Path(__file__).resolve().parents[2]
 # Each costs 0.1-2 s to import and none is needed to draw the cached rows (pydantic and the
 # record models a quarter of a second: the first frame reads plain rows and unvalidated settings).
-DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.models", "sagan_tui.config_model", "sagan_tui.sync.poller",
-            "sagan_tui.session.model", "sagan_tui.actions.runner", "sagan_tui.ui.screens.detail", "sagan_tui.ui.palette",
-            "sagan_tui.ui.widgets.loss_area",
+DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.core.models", "sagan_tui.core.config_model", "sagan_tui.core.sync.poller",
+            "sagan_tui.core.session.model", "sagan_tui.core.actions.runner", "sagan_tui.panel.screens.detail", "sagan_tui.panel.palette",
+            "sagan_tui.panel.widgets.loss_area",
             # the owner's dialogs and their results: the panes' screen has their keys, not their code
-            "sagan_tui.ui.screens.confirm", "sagan_tui.actions.results",
-            # (not sagan_tui.keymap: every binding takes its keys from it, ui/registry.py, a millisecond)
+            "sagan_tui.panel.screens.confirm", "sagan_tui.core.actions.results",
+            # (not sagan_tui.wire.keymap: every binding takes its keys from it, panel/registry.py, a millisecond)
             # triage's modules, not the package: render formats through triage.fmt (pure, no imports)
-            "sagan_tui.triage.waves", "sagan_tui.triage.diagnosis", "sagan_tui.triage.losses")
+            "sagan_tui.core.triage.waves", "sagan_tui.core.triage.diagnosis", "sagan_tui.core.triage.losses")
 
 PROBE = """
 import asyncio, json, sys
 sys.path.insert(0, {root!r})
-from sagan_tui.config import gather
-from sagan_tui.ui.app import SaganApp
-from sagan_tui.ui.panel_start import PanelStart
+from sagan_tui.wire.config import gather
+from sagan_tui.panel.app import SaganApp
+from sagan_tui.panel.panel_start import PanelStart
 
 seen = {{}}
 
@@ -102,7 +102,7 @@ def test_first_frame_shows_cached_rows_without_the_loads_imports(tmp_path):
     assert seen["loaded_rows"][0] == 11 and seen["loaded_rows"][1] >= len(live)
     # The later panes' own modules arrive after the first frame (so the probe sees imports then);
     # none of the load's: the whole panel (loaded_rows above) came from the child.
-    assert seen["later"] == ["sagan_tui.ui.widgets.loss_area"]
+    assert seen["later"] == ["sagan_tui.panel.widgets.loss_area"]
     assert seen["pending"] == ["PendingPane"] * 3
     assert seen["panes"] == ["TimelineTable", "LossArea", "ApprovalsTable"]  # in their place in the grid
 

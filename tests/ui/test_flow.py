@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sagan_tui.models import Experiment, WorkflowEvent
-from sagan_tui.store.cache import Cache
+from sagan_tui.core.models import Experiment, WorkflowEvent
+from sagan_tui.core.store.cache import Cache
 
 from tests.harness import notes, wait_for
 from .frozen import NOW, frozen_app
@@ -18,7 +18,7 @@ SIZE = (160, 40)
 
 async def deliver(pilot, app) -> None:
     """The session reads what the other writer committed; its update is applied (an update that
-    came within a moment of a key waits for the keys to stop: ui/key_first.py)."""
+    came within a moment of a key waits for the keys to stop: panel/key_first.py)."""
     # The session's look at other writers, now (its own timer otherwise): no channel intent asks
     # for one, so the in-process session's own method; the look's rule is what this file tests.
     await app.session.core.look_now()
@@ -109,7 +109,7 @@ async def test_a_poll_while_the_detail_is_open_updates_both(tmp_path):
 async def test_the_timeline_follows_the_cursor_once_it_rests_not_at_every_row(tmp_path, monkeypatch):
     """Arrow keys through the experiments ask for no timeline; the cursor at rest asks once, for
     the experiment it rests on (main_screen.CURSOR_REST_S, here too long to pass by itself)."""
-    from sagan_tui.ui import main_screen
+    from sagan_tui.panel import main_screen
 
     monkeypatch.setattr(main_screen, "CURSOR_REST_S", 3600.0)
     app = frozen_app(tmp_path)

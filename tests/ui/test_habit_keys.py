@@ -6,11 +6,11 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import DataTable, Input
 
-from sagan_tui.ui.messages import ExperimentViewed
-from sagan_tui.ui.screens.audit import AuditScreen
-from sagan_tui.ui.screens.confirm import Dialog
-from sagan_tui.ui.screens.detail import DetailScreen
-from sagan_tui.ui.widgets.filter_bar import FilterBar
+from sagan_tui.panel.messages import ExperimentViewed
+from sagan_tui.panel.screens.audit import AuditScreen
+from sagan_tui.panel.screens.confirm import Dialog
+from sagan_tui.panel.screens.detail import DetailScreen
+from sagan_tui.panel.widgets.filter_bar import FilterBar
 
 from tests.harness import open_dialog, poll_now, wait_for
 from .frozen import frozen_app

@@ -5,11 +5,11 @@ from __future__ import annotations
 from textual.command import CommandPalette
 from textual.widgets import Input
 
-from sagan_tui.ui.palette import BindingCommands, entries
-from sagan_tui.ui.widgets.filter_bar import FilterBar
-from sagan_tui.keymap import KEYS
-from sagan_tui.ui.screens.approval import ApprovalScreen
-from sagan_tui.ui.screens.help import HelpScreen
+from sagan_tui.panel.palette import BindingCommands, entries
+from sagan_tui.panel.widgets.filter_bar import FilterBar
+from sagan_tui.wire.keymap import KEYS
+from sagan_tui.panel.screens.approval import ApprovalScreen
+from sagan_tui.panel.screens.help import HelpScreen
 
 from tests.harness import cache_of, notes, wait_for
 from .frozen import LOST, frozen_app

@@ -1,9 +1,9 @@
 """Keys first: an update that arrives while keys come waits for the next key's frame, in order, and
-goes at once when no key was pressed, or once the keys stop (ui/key_first.py, SaganApp's wiring)."""
+goes at once when no key was pressed, or once the keys stop (panel/key_first.py, SaganApp's wiring)."""
 
 from __future__ import annotations
 
-from sagan_tui.ui.key_first import KeyFirst
+from sagan_tui.panel.key_first import KeyFirst
 
 from tests.harness import wait_for
 
@@ -50,9 +50,9 @@ def test_held_updates_go_when_the_keys_stop_or_after_max_hold_whichever_first():
 def renamed(app, key: str, text: str, answer: bool = False):
     from msgspec.structs import replace
 
-    from sagan_tui.channel.views import UpdateView
-    from sagan_tui.render import Cell
-    from sagan_tui.ui.messages import Updated
+    from sagan_tui.wire.channel.views import UpdateView
+    from sagan_tui.wire.render import Cell
+    from sagan_tui.panel.messages import Updated
 
     row = app.pods_table.records[key]
     return Updated(UpdateView(pods={key: replace(row, cells=(Cell(text), *row.cells[1:]))}, answer=answer))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from sagan_tui.render import Cell, Column, Row
-from sagan_tui.ui.widgets.keyed_table import KeyedTable
-from sagan_tui.ui.widgets.row_strip import line_strip
+from sagan_tui.wire.render import Cell, Column, Row
+from sagan_tui.panel.widgets.keyed_table import KeyedTable
+from sagan_tui.panel.widgets.row_strip import line_strip
 
 COLUMNS = (Column("name", "name", 10), Column("up", "up", 6))
 SIZE = (80, 24)

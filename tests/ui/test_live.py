@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import socket
 
-from sagan_tui.models import HealthState
-from sagan_tui.ui.messages import Updated
-from sagan_tui.ui.widgets.heatmap import LossHeatmap
-from sagan_tui.ui.widgets.status_bar import StatusBar
+from sagan_tui.core.models import HealthState
+from sagan_tui.panel.messages import Updated
+from sagan_tui.panel.widgets.heatmap import LossHeatmap
+from sagan_tui.panel.widgets.status_bar import StatusBar
 
 from .conftest import fill_cache
 from tests.harness import SIZE, poll_now, polled

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sagan_tui.store.cache import Cache
-from sagan_tui.sync.poller import Poller
-from sagan_tui.session.model import PanelModel
+from sagan_tui.core.store.cache import Cache
+from sagan_tui.core.sync.poller import Poller
+from sagan_tui.core.session.model import PanelModel
 
 from tests.harness import sim_settings
 
@@ -45,7 +45,7 @@ async def test_a_model_kept_by_polls_reads_as_one_loaded_afresh(sim_factory, tmp
 
 def test_sightings_read_from_the_columns_are_the_pods_the_cache_holds(tmp_path):
     """Cache.sightings reads the pods table's columns, not each pod's record: the same values."""
-    from sagan_tui.models import PodSighting
+    from sagan_tui.core.models import PodSighting
 
     from .frozen import fill, settings
 
@@ -63,8 +63,8 @@ def test_sightings_read_from_the_columns_are_the_pods_the_cache_holds(tmp_path):
 
 
 def test_a_new_wave_is_announced_with_its_verdict_not_its_first_finding():
-    from sagan_tui.triage import TriageContext, Wave
-    from sagan_tui.session.model import Delta, announcements
+    from sagan_tui.core.triage import TriageContext, Wave
+    from sagan_tui.core.session.model import Delta, announcements
 
     from ..triage.conftest import CONTROL, HEALTH, R5
 

@@ -4,7 +4,7 @@ gone once it is acknowledged, owner-turn items folded into one line, ctrl+l clea
 
 from __future__ import annotations
 
-from sagan_tui.ui.news import INBOX, INCIDENT, NewsBoard, news_lines
+from sagan_tui.panel.news import INBOX, INCIDENT, NewsBoard, news_lines
 
 from tests.harness import toasts, wait_for
 from .frozen import frozen_app

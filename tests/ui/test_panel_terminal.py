@@ -131,7 +131,7 @@ def test_no_colour_codes_under_term_dumb_or_no_color(tmp_path, term, no_color):
 
 
 def _newer(path):
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.core.store.cache import Cache
 
     Cache(path).close()
     import sqlite3
@@ -174,8 +174,8 @@ def test_a_cache_the_panel_cannot_use_ends_it_with_exit_2_saying_why_the_file_un
 def test_a_retention_below_a_day_stops_the_panel_before_it_prunes_anything(tmp_path):
     from datetime import datetime, timedelta, timezone
 
-    from sagan_tui.models import WorkflowEvent
-    from sagan_tui.store.cache import Cache
+    from sagan_tui.core.models import WorkflowEvent
+    from sagan_tui.core.store.cache import Cache
 
     path = tmp_path / "cache.sqlite"
     c = Cache(path)

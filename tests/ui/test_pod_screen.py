@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.widgets import RichLog, Static
 
 from sagan_tui.sim.scenarios.reaping_wave import R5, R5_RUNNING
-from sagan_tui.ui.screens.detail import DetailScreen
-from sagan_tui.ui.screens.pod import PodScreen
-from sagan_tui.ui.widgets.heatmap import LossHeatmap
+from sagan_tui.panel.screens.detail import DetailScreen
+from sagan_tui.panel.screens.pod import PodScreen
+from sagan_tui.panel.widgets.heatmap import LossHeatmap
 
 from tests.harness import SIZE, open_dialog, pane_text, poll_now, polled, wait_for
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sagan_tui.models import Experiment
+from sagan_tui.core.models import Experiment
 from sagan_tui.sim.actions import stop_pod
-from sagan_tui.store.cache import Cache
-from sagan_tui import render
-from sagan_tui.session.model import PanelModel
-from sagan_tui.ui.messages import Updated
-from sagan_tui.ui.widgets.status_bar import StatusBar
+from sagan_tui.core.store.cache import Cache
+from sagan_tui.wire import render
+from sagan_tui.core.session.model import PanelModel
+from sagan_tui.panel.messages import Updated
+from sagan_tui.panel.widgets.status_bar import StatusBar
 
 from tests.harness import SIZE, poll_now, polled
 from .frozen import LIVE, LOST, NOW, fill, settings
@@ -99,7 +99,7 @@ async def test_a_poll_that_changes_one_pod_redraws_that_row_only(sim_factory, pa
         whole = count_calls(table, "set_rows")
         mark = len(finished)
         await poll_now(pilot, app)
-        # The one row the panel holds already goes as a patch (channel/rows.py).
+        # The one row the panel holds already goes as a patch (wire/channel/rows.py).
         assert {k for m in finished[mark:] for k in (*m.update.pods, *m.update.pod_patches)} == {SCRATCH[0]}
         # Only that pod was rendered again, and only its line of the table was asked to repaint.
         assert rendered == [SCRATCH[0]]

@@ -1,4 +1,4 @@
-"""The action registry (ui/registry.py): one entry per binding id of keymap.py, each declared by one host that can run it; read-only refuses every mutating entry."""
+"""The action registry (panel/registry.py): one entry per binding id of keymap.py, each declared by one host that can run it; read-only refuses every mutating entry."""
 
 from __future__ import annotations
 
@@ -9,18 +9,18 @@ from collections import Counter
 
 from textual.binding import Binding
 
-import sagan_tui.ui
-from sagan_tui.keymap import BY_ID, KEYS
-from sagan_tui.ui.owner_desk import JOBS
-from sagan_tui.ui.panel_keys import PanelKeys
-from sagan_tui.ui.registry import APP, BY_ENTRY_ID, DESK, DESK_GROUPS, ENTRIES, OWN, mutating_ids
+import sagan_tui.panel
+from sagan_tui.wire.keymap import BY_ID, KEYS
+from sagan_tui.panel.owner_desk import JOBS
+from sagan_tui.panel.panel_keys import PanelKeys
+from sagan_tui.panel.registry import APP, BY_ENTRY_ID, DESK, DESK_GROUPS, ENTRIES, OWN, mutating_ids
 from tests.harness import SIZE, notes, polled, wait_for
 
 
 def declarers() -> dict[str, list[type]]:
     """Every class of the UI that declares a binding, by the binding's id."""
     found: dict[str, list[type]] = {}
-    for mod in pkgutil.walk_packages(sagan_tui.ui.__path__, "sagan_tui.ui."):
+    for mod in pkgutil.walk_packages(sagan_tui.panel.__path__, "sagan_tui.panel."):
         module = importlib.import_module(mod.name)
         for _name, cls in inspect.getmembers(module, inspect.isclass):
             if cls.__module__ != module.__name__:
@@ -86,7 +86,7 @@ async def test_read_only_refuses_every_mutating_desk_entry_on_a_panel_over_the_s
 
 async def test_a_mutating_entry_runs_when_not_read_only(sim_factory, panel):
     """The gate's other side: the same registry entry (`h`, hold) opens its dialog and refuses nothing."""
-    from sagan_tui.ui.screens.hold import HoldScreen
+    from sagan_tui.panel.screens.hold import HoldScreen
 
     app = panel(sim_factory(scenario="calm"))
     async with app.run_test(size=SIZE) as pilot:

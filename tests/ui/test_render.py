@@ -4,10 +4,10 @@ from datetime import timedelta
 
 import pytest
 
-from sagan_tui.models import ErrorKind, Experiment, HealthState, Loss, RunPodPod, SourceHealth, WorkflowEvent
-from sagan_tui.store.cache import CachedPod
-from sagan_tui import render
-from sagan_tui.render import compile_filter
+from sagan_tui.core.models import ErrorKind, Experiment, HealthState, Loss, RunPodPod, SourceHealth, WorkflowEvent
+from sagan_tui.core.store.cache import CachedPod
+from sagan_tui.wire import render
+from sagan_tui.wire.render import compile_filter
 
 from .frozen import NOW
 
@@ -191,7 +191,7 @@ def test_an_exited_pod_shows_no_hourly_price():
 
 
 def test_the_detail_view_gives_times_with_their_date():
-    from sagan_tui.ui.screens.detail import fields_text
+    from sagan_tui.panel.screens.detail import fields_text
 
     exp = Experiment(id="a", number=5, title="t", status="running", created_at=NOW - timedelta(days=2),
                      updated_at=NOW)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.render import Cell, Column, Row
-from sagan_tui.ui.widgets.row_store import RowStore
+from sagan_tui.wire.render import Cell, Column, Row
+from sagan_tui.panel.widgets.row_store import RowStore
 
 COLUMNS = (Column("name", "name", 10), Column("up", "up", 6))
 

@@ -3,7 +3,7 @@
 from hypothesis import given, strategies as st
 from rich.text import Text
 
-from sagan_tui.ui.safe_text import clean, literal, one_line
+from sagan_tui.panel.safe_text import clean, literal, one_line
 
 NASTY = ["[@click=app.quit]boom[/]", "[/]", "[bold red]x", "\x1b]52;c;ZXZpbA==\x07", "\x1b[2J\x1b[H",
          "\x9b31m", "\x1bP+q544e\x1b\\", "a\u202eb", "\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\"]

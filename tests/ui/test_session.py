@@ -8,11 +8,11 @@ from datetime import timedelta
 
 from textual.widgets import Button, Input
 
-from sagan_tui.actions.guard import incident_report
-from sagan_tui.ui.screens.approval import ApprovalScreen
-from sagan_tui.ui.screens.guard import GuardedDispatchScreen
-from sagan_tui.ui.screens.prompt import NoteScreen
-from sagan_tui.ui.widgets.wave_panel import WavePanel
+from sagan_tui.core.actions.guard import incident_report
+from sagan_tui.panel.screens.approval import ApprovalScreen
+from sagan_tui.panel.screens.guard import GuardedDispatchScreen
+from sagan_tui.panel.screens.prompt import NoteScreen
+from sagan_tui.panel.widgets.wave_panel import WavePanel
 
 from tests.harness import SIZE, cache_of, open_dialog, poll_now, said, wait_for
 
@@ -84,7 +84,7 @@ async def test_the_wave_panels_wave_arrives_weighed_and_no_diagnosis_runs_on_the
                                                                                               monkeypatch):
     """Issue 18.8: a diagnosis reads every pod's sightings (0.5 s at 10,000 pods); drawn lazily
     by the wave panel it held the UI thread and every key behind it."""
-    import sagan_tui.triage.verdict as judged  # where a wave's diagnosis is made (diagnosis_of)
+    import sagan_tui.core.triage.verdict as judged  # where a wave's diagnosis is made (diagnosis_of)
 
     sim = sim_factory(scenario="reaping-wave")
     app = panel(sim, poll=False)
@@ -141,7 +141,7 @@ async def test_the_wave_panels_relative_time_changes_on_the_status_tick(sim_fact
     sim = sim_factory(scenario="reaping-wave")
     sim.clock.jump_to(130)
     clock = [None]
-    from sagan_tui.basics import utcnow
+    from sagan_tui.wire.basics import utcnow
 
     clock[0] = utcnow()
     app = panel(sim, poll=False, clock=lambda: clock[0])
@@ -175,7 +175,7 @@ async def test_each_account_is_polled_on_its_own_while_sagan_answers_slowly(sim_
 
 async def test_the_header_names_the_active_wave(tmp_path):
     """Issue 17.9: whatever pane is in view, the status line says a wave is on and until when."""
-    from sagan_tui.ui.widgets.status_bar import StatusBar
+    from sagan_tui.panel.widgets.status_bar import StatusBar
 
     from .frozen import LOST, frozen_app
 
@@ -201,7 +201,7 @@ async def test_the_timeline_title_says_whether_it_follows(tmp_path):
 
 async def test_q_asks_first_while_an_action_waits_for_its_answer(sim_factory, panel):
     """Issue 17.9: `q` with a hold on its way asks, naming it; Escape keeps the panel; "Quit anyway" quits."""
-    from sagan_tui.ui.screens.confirm import ConfirmScreen
+    from sagan_tui.panel.screens.confirm import ConfirmScreen
 
     sim = sim_factory(scenario="calm")
     app = panel(sim, poll=False, request_timeout=60.0)  # the hold stays in flight however slow the machine

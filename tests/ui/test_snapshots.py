@@ -45,7 +45,7 @@ def test_wave_response_dialog_at_80x24(snap_compare, tmp_path):
 
 
 async def _guard_on_192(pilot) -> None:
-    from sagan_tui.ui.screens.guard import GuardedDispatchScreen
+    from sagan_tui.panel.screens.guard import GuardedDispatchScreen
 
     await pilot.pause()
     pilot.app.experiments_table.select_key("192")  # held during the wave: C goes through the guard
@@ -67,7 +67,7 @@ def test_wave_response_dialog_under_no_color_labels_every_button(snap_compare, t
 
 async def _wave_news_and_W(pilot) -> None:
     """The wave's news in the notification area, `W` open, and its growth said while the dialog is up."""
-    from sagan_tui.ui.screens.wave_response import WaveResponseScreen
+    from sagan_tui.panel.screens.wave_response import WaveResponseScreen
 
     app = pilot.app
     await pilot.pause()

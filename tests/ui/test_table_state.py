@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from sagan_tui.render import Cell, Column, Row
-from sagan_tui.ui.widgets.keyed_table import KeyedTable
+from sagan_tui.wire.render import Cell, Column, Row
+from sagan_tui.panel.widgets.keyed_table import KeyedTable
 
 COLUMNS = (Column("name", "name", 10), Column("account", "account", 9))
 

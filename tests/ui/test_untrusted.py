@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rich.text import Text
-from sagan_tui.ui.messages import ExperimentViewed, PlanRendered
-from sagan_tui.ui.screens.detail import DetailScreen
+from sagan_tui.panel.messages import ExperimentViewed, PlanRendered
+from sagan_tui.panel.screens.detail import DetailScreen
 
 from tests.harness import SIZE, notes, poll_now, polled, wait_for
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from sagan_tui.session.model import PanelModel
-from sagan_tui.triage.verdict import verdict_of
-from sagan_tui.ui.screens.wave_response import WaveResponseScreen
+from sagan_tui.core.session.model import PanelModel
+from sagan_tui.core.triage.verdict import verdict_of
+from sagan_tui.panel.screens.wave_response import WaveResponseScreen
 
 from ..triage.incidents import REAPED, SteppedPolls, settings_for, three_causes
 from tests.harness import open_dialog, panel_on, said, wait_for
@@ -169,7 +169,7 @@ async def test_w_lists_the_pods_it_stops_and_keeps_the_one_the_owner_unticks(sim
 async def test_h_lists_the_starting_pod_it_stops_and_an_unticked_one_is_kept(sim_factory, tmp_path, monkeypatch):
     """`h` on #11 at t=150 (reaper-recovery): its CREATED recovery pod is listed with a tick; the
     owner unticks it: the hold goes (origin h), the pod is not stopped. (W's test covers a ticked stop.)"""
-    from sagan_tui.ui.screens.hold import HoldScreen
+    from sagan_tui.panel.screens.hold import HoldScreen
 
     sim = sim_factory(scenario="reaper-recovery")
     rig = SteppedPolls(sim, settings_for(sim, tmp_path), monkeypatch)

@@ -1,7 +1,7 @@
 """A tiny app holding LossHeatmap beside WavePanel, fed the DOMAIN.md incident: tests and a look in tmux.
 
 It plays the session's part: it answers the heatmap's ScopeChanged with the grid the session
-would send (session/heatmap_view.py) and picks the wave shown as the session does.
+would send (core/session/heatmap_view.py) and picks the wave shown as the session does.
 
 Run it: `.venv/bin/python tests/ui_heatmap/heatmap_demo.py` (q quits).
 """
@@ -23,16 +23,16 @@ except ImportError:  # run as a script for a look in tmux
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from heatmap_incident import LOSSES, NOW, waves as incident_waves  # noqa: E402
 
-from sagan_tui.models import Loss  # noqa: E402
-from sagan_tui.session.heatmap_view import grid_view  # noqa: E402
-from sagan_tui.session.incident_view import shown_of  # noqa: E402
-from sagan_tui.triage import active_wave  # noqa: E402
-from sagan_tui.ui.widgets.heatmap import LossHeatmap  # noqa: E402
-from sagan_tui.ui.widgets.wave_panel import WavePanel  # noqa: E402
+from sagan_tui.core.models import Loss  # noqa: E402
+from sagan_tui.core.session.heatmap_view import grid_view  # noqa: E402
+from sagan_tui.core.session.incident_view import shown_of  # noqa: E402
+from sagan_tui.core.triage import active_wave  # noqa: E402
+from sagan_tui.panel.widgets.heatmap import LossHeatmap  # noqa: E402
+from sagan_tui.panel.widgets.wave_panel import WavePanel  # noqa: E402
 
 
 def answer_scope(heatmap: LossHeatmap, scope, losses, waves, now: datetime) -> None:
-    """What the session sends for a heatmap's scope: the grid for it (session/heatmap_view.py)."""
+    """What the session sends for a heatmap's scope: the grid for it (core/session/heatmap_view.py)."""
     labels = heatmap.grid.rows if heatmap.grid is not None and heatmap.grid.dimension == scope[0] else ()
     heatmap.set_grid(grid_view(losses, waves, active_wave(waves, now, 15.0), scope, now, labels))
 

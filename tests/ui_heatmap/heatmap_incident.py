@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sagan_tui.models import Loss, PodSighting
-from sagan_tui.triage.diagnosis import TriageContext
-from sagan_tui.triage.waves import find_waves
+from sagan_tui.core.models import Loss, PodSighting
+from sagan_tui.core.triage.diagnosis import TriageContext
+from sagan_tui.core.triage.waves import find_waves
 
 NOW = datetime(2026, 5, 14, 10, 56, 30, tzinfo=timezone.utc)
 A100 = "NVIDIA A100 80GB PCIe"
@@ -55,22 +55,22 @@ def waves(losses=LOSSES, guard_minutes=0):
 
 
 def as_views(ws):
-    """Triage's waves as the panel receives them (the session weighs each: session/views.py)."""
-    from sagan_tui.session.views import wave_view
+    """Triage's waves as the panel receives them (the session weighs each: core/session/views.py)."""
+    from sagan_tui.core.session.views import wave_view
 
     return [wave_view(w) for w in ws]
 
 
 def render_as_shown(ws, now, guard_minutes=15.0, last_loss=None, extra=()):
     """The wave panel's text for `ws` with the wave the session would choose at `now`."""
-    from sagan_tui.session.incident_view import shown_of
-    from sagan_tui.ui.widgets.wave_panel import render_wave_panel
+    from sagan_tui.core.session.incident_view import shown_of
+    from sagan_tui.panel.widgets.wave_panel import render_wave_panel
 
     return render_wave_panel(ws, now, shown_of(ws, now, guard_minutes), last_loss, extra)
 
 
 def show(panel, ws, now, guard_minutes=15.0, last_loss=None, extra=()):
-    """WavePanel.set_waves with the session's choice at `now` (session/incident_view.py's shown_of)."""
-    from sagan_tui.session.incident_view import shown_of
+    """WavePanel.set_waves with the session's choice at `now` (core/session/incident_view.py's shown_of)."""
+    from sagan_tui.core.session.incident_view import shown_of
 
     panel.set_waves(ws, now, shown_of(ws, now, guard_minutes), last_loss, extra)

@@ -6,9 +6,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from sagan_tui.models import Loss
-from sagan_tui.triage.heatmap import HeatGrid, build_grid
-from sagan_tui.ui import heatmap_render as R
+from sagan_tui.core.models import Loss
+from sagan_tui.core.triage.heatmap import HeatGrid, build_grid
+from sagan_tui.panel import heatmap_render as R
 
 T0 = datetime(2026, 5, 14, 10, 50, tzinfo=timezone.utc)
 
@@ -160,7 +160,7 @@ def test_untrusted_labels_are_shown_literally():
     plain = [line.plain for line in lines]
     assert plain[0].startswith("[@click=app.quit]…│")  # cut at 18, never parsed
     assert plain[1].startswith("[/]")
-    assert plain[2].startswith("red ")  # the whole escape and the bell dropped (sagan_tui.safe_text)
+    assert plain[2].startswith("red ")  # the whole escape and the bell dropped (sagan_tui.wire.safe_text)
     assert not any(s.style and "link" in str(s.style) for line in lines for s in line.spans)
 
 
@@ -189,7 +189,7 @@ def test_cell_losses_are_capped():
 
 def test_render_matches_a_grid_triage_built():
     losses = [Loss(pod_id=f"p{i:013d}", account="team", lost_at=T0 + timedelta(seconds=30 * i)) for i in range(4)]
-    from sagan_tui.triage.waves import find_waves
+    from sagan_tui.core.triage.waves import find_waves
     waves = find_waves(losses)
     g = build_grid(losses, "account", T0 - timedelta(minutes=10), T0 + timedelta(minutes=5), 15, waves)
     lines = R.render_heatmap(g, 4 + 1 + 15)

@@ -8,10 +8,10 @@ from datetime import timedelta
 from .heatmap_demo import HeatmapDemo
 from .heatmap_incident import A100, A100_SXM, H100, LOSSES, NOW, R5, at, loss, waves
 
-from sagan_tui.session.incident_view import shown_of
-from sagan_tui.ui import heatmap_render as R
-from sagan_tui.ui.widgets.heatmap import LossHeatmap
-from sagan_tui.ui.widgets.wave_panel import WavePanel
+from sagan_tui.core.session.incident_view import shown_of
+from sagan_tui.panel import heatmap_render as R
+from sagan_tui.panel.widgets.heatmap import LossHeatmap
+from sagan_tui.panel.widgets.wave_panel import WavePanel
 
 R5_TEAM = {"v0c7bx292xqvg4", "m1ayhl6nsbxw04", "lqpfpmbytlgded"}
 R5_PERSONAL = {"j0xvy1q82ryo8m", "cv13x9s487tvwn"}

@@ -9,10 +9,10 @@ import pytest
 from rich.console import Console
 from textual.app import App, ComposeResult
 
-from sagan_tui.triage.canary import Canary
-from sagan_tui.triage.forming import find_forming
-from sagan_tui.triage.waves import find_waves
-from sagan_tui.ui.widgets.loss_area import LossArea
+from sagan_tui.core.triage.canary import Canary
+from sagan_tui.core.triage.forming import find_forming
+from sagan_tui.core.triage.waves import find_waves
+from sagan_tui.panel.widgets.loss_area import LossArea
 
 from .heatmap_demo import answer_scope
 from .heatmap_incident import CONTEXT, LOSSES, NOW, R5, as_views, at, render_as_shown, waves
@@ -56,7 +56,7 @@ class IncidentPanel(App):
         yield LossArea(id="loss-area")
 
     def on_mount(self) -> None:
-        from sagan_tui.session.incident_view import shown_of
+        from sagan_tui.core.session.incident_view import shown_of
 
         losses, shown_waves, now, extra = self.args
         views = as_views(shown_waves)  # as the session sends them; the heatmap is drawn from triage's own

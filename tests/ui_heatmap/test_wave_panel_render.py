@@ -7,9 +7,9 @@ from datetime import timedelta
 from .heatmap_incident import NOW, R5, as_views, at, loss, render_as_shown, waves
 from rich.console import Console
 
-from sagan_tui.triage.waves import find_waves
-from sagan_tui.session.incident_view import shown_of
-from sagan_tui.ui.widgets.wave_panel import shown_wave
+from sagan_tui.core.triage.waves import find_waves
+from sagan_tui.core.session.incident_view import shown_of
+from sagan_tui.panel.widgets.wave_panel import shown_wave
 
 
 def text(renderable, width: int = 70) -> str:

@@ -7,7 +7,7 @@ from datetime import timedelta
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from sagan_tui.ui.widgets.wave_panel import WavePanel, clock_line
+from sagan_tui.panel.widgets.wave_panel import WavePanel, clock_line
 
 from .heatmap_incident import LOSSES, NOW, R5, show, waves
 

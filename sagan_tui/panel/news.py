@@ -1,0 +1,108 @@
+"""The panel's news board: what the notification area holds and how it reads, as plain data (no Textual).
+
+Toasts stacked over the status line, the verdict and the `W` dialog at 80x24 (#44): the news
+has its own few lines in the layout instead. Three rules keep them few:
+- the incident's news (a new wave, its growth, a forming cluster) is ONE item, replaced as it
+  grows and kept until the wave is acknowledged (or dismissed): the owner acts on it;
+- `Your turn` items fold into one line that counts them ("3 items in your inbox");
+- every other item lasts the `notice_seconds` setting.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+INCIDENT, INBOX = "incident", "inbox"
+# The session's titles for news about the wave on screen (core/session/model.py announcements).
+INCIDENT_TITLES = frozenset({"Reaping wave", "Reaping wave grew", "Watch"})
+INBOX_TITLE = "Your turn"
+NOTICE_SECONDS = 10.0  # the default of the `notice_seconds` setting
+HEARD_MAX = 500  # notices remembered after they leave the area: a look back, and what tests read
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "information": ""}
+
+
+@dataclass(frozen=True)
+class Item:
+    title: str
+    message: str
+    severity: str = "information"
+    until: float | None = None  # monotonic seconds; None: until removed (the incident)
+    count: int = 1  # inbox items folded into this one
+
+
+def key_of(title: str, serial: int) -> str:
+    """The slot a notice takes: the incident's, the inbox's, or its own."""
+    if title in INCIDENT_TITLES:
+        return INCIDENT
+    return INBOX if title == INBOX_TITLE else f"note-{serial}"
+
+
+@dataclass
+class NewsBoard:
+    """The items shown, by slot, in the order they came (a replaced slot keeps its place)."""
+
+    items: dict[str, Item] = field(default_factory=dict)
+    serial: int = 0
+    version: int = 0  # bumped at every change: each area showing this board redraws when it moved
+    heard: deque[Item] = field(default_factory=lambda: deque(maxlen=HEARD_MAX))  # every notice, oldest first
+
+    def add(self, message: str, title: str, severity: str, now: float, seconds: float) -> str:
+        """Takes one notice; returns its slot."""
+        self.serial += 1
+        self.version += 1
+        self.heard.append(Item(title, message, severity))
+        key = key_of(title, self.serial)
+        if key == INCIDENT:
+            self.items[key] = Item(title, message, severity)
+        elif key == INBOX:
+            before = self.items.get(key)
+            count = 1 + (before.count if before is not None else 0)
+            self.items[key] = Item(title, message, severity, now + seconds, count)
+        else:
+            self.items[key] = Item(title, message, severity, now + seconds)
+        return key
+
+    def drop(self, key: str) -> bool:
+        gone = self.items.pop(key, None) is not None
+        self.version += gone
+        return gone
+
+    def clear(self) -> bool:
+        had = bool(self.items)
+        self.items.clear()
+        self.version += had
+        return had
+
+    def expire(self, now: float) -> bool:
+        """Drops the items whose time is up; whether any went."""
+        gone = [k for k, it in self.items.items() if it.until is not None and it.until <= now]
+        for k in gone:
+            del self.items[k]
+        self.version += bool(gone)
+        return bool(gone)
+
+
+def item_text(key: str, item: Item) -> str:
+    if key == INBOX and item.count > 1:
+        return f"{INBOX_TITLE}: {item.count} items in your inbox (i) · latest {item.message}"
+    return f"{item.title}: {item.message}" if item.title else item.message
+
+
+def news_lines(board: NewsBoard, width: int, limit: int, clear_key: str = "ctrl+l") -> list[tuple[str, str]]:
+    """At most `limit` lines of (text, style), each cut to `width`: the incident first, then the
+    newest, a notice of several lines (W's result) on as many; the last line says how many more
+    did not fit."""
+    order = sorted(board.items.items(), key=lambda kv: kv[0] != INCIDENT)
+    order = order[:1] + order[1:][::-1] if order and order[0][0] == INCIDENT else order[::-1]
+    lines = [(_cut(part, width), SEVERITY_STYLE.get(it.severity, "")) for k, it in order
+             for part in item_text(k, it).split("\n") if part.strip()]
+    if len(lines) <= limit:
+        return lines
+    kept = lines[:max(0, limit - 1)]
+    return kept + [(_cut(f"+{len(lines) - len(kept)} more ({clear_key} clears all)", width), "dim")]
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:max(0, width - 1)].rstrip() + "…"

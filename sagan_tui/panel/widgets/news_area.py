@@ -1,0 +1,92 @@
+"""The notification area: the panel's news on a few lines of its own, in the layout (panel/news.py)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import Static
+
+from sagan_tui.panel.news import NOTICE_SECONDS, NewsBoard, news_lines
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+EXPIRE_EVERY_S = 1.0  # how often an item's time is looked at: a second late is not noticed
+
+
+class NewsArea(Static):
+    """Between the panes and the key bar, in the flow (not a layer): it takes rows from the panes
+    and so never covers the status line, the verdict line or anything else. Hidden when empty.
+    A full screen that yields one (given the App's board) gets the news there instead of a toast."""
+
+    DEFAULT_CSS = "NewsArea { height: auto; max-height: 3; padding: 0 1; background: $panel; display: none; }"
+
+    def __init__(self, board: NewsBoard | None = None, **kwargs) -> None:
+        super().__init__("", **kwargs)
+        self.board = board if board is not None else NewsBoard()  # the App's: it outlives the screen
+        self.seconds = NOTICE_SECONDS
+        self.clear_key = "ctrl+l"
+        self._shown = -1  # the board's version last drawn
+
+    def on_mount(self) -> None:
+        self.set_interval(EXPIRE_EVERY_S, self._expire)
+
+    def add(self, message: str, title: str, severity: str) -> str:
+        key = self.board.add(message, title, severity, time.monotonic(), self.seconds)
+        self._show()
+        return key
+
+    def drop(self, key: str) -> None:
+        if self.board.drop(key):
+            self._show()
+
+    def clear(self) -> None:
+        if self.board.clear():
+            self._show()
+
+    @property
+    def lines(self) -> list[str]:
+        """The lines as shown (for tests and the help screen's reader), newest under the incident."""
+        return [text for text, _ in news_lines(self.board, self._width(), self._limit(), self.clear_key)]
+
+    def on_resize(self) -> None:
+        self._show()
+
+    def _expire(self) -> None:
+        self.board.expire(time.monotonic())
+        if self.board.version != self._shown:  # this area's change, or another screen's area's
+            self._show()
+
+    def _width(self) -> int:
+        return max(10, (self.app.size.width if self.is_attached else 80) - 2)
+
+    def _limit(self) -> int:
+        return 2 if self.is_attached and self.app.size.height < 30 else 3  # 80x24: the panes keep their rows
+
+    def _show(self) -> None:
+        self._shown = self.board.version
+        lines = news_lines(self.board, self._width(), self._limit(), self.clear_key)
+        text = Text(end="", no_wrap=True, overflow="ellipsis")
+        for i, (line, style) in enumerate(lines):
+            text.append(("\n" if i else "") + line, style)  # plain text: a source's words never act as markup
+        self.update(text)
+        self.display = bool(lines)
+
+
+def deliver(screen: Screen | None, message: str, title: str, severity: str, timeout: float | None,
+            markup: bool) -> bool:
+    """A notice to the dialog on top, which holds it until it closes (confirm.HeldNotices), else to
+    the screen's notification area (the main screen's, or a full screen's that has one), which covers
+    nothing. False: neither took it (a toast, then)."""
+    if screen is None:
+        return False
+    take = getattr(screen, "take_notice", None)
+    if take is not None and not markup and take(message, title, severity, timeout):
+        return True
+    found = screen.query(NewsArea)
+    if found:
+        found.first().add(message, title, severity)
+        return True
+    return False

@@ -1,6 +1,0 @@
-"""The panel's core, off the UI thread: PanelSession and the immutable updates it hands the UI."""
-
-from sagan_tui.session.core import PanelSession
-from sagan_tui.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady, TimelineRows
-
-__all__ = ["LossView", "PanelSession", "PanelUpdate", "SessionFailed", "SessionReady", "TimelineRows"]

@@ -1,0 +1,127 @@
+"""The session process started before the UI imports Textual (the `sagan-tui` command's first step).
+
+Rule: the command calls `start_early(draft)` before it imports Textual, so the child's start runs beside the UI's instead
+of after its first frame. The settings' layers go with it, as one JSON line on its stdin (the
+pre-open): the child opens the cache and starts polling at once, while the UI imports Textual and
+draws its first frame from its own read-only peek. On a fresh cache the pods come from that first
+poll, which no longer waits for the UI's first frame and the Open after it (bench `cold_start`).
+The panel's first SessionClient (wire/channel/client.py) takes the child over after the first frame
+and sends the Open as always; the same layers are answered by the session already open, others
+(a caller that changed them) close it and open theirs. The UI imports the channel's client only
+after its first frame. One never taken (the panel quit before its session started) is ended at
+exit, with its runtime directory. Standard library only: this runs before anything heavy is
+imported (msgspec included: hence JSON on the pipe).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from sagan_tui.wire.channel.runtime_dir import make_runtime_dir, socket_path
+
+# After the channel closes the child finishes its last writes and closes the cache; past this it is killed.
+CLOSE_GRACE_S = 10.0
+
+def child_argv(path: Path, pre_open: bool = False) -> list[str]:
+    return [sys.executable, "-m", "sagan_tui.core.session", "--socket", str(path), "--nice", str(CHILD_NICE),
+            *(["--pre-open"] if pre_open else [])]
+
+
+def open_layers(draft: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """A Draft's values and accounts as the Open carries them (paths as text)."""
+    values = {k: (str(v) if isinstance(v, os.PathLike) else v) for k, v in draft.values.items()}
+    return values, {k: dict(v) for k, v in draft.accounts.items()}
+
+
+def pre_open_line(draft: Any) -> bytes:
+    """The pre-open on the child's stdin: the layers as one JSON line (they may hold the token and
+    keys: the pipe is the child's own, as the socket is; never logged)."""
+    values, accounts = open_layers(draft)
+    return json.dumps({"values": values, "accounts": accounts, "origins": layer_origins(draft)}, default=str,
+                      separators=(",", ":")).encode() + b"\n"
+
+
+def layer_origins(draft: Any) -> dict[str, str]:
+    """Which layer set each value (config.py's Draft.origins), as the Open carries it."""
+    return {str(k): str(v) for k, v in getattr(draft, "origins", {}).items()}
+
+
+# How the child is started, early or not. stdin is a pipe the child reads to its end: it ends when
+# the panel is gone, however it went. Its own process group: the terminal's signals (Ctrl+C, a
+# hang-up) go to the foreground group, the panel's, which acts on them; the child ends when the
+# panel's channel closes. The panel's session all the same, so the panel's scheduling group
+# (Linux gives each session one): see CHILD_NICE.
+CHILD_PIPES = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE,
+               "process_group": 0}
+
+# The UI before its own core: the child runs this many nice steps below the panel. Within their
+# scheduling group the UI's frames and keys never wait for the session's imports, polls or
+# decoding (it asks for little: a frame, a key); against other programs the two share the
+# machine as one, so the session's polls are not slowed by anyone but the owner's own screen.
+CHILD_NICE = 5
+
+
+class EarlyChild:
+    """A session process started with `start_early()`, waiting for a client to take it."""
+
+    def __init__(self, draft: Any = None) -> None:
+        self.runtime = make_runtime_dir()
+        self.path = socket_path(self.runtime)
+        self.popen = subprocess.Popen(child_argv(self.path, pre_open=draft is not None), cwd=str(self.runtime),
+                                      **CHILD_PIPES)
+        self.taken = False
+        if draft is not None:
+            try:
+                self.popen.stdin.write(pre_open_line(draft))  # type: ignore[union-attr]
+                self.popen.stdin.flush()  # type: ignore[union-attr]
+            except OSError:
+                pass  # it died at once: the client that takes it says why
+
+    def discard(self) -> None:
+        """Never taken: end it (its stdin's end does) and remove its runtime directory."""
+        if self.taken:
+            return
+        self.taken = True
+        end_by_stdin(self.popen)
+        shutil.rmtree(self.runtime, ignore_errors=True)
+
+
+def end_by_stdin(popen: subprocess.Popen, grace_s: float = CLOSE_GRACE_S) -> None:
+    """End a child that ends when its stdin does (the session process, --demo's simulator):
+    close its stdin, wait `grace_s` for it, then kill it."""
+    if popen.stdin is not None:
+        with contextlib.suppress(OSError):
+            popen.stdin.close()
+    try:
+        popen.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        popen.kill()
+        popen.wait()
+
+
+_early: EarlyChild | None = None
+
+
+def start_early(draft: Any = None) -> None:
+    """Start the session process now, for the panel's first client to take; with `draft`, opened on
+    its layers at once (see the module's docstring)."""
+    global _early
+    if _early is None:
+        _early = EarlyChild(draft)
+        atexit.register(_early.discard)
+
+
+def take_early() -> EarlyChild | None:
+    global _early
+    early, _early = _early, None
+    if early is not None:
+        early.taken = True
+    return early

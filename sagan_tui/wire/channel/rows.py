@@ -1,0 +1,163 @@
+"""What the UI holds already, per connection: a held row goes as the cells that changed, a pod's record only when it changed.
+
+Both ends keep, per table (pods, experiments), what the UI holds: the session's `SentRows` (the
+rows it sent last, by key) and the UI's `HeldRows` (their keys). Each applies every update in the
+order the channel carries it, by one rule: a full update starts again from its rows; otherwise
+its rows replace their keys' and its removed keys go (a key both changed and removed stays, as
+the table's store has it). So a row whose key the UI holds is sent as a `RowPatchView` (the
+indexes and the new cells of those that differ, and the row's group, order and until if they
+changed), and not at all if it equals the row held (unless it is also removed: then it goes as
+an empty patch, so that it stays). The client passes the patch on as it came: the table's store (panel/widgets/row_store.py)
+makes the row from the one it holds and takes what to redraw from the patched cells, without
+comparing the row again, and the screens that read whole rows read the table's. What a poll
+costs on both sides of the channel follows the cells it changed, not the rows it touched.
+
+A pod's record (CachedPodView) goes only when it differs from the one this connection sent last
+(`SentRecords`): a poll that changes a row (an uptime) and nothing the UI reads of its pod sends
+the row's patch and no record.
+
+A patch for a key the UI does not hold is the session's bug: the client's reading of it fails
+(`HeldRows.receive`), which ends the channel (the panel restarts the session, whose first update
+is full).
+"""
+
+from __future__ import annotations
+
+from itertools import compress
+from operator import itemgetter, ne
+from typing import Any, Callable, Iterable, Mapping
+
+from sagan_tui.wire.channel.views import RowPatchView, RowView, UpdateView
+
+
+class SentRows:
+    """The session's end: each row the UI holds, as this channel sent it."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self) -> None:
+        self.rows: dict[str, RowView] = {}
+
+    def send(self, rows: Mapping[str, Any], full: bool = False,
+             removed: Iterable[str] = ()) -> tuple[dict[str, RowView], dict[str, RowPatchView]]:
+        """`rows` (render.Row or RowView, by key) as the update carries them: whole (a key the UI
+        does not hold, or a row of another width) and as patches (every other that differs from
+        the row held: one equal to it is not sent)."""
+        if full:
+            self.rows = {}
+        held = self.rows
+        whole: dict[str, RowView] = {}
+        patches: dict[str, RowPatchView] = {}
+        for k, row in rows.items():
+            cells, group, order, until = row.cells, row.group, row.order, row.until
+            old = held.get(k)
+            if old is None or len(old.cells) != len(cells):
+                whole[k] = RowView(cells, group, order, until)
+            else:
+                differ = tuple(map(ne, old.cells, cells))
+                at, pick = _PATTERNS.get(differ) or _pattern(differ)
+                if until == old.until and group == old.group and order == old.order:
+                    if not at:
+                        continue  # the row the UI holds
+                    patches[k] = RowPatchView(at, pick(cells))
+                else:
+                    patches[k] = RowPatchView(at, pick(cells), None if until == old.until else until,
+                                              None if group == old.group else group,
+                                              None if order == old.order else order)
+            held[k] = RowView(cells, group, order, until)  # untracked by the collector, as a render.Row is not
+        for k in removed:
+            if k not in rows:
+                held.pop(k, None)
+            elif k not in patches and k not in whole:  # unchanged and removed: it stays, so it is sent
+                patches[k] = RowPatchView((), ())
+        return whole, patches
+
+
+# A poll's patches share a few change patterns (the same columns change across the fleet): each
+# pattern's indexes, and the C-level getter of its cells, are made once. Bounded: a table's width
+# allows 2**width patterns.
+_PATTERNS: dict[tuple[bool, ...], tuple[tuple[int, ...], Callable[[tuple], tuple]]] = {}
+PATTERNS_KEPT = 4096
+
+
+def _pattern(differ: tuple[bool, ...]) -> tuple[tuple[int, ...], Callable[[tuple], tuple]]:
+    """The indexes of the cells that differ, and what picks those cells out of a row's (a tuple)."""
+    at = tuple(compress(range(len(differ)), differ))
+    pick = itemgetter(*at) if len(at) > 1 else itemgetter(slice(at[0], at[0] + 1) if at else slice(0, 0))
+    if len(_PATTERNS) >= PATTERNS_KEPT:
+        _PATTERNS.clear()
+    _PATTERNS[differ] = (at, pick)
+    return at, pick
+
+
+class HeldRows:
+    """The UI's end: the keys of the rows this channel delivered (the rows are the table's)."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+
+    def receive(self, whole: Mapping[str, Any], patches: Mapping[str, Any], full: bool = False,
+                removed: Iterable[str] = ()) -> None:
+        """Hold the update's keys; a KeyError (naming one) for a patch of a key not held."""
+        if full:
+            self.keys = set()
+        held = self.keys
+        if not patches.keys() <= held:
+            raise KeyError(next(k for k in patches if k not in held))
+        held.update(whole)
+        for k in removed:
+            if k not in whole and k not in patches:
+                held.discard(k)
+
+
+class SentRecords:
+    """The session's end of the pods' records: each as this channel sent it last."""
+
+    __slots__ = ("records",)
+
+    def __init__(self) -> None:
+        self.records: dict[str, Any] = {}
+
+    def send(self, records: Mapping[str, Any], view: Callable[[Any], Any], full: bool = False) -> dict[str, Any]:
+        """Of `records` (by key; None: no longer held), made views by `view`, those that differ
+        from the ones sent, and every None."""
+        if full:
+            self.records = {}
+        held, out = self.records, {}
+        for k, record in records.items():
+            if record is None:
+                held.pop(k, None)
+                out[k] = None
+            elif held.get(k) != (v := view(record)):
+                out[k] = held[k] = v
+        return out
+
+
+class SentTables:
+    """The session's end of one connection: the pods' and the experiments' rows, and the pods'
+    records, sent."""
+
+    __slots__ = ("experiments", "pod_records", "pods")
+
+    def __init__(self) -> None:
+        self.experiments = SentRows()
+        self.pods = SentRows()
+        self.pod_records = SentRecords()
+
+
+class HeldTables:
+    """The UI's end of one connection: the keys of the pods' and the experiments' rows held."""
+
+    __slots__ = ("experiments", "pods")
+
+    def __init__(self) -> None:
+        self.experiments = HeldRows()
+        self.pods = HeldRows()
+
+    def receive(self, u: UpdateView) -> UpdateView:
+        """`u` as it came, once its patches are found to be of rows held (else a KeyError)."""
+        self.pods.receive(u.pods, u.pod_patches, u.full, u.pods_removed)
+        self.experiments.receive(u.experiments, u.experiment_patches, u.full)
+        return u
