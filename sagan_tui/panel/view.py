@@ -21,6 +21,7 @@ class PanelView:
         self.pods: dict[str, CachedPodView] = {}
         self.approvals: tuple[ApprovalView, ...] = ()
         self.health: Mapping[str, SourceHealth] = {}
+        self.paging: tuple[str, ...] = ()  # watch's failing page targets, as the status line says them
         self.loss_view: IncidentView | None = None
         self.timelines: dict[str, TimelineView] = {}
         self.in_flight: Mapping[str, float] = {}
@@ -48,6 +49,8 @@ class PanelView:
             self.approvals = u.approval_records
         if u.health is not None:
             self.health = u.health
+        if u.paging is not None:
+            self.paging = u.paging
         if u.losses is not None:
             self.loss_view = u.losses
         for t in u.timelines:

@@ -417,7 +417,8 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
                     slow_poll_s: float = SLOW_POLL_S, clock: str | None = None,
                     width: int | None = None, wave: tuple[str, str] | None = None,
                     warn_hours: float = DEFAULT_WARN_HOURS, watch: str | None = None,
-                    verdict: str | None = None, demo: str | None = None) -> list[Segment]:
+                    verdict: str | None = None, demo: str | None = None,
+                    paging: tuple[str, ...] = ()) -> list[Segment]:
     """The header: every source, the poll interval or the paused state, read-only, the clock.
 
     `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
@@ -436,8 +437,12 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     start time and UNDER BALANCE (the runway says OUT). Never dropped:
     each source's health, the runway, the wave's count and guard time, PAUSED, READ-ONLY, and
     `demo` (the simulator's scenario under --demo: `DEMO reaping-wave`, `DEMO` where narrow).
+    `paging` is what `watch` last met paging ("paging failed: ntfy ntfy.sh 403", one per target
+    whose last page failed): the guard cannot reach the owner's phone, so it is never dropped
+    (`PAGING FAILED` where the line is short).
     """
-    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours, watch)
+    args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours, watch,
+            paging)
     for level in range(5):
         # First, under --demo: what the panel shows is the simulator's, not the owner's fleet.
         lead = [] if demo is None else [("DEMO" if level else f"DEMO {demo}", "bold reverse magenta"), (" ", "")]
@@ -451,7 +456,7 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
 
 def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: float, paused: bool, read_only: bool,
             polling_for: float | None, slow_poll_s: float, clock: str | None, wave: tuple[str, str] | None,
-            warn_hours: float, watch: str | None, *, level: int) -> list[Segment]:
+            warn_hours: float, watch: str | None, paging: tuple[str, ...] = (), *, level: int) -> list[Segment]:
     compact = level >= 1
     out: list[Segment] = []
     for h in health.values():
@@ -474,6 +479,8 @@ def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: fl
         out += [(" ", ""), (wave[1] if compact else wave[0], "bold reverse red")]
     elif watch:
         out += [(" ", ""), ("WATCH" if compact else watch, WATCH_STYLE)]
+    if paging:
+        out += [(" ", ""), ("; ".join(paging) if level < 2 else "PAGING FAILED", "bold reverse red")]
     if read_only:
         out += [(" ", ""), ("READ-ONLY" if level < 2 else "RO", "bold reverse blue")]
     if level < 3:

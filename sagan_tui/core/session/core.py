@@ -426,7 +426,8 @@ class PanelSession(OwnerRequests):
             full=True, experiments=m.experiment_rows(), pods=m.pod_rows(), approvals=m.approval_rows(),
             approval_records=m.approvals, experiment_records=dict(m.experiments), pod_records=dict(m.pods),
             timelines=tuple(self._timeline(t) for t in self._timelines), losses=self._loss_view(),
-            heatmap=self._heat(), health=dict(m.health), in_flight=dict(self._in_flight), polls=self.polls)
+            heatmap=self._heat(), health=dict(m.health), paging=m.paging, in_flight=dict(self._in_flight),
+            polls=self.polls)
 
     def _update(self, delta: "Delta", notes: tuple = ()) -> PanelUpdate:
         m = self.model
@@ -436,7 +437,7 @@ class PanelSession(OwnerRequests):
             experiment_records=delta.experiment_records, pod_records=delta.pod_records,
             timelines=tuple(self._timeline(t) for t in self._timelines) if delta.timeline or delta.losses else (),
             losses=self._loss_view() if delta.losses else None, heatmap=self._heat() if delta.losses else None,
-            health=dict(m.health), notes=notes)
+            health=dict(m.health), paging=m.paging, notes=notes)
 
     async def watch_timeline(self, tag: str, experiment: int | None, kind: str) -> None:
         """Send `tag`'s timeline rows for this scope now, and again whenever events or losses change."""

@@ -99,6 +99,8 @@ class PanelModel:
         # New inbox items are announced against what was known; a cold cache knows nothing,
         # so its first Sagan poll sets the baseline instead of announcing everything.
         self._inbox_baseline = False
+        # watch's page targets whose last try failed, as the status line says them (read_paging).
+        self.paging: tuple[str, ...] = ()
 
     # --- reads -------------------------------------------------------------------------
 
@@ -114,7 +116,17 @@ class PanelModel:
         self.incident.seen(self.waves)
         self.incident.forming_news(self.active_forming())  # present at load: not news
         load_incident(self)
+        self.read_paging()
         self._stamp()
+
+    def read_paging(self) -> None:
+        """What `watch` (this cache's, in any process) last met paging: "paging failed: ntfy
+        ntfy.sh 403" for each target whose last page failed, none once one went through. The
+        table is watch's few rows (core/store/page_rows.py); a target is what may be shown of it
+        (scheme and host), never its URL."""
+        self.paging = tuple(one_line(f"paging failed: {target} {error or ''}".rstrip(), 120)
+                            for target, (state, error, _at) in sorted(self.cache.page_rows.health().items())
+                            if state == "error")
 
     def _stamp(self) -> None:
         self._data_version = self.cache.data_version()
@@ -331,6 +343,7 @@ class PanelModel:
     def apply(self, changes, *, losses_moved: bool = False) -> Delta:
         """Re-read only what `changes` (a sync ChangeSet) says moved; return the rows that differ."""
         health_before, self.health = self.health, dict(changes.health)
+        self.read_paging()  # watch's (another process's) or none: a poll's round reads it again
         inbox_before = self.inbox()
         changed_exps: set[int] = set(changes.experiments)
         status_before = {n: self.experiments[n].status for n in changed_exps if n in self.experiments}

@@ -69,6 +69,7 @@ class PanelUpdate:
     losses: LossView | None = None
     heatmap: "HeatGridView | None" = None  # the grid for the scope the UI asked for (WatchHeatmap)
     health: Mapping[str, "SourceHealth"] | None = None
+    paging: tuple[str, ...] | None = None  # watch's failing page targets, sent with the health
     notes: tuple["Note", ...] = ()
     in_flight: Mapping[str, float] | None = None  # source -> time.monotonic() its poll began
     polls: int | None = None  # poll rounds completed (every source asked once, or a refresh)

@@ -121,7 +121,7 @@ def update_view(u: "PanelUpdate", sent: SentTables | None = None) -> UpdateView:
         timelines=tuple(TimelineView(t.tag, t.experiment, t.kind, rows_view(t.rows), dict(t.subjects))
                         for t in u.timelines),
         losses=None if u.losses is None else incident_view(u.losses), heatmap=u.heatmap, pod_logs=u.pod_logs,
-        health=None if u.health is None else dict(u.health),
+        health=None if u.health is None else dict(u.health), paging=None if u.paging is None else tuple(u.paging),
         notes=tuple(NoteView(n.message, n.title, n.severity, n.timeout, n.ring) for n in u.notes),
         in_flight=None if u.in_flight is None else dict(u.in_flight), polls=u.polls, said=u.said, answer=u.answer)
 

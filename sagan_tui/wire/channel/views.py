@@ -392,6 +392,8 @@ class UpdateView(msgspec.Struct, frozen=True):
     heatmap: HeatGridView | None = None
     pod_logs: tuple[PodLogView, ...] = ()
     health: dict[str, SourceHealth] | None = None
+    # watch's page targets whose last page failed ("paging failed: ntfy ntfy.sh 403"); None: unchanged
+    paging: tuple[str, ...] | None = None
     notes: tuple[NoteView, ...] = ()
     in_flight: dict[str, float] | None = None  # source -> time.monotonic() its poll began (one clock per machine)
     polls: int | None = None
