@@ -6,14 +6,14 @@ import math
 import os
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import msgspec
 
 from sagan_tui.wire.basics import NO_TURN, STOPPED_STATES, HealthState, SourceHealth, as_utc
-from sagan_tui.wire.channel.views import CellView
+from sagan_tui.wire.channel.views import CellView, RowView
 from sagan_tui.wire.runway import DEFAULT_WARN_HOURS, Runway, runway
 from sagan_tui.wire import fmt
 from sagan_tui.wire.safe_text import clean, one_line
@@ -42,19 +42,11 @@ _PINNED = {"team": "cyan", "personal": "magenta"}
 Cell = CellView
 
 
-@dataclass(frozen=True)
-class Row:
-    """One table row; `group` sorts before any column (the owner's inbox sits on top)."""
-
-    cells: tuple[Cell, ...]
-    group: int = 0
-    order: Any = 0  # the default order within a group when no column is chosen
-    # When (a POSIX timestamp) the row's text may next read differently with nothing but time
-    # passing (an age crossing a minute or an hour); not part of what the row shows.
-    until: float = field(default=math.inf, compare=False)
-
-    def search_text(self) -> str:
-        return " ".join(c.text for c in self.cells).lower()
+# One table row is the wire's own (channel/views.py's RowView): the session's renderers make it
+# and the channel carries it as it is, so a row has one shape from the renderer to the table.
+# `group` sorts before any column (the owner's inbox sits on top); `order` is the default order
+# within a group; `until` is when its text may next read differently with time alone.
+Row = RowView
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ after a poll of ours or a commit of another writer (no Textual)."""
 from __future__ import annotations
 
 import time
+
+import msgspec
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Callable, Iterable, Mapping
@@ -262,7 +264,7 @@ class PanelModel:
             if gone_s > GONE_VISIBLE_S:
                 return None
             row = render.pod_row(cp, None, now)
-            return replace(row, until=min(row.until, now.timestamp() + GONE_VISIBLE_S - gone_s))
+            return msgspec.structs.replace(row, until=min(row.until, now.timestamp() + GONE_VISIBLE_S - gone_s))
         live = loss is None and cp.gone_at is None
         if live:
             cp = self._seen_now(cp)

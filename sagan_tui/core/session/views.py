@@ -26,12 +26,8 @@ if TYPE_CHECKING:
     from sagan_tui.core.triage import GuardVerdict, Wave
 
 
-def row_view(row: "Row") -> RowView:
-    return RowView(row.cells, row.group, row.order, row.until)  # the cells are the wire's already
-
-
-def rows_view(rows: Mapping[str, "Row"]) -> dict[str, RowView]:
-    return {k: row_view(r) for k, r in rows.items()}
+def rows_view(rows: Mapping[str, RowView]) -> dict[str, RowView]:
+    return dict(rows)  # render's rows are the wire's RowView already: no copy per row
 
 
 def pod_view(cp: "CachedPod") -> CachedPodView:

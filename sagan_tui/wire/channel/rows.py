@@ -40,7 +40,7 @@ class SentRows:
 
     def send(self, rows: Mapping[str, Any], full: bool = False,
              removed: Iterable[str] = ()) -> tuple[dict[str, RowView], dict[str, RowPatchView]]:
-        """`rows` (render.Row or RowView, by key) as the update carries them: whole (a key the UI
+        """`rows` (RowView, by key: render's rows are the wire's) as the update carries them: whole (a key the UI
         does not hold, or a row of another width) and as patches (every other that differs from
         the row held: one equal to it is not sent)."""
         if full:
@@ -52,7 +52,7 @@ class SentRows:
             cells, group, order, until = row.cells, row.group, row.order, row.until
             old = held.get(k)
             if old is None or len(old.cells) != len(cells):
-                whole[k] = RowView(cells, group, order, until)
+                whole[k] = row
             else:
                 differ = tuple(map(ne, old.cells, cells))
                 at, pick = _PATTERNS.get(differ) or _pattern(differ)
@@ -64,7 +64,7 @@ class SentRows:
                     patches[k] = RowPatchView(at, pick(cells), None if until == old.until else until,
                                               None if group == old.group else group,
                                               None if order == old.order else order)
-            held[k] = RowView(cells, group, order, until)  # untracked by the collector, as a render.Row is not
+            held[k] = row  # a RowView (render's rows are the wire's): untracked by the collector
         for k in removed:
             if k not in rows:
                 held.pop(k, None)

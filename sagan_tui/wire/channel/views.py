@@ -36,8 +36,8 @@ class CellView(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
 
 class RowView(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """One table row as render.Row has it (the same attributes and the same cells, so a table
-    takes either)."""
+    """One table row, one shape from the session's renderer (render.Row is this) through the
+    channel to the table's store."""
 
     cells: tuple[CellView, ...]
     group: int = 0
@@ -62,7 +62,7 @@ class RowPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_
     order: Order | None = None
 
     def applied_to(self, row: Any) -> tuple[RowView, Sequence[int]]:
-        """`row` (a RowView or render.Row) with this patch's cells in place, sharing the others,
+        """`row` (a RowView) with this patch's cells in place, sharing the others,
         and the indexes of the cells it replaced that read differently (text or style: a cell
         whose sort value alone changed is drawn as it was). One pass: a poll may patch every row."""
         cells = list(row.cells)
