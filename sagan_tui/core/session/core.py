@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from sagan_tui.wire.basics import HeldClock, utcnow
 from sagan_tui.core.session.db import SQLiteWorker
 from sagan_tui.core.session.owner import OwnerRequests
-from sagan_tui.core.session.updates import LossView, PanelUpdate, SessionFailed, SessionReady, TimelineRows
+from sagan_tui.core.session.updates import PanelUpdate, SessionFailed, SessionReady, TimelineRows
 
 if TYPE_CHECKING:
-    from sagan_tui.wire.channel.views import HeatGridView
+    from sagan_tui.wire.channel.views import HeatGridView, IncidentView
     from sagan_tui.core.actions.runner import ActionRunner
     from sagan_tui.wire.config import Draft
     from sagan_tui.core.config_model import Settings
@@ -386,7 +386,7 @@ class PanelSession(OwnerRequests):
 
     # --- updates ------------------------------------------------------------------------
 
-    def _loss_view(self) -> LossView:
+    def _loss_view(self) -> "IncidentView":
         m = self.model
         # The waves the wave panel may show are weighed here, not on the UI thread when it draws
         # them: a diagnosis reads every pod's sightings, which grows with the fleet.
@@ -397,9 +397,10 @@ class PanelSession(OwnerRequests):
                 diagnosis_of(wave)  # kept with the wave (its verdict with it)
         from sagan_tui.core.session.incident_view import incident_view
 
+        from sagan_tui.core.session.views import incident_view as made
+
         self._incident_shown = incident_view(m)
-        return LossView(tuple(m.losses), tuple(m.waves), frozenset(m.dismissed), frozenset(m.affected_pods()),
-                        **self._incident_shown)
+        return made(m.losses, m.waves, m.dismissed, m.affected_pods(), self._incident_shown)
 
     def _heat(self) -> "HeatGridView | None":
         """The heatmap's grid for the scope the UI asked for (None before it asked)."""

@@ -91,7 +91,7 @@ def _index(waves: Sequence[Any], wave: Any) -> int:
 
 
 def incident_view(m: PanelModel) -> dict[str, Any]:
-    """The LossView's incident fields."""
+    """The incident's lines and the wave shown (IncidentView's incident fields)."""
     now = m.clock()
     away = m.settings.away_minutes
     shown, active_until = shown_of(m.waves, now, m.settings.guard_minutes)

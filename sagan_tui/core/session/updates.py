@@ -3,40 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
-    from sagan_tui.wire.channel.views import HeatGridView, PodLogView
+    from sagan_tui.wire.channel.views import HeatGridView, IncidentView, PodLogView
     from sagan_tui.core.config_model import Settings
-    from sagan_tui.core.models import ApprovalRequest, Experiment, Loss, SourceHealth
+    from sagan_tui.core.models import ApprovalRequest, Experiment, SourceHealth
     from sagan_tui.core.session.model import Note
     from sagan_tui.core.store.cache import CachedPod
-    from sagan_tui.core.triage import Wave
     from sagan_tui.wire.render import Row
-
-
-@dataclass(frozen=True)
-class LossView:
-    """Every loss (dismissed ones too: they stay evidence), the waves found in them, and the pods
-    the incident layout shows."""
-
-    losses: tuple["Loss", ...]
-    waves: tuple["Wave", ...]
-    dismissed: frozenset[str]
-    affected: frozenset[str]
-    # The incident's plain text for the wave panel (core/session/incident_view.py): forming clusters'
-    # WATCH lines, the canary's line, the since-you-looked line, overrides as (experiment, line),
-    # and whether the wave on screen is acknowledged (by its key, its first pod).
-    forming: tuple[str, ...] = ()
-    canary: str = ""
-    since_looked: str = ""
-    overrides: tuple[tuple[int, str], ...] = ()
-    acknowledged: tuple[str, ...] = ()
-    # The wave shown (its index in `waves`, -1: none) and, while it is active, its guard's end.
-    shown: int = -1
-    active_until: datetime | None = None
-    containment: tuple[tuple[int, str], ...] = ()  # (experiment, containment's line): core/actions/contain.py
 
 
 @dataclass(frozen=True)
@@ -66,7 +41,7 @@ class PanelUpdate:
     pod_records: Mapping[str, "CachedPod | None"] = field(default_factory=dict)
     timelines: tuple[TimelineRows, ...] = ()
     pod_logs: tuple["PodLogView", ...] = ()  # followed pods' news (core/session/pod_follow.py)
-    losses: LossView | None = None
+    losses: "IncidentView | None" = None  # made in the session (core/session/views.py), waves weighed
     heatmap: "HeatGridView | None" = None  # the grid for the scope the UI asked for (WatchHeatmap)
     health: Mapping[str, "SourceHealth"] | None = None
     paging: tuple[str, ...] | None = None  # watch's failing page targets, sent with the health

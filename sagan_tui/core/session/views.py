@@ -7,7 +7,7 @@ never a record of the core.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
@@ -19,9 +19,9 @@ from sagan_tui.wire.channel.views import (ApprovalView, AuditView, BurstView, Ca
                                      ResponseLineView, RowView, TimelineView, UpdateView, VerdictView, WaveView)
 
 if TYPE_CHECKING:
-    from sagan_tui.core.models import Action, ApprovalRequest
+    from sagan_tui.core.models import Action, ApprovalRequest, Loss
     from sagan_tui.wire.render import Row
-    from sagan_tui.core.session.updates import LossView, SessionFailed, SessionReady
+    from sagan_tui.core.session.updates import SessionFailed, SessionReady
     from sagan_tui.core.store.cache import CachedPod
     from sagan_tui.core.triage import GuardVerdict, Wave
 
@@ -87,12 +87,17 @@ def wave_view(w: "Wave", losses: _Losses | None = None) -> WaveView:
         w.gap_median_s, w.gap_spread_s, float(w.burn_usd), w.burn_unknown, wave_summary(w), signature_of(w).statement)
 
 
-def incident_view(lv: "LossView") -> IncidentView:
+def incident_view(all_losses: Sequence["Loss"], waves: Sequence["Wave"], dismissed: Iterable[str],
+                  affected: Iterable[str], shown: Mapping[str, Any]) -> IncidentView:
+    """The incident as the wave panel, the heatmap and the losses pane receive it: every loss
+    (dismissed ones too: they stay evidence), each wave weighed here, the pods the incident
+    layout shows, and the incident's lines (`shown`: core/session/incident_view.py's fields)."""
     losses = _Losses()
-    return IncidentView(tuple(losses.of(x) for x in lv.losses), tuple(wave_view(w, losses) for w in lv.waves),
-                        frozenset(lv.dismissed), frozenset(lv.affected), tuple(lv.forming), lv.canary,
-                        lv.since_looked, tuple(tuple(o) for o in lv.overrides), tuple(lv.acknowledged),
-                        lv.shown, lv.active_until, tuple(tuple(c) for c in lv.containment))
+    return IncidentView(tuple(losses.of(x) for x in all_losses), tuple(wave_view(w, losses) for w in waves),
+                        frozenset(dismissed), frozenset(affected), tuple(shown["forming"]), shown["canary"],
+                        shown["since_looked"], tuple(tuple(o) for o in shown["overrides"]),
+                        tuple(shown["acknowledged"]), shown["shown"], shown["active_until"],
+                        tuple(tuple(c) for c in shown["containment"]))
 
 
 def update_view(u: "PanelUpdate", sent: SentTables | None = None) -> UpdateView:
@@ -116,7 +121,7 @@ def update_view(u: "PanelUpdate", sent: SentTables | None = None) -> UpdateView:
         pod_records=pod_records,
         timelines=tuple(TimelineView(t.tag, t.experiment, t.kind, rows_view(t.rows), dict(t.subjects))
                         for t in u.timelines),
-        losses=None if u.losses is None else incident_view(u.losses), heatmap=u.heatmap, pod_logs=u.pod_logs,
+        losses=u.losses, heatmap=u.heatmap, pod_logs=u.pod_logs,
         health=None if u.health is None else dict(u.health), paging=None if u.paging is None else tuple(u.paging),
         notes=tuple(NoteView(n.message, n.title, n.severity, n.timeout, n.ring) for n in u.notes),
         in_flight=None if u.in_flight is None else dict(u.in_flight), polls=u.polls, said=u.said, answer=u.answer)

@@ -238,7 +238,7 @@ class WaveView(msgspec.Struct, frozen=True):
 
 
 class IncidentView(msgspec.Struct, frozen=True):
-    """core/session/updates.py's LossView: every loss, the waves, and the incident's plain lines."""
+    """Every loss, the waves weighed in the session, and the incident's plain lines (core/session/views.py)."""
 
     losses: tuple[LossRecordView, ...] = ()
     waves: tuple[WaveView, ...] = ()
