@@ -71,9 +71,9 @@ LIES = st.sampled_from([None, "Host h-x stopped responding", "Pod terminated by 
 
 @settings(max_examples=150, deadline=None)
 @given(scenes(), st.lists(LIES, min_size=6, max_size=6))
-def test_no_log_line_turns_a_verdict_of_medium_or_better(scene, lies):
+def test_no_log_line_turns_a_verdict_of_medium_or_better_nor_makes_one_surer(scene, lies):
     """Any lines at all (a proxy's lies) move each cause's score by one at most: a verdict the rest
-    of the evidence makes medium or high keeps its cause."""
+    of the evidence makes medium or high keeps its cause, and its confidence."""
     losses, sightings, health = scene
     rows = {}
     for x, lie in zip(losses, lies):
@@ -88,3 +88,5 @@ def test_no_log_line_turns_a_verdict_of_medium_or_better(scene, lies):
     assert max(moved.values()) <= 1
     if before.confidence != "low":
         assert after.cause == before.cause
+    # The confidence is the rest's: a line picks a cause only where the rest ties, and then says low.
+    assert after.confidence == (before.confidence if after.cause == before.cause else "low")

@@ -41,8 +41,9 @@ score = for - against. The cause is the best score if it is >= 2 and beats every
 - `high`: score >= 5, nothing against it, ahead by >= 3, and at least two kinds of evidence for it;
 - `medium`: score >= 3 and ahead by >= 2;
 - `low`: otherwise.
-The system log (syslog_evidence.py) is never one of the two kinds: a line breaks a tie, never
-makes a verdict sure. A line naming the account's own request is account-action +1.
+The system log (syslog_evidence.py) counts toward the cause only: the confidence is judged as
+if no line had been read, so a line may pick the cause where the rest ties (then `low`), never
+make a verdict surer or less sure. A line naming the account's own request is account-action +1.
 Caps: `platform-reaper` with fewer than 4 lost pods is at most medium (few pods); `account-stop`
 without a balance that ran out is at most medium; `host-failure` without known machines (data
 centre only, as on REST v2) is at most low. `unclear` is always low.
@@ -402,17 +403,7 @@ def weigh(wave: Wave, points: Sequence[Point], shown_against: Sequence[Finding],
     best = max(CAUSES, key=lambda c: (net[c], -CAUSES.index(c)))
     lead = net[best] - max([max(net[c], 0) for c in CAUSES if c != best])
     cause = best if net[best] >= MIN_SCORE and lead >= MIN_LEAD else UNCLEAR
-    if cause == UNCLEAR:
-        confidence = "low"
-    else:
-        kinds = {p.kind for p in points if p.cause == cause and p.weight > 0 and p.kind != SYSLOG}
-        if net[cause] >= HIGH_SCORE and scores[cause][1] == 0 and lead >= HIGH_LEAD and len(kinds) >= 2:
-            confidence = "high"
-        elif net[cause] >= MEDIUM_SCORE and lead >= MEDIUM_LEAD:
-            confidence = "medium"
-        else:
-            confidence = "low"
-        confidence = LEVELS[min(LEVELS.index(confidence), _cap(cause, wave, points, hosts_known))]
+    confidence = "low" if cause == UNCLEAR else _confidence(cause, wave, points, hosts_known)
     focus = best if cause == UNCLEAR else cause
     ranked = sorted((p for p in points if p.cause == focus), key=lambda p: -abs(p.weight))
     for_ = _unique(p.finding for p in ranked if p.weight > 0)
@@ -426,6 +417,23 @@ def weigh(wave: Wave, points: Sequence[Point], shown_against: Sequence[Finding],
     return Verdict(cause, confidence, for_, against, step,
                    tuple(dict.fromkeys(missing)), tuple(net.items()), tuple(weights.items()),
                    runner_up=_runner_up(focus, net, points))
+
+
+def _confidence(cause: str, wave: Wave, points: Sequence[Point], hosts_known: bool) -> str:
+    """How sure the verdict is, judged without the system log's lines: a line may pick the cause
+    where the rest ties, never make it surer (a log can lie; syslog_evidence.py)."""
+    firm = [p for p in points if p.kind != SYSLOG]
+    scores = {c: _score(firm, c) for c in CAUSES}
+    net = {c: f - a for c, (f, a) in scores.items()}
+    lead = net[cause] - max([max(net[c], 0) for c in CAUSES if c != cause])
+    kinds = {p.kind for p in firm if p.cause == cause and p.weight > 0}
+    if net[cause] >= HIGH_SCORE and scores[cause][1] == 0 and lead >= HIGH_LEAD and len(kinds) >= 2:
+        confidence = "high"
+    elif net[cause] >= MEDIUM_SCORE and lead >= MEDIUM_LEAD:
+        confidence = "medium"
+    else:
+        confidence = "low"
+    return LEVELS[min(LEVELS.index(confidence), _cap(cause, wave, firm, hosts_known))]
 
 
 def _runner_up(focus: str, net: dict[str, int], points: Sequence[Point]) -> tuple[str, int, str] | None:
