@@ -94,9 +94,17 @@ async def test_unread_and_lying_logs_leave_the_reapers_verdict_and_say_so(night)
     assert f"system log not read for {REAPED[1]}: RunPod no longer serves its log (404)" in v.missing
 
 
-async def test_the_report_quotes_the_lines_and_no_escape_reaches_it(night):
+@pytest.mark.parametrize("how", ["W's ticket", "sagan-tui report"])
+async def test_the_report_quotes_the_lines_and_no_escape_reaches_it(night, how, capsys):
     rig, _ = night
-    report = incident_report(rig.cache, rig.now())
+    if how == "W's ticket":
+        report = incident_report(rig.cache, rig.now())  # the text before the file's own cleaning
+    else:
+        from sagan_tui.cli import main
+
+        capsys.readouterr()
+        assert main(["report", "--cache", str(rig.settings.cache_path)]) == 0
+        report = capsys.readouterr().out
     assert "**System log (RunPod's `source=system` lines, read at the loss)**" in report
     assert re.search(r"- deadhost01 \(the machine failed or became unreachable\):\n(  - .*\n)*"
                      r"  - \d\d:\d\d:\d\d 'Host h-dead stopped responding; pod terminated'", report)
