@@ -55,7 +55,7 @@ def records_from(cache):
     return ParsedLines(losses=losses, sightings=cache.sightings(), health=cache.health(),
                        dispatches=dispatches, balances=cache.balance_history(), errors=errors,
                        withdrawn=cache.losses(states=("withdrawn",)),
-                       evidence=cache.loss_rows.evidence())
+                       evidence=cache.loss_rows.evidence(), syslog=cache.loss_rows.syslog())
 
 
 def _stamp(text, parse_ts):
@@ -76,7 +76,7 @@ def context_for(records, accounts=()):
     return losses, TriageContext(sightings=records.sightings, health=records.health,
                                  dispatches=records.dispatches or dispatches_from(losses, records.sightings),
                                  accounts_polled=polled, losses=losses, balances=records.balances,
-                                 evidence=records.evidence)
+                                 evidence=records.evidence, syslog=records.syslog)
 
 
 def run(args: Namespace) -> int:

@@ -66,17 +66,23 @@ class HostileProxy(StubServer):
         resp = self._client.request(request.method, request.url.path, params=request.query_params,
                                     content=body, headers=headers)
         cue = self._cue_for(request.url.path, key)
+        # A pod's log is an event stream: its lies get and give the text, sent as a stream again.
+        stream = resp.headers.get("content-type", "").startswith("text/event-stream")
+        media = "text/event-stream" if stream else "application/json"
         if cue is None or resp.status_code >= 400:
             reply = Reply(resp.content, resp.status_code)
         else:
             cue.times -= 1
             self.told.append((request.url.path, key))
-            told = cue.lie(resp.json())
-            # A lie may be a whole reply (a false 404), or the JSON to send with the true status.
-            reply = told if isinstance(told, Reply) else Reply(json.dumps(told).encode(), resp.status_code)
+            told = cue.lie(resp.text if stream else resp.json())
+            # A lie may be a whole reply (a false 404), or the JSON (text) to send with the true status.
+            if isinstance(told, Reply):
+                reply, media = told, "application/json"
+            else:
+                reply = Reply(told.encode() if stream else json.dumps(told).encode(), resp.status_code)
         from starlette.responses import Response
 
-        return Response(reply.body, status_code=reply.status, media_type="application/json")
+        return Response(reply.body, status_code=reply.status, media_type=media)
 
 
 def half(reply: dict, key: str = "pods") -> dict:

@@ -10,6 +10,8 @@ the same ten pods.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sagan_tui.core.actions.guard import incident_report
@@ -51,3 +53,10 @@ async def test_the_demo_at_real_speed_and_at_speed_5_gives_one_wave_of_two_burst
     assert [set(b.pod_ids) for b in wave.bursts] == [{*R4, *REDISPATCHED}, set(R5)]
     assert ticket_pods(report) == [{*R4, *REDISPATCHED, *R5}]
     assert "Losses outside any wave" not in report
+    # Each lost pod's system log was read at its loss: the verdict cites the reaper's line, the report quotes it.
+    (cited,) = [f.statement for f in verdict_of(wave).for_ if f.kind == "syslog"]
+    assert re.fullmatch(r"system log of \w{14}: 'Pod terminated by Runpod \(not requested by the account\)' "
+                        r"\d\d:\d\d:\d\d, and 9 other pods alike: the platform stopped it by its own decision", cited)
+    quoted = re.findall(r"- (\w{14}) \(the platform stopped it by its own decision\):\n(?:  - .*\n)*?"
+                        r"  - \d\d:\d\d:\d\d 'Pod terminated by Runpod \(not requested by the account\)'", report)
+    assert set(quoted) == {*R4, *REDISPATCHED, *R5}

@@ -34,7 +34,7 @@ def triage_context(cache: Cache) -> TriageContext:
                      *(s.account for s in sightings)})
     return TriageContext(sightings=sightings, health=health, dispatches=dispatch_history(cache),
                          accounts_polled=polled, losses=losses, balances=cache.balance_history(),
-                         evidence=cache.loss_rows.evidence())
+                         evidence=cache.loss_rows.evidence(), syslog=cache.loss_rows.syslog())
 
 
 def dispatch_verdict(cache: Cache, number: int, now: datetime, guard_minutes: float) -> GuardVerdict:

@@ -167,7 +167,8 @@ class PanelModel:
             return
         ctx = TriageContext(sightings=tuple(self.cache.sightings()), health=self.health,
                             accounts_polled=tuple(self.settings.accounts), losses=tuple(self.losses),
-                            balances=self.cache.balance_history(), evidence=self.cache.loss_rows.evidence())
+                            balances=self.cache.balance_history(), evidence=self.cache.loss_rows.evidence(),
+                            syslog=self.cache.loss_rows.syslog())
         self.waves = find_waves(self.losses, context=ctx, guard_minutes=self.settings.guard_minutes,
                                 horizon_minutes=self.settings.horizon_minutes)
         self.forming = find_forming(self.losses, self.waves, horizon_minutes=self.settings.horizon_minutes)

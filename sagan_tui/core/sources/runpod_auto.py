@@ -104,8 +104,8 @@ class AutoTransport:
     async def pod_gpus(self, pod_id: str) -> tuple[tuple[int | None, int | None], ...] | None:
         return await self.rest.pod_gpus(pod_id)
 
-    async def pod_log(self, pod_id: str, last_event_id: str | None, tail: int) -> str:
-        return await self.rest.pod_log(pod_id, last_event_id, tail)
+    async def pod_log(self, pod_id: str, last_event_id: str | None, tail: int, source: str | None = None) -> str:
+        return await self.rest.pod_log(pod_id, last_event_id, tail, source)
 
     async def stop(self, pod_id: str) -> dict[str, Any]:
         return await self.rest.stop(pod_id)

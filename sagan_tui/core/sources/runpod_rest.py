@@ -261,14 +261,16 @@ class RestV2Transport(KeyedTransport):
         data = await self._pod_record(pod_id)
         return None if data is None else gpu_load(data)
 
-    async def pod_log(self, pod_id: str, last_event_id: str | None, tail: int) -> str:
-        """The pod's log since `last_event_id` (else its last `tail` lines) as server-sent events
-        text; parsing and cleaning are pod_log.py's."""
+    async def pod_log(self, pod_id: str, last_event_id: str | None, tail: int, source: str | None = None) -> str:
+        """The pod's log since `last_event_id` (else its last `tail` lines), of one `source` when
+        given (`system`: the host's lifecycle), as server-sent events text; parsing and cleaning
+        are pod_log.py's."""
         _check_id(pod_id)
         headers = {"Accept": "text/event-stream"}
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
-        resp = await self._request("GET", f"{PODS}/{pod_id}/logs", params={"tail": tail}, headers=headers,
+        params: dict[str, Any] = {"tail": tail} if source is None else {"tail": tail, "source": source}
+        resp = await self._request("GET", f"{PODS}/{pod_id}/logs", params=params, headers=headers,
                                    quiet_s=LOG_QUIET_S)
         return resp.content.decode("utf-8", "replace")
 

@@ -1,5 +1,5 @@
-"""The cache's losses (`losses`), the stop evidence read for them (`loss_evidence`, schema v5) and
-the exits awaiting judgement a poll later (`pending_exits`)."""
+"""The cache's losses (`losses`), the stop evidence read for them (`loss_evidence`, schema v5; the
+system log's last lines, `loss_syslog`) and the exits awaiting judgement a poll later (`pending_exits`)."""
 
 from __future__ import annotations
 
@@ -102,6 +102,14 @@ class LossRows:
         conn.executemany("insert or replace into loss_evidence (pod_id, account, read_at, billed_usd, billed_note,"
                          " audit_state, audit_note, actor, action, acted_at) values (?,?,?,?,?,?,?,?,?,?)", rows)
 
+    def save_syslog(self, conn: sqlite3.Connection, account: str, at: datetime,
+                    read: Iterable[tuple[str, str, str | None, list[tuple[str, str]]]]) -> None:
+        """(pod_id, state, note, [(timestamp, message), ...]) of each lost pod's system log, as read
+        (core/sync/system_log.py cleans and bounds the lines first)."""
+        conn.executemany("insert or replace into loss_syslog (pod_id, account, read_at, state, note, lines)"
+                         " values (?,?,?,?,?,?)",
+                         [(pod, account, ts(at), state, note, json.dumps(lines)) for pod, state, note, lines in read])
+
     # --- committed reads and the owner's writes ----------------------------------------
 
     def read(self, since: datetime | None = None, include_dismissed: bool = True,
@@ -155,3 +163,27 @@ class LossRows:
             return set()
         return {r[0] for r in self._db.tuples("select pod_id from loss_evidence where pod_id in (%s)"
                                               % ",".join("?" * len(ids)), ids)}
+
+    def syslog(self) -> dict[str, dict]:
+        """pod id -> its system log as read at its loss: state (read | unread | gone), note, read_at,
+        lines [(timestamp, message), ...]."""
+        try:
+            rows = self._db.rows("select pod_id, state, note, read_at, lines from loss_syslog")
+        except sqlite3.OperationalError:  # a file of an older schema, opened read-only: none read then
+            return {}
+        out = {}
+        for r in rows:
+            try:
+                lines = [(str(t), str(m)) for t, m in json.loads(r["lines"] or "[]")]
+            except (ValueError, TypeError):  # another tool's row: its lines say nothing then
+                lines = []
+            out[r["pod_id"]] = {"state": r["state"], "note": r["note"], "read_at": r["read_at"], "lines": lines}
+        return out
+
+    def syslog_read(self, pod_ids: Iterable[str]) -> set[str]:
+        """Those of `pod_ids` whose system log has been asked for already (read or not)."""
+        ids = list(pod_ids)
+        if not ids:
+            return set()
+        return {r[0] for r in self._db.tuples("select pod_id from loss_syslog where pod_id in"
+                                              " (select value from json_each(?))", (json.dumps(ids),))}

@@ -205,9 +205,17 @@ def _v_hold_origin(db: sqlite_utils.Database) -> None:
     _add_column(db, "actions", "origin")
 
 
+def _v_loss_syslog(db: sqlite_utils.Database) -> None:
+    """The system log's last lines of each lost pod, read once at its loss (`loss_syslog`): `state`
+    read | unread | gone (RunPod no longer serves it), `note` why not, `lines` as JSON
+    [[timestamp, message], ...], already cleaned and bounded."""
+    db["loss_syslog"].create({"pod_id": str, "account": str, "read_at": str, "state": str, "note": str,
+                              "lines": str}, pk="pod_id", if_not_exists=True)
+
+
 # One sequence for every change of shape: each version is appended, never edited once released.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v_hold_origin,
-                                                               _v_pod_existence, _v_watch_pages]
+                                                               _v_pod_existence, _v_watch_pages, _v_loss_syslog]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -18,6 +18,7 @@ from sagan_tui.core.sync.detect import ListFacts, Seen, reconcile
 from sagan_tui.core.sync.direct_reads import DIRECT_READS_BUDGET_S, read_allowance, read_directly, write_reads
 from sagan_tui.core.sync.sagan_word import sagan_agreed, settled
 from sagan_tui.core.sync.stop_evidence import exit_audit, exits_of, read_wave_evidence
+from sagan_tui.core.sync.system_log import MOST as SYSLOG_MOST, read_loss_syslog
 
 if TYPE_CHECKING:
     from sagan_tui.core.sync.poll_context import PollContext
@@ -55,7 +56,8 @@ class AccountPoller:
         return live
 
     async def poll(self, name: str) -> SourceResult:
-        """One poll of account `name`: its list written, its missing pods read, its new losses' evidence."""
+        """One poll of account `name`: its list written, its missing pods read, its new losses' evidence
+        (billing and audit log, then each one's system log)."""
         ctx = self.ctx
         asked = time.monotonic()
         transport = self.transports[name]
@@ -71,8 +73,19 @@ class AccountPoller:
                                         min(DIRECT_READS_BUDGET_S, ctx.settings.request_timeout))
             if reads:
                 res.add(await ctx.offload(self._write_reads, name, reads, ctx.clock()))
-        await read_wave_evidence(transport, ctx.cache, ctx.offload, name, res.losses, now)
+        await self.read_evidence(name, res.losses, now)
         return res
+
+    async def read_evidence(self, name: str, losses: list[Loss], now: datetime) -> None:
+        """RunPod's word on the account's new losses, each asked once: billing and audit log, then
+        each pod's system log. The Sagan poll's confirmations come here too (poller.py)."""
+        transport = self.transports.get(name)
+        if transport is None or not losses:
+            return
+        ctx = self.ctx
+        await read_wave_evidence(transport, ctx.cache, ctx.offload, name, losses, now)
+        await read_loss_syslog(transport, ctx.cache, ctx.offload, name, losses, now,
+                               min(SYSLOG_MOST, self._read_allowance(transport)))
 
     def _read_allowance(self, transport: RunPodTransport) -> int:
         windows = getattr(getattr(transport, "rest", transport), "rate_limit", None) or {}

@@ -141,6 +141,8 @@ class Poller:
             started, t0 = self.clock(), time.perf_counter()
             try:
                 res = await (self.sagan_poller.poll() if name == SAGAN else self.account_poller.poll(name))
+                if name == SAGAN and res.losses:  # losses Sagan's word confirmed: RunPod's evidence of them
+                    await self._evidence_of(res.losses)
             except sqlite3.Error:  # the cache failed (a full disk), not the source:
                 raise               # it is no source's health; the caller says what
             except Exception as exc:  # noqa: BLE001 - a source's failure is its health, never the loop's end
@@ -156,6 +158,11 @@ class Poller:
                 skipped=tuple(res.skipped), polled=(name,), pods_missing=tuple(res.missing),
                 withdrawn=tuple(res.withdrawn), doubtful=tuple(res.doubtful),
                 phantoms=tuple(res.phantoms))
+
+    async def _evidence_of(self, losses: list) -> None:
+        now = self.clock()
+        for account in sorted({x.account for x in losses}):
+            await self.account_poller.read_evidence(account, [x for x in losses if x.account == account], now)
 
     async def _failed(self, name: str, exc: BaseException) -> None:
         now = self.clock()

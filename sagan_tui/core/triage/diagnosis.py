@@ -45,6 +45,8 @@ class TriageContext:
     # pod id -> what RunPod's billing and audit log said of it, read around its wave (the cache's
     # loss_evidence row: billed_usd, billed_note, audit_state, audit_note, actor, action)
     evidence: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # pod id -> its system log as read at its loss (the cache's loss_syslog row: state, note, lines)
+    syslog: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Accept lists and plain tuples from callers; store immutable, typed values.

@@ -42,6 +42,7 @@ class ParsedLines:
     balances: dict[str, list[tuple]] = field(default_factory=dict)  # account -> balance history (a cache's)
     withdrawn: list[Loss] = field(default_factory=list)  # losses disproved (a cache's audit trail)
     evidence: dict[str, dict] = field(default_factory=dict)  # pod id -> billing and audit-log row (a cache's)
+    syslog: dict[str, dict] = field(default_factory=dict)  # pod id -> its system log as read (a cache's)
     errors: list[str] = field(default_factory=list)  # "line N: what was wrong"
 
 

@@ -12,6 +12,7 @@ from sagan_tui.core.triage.diagnosis import Finding, TriageContext, diagnose, su
 from sagan_tui.core.triage.billed import burn_lines, ticket_suffix
 from sagan_tui.core.triage.gaps import gap_of
 from sagan_tui.core.triage.summary import IncidentSummary, summarize
+from sagan_tui.core.triage.syslog_evidence import syslog_section
 from sagan_tui.core.triage.grouping import signature_of
 from sagan_tui.core.triage.verdict import Verdict, diagnosis_of, order_findings, verdict, verdict_of
 from sagan_tui.core.triage.waves import Wave, active_wave
@@ -116,6 +117,7 @@ def _wave_section(i: int, wave: Wave, context: TriageContext | None, now: dateti
     findings = order_findings(diagnose(wave, context), v) if context is not None else list(diagnosis_of(wave))
     evidence = context.evidence if context is not None else {}
     out += ["**Diagnosis**", "", *_findings(findings, wave.pod_ids), "",
+            *syslog_section(wave, (context or wave.context or TriageContext()).syslog),
             "**Burn: RunPod's billing beside the estimate**", "", *burn_lines(wave, evidence), "",
             "**Pod ids for a RunPod support ticket**", "", *_ticket(wave, evidence), ""]
     return out

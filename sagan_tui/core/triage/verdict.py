@@ -30,6 +30,7 @@ How it is weighed. Each piece of evidence gives points for or against a cause:
 | a hit account is POSTPAID (its balance stops nothing; shown against every cause) | | -3 | |
 | the audit log names who stopped them (account-action +3, +6 for all) | -2 | -2 | -2 |
 | the audit log is readable and names no one (account-action -2) | +1 | | |
+| a lost pod's system log names that cause's stop (platform / balance / host line; once per wave) | +1 | +1 | +1 |
 
 A balance that is fine is shown against `account-stop` but weighs nothing: a spend limit, a key
 or RunPod acting on the account stay possible, and a balance the panel cannot read must never
@@ -40,6 +41,9 @@ score = for - against. The cause is the best score if it is >= 2 and beats every
 - `high`: score >= 5, nothing against it, ahead by >= 3, and at least two kinds of evidence for it;
 - `medium`: score >= 3 and ahead by >= 2;
 - `low`: otherwise.
+The system log (syslog_evidence.py) counts toward the cause only: the confidence is judged as
+if no line had been read, so a line may pick the cause where the rest ties (then `low`), never
+make a verdict surer or less sure. A line naming the account's own request is account-action +1.
 Caps: `platform-reaper` with fewer than 4 lost pods is at most medium (few pods); `account-stop`
 without a balance that ran out is at most medium; `host-failure` without known machines (data
 centre only, as on REST v2) is at most low. `unclear` is always low.
@@ -69,6 +73,7 @@ from sagan_tui.core.triage import gaps as G
 from sagan_tui.core.triage.account_evidence import ACTION, action_next_step, audit_points, postpaid_points
 from sagan_tui.core.triage.diagnosis import Finding, TriageContext, diagnose, running_seen, survivors
 from sagan_tui.core.triage.evidence import balance_reading, hosts_of, over_rest
+from sagan_tui.core.triage.syslog_evidence import KIND as SYSLOG, contrary, syslog_points
 
 if TYPE_CHECKING:
     from sagan_tui.core.models import PodSighting
@@ -80,6 +85,8 @@ LEVELS = ("low", "medium", "high")
 MIN_SCORE, MIN_LEAD = 2, 1
 HIGH_SCORE, HIGH_LEAD, MEDIUM_SCORE, MEDIUM_LEAD = 5, 3, 3, 2
 FEW_PODS = 4
+# The cause each kind of system-log stop line speaks for (syslog_evidence.py).
+SYSLOG_CAUSES = {"platform": REAPER, "host": HOST, "owner": ACTION, "balance": ACCOUNT}
 FRESH_SPARED = 2.0  # a spared pod this many times older than the oldest lost one makes a sweep fresh-only
 
 
@@ -344,9 +351,7 @@ def verdict(wave: Wave, context: TriageContext | None = None) -> Verdict:
     ctx = context or TriageContext()
     if list(ctx.sightings) != sorted(ctx.sightings, key=_by_id):
         # Evidence lists follow the sightings' order: the verdict must not depend on it.
-        ctx = TriageContext(sightings=sorted(ctx.sightings, key=_by_id), health=ctx.health,
-                            dispatches=ctx.dispatches, accounts_polled=ctx.accounts_polled, losses=ctx.losses,
-                            balances=ctx.balances, evidence=ctx.evidence)
+        ctx = replace(ctx, sightings=sorted(ctx.sightings, key=_by_id))
     points: list[Point] = []
     missing: list[str] = []
     for pts, miss in (_gap_points(wave, ctx), _account_points(wave, ctx)):
@@ -363,7 +368,12 @@ def verdict(wave: Wave, context: TriageContext | None = None) -> Verdict:
     audit, audit_missing = audit_points(wave, ctx.evidence, REAPER, (ACCOUNT, HOST))
     points += [Point(*p) for p in (*post_points, *audit)]
     missing += audit_missing
+    logged, log_missing = syslog_points(wave, ctx.syslog, SYSLOG_CAUSES)
+    points += [Point(*p) for p in logged]
+    missing += log_missing
     v = weigh(wave, points, balance_ok, missing, hosts_known, always_against, ctx.evidence)
+    if logged:
+        v = replace(v, against=_unique([*v.against, *contrary(logged, v.cause)]))
     if wave.unrelated:
         v = replace(v, unrelated=tuple(_left_out(x) for x in wave.unrelated))
     return replace(v, broke=tuple(broke)) if broke else v
@@ -393,17 +403,7 @@ def weigh(wave: Wave, points: Sequence[Point], shown_against: Sequence[Finding],
     best = max(CAUSES, key=lambda c: (net[c], -CAUSES.index(c)))
     lead = net[best] - max([max(net[c], 0) for c in CAUSES if c != best])
     cause = best if net[best] >= MIN_SCORE and lead >= MIN_LEAD else UNCLEAR
-    if cause == UNCLEAR:
-        confidence = "low"
-    else:
-        kinds = {p.kind for p in points if p.cause == cause and p.weight > 0}
-        if net[cause] >= HIGH_SCORE and scores[cause][1] == 0 and lead >= HIGH_LEAD and len(kinds) >= 2:
-            confidence = "high"
-        elif net[cause] >= MEDIUM_SCORE and lead >= MEDIUM_LEAD:
-            confidence = "medium"
-        else:
-            confidence = "low"
-        confidence = LEVELS[min(LEVELS.index(confidence), _cap(cause, wave, points, hosts_known))]
+    confidence = "low" if cause == UNCLEAR else _confidence(cause, wave, points, hosts_known)
     focus = best if cause == UNCLEAR else cause
     ranked = sorted((p for p in points if p.cause == focus), key=lambda p: -abs(p.weight))
     for_ = _unique(p.finding for p in ranked if p.weight > 0)
@@ -417,6 +417,23 @@ def weigh(wave: Wave, points: Sequence[Point], shown_against: Sequence[Finding],
     return Verdict(cause, confidence, for_, against, step,
                    tuple(dict.fromkeys(missing)), tuple(net.items()), tuple(weights.items()),
                    runner_up=_runner_up(focus, net, points))
+
+
+def _confidence(cause: str, wave: Wave, points: Sequence[Point], hosts_known: bool) -> str:
+    """How sure the verdict is, judged without the system log's lines: a line may pick the cause
+    where the rest ties, never make it surer (a log can lie; syslog_evidence.py)."""
+    firm = [p for p in points if p.kind != SYSLOG]
+    scores = {c: _score(firm, c) for c in CAUSES}
+    net = {c: f - a for c, (f, a) in scores.items()}
+    lead = net[cause] - max([max(net[c], 0) for c in CAUSES if c != cause])
+    kinds = {p.kind for p in firm if p.cause == cause and p.weight > 0}
+    if net[cause] >= HIGH_SCORE and scores[cause][1] == 0 and lead >= HIGH_LEAD and len(kinds) >= 2:
+        confidence = "high"
+    elif net[cause] >= MEDIUM_SCORE and lead >= MEDIUM_LEAD:
+        confidence = "medium"
+    else:
+        confidence = "low"
+    return LEVELS[min(LEVELS.index(confidence), _cap(cause, wave, firm, hosts_known))]
 
 
 def _runner_up(focus: str, net: dict[str, int], points: Sequence[Point]) -> tuple[str, int, str] | None:
