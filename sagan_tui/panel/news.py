@@ -46,9 +46,13 @@ class NewsBoard:
     serial: int = 0
     version: int = 0  # bumped at every change: each area showing this board redraws when it moved
     heard: deque[Item] = field(default_factory=lambda: deque(maxlen=HEARD_MAX))  # every notice, oldest first
+    # The settings every area showing this board reads (one area on each full screen, one board).
+    seconds: float = NOTICE_SECONDS  # the `notice_seconds` setting
+    clear_key: str = "ctrl+l"  # `panel.dismiss_news`, named in the "+n more" line
 
-    def add(self, message: str, title: str, severity: str, now: float, seconds: float) -> str:
-        """Takes one notice; returns its slot."""
+    def add(self, message: str, title: str, severity: str, now: float, seconds: float | None = None) -> str:
+        """Takes one notice; returns its slot. `seconds`: how long it stays (else the setting's)."""
+        seconds = self.seconds if seconds is None else seconds
         self.serial += 1
         self.version += 1
         self.heard.append(Item(title, message, severity))

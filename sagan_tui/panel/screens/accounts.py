@@ -21,6 +21,7 @@ from sagan_tui.wire.fmt import when
 from sagan_tui.wire.render import RUNWAY_STYLE, hhmm, money
 from sagan_tui.panel.safe_text import clean
 from sagan_tui.panel.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.news_area import NewsArea
 from sagan_tui.panel.widgets.status_bar import StatusBar
 from sagan_tui.panel.registry import OWN, bindings
 
@@ -135,6 +136,7 @@ class AccountsScreen(Screen[None]):
             yield Static(Text("Runway is balance / current spend per hour; under runway_warn_hours it reads LOW "
                               "and rings once (notify setting). The history is the cache's: a point each time a balance moved.",
                               "dim"), id="accounts-note")
+        yield NewsArea.of(self.app)  # the panel's news, in the flow: never over the status line
         yield KeyBar()
 
     def on_mount(self) -> None:

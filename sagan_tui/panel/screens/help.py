@@ -15,6 +15,8 @@ from textual.widgets import Static
 
 from sagan_tui.wire.keymap import KEYS, WHERE, keys_of, scope
 from sagan_tui.panel.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.news_area import NewsArea
+from sagan_tui.panel.widgets.status_bar import StatusBar
 from sagan_tui.panel.registry import OWN, bindings
 
 EXTRA = (("ctrl+p", "command palette: every action by name"), ("tab shift+tab", "next / previous pane"),
@@ -143,10 +145,12 @@ class HelpScreen(Screen[None]):
         self.laid_out: RenderableType = text  # help_layout's, for this terminal's width (on mount)
 
     def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")  # the sources, the clock and WAVE n · guard, as on the panes
         with VerticalScroll(id="help-box") as box:
             box.border_title = "Keys"
             box.border_subtitle = "↑↓ pgup pgdn home end scroll · esc closes"
             yield Static(id="help-text")
+        yield NewsArea.of(self.app)  # the panel's news, in the flow: never over the status line
         yield KeyBar()
 
     def on_mount(self) -> None:

@@ -15,6 +15,8 @@ from sagan_tui.panel.messages import PodViewed
 from sagan_tui.panel.safe_text import literal, one_line
 from sagan_tui.panel.screens.pod_text import gpu_text, log_line, record_text
 from sagan_tui.panel.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.news_area import NewsArea
+from sagan_tui.panel.widgets.status_bar import StatusBar
 from sagan_tui.panel.registry import OWN, bindings
 
 if TYPE_CHECKING:
@@ -46,6 +48,7 @@ class PodScreen(Screen[None]):
         self._log_of: tuple[object, int] | None = None  # (PodLog, its resets) last drawn: a reset redraws
 
     def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")  # the sources, the clock and WAVE n · guard, as on the panes
         with Horizontal(id="pod"):
             with VerticalScroll(id="pod-left"):
                 yield Static(record_text(None, self.pod_id), id="pod-record")
@@ -53,6 +56,7 @@ class PodScreen(Screen[None]):
                 yield Static(gpu_text(None), id="pod-gpus")
                 yield Static("", id="pod-log-state")
                 yield RichLog(id="pod-log", markup=False, highlight=False, wrap=True, max_lines=2000)
+        yield NewsArea.of(self.app)  # the panel's news, in the flow: never over the status line
         yield KeyBar()
 
     def on_mount(self) -> None:
