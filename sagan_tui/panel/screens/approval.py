@@ -19,6 +19,7 @@ from sagan_tui.panel.safe_text import literal, one_line
 from sagan_tui.panel.screens.confirm import NEWS_CSS, HeldNotices
 from sagan_tui.panel.screens.markdown_body import MarkdownBody
 from sagan_tui.panel.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.status_bar import StatusBar
 from sagan_tui.panel.registry import OWN, bindings
 
 if TYPE_CHECKING:  # annotations only: the UI process reads approvals as the channel's plain views
@@ -53,9 +54,11 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
 
     DEFAULT_CSS = NEWS_CSS + """
     ApprovalScreen { align: center middle; }
-    ApprovalScreen > #approval { width: 96%; height: 96%; border: thick $primary 60%; background: $surface; }
+    /* Under its own status line (docked on top, as in confirm.DIALOG_CSS), over the rest. */
+    ApprovalScreen > #approval { width: 96%; height: 1fr; border: thick $primary 60%; background: $surface; }
     ApprovalScreen #approval-title { text-style: bold; padding: 0 1; }
     ApprovalScreen #approval-meta { color: $text-muted; padding: 0 1; }
+    ApprovalScreen #dialog-news { padding: 0 1; }
     ApprovalScreen #readonly-banner { background: $warning 30%; padding: 0 1; }
     ApprovalScreen #deferred-banner { background: $primary 30%; padding: 0 1; }
     ApprovalScreen #approval-body { height: 1fr; min-height: 5; border: round $primary 40%; }
@@ -92,6 +95,7 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
 
     def compose(self) -> ComposeResult:
         a = self.approval
+        yield StatusBar(id="status")  # WAVE n · guard stays in view over the panes' (confirm.DIALOG_CSS)
         with Vertical(id="approval"):
             yield Static(literal(a.title or "(untitled request)"), id="approval-title")
             number = f"#{a.experiment_number}" if a.experiment_number is not None else "experiment ?"
