@@ -8,11 +8,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from sagan_tui.wire import fmt
 from sagan_tui.panel.safe_text import literal, one_line
 from sagan_tui.panel.registry import OWN, bindings
+from sagan_tui.panel.widgets.key_bar import KeyBar
 from sagan_tui.panel.widgets.news_area import NewsArea
 from sagan_tui.panel.widgets.status_bar import StatusBar
 
@@ -61,6 +62,7 @@ class AuditScreen(Screen[None]):
     AuditScreen #audit-detail { height: auto; max-height: 6; padding: 0 1; color: $text-muted; }
     """
     BINDINGS = bindings("audit", runner=OWN)  # panel/registry.py; the keys are keymap.py's
+    OWN_KEYS_ONLY = True  # the key bar shows this screen's keys (Textual's Footer cut the panel's at 80)
 
     def __init__(self, cache: "AuditFeed", limit: int = 500):
         super().__init__()
@@ -75,7 +77,7 @@ class AuditScreen(Screen[None]):
             yield DataTable(id="audit-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="audit-detail")
         yield NewsArea.of(self.app)  # the panel's news, in the flow: never over the status line
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
