@@ -107,6 +107,17 @@ def news_lines(board: NewsBoard, width: int, limit: int, clear_key: str = "ctrl+
     return kept + [(_cut(f"+{len(lines) - len(kept)} more ({clear_key} clears all)", width), "dim")]
 
 
+WORD_CUT_MAX = 16  # a line ends at the last whole word when that loses at most this many cells
+
+
 def _cut(text: str, width: int) -> str:
+    """One line of at most `width` cells, cut after a whole word where one ends near the edge: a word
+    cut to `t…` read as another word (#44 walk at 80 columns)."""
     text = " ".join(text.split())
-    return text if len(text) <= width else text[:max(0, width - 1)].rstrip() + "…"
+    if len(text) <= width:
+        return text
+    head = text[:max(0, width - 1)]
+    space = head.rfind(" ")
+    if space > 0 and len(head) - space <= WORD_CUT_MAX and text[len(head)] != " ":
+        head = head[:space]
+    return head.rstrip(" ,;:·") + "…"

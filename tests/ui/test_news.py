@@ -40,7 +40,7 @@ def test_lines_put_the_incident_first_cut_to_the_width_and_say_how_many_did_not_
         b.add(f"note {i}", "", "information", now=0.0, seconds=10)
     b.add("5 pods lost in team, personal", "Reaping wave", "error", now=0.0, seconds=10)
     lines = [text for text, _ in news_lines(b, 24, 3, clear_key="ctrl+x")]
-    assert lines == ["Reaping wave: 5 pods lo…", "note 3", "+3 more (ctrl+x clears…"]
+    assert lines == ["Reaping wave: 5 pods…", "note 3", "+3 more (ctrl+x clears…"]  # whole words
 
 
 async def test_the_area_is_in_the_layout_over_nothing_and_the_incident_goes_when_acknowledged(tmp_path):
