@@ -89,7 +89,9 @@ class DetailScreen(Screen):
 
     DEFAULT_CSS = """
     #detail { height: 1fr; }
-    #detail-left { width: 3fr; border-top: hkey $accent; padding: 0 1; }
+    /* The gutter is kept: a scrollbar appearing under a plan laid out for the width without it
+       re-wrapped every line one word short ("the / owner / accepts."). */
+    #detail-left { width: 3fr; border-top: hkey $accent; padding: 0 1; scrollbar-gutter: stable; }
     #detail-right { width: 2fr; }
     #detail-right > KeyedTable { height: 1fr; border-top: hkey $surface-lighten-2; border-title-align: left; }
     #detail-right > KeyedTable:focus { border-top: hkey $accent; }

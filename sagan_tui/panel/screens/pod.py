@@ -55,7 +55,8 @@ class PodScreen(Screen[None]):
             with Vertical(id="pod-right"):
                 yield Static(gpu_text(None), id="pod-gpus")
                 yield Static("", id="pod-log-state")
-                yield RichLog(id="pod-log", markup=False, highlight=False, wrap=True, max_lines=2000)
+                # min_width: RichLog lays a line out at least 78 cells wide, cutting the reaper's stop at 120 columns.
+                yield RichLog(id="pod-log", markup=False, highlight=False, wrap=True, max_lines=2000, min_width=20)
         yield NewsArea.of(self.app)  # the panel's news, in the flow: never over the status line
         yield KeyBar()
 

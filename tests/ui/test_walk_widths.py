@@ -1,0 +1,55 @@
+"""What the #44 walk found cut at 120 columns, over the simulator: the pod screen's log laid out 78
+cells wide in a 72-cell pane (the reaper's stop cut off), and the detail screen's plan laid out for
+its width before a scrollbar took a column (every line re-wrapped one word short)."""
+
+from __future__ import annotations
+
+from textual.widgets import RichLog
+
+from sagan_tui.panel.messages import PlanRendered
+from sagan_tui.panel.screens.detail import DetailScreen
+from sagan_tui.panel.screens.pod import PodScreen
+from sagan_tui.sim.scenarios.reaping_wave import R5, R5_RUNNING
+
+from tests.harness import open_dialog, poll_now, polled, wait_for
+
+WALK = (120, 40)
+LOST_POD, LOST_AT = R5[0][0], R5[0][5]  # #192's pod of the r5 wave
+REAPED = "Pod terminated by Runpod (not requested by the account)"
+
+
+async def test_the_pod_log_wraps_in_its_pane_so_the_reapers_stop_reads_whole(sim_factory, panel):
+    sim = sim_factory(scenario="reaping-wave")
+    sim.clock.hold(R5_RUNNING + 20)
+    app = panel(sim)
+    async with app.run_test(size=WALK) as pilot:
+        await polled(pilot, app)
+        sim.clock.hold(LOST_AT + 60)  # reaped, and Sagan noticed
+        await poll_now(pilot, app)
+        await poll_now(pilot, app)
+        table = app.pods_table
+        table.focus()
+        table.move_cursor(row=table.get_row_index(LOST_POD))
+        screen = await open_dialog(pilot, "enter", PodScreen, "the pod screen")
+        log = screen.query_one("#pod-log", RichLog)
+        text = lambda: " ".join(" ".join(strip.text.split()) for strip in log.lines)  # noqa: E731
+        await wait_for(pilot, lambda: REAPED in text(), what="the reaper's stop, whole")
+        width = log.scrollable_content_region.width
+        assert width < 78 and max(strip.cell_length for strip in log.lines) <= width
+
+
+async def test_the_plan_is_laid_out_for_the_width_it_is_shown_at(sim_factory, panel):
+    sim = sim_factory(scenario="reaping-wave")
+    app = panel(sim)
+    rendered: list[PlanRendered] = []
+    async with app.run_test(size=WALK, message_hook=lambda m: isinstance(m, PlanRendered) and rendered.append(m)) as pilot:
+        await polled(pilot, app)
+        app.experiments_table.focus()
+        app.experiments_table.select_key("192")
+        screen = await open_dialog(pilot, "enter", DetailScreen, "the detail screen")
+        await wait_for(pilot, lambda: screen.plan.startswith("# Plan") or "Plan for" in screen.plan, what="the plan")
+        await wait_for(pilot, lambda: rendered and rendered[-1].source.strip() == screen.plan.strip(), what="markdown")
+        await pilot.pause()
+        left, plan = screen.query_one("#detail-left"), screen.query_one("#detail-plan")
+        assert left.max_scroll_y > 0  # the plan is longer than the pane: its scrollbar is up
+        assert rendered[-1].width == plan.size.width
