@@ -53,3 +53,23 @@ async def test_the_plan_is_laid_out_for_the_width_it_is_shown_at(sim_factory, pa
         left, plan = screen.query_one("#detail-left"), screen.query_one("#detail-plan")
         assert left.max_scroll_y > 0  # the plan is longer than the pane: its scrollbar is up
         assert rendered[-1].width == plan.size.width
+
+
+async def test_after_a_resize_the_pod_log_is_laid_out_again_for_its_new_width(sim_factory, panel):
+    sim = sim_factory(scenario="reaping-wave")
+    sim.clock.hold(LOST_AT + 60)
+    app = panel(sim)
+    async with app.run_test(size=WALK) as pilot:
+        await polled(pilot, app)
+        await poll_now(pilot, app)
+        table = app.pods_table
+        table.focus()
+        table.move_cursor(row=table.get_row_index(LOST_POD))
+        screen = await open_dialog(pilot, "enter", PodScreen, "the pod screen")
+        log = screen.query_one("#pod-log", RichLog)
+        text = lambda: " ".join(" ".join(strip.text.split()) for strip in log.lines)  # noqa: E731
+        await wait_for(pilot, lambda: REAPED in text(), what="the reaper's stop")
+        await pilot.resize_terminal(80, 24)
+        fits = lambda: max(s.cell_length for s in log.lines) <= log.scrollable_content_region.width  # noqa: E731
+        await wait_for(pilot, lambda: log.scrollable_content_region.width < 50 and fits() and REAPED in text(),
+                       what="the log laid out again at 80 columns")

@@ -105,6 +105,12 @@ class PodScreen(Screen[None]):
             widget.write(log_line(*line))
         self._shown_lines = log.total
 
+    def on_resize(self) -> None:
+        """RichLog lays a line out once, at the width it had: after a resize the log is written
+        again from the tail it holds, or a narrower terminal cuts the reaper's stop."""
+        self._log_of = None
+        self.call_after_refresh(self.refresh_from_model)
+
     def action_copy_id(self) -> None:
         why = copy(self.app, self.pod_id)
         self.notify(f"copied {self.pod_id}" if why is None else f"not copied: {why}", markup=False)
