@@ -92,3 +92,29 @@ def test_a_notice_of_several_lines_takes_as_many_and_the_rest_are_counted():
     assert [t for t, _ in news_lines(b, 80, 3)] == ["Wave response: held #333, #363", "stopped 2 pods",
                                                     "ticket: /tmp/t.md"]
     assert [t for t, _ in news_lines(b, 80, 2)] == ["Wave response: held #333, #363", "+2 more (ctrl+l clears all)"]
+
+
+async def test_one_board_for_every_screen_news_said_before_a_screen_opens_and_after_it_closes(tmp_path):
+    """The help screen's area shows what was said on the panes from its first frame; what is said
+    on it is on the panes' area once the owner is back (#44 item 1: one board for the app)."""
+    from sagan_tui.panel.screens.help import HelpScreen
+    from sagan_tui.panel.widgets.news_area import NewsArea
+
+    from tests.harness import open_dialog
+
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.notify("5 pods lost", title="Reaping wave", severity="error", markup=False)
+        help_screen = await open_dialog(pilot, "question_mark", HelpScreen)
+        await pilot.pause()
+        area = help_screen.query_one(NewsArea)
+        assert area.display and area.lines == ["Reaping wave: 5 pods lost"]
+        app.notify("saved", markup=False)
+        await pilot.pause()
+        assert area.lines == ["Reaping wave: 5 pods lost", "saved"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.news_area is app.main_screen.query_one(NewsArea), what="the panes again")
+        await wait_for(pilot, lambda: app.news_area.lines == ["Reaping wave: 5 pods lost", "saved"],
+                       what="the help screen's notice on the panes' area")
+        assert not toasts(app)

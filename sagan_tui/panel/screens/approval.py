@@ -19,6 +19,7 @@ from sagan_tui.panel.safe_text import literal, one_line
 from sagan_tui.panel.screens.confirm import NEWS_CSS, HeldNotices
 from sagan_tui.panel.screens.markdown_body import MarkdownBody
 from sagan_tui.panel.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.news_area import NewsArea
 from sagan_tui.panel.widgets.status_bar import StatusBar
 from sagan_tui.panel.registry import OWN, bindings
 
@@ -126,6 +127,7 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
                     yield Button(label, id=decision, variant=variant, disabled=self.read_only,  # type: ignore[arg-type]
                                  compact=True)
                 yield Button("Close (esc)", id="close", compact=True)
+        yield NewsArea.of(self.app)  # the news from before it opened, under it as on the panes (never covered)
         yield KeyBar()
 
     # --- reading -----------------------------------------------------------------------

@@ -37,6 +37,7 @@ class NewsArea(Static):
 
     def on_mount(self) -> None:
         self.set_interval(EXPIRE_EVERY_S, self._expire)
+        self._show()  # a screen opened over news already said shows it from its first frame
 
     def add(self, message: str, title: str, severity: str) -> str:
         key = self.board.add(message, title, severity, time.monotonic())
