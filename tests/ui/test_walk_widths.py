@@ -8,34 +8,23 @@ from textual.widgets import RichLog
 
 from sagan_tui.panel.messages import PlanRendered
 from sagan_tui.panel.screens.detail import DetailScreen
-from sagan_tui.panel.screens.pod import PodScreen
-from sagan_tui.sim.scenarios.reaping_wave import R5, R5_RUNNING
+from sagan_tui.sim.scenarios.reaping_wave import R5
 
 from tests.harness import open_dialog, poll_now, polled, wait_for
+from .test_pod_screen import open_pod_row
 
 WALK = (120, 40)
 LOST_POD, LOST_AT = R5[0][0], R5[0][5]  # #192's pod of the r5 wave
 REAPED = "Pod terminated by Runpod (not requested by the account)"
 
 
-async def test_the_pod_log_wraps_in_its_pane_so_the_reapers_stop_reads_whole(sim_factory, panel):
-    sim = sim_factory(scenario="reaping-wave")
-    sim.clock.hold(R5_RUNNING + 20)
-    app = panel(sim)
-    async with app.run_test(size=WALK) as pilot:
-        await polled(pilot, app)
-        sim.clock.hold(LOST_AT + 60)  # reaped, and Sagan noticed
-        await poll_now(pilot, app)
-        await poll_now(pilot, app)
-        table = app.pods_table
-        table.focus()
-        table.move_cursor(row=table.get_row_index(LOST_POD))
-        screen = await open_dialog(pilot, "enter", PodScreen, "the pod screen")
-        log = screen.query_one("#pod-log", RichLog)
-        text = lambda: " ".join(" ".join(strip.text.split()) for strip in log.lines)  # noqa: E731
-        await wait_for(pilot, lambda: REAPED in text(), what="the reaper's stop, whole")
-        width = log.scrollable_content_region.width
-        assert width < 78 and max(strip.cell_length for strip in log.lines) <= width
+def log_text(log: RichLog) -> str:
+    """The log as shown, its wrapped lines joined: a line cut off at the pane's edge is not in it."""
+    return " ".join(" ".join(strip.text.split()) for strip in log.lines)
+
+
+def fits(log: RichLog) -> bool:
+    return max(strip.cell_length for strip in log.lines) <= log.scrollable_content_region.width
 
 
 async def test_the_plan_is_laid_out_for_the_width_it_is_shown_at(sim_factory, panel):
@@ -55,21 +44,16 @@ async def test_the_plan_is_laid_out_for_the_width_it_is_shown_at(sim_factory, pa
         assert rendered[-1].width == plan.size.width
 
 
-async def test_after_a_resize_the_pod_log_is_laid_out_again_for_its_new_width(sim_factory, panel):
+async def test_the_pod_log_wraps_in_its_pane_at_120_columns_and_again_after_a_resize_to_80(sim_factory, panel):
     sim = sim_factory(scenario="reaping-wave")
-    sim.clock.hold(LOST_AT + 60)
+    sim.clock.hold(LOST_AT + 60)  # reaped, and Sagan noticed
     app = panel(sim)
     async with app.run_test(size=WALK) as pilot:
         await polled(pilot, app)
         await poll_now(pilot, app)
-        table = app.pods_table
-        table.focus()
-        table.move_cursor(row=table.get_row_index(LOST_POD))
-        screen = await open_dialog(pilot, "enter", PodScreen, "the pod screen")
-        log = screen.query_one("#pod-log", RichLog)
-        text = lambda: " ".join(" ".join(strip.text.split()) for strip in log.lines)  # noqa: E731
-        await wait_for(pilot, lambda: REAPED in text(), what="the reaper's stop")
+        log = (await open_pod_row(pilot, app, LOST_POD)).query_one("#pod-log", RichLog)
+        await wait_for(pilot, lambda: REAPED in log_text(log), what="the reaper's stop, whole")
+        assert log.scrollable_content_region.width < 78 and fits(log)
         await pilot.resize_terminal(80, 24)
-        fits = lambda: max(s.cell_length for s in log.lines) <= log.scrollable_content_region.width  # noqa: E731
-        await wait_for(pilot, lambda: log.scrollable_content_region.width < 50 and fits() and REAPED in text(),
+        await wait_for(pilot, lambda: log.scrollable_content_region.width < 50 and fits(log) and REAPED in log_text(log),
                        what="the log laid out again at 80 columns")
