@@ -103,13 +103,15 @@ async def test_one_board_for_every_screen_news_said_before_a_screen_opens_and_af
     from tests.harness import open_dialog
 
     app = frozen_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         app.notify("5 pods lost", title="Reaping wave", severity="error", markup=False)
         help_screen = await open_dialog(pilot, "question_mark", HelpScreen)
         await pilot.pause()
         area = help_screen.query_one(NewsArea)
         assert area.display and area.lines == ["Reaping wave: 5 pods lost"]
+        box = help_screen.query_one("#help-box").region  # still centred over the full-width area
+        assert box.x > 0 and abs(box.x - (120 - box.right)) <= 1
         app.notify("saved", markup=False)
         await pilot.pause()
         assert area.lines == ["Reaping wave: 5 pods lost", "saved"]

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Center, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
@@ -131,7 +131,7 @@ class AccountsScreen(Screen[None]):
     """A full screen like help (a modal's blend over the panes costs seconds at 200x50); follows the polls."""
 
     DEFAULT_CSS = """
-    AccountsScreen { align: center top; }
+    #accounts-row { height: 1fr; }  /* centred in a row of its own, as help's box (screens/help.py) */
     #accounts-box { width: 1fr; max-width: 150; height: 1fr; border: round $accent; padding: 0 1; }
     #accounts-note { margin-top: 1; }
     """
@@ -145,7 +145,7 @@ class AccountsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")  # the sources, the clock and WAVE n · guard, as on the panes
-        with VerticalScroll(id="accounts-box") as box:
+        with Center(id="accounts-row"), VerticalScroll(id="accounts-box") as box:
             box.border_title = "Accounts"
             box.border_subtitle = "RunPod stops every pod of an account at $0 · esc closes"
             yield Static(id="accounts-table")
