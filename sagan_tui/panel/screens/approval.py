@@ -50,7 +50,7 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
     is filled. Opens with the first textbox focused (the note when there is none; the body when
     read-only), so an answer typed at once lands; after a refused Approve the focus goes to the
     first empty textbox. No single letter decides: the decision keys are alt+a, alt+r, alt+d.
-    The toasts shown when it opens are cleared; new ones show on its news line (confirm.HeldNotices).
+    News said while it is open shows on its news line (confirm.HeldNotices); what was said before, under it.
     """
 
     DEFAULT_CSS = NEWS_CSS + """
@@ -150,7 +150,6 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
                 decision == "defer" and self.approval.status == "deferred")
 
     def on_mount(self) -> None:
-        self.app.clear_notifications()  # a toast shown before would lie over the buttons
         self._buttons(True)  # a deferred request cannot be deferred again
 
     # --- deciding ----------------------------------------------------------------------
