@@ -48,7 +48,7 @@ SCREENS = {"detail": open_detail, "help": by_key("question_mark", HelpScreen),
 async def test_a_wave_said_on_a_full_screen_is_on_its_news_line_and_never_a_toast(sim_factory, panel, name, size):
     sim = sim_factory(scenario="reaping-wave")
     sim.clock.jump_to(20)  # r4's pods run; none lost yet
-    app = panel(sim, read_only=True)
+    app = panel(sim)
     async with app.run_test(size=size) as pilot:
         await polled(pilot, app)
         await poll_now(pilot, app)
@@ -67,3 +67,19 @@ async def test_a_wave_said_on_a_full_screen_is_on_its_news_line_and_never_a_toas
         await pilot.press("ctrl+l")  # the dismiss key works on this screen too
         await wait_for(pilot, lambda: not area.display, what="the line cleared")
         assert not app.news.items and not toasts(app)
+
+
+async def test_a_refused_key_on_the_detail_screen_under_read_only_says_so_on_its_line(tmp_path):
+    from .frozen import frozen_app
+
+    app = frozen_app(tmp_path, read_only=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.experiments_table.select_key("192")
+        await open_detail(pilot, app)
+        screen = app.screen
+        await pilot.press("h")  # hold: a mutating key
+        area = screen.query_one(NewsArea)
+        await wait_for(pilot, lambda: any("read-only: hold refused" in line for line in area.lines),
+                       what="the refusal on the detail screen's line")
+        assert app.screen is screen and not toasts(app)
