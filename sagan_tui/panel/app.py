@@ -128,8 +128,12 @@ class SaganApp(App):
 
     @property
     def news_area(self) -> NewsArea | None:
-        found = self.main_screen.query(NewsArea) if self.screen_stack else None
-        return found.first() if found else None
+        """The notification area in view: the topmost screen's that has one (all share `news`)."""
+        for screen in reversed(self.screen_stack):
+            found = screen.query(NewsArea)
+            if found:
+                return found.first()
+        return None
 
     def current_losses(self) -> list[LossRecordView]:
         """Every loss as last read (dismissed ones are evidence too)."""
@@ -176,11 +180,11 @@ class SaganApp(App):
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
-        """The dialog on top or the screen's notification area (widgets/news_area.py), else a toast."""
-        # One cleaning rule for every output: a notice may quote a source's words (#46).
+        """The dialog on top or the notification area in view (widgets/news_area.py): never a toast.
+        Every notice is shown literally (`markup` is ignored): a notice may quote a source's words."""
+        # One cleaning rule for every output (#46).
         message, title = clean(message, multiline=True), clean(title)
-        if not deliver(self.screen if self.screen_stack else None, message, title, severity, timeout, markup):
-            super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        deliver(self.screen_stack, self.news, message, title, severity, timeout)
 
     def push_screen(self, screen, callback=None, wait_for_dismiss=False):  # type: ignore[override]
         """A screen pushed by an action marked `@opens_dialog` is its dialog (panel/key_hold.py)."""

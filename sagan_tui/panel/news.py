@@ -46,9 +46,13 @@ class NewsBoard:
     serial: int = 0
     version: int = 0  # bumped at every change: each area showing this board redraws when it moved
     heard: deque[Item] = field(default_factory=lambda: deque(maxlen=HEARD_MAX))  # every notice, oldest first
+    # The settings every area showing this board reads (one area on each full screen, one board).
+    seconds: float = NOTICE_SECONDS  # the `notice_seconds` setting
+    clear_key: str = "ctrl+l"  # `panel.dismiss_news`, named in the "+n more" line
 
-    def add(self, message: str, title: str, severity: str, now: float, seconds: float) -> str:
-        """Takes one notice; returns its slot."""
+    def add(self, message: str, title: str, severity: str, now: float, seconds: float | None = None) -> str:
+        """Takes one notice; returns its slot. `seconds`: how long it stays (else the setting's)."""
+        seconds = self.seconds if seconds is None else seconds
         self.serial += 1
         self.version += 1
         self.heard.append(Item(title, message, severity))
@@ -103,6 +107,17 @@ def news_lines(board: NewsBoard, width: int, limit: int, clear_key: str = "ctrl+
     return kept + [(_cut(f"+{len(lines) - len(kept)} more ({clear_key} clears all)", width), "dim")]
 
 
+WORD_CUT_MAX = 16  # a line ends at the last whole word when that loses at most this many cells
+
+
 def _cut(text: str, width: int) -> str:
+    """One line of at most `width` cells, cut after a whole word where one ends near the edge: a word
+    cut to `t…` read as another word (#44 walk at 80 columns)."""
     text = " ".join(text.split())
-    return text if len(text) <= width else text[:max(0, width - 1)].rstrip() + "…"
+    if len(text) <= width:
+        return text
+    head = text[:max(0, width - 1)]
+    space = head.rfind(" ")
+    if space > 0 and len(head) - space <= WORD_CUT_MAX and text[len(head)] != " ":
+        head = head[:space]
+    return head.rstrip(" ,;:·") + "…"

@@ -97,8 +97,9 @@ class PanelKeys:
             screen.maximize(app.focused)
 
     def dismiss_news(self) -> None:
-        """Every notification goes: the area's lines and any toast."""
+        """Every notification goes, from the one board every screen's area shows."""
         app: Any = self.app
         if (area := app.news_area) is not None:
             area.clear()
-        app.clear_notifications()
+        else:
+            app.news.clear()

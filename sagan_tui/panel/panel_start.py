@@ -88,9 +88,8 @@ class PanelStart:
         ready = message.ready
         app.settings = ready.settings
         app.loaded = True
-        if (area := app.news_area) is not None:
-            area.seconds = ready.settings.notice_seconds
-            area.clear_key = dict(ready.settings.keymap).get("panel.dismiss_news", area.clear_key)
+        app.news.seconds = ready.settings.notice_seconds
+        app.news.clear_key = dict(ready.settings.keymap).get("panel.dismiss_news", app.news.clear_key)
         app.updates.apply(ready.first)
         for notice in ready.notices:
             app.notify(one_line(notice), severity="warning", markup=False)

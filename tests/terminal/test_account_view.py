@@ -86,15 +86,23 @@ async def test_B_opens_the_account_view_on_the_cached_health_and_escape_closes_i
         assert not isinstance(app.screen, AccountsScreen)
 
 
-def test_at_80_columns_the_balance_history_wraps_between_words_and_its_time_reads_whole():
+def test_at_80_columns_every_column_shows_and_the_balance_history_reads_whole_on_its_own_line():
+    """The box is 76 cells inside at 80 columns: the history squeezed to three letters a line cut
+    `limit` and `billing` off the table (#44 walk); under it, it reads whole, sparkline and time."""
     from rich.console import Console
 
     from sagan_tui.wire.basics import HealthState, SourceHealth
     from sagan_tui.panel.screens.accounts import accounts_table
 
     health = {"team": SourceHealth("team", state=HealthState.OK, last_success=frozen.NOW, balance=412.5,
-                                   spend_per_hr=1.49, spend_limit=80.0)}
+                                   spend_per_hr=1.49, spend_limit=80.0, billing_mode="PREPAID"),
+              "personal": SourceHealth("personal", state=HealthState.OK, last_success=frozen.NOW, balance=3.1,
+                                       spend_per_hr=1.49, under_balance=True)}
+    rows = account_rows(health, seeded_history(), frozen.NOW, 5, 12)
     console = Console(width=76, record=True, color_system=None)
-    console.print(accounts_table(account_rows(health, seeded_history(), frozen.NOW, 5, 12)))
-    text = console.export_text()
-    assert "10:46:00" in text and "…" not in text
+    console.print(accounts_table(rows, 76))
+    lines = console.export_text().splitlines()
+    assert all(word in lines[0] for word in ("account", "limit", "billing")) and "…" not in "".join(lines)
+    [history] = [line for line in lines if line.startswith("team ") and "since" in line]
+    assert "$420.00 → $413.00 since 10:46:00" in history and "▇" in history
+    assert any("$80.00/h" in line and "PREPAID" in line for line in lines)

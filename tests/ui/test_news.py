@@ -40,7 +40,7 @@ def test_lines_put_the_incident_first_cut_to_the_width_and_say_how_many_did_not_
         b.add(f"note {i}", "", "information", now=0.0, seconds=10)
     b.add("5 pods lost in team, personal", "Reaping wave", "error", now=0.0, seconds=10)
     lines = [text for text, _ in news_lines(b, 24, 3, clear_key="ctrl+x")]
-    assert lines == ["Reaping wave: 5 pods lo…", "note 3", "+3 more (ctrl+x clears…"]
+    assert lines == ["Reaping wave: 5 pods…", "note 3", "+3 more (ctrl+x clears…"]  # whole words
 
 
 async def test_the_area_is_in_the_layout_over_nothing_and_the_incident_goes_when_acknowledged(tmp_path):
@@ -92,3 +92,31 @@ def test_a_notice_of_several_lines_takes_as_many_and_the_rest_are_counted():
     assert [t for t, _ in news_lines(b, 80, 3)] == ["Wave response: held #333, #363", "stopped 2 pods",
                                                     "ticket: /tmp/t.md"]
     assert [t for t, _ in news_lines(b, 80, 2)] == ["Wave response: held #333, #363", "+2 more (ctrl+l clears all)"]
+
+
+async def test_one_board_for_every_screen_news_said_before_a_screen_opens_and_after_it_closes(tmp_path):
+    """The help screen's area shows what was said on the panes from its first frame; what is said
+    on it is on the panes' area once the owner is back (#44 item 1: one board for the app)."""
+    from sagan_tui.panel.screens.help import HelpScreen
+    from sagan_tui.panel.widgets.news_area import NewsArea
+
+    from tests.harness import open_dialog
+
+    app = frozen_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.notify("5 pods lost", title="Reaping wave", severity="error", markup=False)
+        help_screen = await open_dialog(pilot, "question_mark", HelpScreen)
+        await pilot.pause()
+        area = help_screen.query_one(NewsArea)
+        assert area.display and area.lines == ["Reaping wave: 5 pods lost"]
+        box = help_screen.query_one("#help-box").region  # still centred over the full-width area
+        assert box.x > 0 and abs(box.x - (120 - box.right)) <= 1
+        app.notify("saved", markup=False)
+        await pilot.pause()
+        assert area.lines == ["Reaping wave: 5 pods lost", "saved"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.news_area is app.main_screen.query_one(NewsArea), what="the panes again")
+        await wait_for(pilot, lambda: app.news_area.lines == ["Reaping wave: 5 pods lost", "saved"],
+                       what="the help screen's notice on the panes' area")
+        assert not toasts(app)

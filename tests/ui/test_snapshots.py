@@ -90,3 +90,25 @@ def test_wave_news_on_its_own_lines_with_the_W_dialog_open(snap_compare, tmp_pat
 
 def test_wave_news_on_its_own_lines_with_the_W_dialog_open_at_80x24(snap_compare, tmp_path):
     assert snap_compare(frozen_app(tmp_path), terminal_size=(80, 24), run_before=_wave_news_and_W)
+
+
+async def _approval_on_367(pilot) -> None:
+    from sagan_tui.panel.screens.approval import ApprovalScreen
+
+    await pilot.pause()
+    pilot.app.notify("5 pods lost 10:54-10:55 UTC in team, personal. PLATFORM REAPER, medium", title="Reaping wave",
+                     severity="error", timeout=30, markup=False)
+    pilot.app.experiments_table.select_key("367")  # its plan waits for the owner
+    await pilot.press("a")
+    while not isinstance(pilot.app.screen, ApprovalScreen):
+        await pilot.pause(0.05)
+    pilot.app.notify("Wave 10:54-10:55 UTC grew: 5 -> 6 pods", title="Reaping wave grew", severity="error",
+                     markup=False)
+    await pilot.pause()
+
+
+def test_approval_dialog_at_80x24_during_a_wave_keeps_the_status_line(snap_compare, tmp_path):
+    """#44: the approval dialog sits under the status line (`WAVE 5 · guard`, then the verdict at 80
+    columns), its own news line holding the wave's growth, the wave's news from before it opened on
+    the line under it; it covered the status line and the verdict before."""
+    assert snap_compare(frozen_app(tmp_path), terminal_size=(80, 24), run_before=_approval_on_367)

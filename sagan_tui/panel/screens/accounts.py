@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Center, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
@@ -21,6 +22,7 @@ from sagan_tui.wire.fmt import when
 from sagan_tui.wire.render import RUNWAY_STYLE, hhmm, money
 from sagan_tui.panel.safe_text import clean
 from sagan_tui.panel.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.news_area import NewsArea
 from sagan_tui.panel.widgets.status_bar import StatusBar
 from sagan_tui.panel.registry import OWN, bindings
 
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from sagan_tui.panel.host import PanelHost
 
 SPARK_WIDTH = 24
+WIDE_FROM = 140  # cells: from here the balance history has room in its column
 
 
 def health_text(h: SourceHealth, now: datetime, poll_interval: float) -> tuple[str, str]:
@@ -86,18 +89,32 @@ def account_rows(health: Mapping[str, SourceHealth], history: Mapping[str, Seque
     return rows
 
 
-def accounts_table(rows: list[tuple[Cell, ...]]) -> Table:
+def accounts_table(rows: list[tuple[Cell, ...]], width: int | None = None) -> RenderableType:
+    """The accounts as a table `width` cells wide (None: as wide as it needs). Under WIDE_FROM the
+    balance history leaves the table for a line of its own under it: at 80 columns it was squeezed
+    to three letters a line and the columns after it were cut off."""
+    wide = width is None or width >= WIDE_FROM
     table = Table(expand=True, box=None, pad_edge=False, header_style="bold")
-    for i, (name, justify) in enumerate(COLUMNS):
-        # Every column but the history keeps its width: at 80 columns the history gives way,
-        # wrapping between words (a time cut to `06:` read as a different time).
-        history = name == "balance history"
-        width = None if history else max([len(name), *(len(r[i][0]) for r in rows)])
-        table.add_column(name, justify=justify, no_wrap=not history,  # type: ignore[arg-type]
-                         overflow="fold" if history else "ellipsis", min_width=width)
+    kept = [i for i, (name, _) in enumerate(COLUMNS) if wide or name != "balance history"]
+    for i in kept:
+        name, justify = COLUMNS[i]
+        # Figures keep their width; words (the history, and health and runway when narrow) wrap
+        # between words, never cut: a time cut to `06:` read as a different time.
+        wraps = name == "balance history" or (not wide and name in ("health", "runway"))
+        width_of = None if wraps else max([len(name), *(len(r[i][0]) for r in rows)])
+        table.add_column(name, justify=justify, no_wrap=not wraps,  # type: ignore[arg-type]
+                         overflow="fold" if wraps else "ellipsis", min_width=width_of)
     for row in rows:
-        table.add_row(*(Text(text, style) for text, style in row))
-    return table
+        table.add_row(*(Text(row[i][0], row[i][1]) for i in kept))
+    if wide:
+        return table
+    history = Text("\nbalance history", "bold")
+    at = COLUMNS.index(("balance history", "left"))
+    names = max((len(row[0][0]) for row in rows), default=0)
+    for row in rows:
+        history.append(f"\n{row[0][0]:<{names}}  ", "bold")
+        history.append(row[at][0], row[at][1])
+    return Group(table, history)
 
 
 HISTORY_EVERY_S = 30.0
@@ -114,7 +131,7 @@ class AccountsScreen(Screen[None]):
     """A full screen like help (a modal's blend over the panes costs seconds at 200x50); follows the polls."""
 
     DEFAULT_CSS = """
-    AccountsScreen { align: center top; }
+    #accounts-row { height: 1fr; }  /* centred in a row of its own, as help's box (screens/help.py) */
     #accounts-box { width: 1fr; max-width: 150; height: 1fr; border: round $accent; padding: 0 1; }
     #accounts-note { margin-top: 1; }
     """
@@ -128,18 +145,23 @@ class AccountsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")  # the sources, the clock and WAVE n · guard, as on the panes
-        with VerticalScroll(id="accounts-box") as box:
+        with Center(id="accounts-row"), VerticalScroll(id="accounts-box") as box:
             box.border_title = "Accounts"
             box.border_subtitle = "RunPod stops every pod of an account at $0 · esc closes"
             yield Static(id="accounts-table")
             yield Static(Text("Runway is balance / current spend per hour; under runway_warn_hours it reads LOW "
                               "and rings once (notify setting). The history is the cache's: a point each time a balance moved.",
                               "dim"), id="accounts-note")
+        yield NewsArea.of(self.app)  # the panel's news, in the flow: never over the status line
         yield KeyBar()
 
-    def on_mount(self) -> None:
+    def __init__(self) -> None:
+        super().__init__()
         self.rows: list = []
+        self.width = 0  # the table's, when last drawn
         self.history: dict[str, list[tuple[datetime, float]]] = {}
+
+    def on_mount(self) -> None:
         self.show()
         self._read_history()
         self.set_interval(1.0, self.show)  # a poll may have landed: repainted only when a cell changed
@@ -168,9 +190,14 @@ class AccountsScreen(Screen[None]):
         history = {a: self.history.get(a) or seen.get(a, []) for a in {*self.history, *seen}}
         rows = account_rows(view.health, history, app.clock(),
                             app.settings.poll_interval, app.settings.runway_warn_hours)
-        if rows != self.rows:
-            self.rows = rows
-            self.query_one("#accounts-table", Static).update(accounts_table(rows))
+        table = self.query_one("#accounts-table", Static)
+        width = table.content_size.width or app.size.width - 4  # before its first layout: the box's inside
+        if (rows, width) != (self.rows, self.width):
+            self.rows, self.width = rows, width
+            table.update(accounts_table(rows, width))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show)  # the table's new width is known after this layout
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -19,6 +19,8 @@ from sagan_tui.panel.safe_text import literal, one_line
 from sagan_tui.panel.screens.confirm import NEWS_CSS, HeldNotices
 from sagan_tui.panel.screens.markdown_body import MarkdownBody
 from sagan_tui.panel.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.news_area import NewsArea
+from sagan_tui.panel.widgets.status_bar import StatusBar
 from sagan_tui.panel.registry import OWN, bindings
 
 if TYPE_CHECKING:  # annotations only: the UI process reads approvals as the channel's plain views
@@ -48,14 +50,16 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
     is filled. Opens with the first textbox focused (the note when there is none; the body when
     read-only), so an answer typed at once lands; after a refused Approve the focus goes to the
     first empty textbox. No single letter decides: the decision keys are alt+a, alt+r, alt+d.
-    The toasts shown when it opens are cleared; new ones show on its news line (confirm.HeldNotices).
+    News said while it is open shows on its news line (confirm.HeldNotices); what was said before, under it.
     """
 
     DEFAULT_CSS = NEWS_CSS + """
     ApprovalScreen { align: center middle; }
-    ApprovalScreen > #approval { width: 96%; height: 96%; border: thick $primary 60%; background: $surface; }
+    /* Under its own status line (docked on top, as in confirm.DIALOG_CSS), over the rest. */
+    ApprovalScreen > #approval { width: 96%; height: 1fr; border: thick $primary 60%; background: $surface; }
     ApprovalScreen #approval-title { text-style: bold; padding: 0 1; }
     ApprovalScreen #approval-meta { color: $text-muted; padding: 0 1; }
+    ApprovalScreen #dialog-news { padding: 0 1; }
     ApprovalScreen #readonly-banner { background: $warning 30%; padding: 0 1; }
     ApprovalScreen #deferred-banner { background: $primary 30%; padding: 0 1; }
     ApprovalScreen #approval-body { height: 1fr; min-height: 5; border: round $primary 40%; }
@@ -92,6 +96,7 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
 
     def compose(self) -> ComposeResult:
         a = self.approval
+        yield StatusBar(id="status")  # WAVE n · guard stays in view over the panes' (confirm.DIALOG_CSS)
         with Vertical(id="approval"):
             yield Static(literal(a.title or "(untitled request)"), id="approval-title")
             number = f"#{a.experiment_number}" if a.experiment_number is not None else "experiment ?"
@@ -122,6 +127,7 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
                     yield Button(label, id=decision, variant=variant, disabled=self.read_only,  # type: ignore[arg-type]
                                  compact=True)
                 yield Button("Close (esc)", id="close", compact=True)
+        yield NewsArea.of(self.app)  # the news from before it opened, under it as on the panes (never covered)
         yield KeyBar()
 
     # --- reading -----------------------------------------------------------------------
@@ -144,7 +150,6 @@ class ApprovalScreen(HeldNotices, ModalScreen["ActionResult | None"]):
                 decision == "defer" and self.approval.status == "deferred")
 
     def on_mount(self) -> None:
-        self.app.clear_notifications()  # a toast shown before would lie over the buttons
         self._buttons(True)  # a deferred request cannot be deferred again
 
     # --- deciding ----------------------------------------------------------------------

@@ -7,12 +7,15 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Static
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
 
 from sagan_tui.wire import fmt
 from sagan_tui.panel.safe_text import literal, one_line
 from sagan_tui.panel.registry import OWN, bindings
+from sagan_tui.panel.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.news_area import NewsArea
+from sagan_tui.panel.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from sagan_tui.wire.channel.views import AuditView as Action
@@ -48,17 +51,18 @@ class AuditFeed:
         return self.last[:limit]
 
 
-class AuditScreen(ModalScreen[None]):
-    """Refreshes by key every couple of seconds: a pending action turns ok or error in place."""
+class AuditScreen(Screen[None]):
+    """Refreshes by key every couple of seconds: a pending action turns ok or error in place. A full
+    screen with the status line and the news area, as help and accounts (a modal covered the status line)."""
 
     DEFAULT_CSS = """
-    AuditScreen { align: center middle; }
-    AuditScreen > #audit { width: 98%; height: 96%; border: thick $primary 60%; background: $surface; }
+    AuditScreen > #audit { height: 1fr; border: thick $primary 60%; background: $surface; }
     AuditScreen #audit-title { text-style: bold; padding: 0 1; }
     AuditScreen DataTable { height: 1fr; }
     AuditScreen #audit-detail { height: auto; max-height: 6; padding: 0 1; color: $text-muted; }
     """
     BINDINGS = bindings("audit", runner=OWN)  # panel/registry.py; the keys are keymap.py's
+    OWN_KEYS_ONLY = True  # the key bar shows this screen's keys (Textual's Footer cut the panel's at 80)
 
     def __init__(self, cache: "AuditFeed", limit: int = 500):
         super().__init__()
@@ -67,11 +71,13 @@ class AuditScreen(ModalScreen[None]):
         self._shown: dict[int, Action] = {}
 
     def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")  # the sources, the clock and WAVE n · guard, as on the panes
         with Vertical(id="audit"):
             yield Static("Audit log: the owner's actions from this cache, newest first", id="audit-title")
             yield DataTable(id="audit-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="audit-detail")
-        yield Footer()
+        yield NewsArea.of(self.app)  # the panel's news, in the flow: never over the status line
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

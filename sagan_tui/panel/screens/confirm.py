@@ -12,6 +12,7 @@ from textual.widgets import Button, Static
 
 from sagan_tui.panel.safe_text import literal
 from sagan_tui.panel.registry import OWN, bindings
+from sagan_tui.panel.widgets.status_bar import StatusBar
 
 R = TypeVar("R")
 
@@ -24,7 +25,7 @@ NEWS_CSS = """
 class HeldNotices:
     """For a dialog: a notification while it is on top shows on its own news line, in its layout,
     never over its title, verdict or buttons (a toast over the W dialog hid its verdict at 80x24);
-    each becomes a toast as usual once the dialog closes. The App asks `take_notice` first."""
+    each goes to the notification area under it once the dialog closes. The App asks `take_notice` first."""
 
     _notices: list[tuple[str, str, str, float | None]]
 
@@ -51,10 +52,12 @@ class HeldNotices:
                 app.notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
         if held:
-            app.call_later(again)  # once this dialog is off the stack: as toasts (or on the next dialog's line)
+            app.call_later(again)  # once this dialog is off the stack: to the area under it (or the next dialog's line)
 
-# At most 85% of the height, centred: the top two rows stay uncovered at 80x24, the status line and
-# the verdict under it (#44), and the notification line above the key bar at 200x50.
+# Every dialog draws the status line itself, docked on top exactly where the panes' is (the App fills
+# every StatusBar on the stack): WAVE n · guard and, at 80 columns, the verdict stay in view and
+# undimmed however many rows the line takes (#44). The box is centred in the rows under it, at most
+# 85% of them, so the notification line above the key bar stays in view at 200x50.
 DIALOG_CSS = NEWS_CSS + """
 Dialog { align: center middle; }
 Dialog > #dialog {
@@ -93,6 +96,7 @@ class Dialog(HeldNotices, ModalScreen[R], Generic[R]):
         self.confirm_variant = confirm_variant
 
     def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
         with Vertical(id="dialog"):
             yield Static(literal(self.dialog_title), id="dialog-title")
             yield Static("", id="dialog-news")

@@ -23,6 +23,7 @@ from sagan_tui.panel.registry import DESK_GROUPS, bindings, desk_bindings, offer
 from sagan_tui.panel.safe_text import clean, literal, one_line
 from sagan_tui.panel.widgets.key_bar import KeyBar
 from sagan_tui.panel.widgets.keyed_table import KeyedTable
+from sagan_tui.panel.widgets.news_area import NewsArea
 from sagan_tui.panel.widgets.panes import TimelineTable
 from sagan_tui.panel.widgets.status_bar import StatusBar
 
@@ -88,7 +89,9 @@ class DetailScreen(Screen):
 
     DEFAULT_CSS = """
     #detail { height: 1fr; }
-    #detail-left { width: 3fr; border-top: hkey $accent; padding: 0 1; }
+    /* The gutter is kept: a scrollbar appearing under a plan laid out for the width without it
+       re-wrapped every line one word short ("the / owner / accepts."). */
+    #detail-left { width: 3fr; border-top: hkey $accent; padding: 0 1; scrollbar-gutter: stable; }
     #detail-right { width: 2fr; }
     #detail-right > KeyedTable { height: 1fr; border-top: hkey $surface-lighten-2; border-title-align: left; }
     #detail-right > KeyedTable:focus { border-top: hkey $accent; }
@@ -120,6 +123,7 @@ class DetailScreen(Screen):
             with Vertical(id="detail-right"):
                 yield KeyedTable(render.POD_COLUMNS, title="Pods", id="detail-pods")
                 yield TimelineTable(id="detail-timeline")
+        yield NewsArea.of(self.app)  # the panel's news, in the flow: never over the status line
         yield KeyBar()
 
     def on_mount(self) -> None:

@@ -9,12 +9,14 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Center, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
 from sagan_tui.wire.keymap import KEYS, WHERE, keys_of, scope
 from sagan_tui.panel.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.news_area import NewsArea
+from sagan_tui.panel.widgets.status_bar import StatusBar
 from sagan_tui.panel.registry import OWN, bindings
 
 EXTRA = (("ctrl+p", "command palette: every action by name"), ("tab shift+tab", "next / previous pane"),
@@ -130,7 +132,9 @@ class HelpScreen(Screen[None]):
     """A full screen, not a modal: blending a modal over the panes costs seconds at 200x50."""
 
     DEFAULT_CSS = """
-    HelpScreen { align: center top; }
+    /* Centred in a row of its own: a screen's `align` moves all its children as one block, and the
+       notification area under the box spans the screen (the box went to the left edge). */
+    #help-row { height: 1fr; }
     #help-box { width: 96; max-width: 100%; height: 1fr; border: round $accent; padding: 0 1; }
     HelpScreen.-wide #help-box { width: 100%; max-width: 180; }
     """
@@ -143,10 +147,12 @@ class HelpScreen(Screen[None]):
         self.laid_out: RenderableType = text  # help_layout's, for this terminal's width (on mount)
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box") as box:
+        yield StatusBar(id="status")  # the sources, the clock and WAVE n · guard, as on the panes
+        with Center(id="help-row"), VerticalScroll(id="help-box") as box:
             box.border_title = "Keys"
             box.border_subtitle = "↑↓ pgup pgdn home end scroll · esc closes"
             yield Static(id="help-text")
+        yield NewsArea.of(self.app)  # the panel's news, in the flow: never over the status line
         yield KeyBar()
 
     def on_mount(self) -> None:

@@ -15,6 +15,8 @@ from sagan_tui.panel.messages import PodViewed
 from sagan_tui.panel.safe_text import literal, one_line
 from sagan_tui.panel.screens.pod_text import gpu_text, log_line, record_text
 from sagan_tui.panel.widgets.key_bar import KeyBar
+from sagan_tui.panel.widgets.news_area import NewsArea
+from sagan_tui.panel.widgets.status_bar import StatusBar
 from sagan_tui.panel.registry import OWN, bindings
 
 if TYPE_CHECKING:
@@ -46,13 +48,16 @@ class PodScreen(Screen[None]):
         self._log_of: tuple[object, int] | None = None  # (PodLog, its resets) last drawn: a reset redraws
 
     def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")  # the sources, the clock and WAVE n · guard, as on the panes
         with Horizontal(id="pod"):
             with VerticalScroll(id="pod-left"):
                 yield Static(record_text(None, self.pod_id), id="pod-record")
             with Vertical(id="pod-right"):
                 yield Static(gpu_text(None), id="pod-gpus")
                 yield Static("", id="pod-log-state")
-                yield RichLog(id="pod-log", markup=False, highlight=False, wrap=True, max_lines=2000)
+                # min_width: RichLog lays a line out at least 78 cells wide, cutting the reaper's stop at 120 columns.
+                yield RichLog(id="pod-log", markup=False, highlight=False, wrap=True, max_lines=2000, min_width=20)
+        yield NewsArea.of(self.app)  # the panel's news, in the flow: never over the status line
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -99,6 +104,12 @@ class PodScreen(Screen[None]):
         for line in list(log.lines)[len(log.lines) - new:] if new > 0 else ():
             widget.write(log_line(*line))
         self._shown_lines = log.total
+
+    def on_resize(self) -> None:
+        """RichLog lays a line out once, at the width it had: after a resize the log is written
+        again from the tail it holds, or a narrower terminal cuts the reaper's stop."""
+        self._log_of = None
+        self.call_after_refresh(self.refresh_from_model)
 
     def action_copy_id(self) -> None:
         why = copy(self.app, self.pod_id)

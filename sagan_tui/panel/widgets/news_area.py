@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from rich.text import Text
 from textual.widgets import Static
 
-from sagan_tui.panel.news import NOTICE_SECONDS, NewsBoard, news_lines
+from sagan_tui.panel.news import NewsBoard, news_lines
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -19,22 +19,28 @@ EXPIRE_EVERY_S = 1.0  # how often an item's time is looked at: a second late is 
 class NewsArea(Static):
     """Between the panes and the key bar, in the flow (not a layer): it takes rows from the panes
     and so never covers the status line, the verdict line or anything else. Hidden when empty.
-    A full screen that yields one (given the App's board) gets the news there instead of a toast."""
+    Every full screen of the panel yields one over the App's one board: a notice said on the detail
+    screen is still on the main screen's area when the owner comes back, and ctrl+l clears it there."""
 
-    DEFAULT_CSS = "NewsArea { height: auto; max-height: 3; padding: 0 1; background: $panel; display: none; }"
+    DEFAULT_CSS = ("NewsArea { width: 1fr; height: auto; max-height: 3; padding: 0 1; background: $panel; "
+                   "display: none; }")
 
     def __init__(self, board: NewsBoard | None = None, **kwargs) -> None:
         super().__init__("", **kwargs)
         self.board = board if board is not None else NewsBoard()  # the App's: it outlives the screen
-        self.seconds = NOTICE_SECONDS
-        self.clear_key = "ctrl+l"
         self._shown = -1  # the board's version last drawn
+
+    @classmethod
+    def of(cls, app: object) -> NewsArea:
+        """A full screen's area, over its App's board (a bare one outside the panel's App)."""
+        return cls(getattr(app, "news", None), id="news")
 
     def on_mount(self) -> None:
         self.set_interval(EXPIRE_EVERY_S, self._expire)
+        self._show()  # a screen opened over news already said shows it from its first frame
 
     def add(self, message: str, title: str, severity: str) -> str:
-        key = self.board.add(message, title, severity, time.monotonic(), self.seconds)
+        key = self.board.add(message, title, severity, time.monotonic())
         self._show()
         return key
 
@@ -49,7 +55,7 @@ class NewsArea(Static):
     @property
     def lines(self) -> list[str]:
         """The lines as shown (for tests and the help screen's reader), newest under the incident."""
-        return [text for text, _ in news_lines(self.board, self._width(), self._limit(), self.clear_key)]
+        return [text for text, _ in news_lines(self.board, self._width(), self._limit(), self.board.clear_key)]
 
     def on_resize(self) -> None:
         self._show()
@@ -67,7 +73,7 @@ class NewsArea(Static):
 
     def _show(self) -> None:
         self._shown = self.board.version
-        lines = news_lines(self.board, self._width(), self._limit(), self.clear_key)
+        lines = news_lines(self.board, self._width(), self._limit(), self.board.clear_key)
         text = Text(end="", no_wrap=True, overflow="ellipsis")
         for i, (line, style) in enumerate(lines):
             text.append(("\n" if i else "") + line, style)  # plain text: a source's words never act as markup
@@ -75,18 +81,18 @@ class NewsArea(Static):
         self.display = bool(lines)
 
 
-def deliver(screen: Screen | None, message: str, title: str, severity: str, timeout: float | None,
-            markup: bool) -> bool:
-    """A notice to the dialog on top, which holds it until it closes (confirm.HeldNotices), else to
-    the screen's notification area (the main screen's, or a full screen's that has one), which covers
-    nothing. False: neither took it (a toast, then)."""
-    if screen is None:
-        return False
-    take = getattr(screen, "take_notice", None)
-    if take is not None and not markup and take(message, title, severity, timeout):
-        return True
-    found = screen.query(NewsArea)
-    if found:
-        found.first().add(message, title, severity)
-        return True
-    return False
+def deliver(stack: Sequence[Screen], board: NewsBoard, message: str, title: str, severity: str,
+            timeout: float | None) -> None:
+    """A notice to the dialog on top, which holds it on its own line until it closes
+    (confirm.HeldNotices), else to the notification area of the topmost screen that has one (every
+    full screen of the panel does), else to the board, which the next area to show draws. Never a
+    toast: one stacked over the status line, the verdict and the `W` dialog at 80x24 (#44)."""
+    take = getattr(stack[-1], "take_notice", None) if stack else None
+    if take is not None and take(message, title, severity, timeout):
+        return
+    for screen in reversed(stack):  # a modal without a line (the palette) leaves the area under it in view
+        found = screen.query(NewsArea)
+        if found:
+            found.first().add(message, title, severity)
+            return
+    board.add(message, title, severity, time.monotonic())
