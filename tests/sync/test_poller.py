@@ -197,3 +197,32 @@ async def test_a_slow_accounts_data_is_stale_only_after_three_of_its_own_polls(s
     failed = replace(team, last_attempt=team.last_success + timedelta(seconds=1))
     assert failed.stale(team.last_success + timedelta(seconds=3 * settings.poll_interval + 0.1),
                         settings.poll_interval)
+
+
+async def test_a_cache_failure_in_one_source_ends_the_others_polls_before_it_is_raised(sim_factory, tmp_path):
+    """A full disk under one account's write is no source's health: poll_once raises it, and the
+    other sources' polls end with it. Left running, `sync --once` closed the clients and the cache
+    under a Sagan read still in flight ("client has been closed", then a closed database)."""
+    import asyncio
+    import sqlite3
+
+    fixture = {**LOSS_FIXTURE, "sagan": {"failures": [{"from": 0, "to": 10_000, "kind": "timeout"}]}}
+    sim = sim_factory(fixture=fixture)
+    poller, cache, _ = _poller(sim, tmp_path)
+
+    async def offload(fn, *args):
+        # SQLite's thread as a full disk leaves it for one account's write (the disk-fill test in
+        # tests/store/test_cache_recovery.py meets it on a real tmpfs, as root only).
+        if getattr(fn, "__self__", None) is poller.account_poller and fn.__name__ == "_write" and args[0] == "team":
+            raise sqlite3.OperationalError("database or disk is full")
+        return await asyncio.to_thread(fn, *args)
+
+    poller.offload = offload
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="disk is full"):
+            await poller.poll_once()
+        left = [t for t in asyncio.all_tasks() if not t.done() and "poll_source" in repr(t.get_coro())]
+        assert left == []
+    finally:
+        await poller.aclose()
+        cache.close()

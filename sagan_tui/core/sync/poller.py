@@ -130,7 +130,17 @@ class Poller:
         started, t0 = self.clock(), time.perf_counter()
         names = [n for n in self.sources
                  if force or not (self._health[n].next_attempt and self._health[n].next_attempt > started)]
-        parts = await asyncio.gather(*(self.poll_source(n) for n in names))
+        tasks = [asyncio.ensure_future(self.poll_source(n)) for n in names]
+        try:
+            parts = await asyncio.gather(*tasks)
+        except BaseException:
+            # One source's failure that is no source's health (the cache's full disk) or a cancel:
+            # the others end here too, before the caller closes the clients and the cache under
+            # them (a Sagan read left running met a closed client, then a closed database).
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         return merged(parts, started, time.perf_counter() - t0, self.health)
 
     async def poll_source(self, name: str) -> ChangeSet:
