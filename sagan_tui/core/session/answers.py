@@ -40,20 +40,20 @@ async def _decide(s: "PanelSession", i: I.Decide) -> Any:
                 return a
         return None
 
-    approval = await s._in_db(find)
+    approval = await s.in_db(find)
     if approval is None:
         raise LookupError(f"no pending or deferred approval {i.approval_id}")
-    return await s.decide(approval, i.decision, dict(i.answers), i.note, i.confirm)
+    return await s.desk.decide(approval, i.decision, dict(i.answers), i.note, i.confirm)
 
 
 async def _stop(s: "PanelSession", i: I.Stop) -> Any:
-    return await s.stop(list(i.targets))  # the channel's StopTargetView is the core's StopTarget
+    return await s.desk.stop(list(i.targets))  # the channel's StopTargetView is the core's StopTarget
 
 
 async def _export(s: "PanelSession", i: I.ExportReport) -> tuple[str, str]:
     from pathlib import Path
 
-    path, text = await s.export_report(Path(i.directory), i.source)
+    path, text = await s.desk.export_report(Path(i.directory), i.source)
     return str(path), text
 
 
@@ -66,35 +66,35 @@ HANDLERS: dict[type, Answer] = {
     I.WatchHeatmap: _started(lambda s, i: s.watch_heatmap(i.dimension, i.window_s, i.width)),
     I.FollowPod: _started(lambda s, i: s.follow_pod(i.pod_id, i.account)),
     I.ForgetPod: _started(lambda s, i: s.forget_pod(i.pod_id)),
-    I.ViewPod: _as(lambda s, i: s.pod_detail(i.pod_id)),
+    I.ViewPod: _as(lambda s, i: s.desk.pod_detail(i.pod_id)),
     I.Tick: _started(lambda s, i: s.tick(i.at)),
     I.KeyPressed: _started(lambda s, i: s.key_pressed(i.at)),
-    I.Dismiss: _as(lambda s, i: s.dismiss(i.pod_id)),
-    I.ToggleDismissed: _as(lambda s, i: s.toggle_dismissed()),
-    I.AcknowledgeWave: _as(lambda s, i: s.acknowledge_wave()),
-    I.StartCanary: _as(lambda s, i: s.start_canary(i.number)),
-    I.HeldNow: _as(lambda s, i: s.held_now(), tuple),
-    I.CanaryRest: _as(lambda s, i: s.canary_rest(), tuple),
-    I.BlockedBy: _as(lambda s, i: s.blocked_by(i.numbers), dict),
-    I.HoldNote: _as(lambda s, i: s.hold_note()),
-    I.WaveResponse: _as(lambda s, i: s.wave_response()),
-    I.DispatchVerdict: _as(lambda s, i: s.dispatch_verdict(i.number), V.verdict_view),
-    I.DispatchGuard: _as(lambda s, i: s.dispatch_guard(i.verb, i.numbers), V.verdict_view),
-    I.ApprovalsOf: _as(lambda s, i: s.approvals_of(i.number, i.status),
+    I.Dismiss: _as(lambda s, i: s.desk.dismiss(i.pod_id)),
+    I.ToggleDismissed: _as(lambda s, i: s.desk.toggle_dismissed()),
+    I.AcknowledgeWave: _as(lambda s, i: s.desk.acknowledge_wave()),
+    I.StartCanary: _as(lambda s, i: s.desk.start_canary(i.number)),
+    I.HeldNow: _as(lambda s, i: s.desk.held_now(), tuple),
+    I.CanaryRest: _as(lambda s, i: s.desk.canary_rest(), tuple),
+    I.BlockedBy: _as(lambda s, i: s.desk.blocked_by(i.numbers), dict),
+    I.HoldNote: _as(lambda s, i: s.desk.hold_note()),
+    I.WaveResponse: _as(lambda s, i: s.desk.wave_response()),
+    I.DispatchVerdict: _as(lambda s, i: s.desk.dispatch_verdict(i.number), V.verdict_view),
+    I.DispatchGuard: _as(lambda s, i: s.desk.dispatch_guard(i.verb, i.numbers), V.verdict_view),
+    I.ApprovalsOf: _as(lambda s, i: s.desk.approvals_of(i.number, i.status),
                        lambda got: tuple(V.approval_view(a) for a in got)),
-    I.AuditLog: _as(lambda s, i: s.audit_log(i.limit), lambda got: tuple(V.audit_view(a) for a in got)),
-    I.BalanceHistory: _as(lambda s, i: s.balance_history(), lambda got: {k: V.plain(v) for k, v in got.items()}),
-    I.ViewExperiment: _as(lambda s, i: s.view(i.number), V.detail_view),
+    I.AuditLog: _as(lambda s, i: s.desk.audit_log(i.limit), lambda got: tuple(V.audit_view(a) for a in got)),
+    I.BalanceHistory: _as(lambda s, i: s.desk.balance_history(), lambda got: {k: V.plain(v) for k, v in got.items()}),
+    I.ViewExperiment: _as(lambda s, i: s.desk.view(i.number), V.detail_view),
     I.ExportReport: _export,
-    I.Refuse: _as(lambda s, i: s.refuse(i.what, i.target)),
+    I.Refuse: _as(lambda s, i: s.desk.refuse(i.what, i.target)),
     I.Decide: _decide,
-    I.Hold: _as(lambda s, i: s.hold(i.numbers, i.note, i.origin, i.keep)),
-    I.StopTargets: _as(lambda s, i: s.stop_targets(i.numbers), tuple),
-    I.Release: _as(lambda s, i: s.release(i.numbers, i.note, i.confirm)),
-    I.ReleaseRefused: _as(lambda s, i: s.release_refused(i.number)),
-    I.Canary: _as(lambda s, i: s.canary(i.number, i.confirm)),
-    I.Redispatch: _as(lambda s, i: s.redispatch(i.number, i.note, i.confirm)),
-    I.Promote: _as(lambda s, i: s.promote(i.number)),
+    I.Hold: _as(lambda s, i: s.desk.hold(i.numbers, i.note, i.origin, i.keep)),
+    I.StopTargets: _as(lambda s, i: s.desk.stop_targets(i.numbers), tuple),
+    I.Release: _as(lambda s, i: s.desk.release(i.numbers, i.note, i.confirm)),
+    I.ReleaseRefused: _as(lambda s, i: s.desk.release_refused(i.number)),
+    I.Canary: _as(lambda s, i: s.desk.canary(i.number, i.confirm)),
+    I.Redispatch: _as(lambda s, i: s.desk.redispatch(i.number, i.note, i.confirm)),
+    I.Promote: _as(lambda s, i: s.desk.promote(i.number)),
     I.Stop: _stop,
-    I.RecordCancelled: _as(lambda s, i: s.record_cancelled(i.verb, i.target, account=i.account, detail=i.detail)),
+    I.RecordCancelled: _as(lambda s, i: s.desk.record_cancelled(i.verb, i.target, account=i.account, detail=i.detail)),
 }

@@ -3,7 +3,7 @@
 Its owner (core/session/serve.py's SessionHost, in the session process or, for a test, in the test's
 own process over a socketpair) runs it on its loop: `start()` there, `await close()` at the end.
 The owner never touches SQLite or a source: it awaits the methods below and those of
-core/session/owner.py and passes on the immutable updates `publish` hands it. Every source polls on
+its `desk` (core/session/owner.py's OwnerDesk) and passes on the immutable updates `publish` hands it. Every source polls on
 its own schedule and backoff as a task of that loop, and one SQLite thread (core/session/db.py's
 SQLiteWorker) does every cache read and write: poll writes, the audit log, pruning, dismissals,
 and the model's reads, so they never interleave. Another process's write lock is waited out on
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from sagan_tui.wire.basics import HeldClock, utcnow
 from sagan_tui.core.session.db import SQLiteWorker
-from sagan_tui.core.session.owner import OwnerRequests
+from sagan_tui.core.session.owner import OwnerDesk
 from sagan_tui.core.session.updates import PanelUpdate, SessionFailed, SessionReady, TimelineRows
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def _one_line(text: object) -> str:
     return one_line(str(text), limit=2000)
 
 
-class PanelSession(OwnerRequests):
+class PanelSession:
     """Owns what the panel's panes are built from; the App only wires keys and applies updates."""
 
     def __init__(self, settings: "Settings | Draft", publish: Callable[[object], None], *,
@@ -62,6 +62,7 @@ class PanelSession(OwnerRequests):
         self._incident_shown: dict | None = None  # the incident view last handed over (core/session/incident_view.py)
         self.runner: ActionRunner | None = None
         self.containment = None  # core/actions/contain.py's Containment, made with the runner
+        self.desk = OwnerDesk(self)  # the owner's actions and the dialogs' reads (core/session/owner.py)
         self._send = publish
         self._closed = False  # closed: nothing more is published (a discarded session's late news)
         self._poll = poll
@@ -107,7 +108,7 @@ class PanelSession(OwnerRequests):
         """Closed and awaited: its polls stopped, it publishes nothing more."""
         return self._closed
 
-    def _publish(self, update: object) -> None:
+    def publish(self, update: object) -> None:
         if not self._closed:
             self._send(update)
 
@@ -119,7 +120,7 @@ class PanelSession(OwnerRequests):
         except BaseException as exc:  # a bug of ours: the panel must end saying so, not hang
             log.exception("the session stopped")
             if self.model is None:
-                self._publish(SessionFailed(f"sagan-tui: the panel's session failed: {type(exc).__name__}: {exc}"))
+                self.publish(SessionFailed(f"sagan-tui: the panel's session failed: {type(exc).__name__}: {exc}"))
 
     def open_now(self) -> SessionReady:
         """Open and read everything on the caller's thread, before the app's loop runs (tests and
@@ -135,17 +136,17 @@ class PanelSession(OwnerRequests):
         try:
             settings = validate(self.settings) if isinstance(self.settings, Draft) else self.settings
         except ConfigError as exc:  # its text names the setting, never a secret
-            self._publish(SessionFailed(f"sagan-tui: {_one_line(exc)}", exit_code=2))
+            self.publish(SessionFailed(f"sagan-tui: {_one_line(exc)}", exit_code=2))
             return
         try:
-            ready = await self._in_db(self._open, settings)
+            ready = await self.in_db(self._open, settings)
         except Exception as exc:  # noqa: BLE001 - shown, then the panel exits
             # A CacheUnusable names the path and the cause itself, and exits 2 (the file untouched).
             code = getattr(exc, "exit_code", 1)
             why = _one_line(str(exc) if code == 2 else f"{type(exc).__name__}: {exc}")
-            self._publish(SessionFailed(f"sagan-tui: cannot open the cache: {why}", exit_code=code))
+            self.publish(SessionFailed(f"sagan-tui: cannot open the cache: {why}", exit_code=code))
             return
-        self._publish(ready)
+        self.publish(ready)
         await self._serving()
 
     async def _serving(self) -> None:
@@ -160,7 +161,7 @@ class PanelSession(OwnerRequests):
             if self.poller is not None:
                 await self.poller.aclose()
             if self._owns_cache and self.cache is not None:
-                await self._in_db(self.cache.close)
+                await self.in_db(self.cache.close)
 
     def _open(self, settings: "Settings") -> SessionReady:
         """In the SQLite thread: the cache (migrated or moved aside as needed), the poller, the
@@ -174,7 +175,7 @@ class PanelSession(OwnerRequests):
         self.settings = settings
         self.cache = self.cache or Cache(settings.cache_path)
         self.poller = self.poller or Poller(settings, self.cache)
-        self.poller.offload = self._in_db  # its writes go through the one SQLite thread too
+        self.poller.offload = self.in_db  # its writes go through the one SQLite thread too
         self.runner = ActionRunner.for_poller(settings, self.cache, self.poller, clock=self.clock)
         self.containment = Containment(self.runner, settings.guard_minutes)
         self.model = PanelModel(settings, self.cache, self.clock)
@@ -186,7 +187,7 @@ class PanelSession(OwnerRequests):
         from sagan_tui.core.session.pod_follow import PodFollower
 
         transports = self.poller.transports
-        self._pods_followed = PodFollower(transports.get, lambda view: self._publish(PanelUpdate(pod_logs=(view,))))
+        self._pods_followed = PodFollower(transports.get, lambda view: self.publish(PanelUpdate(pod_logs=(view,))))
         sources = self.poller.sources
         self._round = set(sources)
         now = time.monotonic()
@@ -199,7 +200,8 @@ class PanelSession(OwnerRequests):
                                                name="prune"))
         await self._stop.wait()
 
-    async def _in_db(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def in_db(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """`fn(*args)` in the session's one SQLite thread (core/session/db.py)."""
         return await self._db.run(fn, *args)
 
     # --- polls, each source on its own --------------------------------------------------
@@ -231,7 +233,7 @@ class PanelSession(OwnerRequests):
     async def _poll_one(self, name: str) -> None:
         round_no = self._round_no
         self._in_flight[name] = time.monotonic()
-        self._publish(PanelUpdate(in_flight=dict(self._in_flight)))
+        self.publish(PanelUpdate(in_flight=dict(self._in_flight)))
         try:
             changes = await self.poller.poll_source(name)
         except Exception as exc:  # noqa: BLE001 - a bug of ours; a source's failure is in its health
@@ -242,7 +244,7 @@ class PanelSession(OwnerRequests):
         finally:
             self._in_flight.pop(name, None)
         self._due[name] = time.monotonic() + self.poller.due_in(name, self.settings.poll_interval)
-        update = await self._in_db(self._applied, changes, crash)
+        update = await self.in_db(self._applied, changes, crash)
         if changes is not None:
             update = await self._contained(update)
         if round_no == self._round_no:
@@ -250,10 +252,10 @@ class PanelSession(OwnerRequests):
             if not self._round:
                 self.polls += 1
                 self._round = set(self.poller.sources)
-        self._publish(PanelUpdate(**{**update.__dict__, "in_flight": dict(self._in_flight), "polls": self.polls}))
-        foreign = await self._in_db(self._foreign)
+        self.publish(PanelUpdate(**{**update.__dict__, "in_flight": dict(self._in_flight), "polls": self.polls}))
+        foreign = await self.in_db(self._foreign)
         if foreign is not None:
-            self._publish(foreign)
+            self.publish(foreign)
 
     def _applied(self, changes: "ChangeSet | None", crash: str | None) -> PanelUpdate:
         from sagan_tui.core.session.model import Note, announcements
@@ -262,7 +264,7 @@ class PanelSession(OwnerRequests):
             return PanelUpdate(notes=(Note(f"poll failed: {crash}", severity="error"),))
         before = {n: h.state for n, h in self.model.health.items()}
         delta = self.model.apply(changes)
-        return self._update(delta, tuple(announcements(delta, before, self.model.health)))
+        return self.update_of(delta, tuple(announcements(delta, before, self.model.health)))
 
     async def _contained(self, update: PanelUpdate) -> PanelUpdate:
         """After a poll, in the same round: containment retries its failed stops and looks for
@@ -275,7 +277,7 @@ class PanelSession(OwnerRequests):
         m, now = self.model, self.clock()
         if self.containment is None or m is None or (not self.containment.watched and m.canary is None):
             return update  # nothing held through containment, no canary: the poll's update as it is
-        seen = await self._in_db(lambda: ({n: (e.status, e.updated_at, None) for n, e in m.experiments.items()
+        seen = await self.in_db(lambda: ({n: (e.status, e.updated_at, None) for n, e in m.experiments.items()
                                            if n in self.containment.watched}, list(m.pods.values())))
         before = self.containment.lines(now)
         await self.containment.step(now, *seen)  # its overrides are told by the incident watch's notes
@@ -285,13 +287,13 @@ class PanelSession(OwnerRequests):
             note = (f"Held again: canary #{c.experiment} lost its pod {c.pod_id} to the wave; "
                     "nothing more is released.")
             m.canary = replace(c, reheld_at=now)  # before the await: another source's poll must not hold it twice
-            result = await self._contain([c.experiment], note, "canary")
+            result = await self.desk.contain([c.experiment], note, "canary")
             m.canary = m.canary if result.ok else c
             notes = (Note(f"canary #{c.experiment} lost: {result.message}", "Canary held again",
                           "warning" if result.ok else "error"),)
         if self.containment.lines(now) == before and not notes:
             return update  # the wave panel's lines did not move: the poll's own view stands
-        view = await self._in_db(self._loss_view)
+        view = await self.in_db(self._loss_view)
         return PanelUpdate(**{**update.__dict__, "losses": view, "notes": (*update.notes, *notes)})
 
     def refresh(self, at: datetime | None = None) -> None:
@@ -331,8 +333,8 @@ class PanelSession(OwnerRequests):
             await asyncio.sleep(seconds)
 
     async def _watch(self) -> None:
-        for update in await self._in_db(self._look):
-            self._publish(update)
+        for update in await self.in_db(self._look):
+            self.publish(update)
 
     def _look(self) -> list[PanelUpdate]:
         """One look, in the writer thread: the cache file still there, then other writers' commits."""
@@ -375,13 +377,13 @@ class PanelSession(OwnerRequests):
         delta = self.model.foreign()
         if delta is None:
             return None
-        return self._update(delta, tuple(n for n in announcements(delta, before, self.model.health)
+        return self.update_of(delta, tuple(n for n in announcements(delta, before, self.model.health)
                                          if n.title != "Source failing"))
 
     async def _prune(self) -> None:
         s = self.settings
         # The session's clock, not the wall's: a panel replaying a past incident keeps that incident.
-        await self._in_db(self.cache.prune, self.clock(), s.events_retention_days,
+        await self.in_db(self.cache.prune, self.clock(), s.events_retention_days,
                           s.observations_retention_days)
 
     # --- updates ------------------------------------------------------------------------
@@ -430,7 +432,7 @@ class PanelSession(OwnerRequests):
             heatmap=self._heat(), health=dict(m.health), paging=m.paging, in_flight=dict(self._in_flight),
             polls=self.polls)
 
-    def _update(self, delta: "Delta", notes: tuple = ()) -> PanelUpdate:
+    def update_of(self, delta: "Delta", notes: tuple = ()) -> PanelUpdate:
         m = self.model
         return PanelUpdate(
             experiments=delta.experiments, pods=delta.pods, pods_removed=delta.pods_removed,
@@ -444,13 +446,13 @@ class PanelSession(OwnerRequests):
         """Send `tag`'s timeline rows for this scope now, and again whenever events or losses change."""
         self._timelines[tag] = (experiment, kind)
         if self.model is not None:
-            self._publish(await self._in_db(lambda: PanelUpdate(timelines=(self._timeline(tag),), answer=True)))
+            self.publish(await self.in_db(lambda: PanelUpdate(timelines=(self._timeline(tag),), answer=True)))
 
     async def watch_heatmap(self, dimension: str, window_s: float | None, width: int) -> None:
         """Send the heatmap's grid for this scope now, and again whenever the losses change."""
         self._heatmap = (dimension, window_s, width)
         if self.model is not None:
-            self._publish(await self._in_db(lambda: PanelUpdate(heatmap=self._heat(), answer=True)))
+            self.publish(await self.in_db(lambda: PanelUpdate(heatmap=self._heat(), answer=True)))
 
     def follow_pod(self, pod_id: str, account: str) -> None:
         """Read the pod's log and GPU figures now and every few seconds until forget_pod (its screen is open)."""
@@ -468,9 +470,9 @@ class PanelSession(OwnerRequests):
         """Re-render the rows whose text time alone changed (ages, "seen", a gone pod's hour); `at`
         moves a held clock first (HeldClock)."""
         self.move_clock(at)
-        update = await self._in_db(self._tick)
+        update = await self.in_db(self._tick)
         if update is not None:
-            self._publish(update)
+            self.publish(update)
 
     async def key_pressed(self, at: datetime | None = None) -> None:
         """The owner pressed a key (at `at` on a held clock): an absence ends, and the wave panel

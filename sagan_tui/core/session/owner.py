@@ -1,10 +1,11 @@
-"""What the owner asks of the session: the actions (each audited, each a coroutine of its typed
-result) and what the dialogs show (read in the session's SQLite thread). A mixin of PanelSession
-(core/session/core.py), which owns the SQLite thread and the model these run on."""
+"""The owner's desk: what the owner asks of the session, the actions (each audited, each a
+coroutine of its typed result) and what the dialogs show (read in the session's SQLite thread).
+PanelSession (core/session/core.py) composes one; it owns the SQLite thread and the model these
+run on, and the desk reaches them through its `DeskHost` surface."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sequence
 
 from sagan_tui.core.session.updates import PanelUpdate
 
@@ -23,10 +24,10 @@ if TYPE_CHECKING:
     from sagan_tui.core.triage import GuardVerdict
 
 
-class OwnerRequests:
-    """The owner's actions and the dialogs' reads, on PanelSession's loop and SQLite thread."""
+class DeskHost(Protocol):
+    """What the desk needs of its session (PanelSession): its parts, as they are now (the model
+    and the runner exist once the cache is open), its SQLite thread and its updates."""
 
-    # PanelSession's, named here for the reader (and a type checker).
     settings: "Settings"
     cache: "Cache | None"
     poller: "Poller | None"
@@ -34,10 +35,27 @@ class OwnerRequests:
     runner: "ActionRunner | None"
     containment: "Containment | None"
     clock: "Callable[[], datetime]"
-    _in_db: Callable[..., Awaitable[Any]]
-    _publish: Callable[[object], None]
-    refresh: Callable[..., None]
-    _update: Callable[..., PanelUpdate]
+
+    def in_db(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]: ...
+    def publish(self, update: object) -> None: ...
+    def refresh(self, at: "datetime | None" = None) -> None: ...
+    def update_of(self, delta: Any, notes: tuple = ()) -> PanelUpdate: ...
+
+
+class OwnerDesk:
+    """The owner's actions and the dialogs' reads, on its session's loop and SQLite thread."""
+
+    def __init__(self, host: DeskHost):
+        self.host = host
+
+    # The session's parts, read when used: the model, runner and containment come with the open.
+    settings = property(lambda self: self.host.settings)
+    cache = property(lambda self: self.host.cache)
+    poller = property(lambda self: self.host.poller)
+    model = property(lambda self: self.host.model)
+    runner = property(lambda self: self.host.runner)
+    containment = property(lambda self: self.host.containment)
+    clock = property(lambda self: self.host.clock)
 
     # --- the owner's actions: each returns an awaitable of its typed result --------------
 
@@ -56,11 +74,11 @@ class OwnerRequests:
              keep: Sequence[str] = ()) -> "ActionResult":
         """Containment (core/actions/contain.py): hold `numbers`, stop their starting and doomed pods but
         those the owner unticked (`keep`), and verify until the guard ends; `origin` is audited."""
-        return await self._contain(list(numbers), note, origin, frozenset(keep))
+        return await self.contain(list(numbers), note, origin, frozenset(keep))
 
     async def stop_targets(self, numbers: Sequence[int]) -> "tuple[StopTarget, ...]":
         """What containment would stop for `numbers` now, for the dialog to list before Send."""
-        return await self._in_db(self._doomed, list(numbers))
+        return await self.host.in_db(self._doomed, list(numbers))
 
     def _doomed(self, numbers: list[int]) -> "tuple[StopTarget, ...]":
         from sagan_tui.core.actions.contain import stop_targets
@@ -69,12 +87,12 @@ class OwnerRequests:
         wave = m.active_wave()
         return tuple(stop_targets(m.pods.values(), numbers, self.clock(), wave.gap_median_s if wave else None))
 
-    async def _contain(self, numbers: list[int], note: str, origin: str,
+    async def contain(self, numbers: list[int], note: str, origin: str,
                        keep: frozenset[str] = frozenset()) -> "ActionResult":
         import msgspec
 
-        targets = [t for t in await self._in_db(self._doomed, numbers) if t.pod_id not in keep]
-        known = await self._in_db(lambda: {n: {p.pod_id for p in self.model.pods.values() if p.experiment == n}
+        targets = [t for t in await self.host.in_db(self._doomed, numbers) if t.pod_id not in keep]
+        known = await self.host.in_db(lambda: {n: {p.pod_id for p in self.model.pods.values() if p.experiment == n}
                                            for n in numbers})
         done = await self.containment.contain(numbers, targets, origin=origin, note=note, known_pods=known)
         now = self.clock()
@@ -82,7 +100,7 @@ class OwnerRequests:
             if n in self.containment.watched and self.model is not None:
                 self.model.incident.own_change(n, now)  # the owner's own change: a hold to watch, no "your turn"
                 self.model.incident.held(n, now, origin)
-        self.refresh()
+        self.host.refresh()
         return msgspec.structs.replace(done.hold, message=done.message)
 
     async def release(self, numbers: Sequence[int], note: str = "", confirm: str | None = None) -> "ActionResult":
@@ -110,7 +128,7 @@ class OwnerRequests:
         from sagan_tui.core.actions.guard import guard_of
 
         armed = self._canary_lost() if verb == "release" else ""
-        return await self._in_db(guard_of, self.cache, verb, list(numbers), self.clock(),
+        return await self.host.in_db(guard_of, self.cache, verb, list(numbers), self.clock(),
                           self.settings.guard_minutes, armed)
 
     async def release_refused(self, number: int) -> "ActionResult":
@@ -136,13 +154,13 @@ class OwnerRequests:
                 return ()
             return tuple(n for n in c.held if (e := self.model.experiments.get(n)) and e.status == "blocked")
 
-        return await self._in_db(rest)
+        return await self.host.in_db(rest)
 
     async def blocked_by(self, numbers: Sequence[int]) -> "dict[int, str]":
         """experiment -> who blocked it (the owner, W, Sagan's pod-stop cascade), for the release dialog."""
         from sagan_tui.core.actions.holds import blocked_by
 
-        return await self._in_db(blocked_by, self.cache, list(numbers))
+        return await self.host.in_db(blocked_by, self.cache, list(numbers))
 
     async def acknowledge_wave(self) -> str:
         """The wave on screen acknowledged (persisted): quiet until it grows; what was done, in words."""
@@ -161,7 +179,7 @@ class OwnerRequests:
     async def held_now(self) -> "tuple[int, ...]":
         from sagan_tui.core.session.incident_view import held_now
 
-        return await self._in_db(held_now, self.model)
+        return await self.host.in_db(held_now, self.model)
 
     async def redispatch(self, number: int, note: str, confirm: str | None = None) -> "ActionResult":
         return await self._acting(lambda: self.runner.redispatch(number, note, confirm=confirm))
@@ -195,7 +213,7 @@ class OwnerRequests:
                         self.model.incident.held(n, self.clock())
                     else:
                         self.model.incident.released(n)
-            self.refresh()  # its effect shows on the next poll
+            self.host.refresh()  # its effect shows on the next poll
         return result
 
     async def dismiss(self, pod_id: str) -> str:
@@ -204,7 +222,7 @@ class OwnerRequests:
 
     async def balance_history(self) -> dict:
         """The cache's balance history per account, for the account view's sparkline (terminal's hunk)."""
-        return await self._in_db(self.cache.balance_history)
+        return await self.host.in_db(self.cache.balance_history)
 
     async def toggle_dismissed(self) -> str:
         return await self._changing(self.model.toggle_dismissed if self.model else None)
@@ -214,10 +232,10 @@ class OwnerRequests:
             return "the cache is still being opened"
         def change() -> tuple[str, PanelUpdate]:
             said, delta = fn(*args)
-            return said, self._update(delta)  # its rows read back in the same thread
+            return said, self.host.update_of(delta)  # its rows read back in the same thread
 
-        said, update = await self._in_db(change)  # another process's write lock waited out on the loop
-        self._publish(PanelUpdate(**{**update.__dict__, "said": said, "answer": True}))
+        said, update = await self.host.in_db(change)  # another process's write lock waited out on the loop
+        self.host.publish(PanelUpdate(**{**update.__dict__, "said": said, "answer": True}))
         return said
 
     # --- what the dialogs show, read in the SQLite thread --------------------------------
@@ -230,7 +248,7 @@ class OwnerRequests:
             wave = self.model.active_wave()
             return f"Held by the owner: {wave_summary(wave)}." if wave is not None else ""
 
-        return await self._in_db(note)
+        return await self.host.in_db(note)
 
     async def wave_response(self) -> "ProposalView | None":
         """W's proposal for the wave on screen (the active one, else the latest), as the channel's view."""
@@ -248,28 +266,28 @@ class OwnerRequests:
             night = summarize(m.waves, m.losses, self.cache.incident_rows.last_acknowledged())  # what the ticket file holds
             return proposal_view(propose(m.waves[shown], m.experiments, ticket=night))
 
-        return await self._in_db(proposal)
+        return await self.host.in_db(proposal)
 
     async def dispatch_verdict(self, number: int) -> "GuardVerdict":
         from sagan_tui.core.actions.guard import dispatch_verdict
 
-        return await self._in_db(dispatch_verdict, self.cache, number, self.clock(),
+        return await self.host.in_db(dispatch_verdict, self.cache, number, self.clock(),
                           self.settings.guard_minutes)
 
     async def approvals_of(self, number: int, status: str = "pending") -> "list[ApprovalRequest]":
         """One experiment's requests in `status` (a deferred one stays reachable from `a`)."""
-        return await self._in_db(lambda: [a for a in self.cache.approvals(status)
+        return await self.host.in_db(lambda: [a for a in self.cache.approvals(status)
                                                 if a.experiment_number == number])
 
     async def audit_log(self, limit: int = 500) -> "list[Action]":
-        return await self._in_db(self.cache.actions, limit)
+        return await self.host.in_db(self.cache.actions, limit)
 
     async def export_report(self, directory: Any, source: str = "export") -> tuple[Any, str]:
         """Write the incident report (`e`, or W's ticket: `source`), audited with the file it wrote."""
         from sagan_tui.core.actions.guard import export_report
 
         try:
-            path, text = await self._in_db(export_report, self.cache, self.clock(), directory,
+            path, text = await self.host.in_db(export_report, self.cache, self.clock(), directory,
                                            self.settings.guard_minutes)
         except OSError as exc:
             await self.runner.record_done(source, str(directory), f"not written: {exc}", ok=False)
@@ -281,7 +299,7 @@ class OwnerRequests:
         """A pod's screen from the cache and the model (core/session/pod_detail.py), read in the writer thread."""
         from sagan_tui.core.session.pod_detail import pod_detail
 
-        return await self._in_db(lambda: pod_detail(pod_id, self.model, self.cache, self.clock()))
+        return await self.host.in_db(lambda: pod_detail(pod_id, self.model, self.cache, self.clock()))
 
     async def view(self, number: int) -> Any:
         """One experiment as Sagan serves it now (the detail's plan and fields)."""
