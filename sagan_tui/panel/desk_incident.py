@@ -15,7 +15,7 @@ HOLD_NOTE = ("Sets the status to blocked and stops the pods listed (starting, or
 
 def canary_note(waves: Any, shown: int) -> str:
     """What C's dialog says it watches: past the kill time of the wave the session would take (the
-    one shown, else the latest; core/session/incident_view.start_canary), or, with no wave, no kill time."""
+    one shown, else the latest; core/session/incident_view.py's IncidentLines.start_canary), or, with no wave, no kill time."""
     wave = waves[shown] if 0 <= shown < len(waves) else (waves[-1] if waves else None)
     if wave is None or wave.gap_median_s is None:
         why = "no wave on record, so no kill time" if wave is None else "the wave's kill time is unknown"

@@ -33,7 +33,6 @@ def _titles(notes, title):
 
 
 async def test_the_demo_wave_is_announced_once_and_quiet_once_acknowledged_while_its_cause_holds(rig):
-    from sagan_tui.core.session.incident_view import acknowledge
 
     r = await rig(scenario="reaping-wave", at=2)
     m, poll_at = await _model(r)
@@ -41,7 +40,7 @@ async def test_the_demo_wave_is_announced_once_and_quiet_once_acknowledged_while
     for t in (40, 60, 100, 104, 110, 114, 140):
         told += await poll_at(t)
     assert len(_titles(told, "Reaping wave")) == 1 and _titles(told, "Reaping wave grew") == []
-    acknowledge(m)
+    m.incident_lines.acknowledge()
     quiet = []
     for t in (190, 200, 252, 256, 262, 300):  # the loop's two re-dispatches, reaped at the same kill time
         quiet += await poll_at(t)
@@ -49,7 +48,7 @@ async def test_the_demo_wave_is_announced_once_and_quiet_once_acknowledged_while
     # announced again; only a new burst or a new cause is (core/triage/hysteresis.py).
     assert _titles(quiet, "Reaping wave grew") == []
     assert len(m.waves) == 1 and {"q8r1zt5mk0pv3e", "b4y7wn2gx6cj9s"} <= set(m.waves[0].pod_ids)
-    acknowledge(m)
+    m.incident_lines.acknowledge()
     assert _titles(await poll_at(320), "Reaping wave grew") == []  # nothing new: quiet
     assert verdict_of(m.waves[0]).cause == "platform-reaper" and sorted(m.waves[0].accounts) == ["team"]
     later = []

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 from sagan_tui.core.actions.guard import export_report
-from sagan_tui.core.session.incident_view import acknowledge
 from sagan_tui.core.session.model import PanelModel
 
 from .incidents import BROKE, DEAD_HOST, REAPED, SteppedPolls, settings_for, three_causes
@@ -44,7 +43,7 @@ async def test_the_ticket_and_the_report_cover_every_wave_since_the_last_acknowl
         assert len(model.waves) == 2
         _, before = export_report(rig.cache, rig.now(), tmp_path / "before")
         assert waves_in(before) == [set(DEAD_HOST), set(BROKE)]  # nothing acknowledged: every wave
-        acknowledge(model)  # at t=450: the balance stop's wave, the latest on screen
+        model.incident_lines.acknowledge()  # at t=450: the balance stop's wave, the latest on screen
         for t in range(460, 631, 10):
             model.apply(await rig.poll_at([t]))
         assert len(model.waves) == 3

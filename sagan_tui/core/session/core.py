@@ -397,11 +397,9 @@ class PanelSession:
         for wave in (m.active_wave(), max(m.waves, key=lambda w: w.end, default=None)):
             if wave is not None:
                 diagnosis_of(wave)  # kept with the wave (its verdict with it)
-        from sagan_tui.core.session.incident_view import incident_view
-
         from sagan_tui.core.session.views import incident_view as made
 
-        self._incident_shown = incident_view(m)
+        self._incident_shown = m.incident_lines.view()
         return made(m.losses, m.waves, m.dismissed, m.affected_pods(), self._incident_shown)
 
     def _heat(self) -> "HeatGridView | None":
@@ -492,11 +490,9 @@ class PanelSession:
             return None
         pods, hidden = self.model.due_pod_rows()
         exps = self.model.due_experiment_rows()
-        from sagan_tui.core.session.incident_view import incident_view
-
         # The canary's progress, the since-you-looked line and the wave shown (its guard's end) move
         # with time alone; the heatmap's active columns with the guard.
-        losses = self._loss_view() if incident_view(self.model) != self._incident_shown else None
+        losses = self._loss_view() if self.model.incident_lines.view() != self._incident_shown else None
         heat = self._heat() if losses is not None else None
         if pods or hidden or exps or losses:
             return PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden), losses=losses, heatmap=heat)

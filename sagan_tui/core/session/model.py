@@ -14,7 +14,7 @@ from sagan_tui.core.config_model import Settings
 from sagan_tui.core.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.core.store.cache import Cache, CachedPod
 from sagan_tui.core.session.incident import IncidentWatch
-from sagan_tui.core.session.incident_view import incident_news, load_incident
+from sagan_tui.core.session.incident_view import IncidentLines
 from sagan_tui.core.triage import TriageContext, Wave, active_wave, find_waves
 from sagan_tui.core.triage.forming import active_forming, find_forming
 from sagan_tui.core.triage.evidence import evidence_moved
@@ -78,6 +78,7 @@ class PanelModel:
         self.waves: list[Wave] = []
         self.forming: list = []  # forming clusters (core/triage/forming.py), every one; active_forming() for now's
         self.incident = IncidentWatch()
+        self.incident_lines = IncidentLines(self)  # its news and view (core/session/incident_view.py)
         self.canary = None  # a Canary (core/triage/canary.py) while one is watched
         self.containment = None  # the session's Containment (core/actions/contain.py): its lines for the wave panel
         self.approvals: tuple = ()  # the pending requests, as last read
@@ -117,7 +118,7 @@ class PanelModel:
         self._seen_pods = {x.pod_id for w in self.waves for x in w.losses}
         self.incident.seen(self.waves)
         self.incident.forming_news(self.active_forming())  # present at load: not news
-        load_incident(self)
+        self.incident_lines.load()
         self.read_paging()
         self._stamp()
 
@@ -391,7 +392,7 @@ class PanelModel:
                     retracted.append((tuple(sorted(told & withdrawn)), headline))
                     self._announced[wid] = (told - withdrawn, headline)
         now = self.clock()
-        incident = incident_news(self, changes, status_before, new_waves, losses_moved, now)
+        incident = self.incident_lines.news(changes, status_before, new_waves, losses_moved, now)
         # A status change the owner caused (hold, release, approve) is not "your turn" news.
         new_inbox = tuple(self.experiments[n] for n in sorted(self.inbox() - inbox_before)
                           if not self.incident.is_quiet(n, now))

@@ -137,13 +137,12 @@ class OwnerDesk:
 
     async def canary(self, number: int, confirm: str | None = None) -> "ActionResult":
         """Release `number` and re-dispatch it through the guard; on success its pod is watched."""
-        from sagan_tui.core.session.incident_view import held_now, start_canary
-
         result = await self._acting(lambda: self.runner.canary(number, confirm), ("release", [number]))
         if result.ok and self.containment is not None:
             self.containment.released(number)
         if result.ok and self.model is not None:
-            start_canary(self.model, number, held_now(self.model))
+            lines = self.model.incident_lines
+            lines.start_canary(number, lines.held_now())
         return result
 
     async def canary_rest(self) -> "tuple[int, ...]":
@@ -164,22 +163,19 @@ class OwnerDesk:
 
     async def acknowledge_wave(self) -> str:
         """The wave on screen acknowledged (persisted): quiet until it grows; what was done, in words."""
-        from sagan_tui.core.session.incident_view import acknowledge
-
-        said = await self._changing(_redrawn(acknowledge), self.model)
+        said = await self._changing(_redrawn(lambda m: m.incident_lines.acknowledge()), self.model)
         await self.runner.record_done("acknowledge", "wave", said)  # `A` shows it beside the actions
         return said
 
     async def start_canary(self, number: int) -> str:
         """Watch `number` as the canary (after its guarded re-dispatch): its line in the wave panel."""
-        from sagan_tui.core.session.incident_view import held_now, start_canary
+        def start(m: PanelModel) -> str:
+            return m.incident_lines.start_canary(number, m.incident_lines.held_now())
 
-        return await self._changing(_redrawn(lambda m: start_canary(m, number, held_now(m))), self.model)
+        return await self._changing(_redrawn(start), self.model)
 
     async def held_now(self) -> "tuple[int, ...]":
-        from sagan_tui.core.session.incident_view import held_now
-
-        return await self.host.in_db(held_now, self.model)
+        return await self.host.in_db(lambda: self.model.incident_lines.held_now())
 
     async def redispatch(self, number: int, note: str, confirm: str | None = None) -> "ActionResult":
         return await self._acting(lambda: self.runner.redispatch(number, note, confirm=confirm))
