@@ -51,6 +51,13 @@ def test_the_folders_say_which_process_runs_a_module():
         assert (PKG / "core" / layer / "__init__.py").is_file(), layer
 
 
+def test_the_app_only_wires():
+    """Each job of the panel is its own module's (start, updates, status line, keys, news): the
+    App composes them, in under 200 lines."""
+    lines = (PKG / "panel" / "app.py").read_text().splitlines()
+    assert len(lines) < 200, f"panel/app.py has {len(lines)} lines: give the new job a module of its own"
+
+
 @pytest.mark.parametrize("forbidden", ["sqlite3", "sqlite_utils", "httpx", "runpod", "requests", "socket"])
 def test_triage_is_pure(graph, forbidden):
     if forbidden not in graph.modules:

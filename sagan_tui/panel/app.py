@@ -24,7 +24,7 @@ from sagan_tui.panel.safe_text import clean
 from sagan_tui.panel.status_line import StatusLine
 from sagan_tui.panel.updates import Updates
 from sagan_tui.panel.view import PanelView
-from sagan_tui.panel.widgets.news_area import NewsArea, deliver
+from sagan_tui.panel.widgets.news_area import NewsArea, area_in_view, deliver
 
 if TYPE_CHECKING:  # the rest is imported where it is used: none of it is needed for the first frame
     from textual.command import Provider
@@ -126,14 +126,7 @@ class SaganApp(App):
     polling: bool = property(lambda self: bool(self.view.in_flight))  # type: ignore[assignment]
     first_paint_s: float | None = property(lambda self: self.start.first_paint_s)  # type: ignore[assignment]
 
-    @property
-    def news_area(self) -> NewsArea | None:
-        """The notification area in view: the topmost screen's that has one (all share `news`)."""
-        for screen in reversed(self.screen_stack):
-            found = screen.query(NewsArea)
-            if found:
-                return found.first()
-        return None
+    news_area: NewsArea | None = property(lambda self: area_in_view(self.screen_stack))  # type: ignore[assignment]
 
     def current_losses(self) -> list[LossRecordView]:
         """Every loss as last read (dismissed ones are evidence too)."""

@@ -81,6 +81,15 @@ class NewsArea(Static):
         self.display = bool(lines)
 
 
+def area_in_view(stack: Sequence[Screen]) -> "NewsArea | None":
+    """The notification area in view: the topmost screen's that has one (all share the app's board)."""
+    for screen in reversed(stack):
+        found = screen.query(NewsArea)
+        if found:
+            return found.first()
+    return None
+
+
 def deliver(stack: Sequence[Screen], board: NewsBoard, message: str, title: str, severity: str,
             timeout: float | None) -> None:
     """A notice to the dialog on top, which holds it on its own line until it closes
