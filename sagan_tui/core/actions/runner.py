@@ -66,20 +66,29 @@ class ActionRunner:
 
     async def _perform(self, verb: str, target: str, send: Callable[[], Awaitable[str]], *,
                        account: str | None = None, detail: str | None = None,
-                       key: tuple[str, str] | None = None, origin: str | None = None) -> ActionResult:
-        """Refuse, audit, send, record: the one path every action takes."""
+                       key: tuple[str, str] | None = None, origin: str | None = None,
+                       experiment: int | None = None) -> ActionResult:
+        """Refuse, audit, send, record: the one path every action takes. `experiment`: its account
+        is read from the cache (after the action is marked in flight: a double press that reaches
+        here twice sends once, the first, whatever the reads' order)."""
         key = key or (verb, target)
-        done = lambda ok, message, **kw: ActionResult(  # noqa: E731
-            ok=ok, message=clean(message, multiline=True), verb=verb, target=target, account=account, **kw)
-        if self.settings.read_only:
-            result = done(False, f"read-only: {verb} {target} refused (the panel was started with --read-only)",
-                          refused=True)
-            return await self._record(result, detail, origin)
-        if key in self._in_flight:
-            result = done(False, f"{verb} {target} is already in flight: not sent again", refused=True)
-            return await self._record(result, detail, origin)
-        self._in_flight.add(key)
+        # Marked before the first await: two presses on one loop are told apart here, in order.
+        claimed = not self.settings.read_only and key not in self._in_flight
+        if claimed:
+            self._in_flight.add(key)
         try:
+            if experiment is not None and account is None:
+                exp = await self.offload(self.cache.experiment, int(experiment))
+                account = exp.runpod_account if exp else None
+            done = lambda ok, message, **kw: ActionResult(  # noqa: E731
+                ok=ok, message=clean(message, multiline=True), verb=verb, target=target, account=account, **kw)
+            if self.settings.read_only:
+                result = done(False, f"read-only: {verb} {target} refused (the panel was started with --read-only)",
+                              refused=True)
+                return await self._record(result, detail, origin)
+            if not claimed:
+                result = done(False, f"{verb} {target} is already in flight: not sent again", refused=True)
+                return await self._record(result, detail, origin)
             audit_id = await self.offload(self.cache.audit, Action(
                 at=self.clock(), action=verb, target=target, account=account, detail=detail, origin=origin))
             try:
@@ -96,10 +105,11 @@ class ActionRunner:
                 said = self._clean(f"{type(exc).__name__}: {exc}")
                 result = done(False, f"{verb} {target} failed: {said}", server_error=said)
             await self.offload(self.cache.finish_action, audit_id, result.result,
-                                    None if result.ok else result.message)
+                               None if result.ok else result.message)
             return msgspec.structs.replace(result, audit_id=audit_id)
         finally:
-            self._in_flight.discard(key)
+            if claimed:
+                self._in_flight.discard(key)
 
     async def refuse_read_only(self, what: str, target: str = "-") -> ActionResult:
         """A mutating key pressed in read-only: said out loud and audited with what it was pressed
@@ -207,8 +217,7 @@ class ActionRunner:
             status = (reply.get("experiment") or {}).get("status", "blocked")
             return f"#{number} held: status {status}"
 
-        exp = await self.offload(self.cache.experiment, int(number))
-        return await self._perform("hold", f"#{number}", send, account=exp.runpod_account if exp else None,
+        return await self._perform("hold", f"#{number}", send, experiment=number,
                                    detail=one_line(note, limit=500) or None, origin=origin)
 
     async def release(self, number: int, note: str = "", confirm: str | None = None, *, armed: str = "",
@@ -226,8 +235,7 @@ class ActionRunner:
             status = (reply.get("experiment") or {}).get("status", "approved")
             return f"#{number} released: status {status}"
 
-        exp = await self.offload(self.cache.experiment, int(number))
-        return await self._perform("release", f"#{number}", send, account=exp.runpod_account if exp else None,
+        return await self._perform("release", f"#{number}", send, experiment=number,
                                    detail=one_line(note, limit=500) or None)
 
     async def bulk_release(self, numbers: Iterable[int], note: str = "", confirm: str | None = None, *,
@@ -250,8 +258,7 @@ class ActionRunner:
             self._confirmed(reply, "launch-pod")
             return f"#{number} released and re-dispatched as the canary: watching its pod"
 
-        exp = await self.offload(self.cache.experiment, int(number))
-        return await self._perform("canary", f"#{number}", send, account=exp.runpod_account if exp else None)
+        return await self._perform("canary", f"#{number}", send, experiment=number)
 
     async def redispatch(self, number: int, note: str = "", confirm: str | None = None) -> ActionResult:
         """Ask Sagan to launch a pod for an approved experiment, through the dispatch guard.
@@ -268,8 +275,7 @@ class ActionRunner:
             run = reply.get("agentRunId")
             return f"#{number} re-dispatched" + (f": agent run {one_line(run, limit=80)}" if run else "")
 
-        exp = await self.offload(self.cache.experiment, int(number))
-        return await self._perform("redispatch", f"#{number}", send, account=exp.runpod_account if exp else None)
+        return await self._perform("redispatch", f"#{number}", send, experiment=number)
 
     async def promote(self, number: int) -> ActionResult:
         async def send() -> str:

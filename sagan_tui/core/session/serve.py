@@ -122,8 +122,15 @@ class SessionHost:
             _log_beside_cache(draft)
             held = intent.clock
             clock = {} if held is None else {"clock": HeldClock(held)}  # moved by the panel's Tick and KeyPressed
-            self.session = PanelSession(draft, self.publish, poll=intent.poll, **clock)
-            self.session.start()
+            def publish(update: object) -> None:
+                # A discarded session's late news goes nowhere: a pre-open that failed after the
+                # Open replaced it must not answer that Open with its failure.
+                if self.session is session:
+                    self.publish(update)
+
+            session = PanelSession(draft, publish, poll=intent.poll, **clock)
+            self.session = session
+            session.start()
         except BaseException:
             self._answered.set()  # the intents waiting are refused (not open), not left waiting
             raise
