@@ -58,8 +58,11 @@ async def cpu_per_poll(env: dict[str, str], urls: dict[str, str], cache_path: Pa
 
 
 def measure(pods: int, count: int, interval: float) -> dict:
+    # Each its own simulators, started afresh: the fleet's scenario runs on (its wave, a balance
+    # running out), and a watch polling the same servers after sync met a later, busier fleet.
     with fleet_servers(pods, "sagan-bench-watch-") as (env, urls, home):
         sync = asyncio.run(cpu_per_poll(env, urls, home / "sync.sqlite", count, interval, False))
+    with fleet_servers(pods, "sagan-bench-watch-") as (env, urls, home):
         watch = asyncio.run(cpu_per_poll(env, urls, home / "watch.sqlite", count, interval, True))
     return {"pods": pods, "sync_cpu_s": sync[0], "watch_cpu_s": watch[0], "sync_worst_s": sync[1],
             "watch_worst_s": watch[1]}
