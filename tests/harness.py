@@ -89,10 +89,15 @@ async def polled(pilot, app, n: int = 1) -> None:
 
 
 async def open_dialog(pilot, key: str, kind: type, what: str = ""):
-    """Press `key` and wait for a screen of `kind` on top; returns it."""
+    """Press `key` and wait for a screen of `kind` on top, ready for keys; returns it.
+
+    Ready: its first focus taken (AUTO_FOCUS lands after the screen is on top: a test that read
+    `app.focused` at once found None now and then)."""
     await pilot.press(key)
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, kind), what=what or kind.__name__)
-    return pilot.app.screen
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, kind) and app.focused is not None
+                   and app.focused.screen is app.screen, what=what or kind.__name__)
+    return app.screen
 
 
 async def settled(pilot) -> None:
