@@ -75,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-mouse", action="store_true", help="do not ask the terminal for mouse events")
     p.add_argument("--color", choices=["auto", "256", "truecolor", "standard"], help="colour system")
     p.add_argument("--no-bell", action="store_true", help="no terminal bell on new owner items or waves")
+    p.add_argument("--standalone", action="store_true",
+                   help="poll on its own even when `sagan-tui watch` runs on the same cache (default: attach to it)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     s = sub.add_parser("sim", help="the simulator alone, on 127.0.0.1")

@@ -44,7 +44,7 @@ def refuse_without_terminal() -> int | None:
     return 2
 
 
-def run_panel(settings: Settings | Draft) -> int:
+def run_panel(settings: Settings | Draft, standalone: bool = False) -> int:
     """Run the app until quit (or a stop signal, which ends it as `q` does); its session opens the
     cache and the poller after the first frame and closes them when the app ends."""
     from sagan_tui.commands.stop_signals import exit_on_stop_signals
@@ -68,11 +68,14 @@ def run_panel(settings: Settings | Draft) -> int:
         # convention Textual honours (it drops every hue), and the fewest codes for what is left.
         os.environ.setdefault("NO_COLOR", "1")
         os.environ["TEXTUAL_COLOR_SYSTEM"] = "standard"
-    from sagan_tui.wire.channel.early import start_early
+    from sagan_tui.wire.channel.early import attach_or_start_early
 
-    # The session process starts before Textual is imported, opened on these layers: its start
-    # and first poll run beside the UI's start instead of after the first frame (wire/channel/early.py).
-    start_early(settings if hasattr(settings, "values") else None)
+    # A `watch` on this cache is attached to (its polls serve every panel); otherwise the session
+    # process starts before Textual is imported, opened on these layers: its start and first poll
+    # run beside the UI's start instead of after the first frame (wire/channel/early.py).
+    why = attach_or_start_early(settings if hasattr(settings, "values") else None, settings.cache_path, standalone)
+    if why is not None:
+        print(f"sagan-tui: {why}; this panel polls on its own", file=sys.stderr)
     from sagan_tui.panel.app import SaganApp
 
     app = SaganApp(settings)
@@ -85,4 +88,4 @@ def run(args: argparse.Namespace) -> int:
     refused = refuse_without_terminal()
     if refused is not None:
         return refused
-    return run_panel(settings_for(args))
+    return run_panel(settings_for(args), standalone=bool(getattr(args, "standalone", False)))

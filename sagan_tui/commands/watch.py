@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -104,6 +105,8 @@ class Watch:
         self.contain = AutoContainment(ActionRunner.for_poller(settings, cache, self.poller, clock=self.poller.clock),
                                        settings.guard_minutes)
         self.targets = targets
+        self.hub = None  # panels attached over the session channel (core/session/hub.py), made by run()
+        self._poll_now = asyncio.Event()  # an attached panel asked for a poll (its refresh, an action)
         self._told_read_only = False
         self._triage_memo: dict = {}
 
@@ -120,7 +123,8 @@ class Watch:
                 self.say(f"warning: {t.shown} is plain http (ntfy://): the topic travels in clear; ntfys:// is https")
         self.say(f"watching {self.settings.cache_path.name} every {self.settings.poll_interval:g} s; pages to {where}; "
                  f"auto_contain {rules}{' (read-only: never)' if self.settings.read_only and self.rules else ''}; "
-                 f"dead-man's switch {self.dead.t.shown if self.dead else 'off'}")
+                 f"dead-man's switch {self.dead.t.shown if self.dead else 'off'}; "
+                 f"{'panels attach at ' + str(self.hub.path) if self.hub else 'no panel can attach'}")
 
     async def run(self) -> int:
         from sagan_tui.commands.sync import Interrupt, file_check
@@ -128,6 +132,12 @@ class Watch:
         for notice in self.cache.notices:
             print(f"sagan-tui: {notice}", file=sys.stderr)
         stop = Interrupt()  # before the start line: a Ctrl+C as soon as it is read stops the loop cleanly
+        try:
+            self.open_hub()
+        except Exception as exc:  # WatchRunning: refused before anything is polled or paged
+            stop.close()
+            await self.close()
+            return _fail(str(exc))
         self._hello()
         deadline = time.monotonic() + (self.args.for_seconds or float("inf"))
         try:
@@ -140,7 +150,7 @@ class Watch:
                     break
                 pause = min(self.settings.poll_interval - (time.monotonic() - started), deadline - time.monotonic())
                 if pause > 0:
-                    await stop.unless_asked(asyncio.sleep(pause))
+                    await stop.unless_asked(self._until_due(pause))
         finally:
             stop.close()
             await self.close()
@@ -151,6 +161,28 @@ class Watch:
             return exit_code(signal.SIGINT)
         return 0
 
+    def open_hub(self) -> None:
+        """Panels on this cache attach here instead of polling on their own. WatchRunning when
+        another watch has the cache; a runtime directory that is not safe only means no panel
+        can attach (said), never that nobody is paged."""
+        from sagan_tui.core.session.hub import WatchHub
+        from sagan_tui.wire.channel.runtime_dir import ChannelRefused
+
+        hub = WatchHub(self.settings.cache_path, self._poll_now.set, self.settings.poll_interval, self.say)
+        try:
+            hub.open()
+        except ChannelRefused as exc:
+            self.say(f"warning: panels cannot attach: {exc}")
+            return
+        self.hub = hub
+
+    async def _until_due(self, pause: float) -> None:
+        """The pause between polls, cut short when an attached panel asks for a poll now."""
+        self._poll_now.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(pause):
+                await self._poll_now.wait()
+
     async def poll_once(self) -> bool:
         """One poll and what follows it; True (None only when Ctrl+C cancelled it)."""
         changes = await self.poller.poll_once()
@@ -158,6 +190,8 @@ class Watch:
         return True
 
     async def close(self, drain_s: float = DRAIN_S) -> None:
+        if self.hub is not None:
+            await self.hub.close()  # the attached panels hear the end and start their own sessions
         await self.pager.drain(drain_s)
         if self.dead is not None:
             await self.dead.disarm()
@@ -180,6 +214,8 @@ class Watch:
         self.pager.flush()
         if self.dead is not None:
             await self.dead.beat(now)
+        if self.hub is not None:
+            await self.hub.after_poll()
 
     async def _contain(self, waves, now: datetime) -> list:
         from sagan_tui.core.actions.auto_contain import matching

@@ -66,7 +66,18 @@ class PanelKeys:
             note="It may still be applied; the next panel (or `sagan-tui sync`) will show it, and the audit log "
                  "shows it as started."), chosen)
 
+    def _attached(self) -> bool:
+        """Attached to a `watch`, the polls are the watch's: this panel neither pauses nor paces them."""
+        if not self.app.session.attached:
+            return False
+        self.app.notify("this panel is attached to `sagan-tui watch`: the polls are the watch's, and it keeps "
+                        "them going; `sagan-tui --standalone` runs a panel that polls on its own",
+                        title="Attached to watch", severity="warning", markup=False)
+        return True
+
     def pause(self) -> None:
+        if self._attached():
+            return
         app: Any = self.app
         app.paused = not app.paused
         app.session.pause(app.paused)
@@ -76,6 +87,8 @@ class PanelKeys:
         self.app.request_refresh()
 
     def interval(self, step: int) -> None:
+        if self._attached():
+            return
         app: Any = self.app
         now = app.settings.poll_interval
         idx = min(range(len(INTERVALS)), key=lambda i: abs(INTERVALS[i] - now))

@@ -63,6 +63,11 @@ class RemoteSession(SessionSurface):
     def pid(self) -> int | None:
         return self.client.pid if self.client is not None else None
 
+    @property
+    def attached(self) -> bool:
+        """The session is a running `watch`'s (wire/channel/early.py): its polls are the watch's."""
+        return self.client is not None and self.client.attached and self.client.ended is None
+
     # --- life ------------------------------------------------------------------------------
 
     def start(self) -> None:
@@ -96,7 +101,10 @@ class RemoteSession(SessionSurface):
             first = self.opened == 0
             self.opened += 1
             self._deaths = 0
-            # The first answer opens the panel; a restart's repaints every pane by key.
+            # The first answer opens the panel; a restart's repaints every pane by key, under the
+            # settings the new session validated (a watch's poll interval was the last one's).
+            if not first:
+                self.app.settings = opened.ready.settings
             self.app.post_message(opened if first else Updated(opened.ready.first))
             for u in early:
                 self.app.post_message(Updated(u))
@@ -119,9 +127,15 @@ class RemoteSession(SessionSurface):
                 f"sagan-tui: the session process ended {self._deaths} times in a row without opening: {why}")))
             return
         self.restarts += 1
-        self.app.notify(f"session process ended: {why}; restarting", title="Session", severity="error",
-                        timeout=15, markup=False)
         old = self.client
+        if old is not None and old.attached:
+            # Not a death of ours: the watch stopped (or was killed). This panel polls on its own now.
+            self._deaths = 0
+            self.app.notify(f"{why}: this panel now runs its own session and polls on its own",
+                            title="Watch stopped", severity="warning", timeout=30, markup=False)
+        else:
+            self.app.notify(f"session process ended: {why}; restarting", title="Session", severity="error",
+                            timeout=15, markup=False)
         self._spawn(self._restart(old))
 
     async def _restart(self, old: SessionClient | None) -> None:

@@ -53,7 +53,7 @@ class StatusLine:
             view.health, now, poll_interval=s.poll_interval, paused=app.paused, read_only=s.read_only,
             polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
             wave=wave, watch=self._watch_words(), verdict=verdict if narrow else None, demo=os.environ.get(DEMO_ENV),
-            paging=view.paging)
+            paging=view.paging, attached=app.session.attached)
         # A frozen session process makes every source look stale: the fault is named first, on
         # the line when it fits, else on a line of its own above it (never cut, never wrapped).
         quiet = self._not_answering(now)

@@ -410,7 +410,7 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
                     width: int | None = None, wave: tuple[str, str] | None = None,
                     warn_hours: float = DEFAULT_WARN_HOURS, watch: str | None = None,
                     verdict: str | None = None, demo: str | None = None,
-                    paging: tuple[str, ...] = ()) -> list[Segment]:
+                    paging: tuple[str, ...] = (), attached: bool = False) -> list[Segment]:
     """The header: every source, the poll interval or the paused state, read-only, the clock.
 
     `polling_for` is how long the current poll has run (None: none runs). An ordinary poll
@@ -431,10 +431,11 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     `demo` (the simulator's scenario under --demo: `DEMO reaping-wave`, `DEMO` where narrow).
     `paging` is what `watch` last met paging ("paging failed: ntfy ntfy.sh 403", one per target
     whose last page failed): the guard cannot reach the owner's phone, so it is never dropped
-    (`PAGING FAILED` where the line is short).
+    (`PAGING FAILED` where the line is short). `attached`: the polls are a running `watch`'s, which
+    this panel is attached to (`watch polls 5s`, `watch 5s` where short).
     """
     args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours, watch,
-            paging)
+            paging, attached)
     for level in range(5):
         # First, under --demo: what the panel shows is the simulator's, not the owner's fleet.
         lead = [] if demo is None else [("DEMO" if level else f"DEMO {demo}", "bold reverse magenta"), (" ", "")]
@@ -448,7 +449,8 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
 
 def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: float, paused: bool, read_only: bool,
             polling_for: float | None, slow_poll_s: float, clock: str | None, wave: tuple[str, str] | None,
-            warn_hours: float, watch: str | None, paging: tuple[str, ...] = (), *, level: int) -> list[Segment]:
+            warn_hours: float, watch: str | None, paging: tuple[str, ...] = (), attached: bool = False, *,
+            level: int) -> list[Segment]:
     compact = level >= 1
     out: list[Segment] = []
     for h in health.values():
@@ -464,7 +466,8 @@ def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: fl
     if paused:
         out.append(("PAUSED", "bold reverse yellow"))
     else:
-        out.append((f"poll {poll_interval:g}s" if level < 2 else f"{poll_interval:g}s", ""))
+        polls = "watch polls" if attached else "poll"
+        out.append((f"{polls} {poll_interval:g}s" if level < 2 else f"{'watch ' if attached else ''}{poll_interval:g}s", ""))
         if polling_for is not None and polling_for >= slow_poll_s:
             out.append((f" · polling for {int(polling_for)}s", f"bold {STALE}"))
     if wave:

@@ -53,7 +53,8 @@ class PanelSession:
 
     def __init__(self, settings: "Settings | Draft", publish: Callable[[object], None], *,
                  cache: "Cache | None" = None, poller: "Poller | None" = None,
-                 clock: Callable[[], datetime] = utcnow, poll: bool = True) -> None:
+                 clock: Callable[[], datetime] = utcnow, poll: bool = True,
+                 polls_by: Callable[[], None] | None = None) -> None:
         self.settings: Settings = settings  # type: ignore[assignment]  # validated when it opens
         self.clock = clock
         self.cache, self.poller = cache, poller
@@ -65,7 +66,11 @@ class PanelSession:
         self.desk = OwnerDesk(self)  # the owner's actions and the dialogs' reads (core/session/owner.py)
         self._send = publish
         self._closed = False  # closed: nothing more is published (a discarded session's late news)
-        self._poll = poll
+        # Attached to a `watch` (core/session/hub.py): the watch's polls are this session's; it never
+        # polls a source, reads what the watch wrote (foreign, health included), and a refresh asks
+        # the watch to poll now. One set of polls for any number of panels.
+        self._polls_by = polls_by
+        self._poll = poll and polls_by is None
         self.paused = False
         self._db = SQLiteWorker()
         self._main_task: asyncio.Task | None = None
@@ -300,6 +305,9 @@ class PanelSession:
         """Poll every source now, backoff or not (the owner pressed refresh, or an action landed);
         `at` moves a held clock first (HeldClock)."""
         self.move_clock(at)
+        if self._polls_by is not None:
+            self._polls_by()  # the watch polls now; its writes come back as another writer's
+            return
         self._round_no += 1
         self._round = set(self.poller.sources) if self.poller else set()
         for name, kick in self._kicks.items():
@@ -365,6 +373,11 @@ class PanelSession:
         note = Note(_one_line(said or ""), f"Cache file {how}", "warning", 30.0, ring=True)
         return PanelUpdate(**{**self._full().__dict__, "notes": (note,)})
 
+    @property
+    def attached(self) -> bool:
+        """Its polls are a `watch`'s (see polls_by)."""
+        return self._polls_by is not None
+
     async def look_now(self) -> None:
         """Read other writers' commits now instead of at the next look; done once its update is posted."""
         await self._watch()
@@ -373,12 +386,15 @@ class PanelSession:
         """Another process's commits (a `sync`, a second panel), read as a poll of ours would be."""
         from sagan_tui.core.session.model import announcements
 
+        attached = self._polls_by is not None
         before = {n: h.state for n, h in self.model.health.items()}
-        delta = self.model.foreign()
+        # Attached, the sources' health is the watch's, read from the cache it writes it to.
+        delta = self.model.foreign(attached)
         if delta is None:
             return None
+        # A source failing in another writer's poll is that writer's news, unless it polls for us.
         return self.update_of(delta, tuple(n for n in announcements(delta, before, self.model.health)
-                                         if n.title != "Source failing"))
+                                         if attached or n.title != "Source failing"))
 
     async def _prune(self) -> None:
         s = self.settings

@@ -436,9 +436,10 @@ class PanelModel:
 
     # --- another writer ----------------------------------------------------------------
 
-    def foreign(self) -> Delta | None:
+    def foreign(self, health: bool = False) -> Delta | None:
         """What another process committed since the last look (None when nothing was): re-read
-        only the rows whose columns differ, the losses, the approvals and the events past our position."""
+        only the rows whose columns differ, the losses, the approvals and the events past our
+        position; with `health`, the sources' health that process recorded too (its polls are ours)."""
         version = self.cache.data_version()
         if version == self._data_version:
             return None
@@ -455,7 +456,8 @@ class PanelModel:
         losses_moved = self.losses != losses_before
         from sagan_tui.core.sync.poller import ChangeSet  # the same path as a poll of ours
 
-        changes = ChangeSet(at=self.clock(), duration_s=0.0, health=self.health, experiments=tuple(exps),
+        changes = ChangeSet(at=self.clock(), duration_s=0.0, health=self.cache.health() if health else self.health,
+                            experiments=tuple(exps),
                             events_added=int(events), approvals_changed=True, pods_changed=tuple(pods))
         return self.apply(changes, losses_moved=losses_moved)
 

@@ -36,8 +36,13 @@ class SessionHost:
     and sent on this loop, in the order it publishes them. `path` None: served on a socket handed
     to `server.attach` (a socketpair's end), not listened for."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, polls_by: Any = None,
+                 overrides: dict[str, Any] | None = None) -> None:
         self.server = ChannelServer(path, self.handle)
+        # Attached to a `watch` (core/session/hub.py): the session never polls, `polls_by()` asks the
+        # watch to poll now, and `overrides` (its poll interval) replace the panel's values.
+        self._polls_by = polls_by
+        self._overrides = dict(overrides or {})
         self.session: Any = None
         self._opened = False  # the Open's Reply is written: updates go out, not held for it
         self._held: list[bytes] = []
@@ -61,6 +66,10 @@ class SessionHost:
         if self.session is None or not self._opening:
             raise RuntimeError("the session is not open yet (Open comes first)")
         return await HANDLERS[type(intent)](self.session, intent)
+
+    async def answered(self) -> None:
+        """Until the Open is answered (the whole panel, or why not)."""
+        await self._answered.wait()
 
     def pre_open(self, intent: I.Open) -> None:
         """Open now, on the layers the panel wrote on our stdin as it started us (wire/channel/early.py):
@@ -117,7 +126,7 @@ class SessionHost:
         # From here on an intent waits for this session's answer (handle).
         self._opening = True
         try:
-            draft = Draft(dict(intent.values), {k: dict(v) for k, v in intent.accounts.items()},
+            draft = Draft({**intent.values, **self._overrides}, {k: dict(v) for k, v in intent.accounts.items()},
                           origins=dict(intent.origins))
             _log_beside_cache(draft)
             held = intent.clock
@@ -128,7 +137,7 @@ class SessionHost:
                 if self.session is session:
                     self.publish(update)
 
-            session = PanelSession(draft, publish, poll=intent.poll, **clock)
+            session = PanelSession(draft, publish, poll=intent.poll, polls_by=self._polls_by, **clock)
             self.session = session
             session.start()
         except BaseException:

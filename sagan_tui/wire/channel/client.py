@@ -37,7 +37,7 @@ from typing import Any, Callable, Mapping
 import msgspec
 
 from sagan_tui.wire.channel import intents as I
-from sagan_tui.wire.channel.early import CHILD_PIPES, CLOSE_GRACE_S, child_argv, take_early
+from sagan_tui.wire.channel.early import CHILD_PIPES, CLOSE_GRACE_S, child_argv, take_attached, take_early
 from sagan_tui.wire.channel.frames import FrameError, read_frame, write_frame
 from sagan_tui.wire.channel.messages import TO_PANEL, Refused, Reply, Request, Update, encode, result_of
 from sagan_tui.wire.channel.rows import HeldTables
@@ -151,6 +151,7 @@ class SessionClient:
         self.process: asyncio.subprocess.Process | None = None
         self.ended: str | None = None  # why the session ended, once it has
         self.started = False  # it said `ready` and the panel is connected: an end after this is a death
+        self.attached = False  # connected to a `watch`'s session (early.py's attach_or_start_early), not a child
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._ids = itertools.count(1)
@@ -173,6 +174,11 @@ class SessionClient:
     async def start(self) -> None:
         """The child started (or the early one taken) and connected to; SessionEnded if it ends
         before saying `ready`."""
+        watch = take_attached() if self._may_take_early else None
+        if watch is not None:
+            self.attached = True
+            await self.connect(watch)
+            return
         early = take_early() if self._may_take_early else None
         if early is not None:
             self.runtime, self.path = early.runtime, early.path
@@ -220,7 +226,7 @@ class SessionClient:
                    origins: Mapping[str, str] | None = None) -> ReadyView | FailedView:
         """Start the child (if not yet) and open the session on these settings' layers (`clock`:
         a held session clock, for tests)."""
-        if self.process is None:
+        if not self.started and self.process is None:
             await self.start()
         return await self.ask(I.Open(dict(values), {k: dict(v) for k, v in accounts.items()}, poll=poll,
                                      clock=clock, origins=dict(origins or {})))
@@ -314,6 +320,8 @@ class SessionClient:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._tasks[0]), 1.0)  # its last stderr lines
             why = exit_reason(self.process.returncode, self._stderr)
+        if why is None and self.attached:
+            why = "the watch this panel was attached to stopped"
         self.ended = why or "the channel closed"
         for _intent, future in self._pending.values():
             if not future.done():

@@ -20,12 +20,13 @@ import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from sagan_tui.wire.channel.runtime_dir import make_runtime_dir, socket_path
+from sagan_tui.wire.channel.runtime_dir import ChannelRefused, connect_watch, make_runtime_dir, socket_path
 
 # After the channel closes the child finishes its last writes and closes the cache; past this it is killed.
 CLOSE_GRACE_S = 10.0
@@ -125,3 +126,30 @@ def take_early() -> EarlyChild | None:
     if early is not None:
         early.taken = True
     return early
+
+
+_attached: socket.socket | None = None
+
+
+def attach_or_start_early(draft: Any, cache_path: Path, standalone: bool = False) -> str | None:
+    """A `watch` running on this cache is attached to (its connection kept for the panel's first
+    client to take): no session process of our own, no second set of polls. Otherwise (none runs,
+    `standalone`, or one that is not safe to use) the session process is started early. Returns
+    why a watch was found and not used, for the caller to say (None otherwise)."""
+    global _attached
+    why = None
+    if not standalone:
+        try:
+            _attached = connect_watch(cache_path)
+        except (ChannelRefused, OSError) as exc:
+            why = f"not attaching to the watch on {cache_path}: {exc}"
+    if _attached is None:
+        start_early(draft)
+    return why
+
+
+def take_attached() -> socket.socket | None:
+    """The connection to a watch made by attach_or_start_early, once."""
+    global _attached
+    sock, _attached = _attached, None
+    return sock

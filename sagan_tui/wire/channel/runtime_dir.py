@@ -2,11 +2,14 @@
 
 Rules: the directory is the user's own, mode 0700 (made so, or refused if it is anyone else's or
 open to others); the socket in it is 0600; every connection's peer uid is read with SO_PEERCRED
-and must be ours. Never TCP: a Unix socket path, so a long-running session can later be attached to.
+and must be ours. Never TCP: a Unix socket path. A `watch` listens at one path per cache (`watch_socket`), so a panel
+started on the same cache finds it and attaches instead of polling on its own (docs/channel.md).
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
 import socket
 import stat
@@ -82,3 +85,52 @@ def check_peer(sock: socket.socket, allowed_uid: int | None = None) -> None:
     uid = peer_uid(sock)
     if uid != want:
         raise ChannelRefused(f"a peer of uid {uid} was refused: only uid {want} may use this session")
+
+
+def watch_dir(cache_path: Path, base: Path | None = None) -> Path:
+    """The directory of the `watch` session for this cache: one per user and cache file (the
+    resolved path's hash: two spellings of one file meet), under the runtime base."""
+    digest = hashlib.sha256(os.fsencode(Path(cache_path).expanduser().resolve())).hexdigest()[:16]
+    return (base or base_dir()) / f"sagan-tui-watch-{os.getuid()}-{digest}"
+
+
+def watch_socket(cache_path: Path, base: Path | None = None) -> Path:
+    return socket_path(watch_dir(cache_path, base))
+
+
+def make_watch_dir(cache_path: Path, base: Path | None = None) -> Path:
+    """The watch's directory, made 0700 or found ours and private (ChannelRefused otherwise: a
+    directory another user made in a shared /tmp is never used)."""
+    path = watch_dir(cache_path, base)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    check_private(path)
+    return path
+
+
+def connect_watch(cache_path: Path, base: Path | None = None, timeout: float = 1.0) -> socket.socket | None:
+    """A connection to the `watch` running on this cache, or None when none answers there (no
+    socket, or one a dead watch left). ChannelRefused when something answers that is not ours:
+    its directory is not private, or its peer runs as another user."""
+    path = watch_dir(cache_path, base) / SOCKET_NAME
+    if not path.exists():
+        return None  # (a path too long for a socket is one no watch could listen on)
+    check_private(path.parent)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(str(path))
+    except OSError as exc:
+        sock.close()
+        if isinstance(exc, TimeoutError) or exc.errno in (errno.ECONNREFUSED, errno.ENOENT):
+            return None  # a socket file no process listens on (a watch that died), or one not accepting
+        raise ChannelRefused(f"{path}: {exc.strerror or exc}") from None
+    try:
+        check_peer(sock)
+    except ChannelRefused:
+        sock.close()
+        raise
+    sock.settimeout(None)
+    return sock

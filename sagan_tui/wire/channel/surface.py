@@ -16,6 +16,8 @@ from sagan_tui.wire.channel.views import ActionResultView, StopTargetView
 class SessionSurface:
     """The session's methods the screens call; each is one intent of wire/channel/intents.py."""
 
+    attached = False  # the session is a running `watch`'s (panel/remote.py): its polls are not ours to pace
+
     def _tell(self, intent: I.Intent) -> None:
         raise NotImplementedError
 
