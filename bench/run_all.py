@@ -20,7 +20,7 @@ from common import BENCH, FIXES, Figure, save, settle_disk, table, warm_cache, t
 # Cheapest first; the two that build a million objects or poll a hundred times last.
 MODULES = ("bench_start", "bench_cold", "bench_tables", "bench_channel", "bench_output", "bench_ssh", "bench_keys",
            "bench_lock", "bench_contain", "bench_poll", "bench_ingest", "bench_fleet", "bench_fleet_keys", "bench_watch",
-           "bench_memory", "bench_waves")
+           "bench_attach", "bench_memory", "bench_waves")
 README = BENCH / "README.md"
 BEGIN, END = "<!-- bench:table -->", "<!-- /bench:table -->"
 

@@ -21,6 +21,7 @@ from sagan_tui.wire.channel.views import ActionResultView, CellView, RowView, St
 SAMPLES: dict[type, I.Intent] = {
     I.Open: I.Open({"poll_interval": 3.0, "sagan_tui_cache": "/tmp/c.sqlite"}, {"team": {"api_key": "k"}}, poll=False,
                     clock=datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)),
+    I.PreOpen: I.PreOpen({"poll_interval": 3.0}, {"team": {"api_key": "k"}}, {"poll_interval": "flag --poll-interval"}),
     I.Refresh: I.Refresh(), I.Pause: I.Pause(True), I.SetInterval: I.SetInterval(30.0),
     I.WatchTimeline: I.WatchTimeline("detail", 7, "losses"), I.ForgetTimeline: I.ForgetTimeline("detail"),
     I.WatchHeatmap: I.WatchHeatmap("experiment", 1800.0, 96), I.WaveResponse: I.WaveResponse(),

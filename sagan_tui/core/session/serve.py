@@ -59,6 +59,11 @@ class SessionHost:
 
         if isinstance(intent, I.Open):
             return await self._open(intent)
+        if isinstance(intent, I.PreOpen):
+            self.pre_open(I.Open(intent.values, intent.accounts, origins=intent.origins))
+            from sagan_tui.wire.channel.views import Done
+
+            return Done()
         if self._opening and not self._answered.is_set():
             # Sent while the Open is in flight (a widget asks for its scope at the first frame,
             # before the session has loaded): it follows the Open, it is not refused.

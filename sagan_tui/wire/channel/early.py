@@ -141,8 +141,13 @@ def attach_or_start_early(draft: Any, cache_path: Path, standalone: bool = False
     if not standalone:
         try:
             _attached = connect_watch(cache_path)
+            if _attached is not None and draft is not None:
+                _pre_open_on(_attached, draft)
         except (ChannelRefused, OSError) as exc:
             why = f"not attaching to the watch on {cache_path}: {exc}"
+            if _attached is not None:
+                _attached.close()
+                _attached = None
     if _attached is None:
         start_early(draft)
     return why
@@ -153,3 +158,15 @@ def take_attached() -> socket.socket | None:
     global _attached
     sock, _attached = _attached, None
     return sock
+
+
+def _pre_open_on(sock: socket.socket, draft: Any) -> None:
+    """The watch opens this panel's session while the panel imports Textual (intents.PreOpen, as
+    request 0, whose answer the client ignores): the live state can be ready by its first frame.
+    The channel's messages are MessagePack: msgspec is imported here, on the attaching path only."""
+    from sagan_tui.wire.channel import intents as I
+    from sagan_tui.wire.channel.frames import pack
+    from sagan_tui.wire.channel.messages import Request, encode
+
+    values, accounts = open_layers(draft)
+    sock.sendall(pack(encode(Request(0, I.PreOpen(values, accounts, layer_origins(draft))))))

@@ -39,6 +39,16 @@ class Open(Intent, frozen=True):
     result: ClassVar[Any] = Union[ReadyView, FailedView]
 
 
+class PreOpen(Intent, frozen=True):
+    """Open on these layers now, ahead of the Open (a panel attaching to a `watch` sends it as it
+    connects, before it imports Textual): the Open on the same layers that follows is answered by
+    the session already open. Answered at once; a failure is the Open's to say."""
+
+    values: dict[str, Any]
+    accounts: dict[str, dict[str, Any]]
+    origins: dict[str, str] = {}
+
+
 # --- the polls and what the panes ask for ---------------------------------------------------
 
 class Refresh(Intent, frozen=True):
@@ -281,7 +291,7 @@ class RecordCancelled(Intent, frozen=True):
 
 
 INTENTS: tuple[type[Intent], ...] = (
-    Open, Refresh, Pause, SetInterval, WatchTimeline, ForgetTimeline, WatchHeatmap, FollowPod, ForgetPod, ViewPod, Tick, KeyPressed,
+    Open, PreOpen, Refresh, Pause, SetInterval, WatchTimeline, ForgetTimeline, WatchHeatmap, FollowPod, ForgetPod, ViewPod, Tick, KeyPressed,
     Dismiss, ToggleDismissed, AcknowledgeWave, StartCanary,
     HeldNow, CanaryRest, BlockedBy, StopTargets, HoldNote, WaveResponse, DispatchVerdict, DispatchGuard, ApprovalsOf, AuditLog, BalanceHistory, ViewExperiment,
     ExportReport,
