@@ -1,6 +1,6 @@
 """Each intent of the channel (sagan_tui/wire/channel/intents.py) answered by the PanelSession method
-that does it, its result made a view (core/session/views.py). `HANDLERS` covers every intent but Open,
-which core/session/serve.py answers itself (it makes the session); a test checks the table is whole.
+that does it, its result made a view (core/session/views.py). `HANDLERS` covers every intent but Open
+and PreOpen, which core/session/serve.py answers itself (they make the session); a test checks the table is whole.
 """
 
 from __future__ import annotations
