@@ -8,6 +8,7 @@ import signal
 import sys
 import time
 
+from sagan_tui.core.heap import give_back
 from sagan_tui.commands.common import settings_from_args
 
 
@@ -54,6 +55,7 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
                 break
             print(changes.summary_line(), flush=True)
             file_check(cache)
+            give_back()  # the poll's transient memory, before the pause (core/heap.py)
             failures = sum(1 for h in changes.health.values() if h.state.value == "error")
             if args.once or (deadline is not None and time.monotonic() >= deadline):
                 break

@@ -13,6 +13,7 @@ import time
 from datetime import datetime, timedelta
 
 from sagan_tui.commands.common import settings_from_args
+from sagan_tui.core.heap import give_back
 
 HISTORY_MINUTES = 60.0  # waves that ended this long before the guard window are history, not alerts
 DRAIN_S = 10.0  # at the end, what is still queued has this long to go out
@@ -216,6 +217,7 @@ class Watch:
             await self.dead.beat(now)
         if self.hub is not None:
             await self.hub.after_poll()
+        give_back()  # the poll's transient memory, before the pause (core/heap.py)
 
     async def _contain(self, waves, now: datetime) -> list:
         from sagan_tui.core.actions.auto_contain import matching
