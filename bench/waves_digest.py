@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def wave_text(w, full: bool = True) -> str:
+    from sagan_tui.core.triage.verdict import diagnosis_of, verdict_of
+
     parts = [",".join(w.pod_ids), w.start.isoformat(), w.end.isoformat(),
              "|".join(",".join(b.pod_ids) for b in w.bursts)]
     if full:
@@ -63,7 +65,6 @@ def bench_input(n: int) -> str:
     from bench_waves import SPAN_S, START, make_losses
 
     from sagan_tui.core.triage import build_grid, find_waves
-    from sagan_tui.core.triage.verdict import diagnosis_of, verdict_of
 
     losses = make_losses(n)
     t0 = time.perf_counter()

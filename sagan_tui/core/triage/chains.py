@@ -95,9 +95,11 @@ def lone_chains(tl: Timeline, waves: Sequence[Wave], horizon_s: float) -> list[l
     # No live chain can have closed before `closing` (its earliest last loss plus the horizon,
     # as of the last look: a chain's last loss only moves later, so it is never too late).
     closing = _INF
-    free = list(compress(range(n), taken.translate(_FREE)))
-    timings = repeat(0.0) if res is None else map(res.__getitem__, free)
-    for p, g, t, r in zip(free, map(gaps.__getitem__, free), map(st.__getitem__, free), timings):
+    # The free losses' positions, gaps and times picked by one mask, each column walked in C
+    # (compress), not fetched one `__getitem__` call per free loss: most losses are free.
+    free = taken.translate(_FREE)
+    timings = repeat(0.0) if res is None else compress(res, free)
+    for p, g, t, r in zip(compress(range(n), free), compress(gaps, free), compress(st, free), timings):
         if g >= 0.0 and t - last <= horizon_s and abs(g - ref) <= tol + r:
             last = t
             took(p)
