@@ -78,30 +78,38 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
     if stop.asked:
         from sagan_tui.commands.stop_signals import exit_code
 
-        return exit_code(signal.SIGINT)  # as a shell reports a command Ctrl+C ended (the panel's rule)
+        return exit_code(stop.signal)  # as a shell reports a command the signal ended (the panel's rule)
     # --once is a check: a source in error makes it fail; a long run reports and goes on.
     return 1 if args.once and failures else 0
 
 
 class Interrupt:
-    """Ctrl+C (SIGINT) asks the loop to stop: the poll or pause under way is cancelled, and the
-    loop ends on the flag whatever that poll does with its cancellation. A library that absorbs
-    a cancellation (an HTTP client closing a connection under a shield) lets the poll finish
-    normally; the asyncio default, which only cancels the main task, then polled on until
-    `--for` ran out. A second Ctrl+C is Python's own: KeyboardInterrupt at once."""
+    """Ctrl+C (SIGINT) or SIGTERM (a service manager's stop) asks the loop to stop: the poll or
+    pause under way is cancelled, and the loop ends on the flag whatever that poll does with its
+    cancellation; the command then ends as it does at `--for`'s end (watch drains its pages,
+    disarms its dead-man's switch and tells its attached panels) and exits 128 + the signal.
+    A library that absorbs a cancellation (an HTTP client closing a connection under a shield)
+    lets the poll finish normally; the asyncio default, which only cancels the main task, then
+    polled on until `--for` ran out. A second signal is Python's own: KeyboardInterrupt for
+    Ctrl+C, the default end for SIGTERM, at once."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self) -> None:
         self.asked = False
+        self.signal = signal.SIGINT  # the one that asked (its exit code: 128 + it)
         self._loop = asyncio.get_running_loop()
         self._work: asyncio.Future | None = None
         try:
-            self._loop.add_signal_handler(signal.SIGINT, self._ask)
+            for signo in self.SIGNALS:
+                self._loop.add_signal_handler(signo, self._ask, signo)
             self._installed = True
         except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
             self._installed = False
 
-    def _ask(self) -> None:
+    def _ask(self, signo: int = signal.SIGINT) -> None:
         self.asked = True
+        self.signal = signo
         self.close()  # the next Ctrl+C raises KeyboardInterrupt
         if self._work is not None:
             self._work.cancel()
@@ -124,7 +132,8 @@ class Interrupt:
     def close(self) -> None:
         if self._installed:
             self._installed = False
-            self._loop.remove_signal_handler(signal.SIGINT)
+            for signo in self.SIGNALS:
+                self._loop.remove_signal_handler(signo)
 
 
 def file_check(cache) -> None:

@@ -7,7 +7,6 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import signal
 import sys
 import time
 from datetime import datetime, timedelta
@@ -159,7 +158,7 @@ class Watch:
         if stop.asked:
             from sagan_tui.commands.stop_signals import exit_code
 
-            return exit_code(signal.SIGINT)
+            return exit_code(stop.signal)
         return 0
 
     def open_hub(self) -> None:

@@ -207,3 +207,13 @@ async def test_a_hub_refuses_a_second_watch_on_its_cache_and_leaves_nothing_when
     finally:
         await first.close()
     assert not watch_dir(cache, base=short_base).exists()
+
+
+def test_sigterm_stops_watch_as_ctrl_c_does_and_leaves_no_socket(sim_factory, tmp_path):
+    """A service manager's stop (SIGTERM): the loop ends cleanly, exit 143, the socket and lock gone."""
+    sim = sim_factory(scenario="calm")
+    watch, _argv, _env = _watch_process(sim, tmp_path)
+    watch.send_signal(signal.SIGTERM)
+    out, err = watch.communicate(timeout=60)
+    assert watch.returncode == 128 + signal.SIGTERM and "watch stopped" in out, (out, err)
+    assert not watch_dir(tmp_path / "cache.sqlite").exists()
