@@ -123,6 +123,9 @@ class HeldRows:
                 held.discard(k)
 
 
+_ABSENT = object()  # a key of the part with no record in the update
+
+
 class SentRecords:
     """The session's end of the pods' records: each as this channel sent it last."""
 
@@ -131,13 +134,16 @@ class SentRecords:
     def __init__(self) -> None:
         self.records: dict[str, Any] = {}
 
-    def send(self, records: Mapping[str, Any], full: bool = False) -> dict[str, Any]:
-        """Of `records` (CachedPodView by key; None: no longer held), those that differ from the
-        ones sent, and every None."""
+    def send(self, records: Mapping[str, Any], full: bool = False, keys: Iterable[str] | None = None) -> dict[str, Any]:
+        """Of `records` (CachedPodView by key; None: no longer held; only `keys` of them, if given),
+        those that differ from the ones sent, and every None."""
         if full:
             self.records = {}
         held, out = self.records, {}
-        for k, record in records.items():
+        pairs = records.items() if keys is None else ((k, records.get(k, _ABSENT)) for k in keys)
+        for k, record in pairs:
+            if record is _ABSENT:
+                continue
             if record is None:
                 held.pop(k, None)
                 out[k] = None
@@ -172,13 +178,13 @@ class SentTables:
         for at in range(0, len(keys), PART_ROWS):
             part = keys[at:at + PART_ROWS]
             whole, patches = self.pods.send(pods, keys=part)
-            sent = self.pod_records.send({k: records[k] for k in part if k in records})
-            yield UpdateView(pods=whole, pod_patches=patches, pod_records=sent, more=True)
+            yield UpdateView(pods=whole, pod_patches=patches, pod_records=self.pod_records.send(records, keys=part),
+                             more=True)
         # A key both changed and removed stays (the tables' rule): its removal means nothing, and
         # would be read alone in the last part, after its row.
         yield self.one(msgspec.structs.replace(
             u, pods={}, pods_removed=tuple(k for k in u.pods_removed if k not in pods),
-            pod_records={k: r for k, r in records.items() if k not in pods}))
+            pod_records={k: records[k] for k in records.keys() - pods.keys()}))
 
     def one(self, u: UpdateView) -> UpdateView:
         """`u` in one frame: its held rows as patches, its unchanged records left out."""
