@@ -3,9 +3,10 @@ the channel, against the same rows applied in-process.
 
 The rows are the panel's own (`render.pod_row` of 10,000 pods, bench_tables' fleet) with their
 pod records, as a poll's full update carries them. Over the channel: a second process (this
-script with `--serve`, standing for the session process) holds the rows and the pods' records;
-asked on a Unix socket, it builds the update's UpdateView as the session process does (its
-records made views: `core/session/views.pods_view`) and sends it through the host's send step
+script with `--serve`, standing for the session process) holds the update as the session builds
+it, the wire's UpdateView (rows rendered, records made views: `core/session/views.pods_view`;
+made before the run, untimed, as the rows' rendering is: the session builds an update before
+its host sends it); asked on a Unix socket, it sends it through the host's send step
 (`SentTables.send`, the connection's: a row the UI holds already goes as the cells that changed,
 and an update of more than PART_ROWS pods goes in parts, each written as soon as it is made),
 encodes and writes each frame; the UI's side (a headless App
@@ -74,7 +75,9 @@ def serve(path: str, n: int) -> None:
     from sagan_tui.wire.channel.views import UpdateView
     from sagan_tui.core.session.views import pods_view
 
-    made = updates(n)
+    # Built as the session's update_of builds it: the wire's one shape, records made views.
+    made = {tag: UpdateView(full=u.full, pods=u.pods, pod_records=pods_view(u.pod_records))
+            for tag, u in updates(n).items()}
     sent = SentTables()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -83,9 +86,7 @@ def serve(path: str, n: int) -> None:
     conn, _ = listener.accept()
     with conn:
         while tag := conn.recv(1):
-            u = made[tag]  # built as the session's update_of builds it, records made views
-            update = UpdateView(full=u.full, pods=u.pods, pod_records=pods_view(u.pod_records))
-            for part in sent.send(update):  # each part written as soon as it is made
+            for part in sent.send(made[tag]):  # each part written as soon as it is made
                 conn.sendall(pack(encode(Update(part))))
 
 
