@@ -405,7 +405,10 @@ class PanelModel:
         for this session; what was done, in words, and the rows to apply."""
         if pod_id in {x.pod_id for x in self.losses}:
             self.cache.dismiss_loss(pod_id)
-            self._read_losses()
+            # The losses are in hand: the one written is flagged here, not read back with every other
+            # (another writer's changes come with the next look, foreign()).
+            self._read_losses([x.model_copy(update={"dismissed": True}) if x.pod_id == pod_id else x
+                               for x in self.losses])
             said = (f"dismissed lost pod {pod_id} from the pods pane; it still counts in losses, waves "
                     "and the report (X shows dismissed rows)")
         else:
