@@ -439,7 +439,8 @@ class PanelSession:
         m = self.model
         return UpdateView(
             experiments=delta.experiments, pods=delta.pods, pods_removed=delta.pods_removed,
-            approvals=delta.approvals, approval_records=V.approvals_view(m.approvals) if delta.approvals is not None else None,
+            approvals=delta.approvals,
+            approval_records=None if delta.approvals is None else V.approvals_view(m.approvals),
             experiment_records=V.experiments_view(delta.experiment_records), pod_records=V.pods_view(delta.pod_records),
             timelines=tuple(self._timeline(t) for t in self._timelines) if delta.timeline or delta.losses else (),
             losses=self._loss_view() if delta.losses else None, heatmap=self._heat() if delta.losses else None,
