@@ -3,16 +3,18 @@ the channel, against the same rows applied in-process.
 
 The rows are the panel's own (`render.pod_row` of 10,000 pods, bench_tables' fleet) with their
 pod records, as a poll's full update carries them. Over the channel: a second process (this
-script with `--serve`, standing for the session process) holds them as a PanelUpdate; asked on a
-Unix socket, it makes the update's view data as the session process does
-(`core/session/views.update_views` with the connection's SentTables: a row the UI holds already goes
-as the cells that changed, and an update of more than PART_ROWS pods goes in parts, each
-written as soon as it is made), encodes and writes each frame; the UI's side (a headless App
+script with `--serve`, standing for the session process) holds the update as the session builds
+it, the wire's UpdateView (rows rendered, records made views: `core/session/views.pods_view`;
+made before the run, untimed, as the rows' rendering is: the session builds an update before
+its host sends it); asked on a Unix socket, it sends it through the host's send step
+(`SentTables.send`, the connection's: a row the UI holds already goes as the cells that changed,
+and an update of more than PART_ROWS pods goes in parts, each written as soon as it is made),
+encodes and writes each frame; the UI's side (a headless App
 with the panel's PodsTable at 200x50, in this process) reads each frame, decodes it
 (`messages.TO_PANEL`), checks its patches are of rows held (`rows.HeldTables`, as the channel's
 client does), applies its rows and patches with `update_rows` (as the MainScreen does), and
 after the last part draws. The connection starts as the panel's does, with a full update (the Open's whole panel,
-untimed). In-process: the same PanelUpdate, made in this process, applied with `update_rows`
+untimed). In-process: the same rows, made in this process, applied with `update_rows`
 and drawn, as the in-process session's update is; after it the table is given back the rows the
 channel delivered (untimed), so that the next update over the channel meets the table the
 session believes the UI holds, as in the panel. Each update
@@ -51,15 +53,16 @@ def updates(n: int) -> dict[bytes, object]:
     and F: A as a full update (the whole panel a connection starts with)."""
     from bench_tables import NOW, cached_pods, exited
 
+    from types import SimpleNamespace
+
     from sagan_tui.wire import render
-    from sagan_tui.core.session.updates import PanelUpdate
 
     out = {}
     pods = cached_pods(n)
     for tag, version in ((b"A", pods), (b"B", [exited(cp) for cp in pods])):
-        out[tag] = PanelUpdate(pods={cp.pod_id: render.pod_row(cp, None, NOW) for cp in version},
-                               pod_records={cp.pod_id: cp for cp in version})
-    out[b"F"] = PanelUpdate(full=True, pods=out[b"A"].pods, pod_records=out[b"A"].pod_records)
+        out[tag] = SimpleNamespace(full=False, pods={cp.pod_id: render.pod_row(cp, None, NOW) for cp in version},
+                                   pod_records={cp.pod_id: cp for cp in version})
+    out[b"F"] = SimpleNamespace(full=True, pods=out[b"A"].pods, pod_records=out[b"A"].pod_records)
     return out
 
 
@@ -69,9 +72,12 @@ def serve(path: str, n: int) -> None:
     from sagan_tui.wire.channel.frames import pack
     from sagan_tui.wire.channel.messages import Update, encode
     from sagan_tui.wire.channel.rows import SentTables
-    from sagan_tui.core.session.views import update_views
+    from sagan_tui.wire.channel.views import UpdateView
+    from sagan_tui.core.session.views import pods_view
 
-    made = updates(n)
+    # Built as the session's update_of builds it: the wire's one shape, records made views.
+    made = {tag: UpdateView(full=u.full, pods=u.pods, pod_records=pods_view(u.pod_records))
+            for tag, u in updates(n).items()}
     sent = SentTables()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -80,7 +86,7 @@ def serve(path: str, n: int) -> None:
     conn, _ = listener.accept()
     with conn:
         while tag := conn.recv(1):
-            for part in update_views(made[tag], sent):  # each part written as soon as it is made
+            for part in sent.send(made[tag]):  # each part written as soon as it is made
                 conn.sendall(pack(encode(Update(part))))
 
 

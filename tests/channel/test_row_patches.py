@@ -5,8 +5,6 @@ record crosses only when it changed, and the UI's view still has every pod's lat
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from sagan_tui.wire.channel.messages import TO_PANEL, Update, encode
@@ -25,17 +23,13 @@ def row(pod: str, status: str, seen: int, group: int = 0, until: float = 1e9, or
 
 
 def update(pods: dict | None = None, removed: tuple = (), full: bool = False, records: dict | None = None):
-    """A PanelUpdate's rows and pod records, as core/session/views.update_view reads them."""
-    return SimpleNamespace(pods=pods or {}, pods_removed=removed, full=full, experiments={},
-                           pod_records=records or {})
+    """An update as the session builds it: rows whole, every record it touched."""
+    return UpdateView(pods=pods or {}, pods_removed=removed, full=full, pod_records=records or {})
 
 
-def over_the_channel(sent: SentTables, held: HeldTables, u, view=lambda r: r) -> UpdateView:
-    pods, pod_patches = sent.pods.send(u.pods, u.full, u.pods_removed)
-    exps, exp_patches = sent.experiments.send(u.experiments, u.full)
-    records = sent.pod_records.send(u.pod_records, view, u.full)
-    message = UpdateView(full=u.full, pods=pods, pods_removed=tuple(u.pods_removed), pod_patches=pod_patches,
-                         experiments=exps, experiment_patches=exp_patches, pod_records=records)
+def over_the_channel(sent: SentTables, held: HeldTables, u: UpdateView) -> UpdateView:
+    """`u` through the host's send step, encoded, decoded and checked as the client does."""
+    [message] = sent.send(u)
     return held.receive(TO_PANEL.decode(encode(Update(message))).update)
 
 
@@ -174,8 +168,7 @@ async def test_a_patch_of_a_row_the_panel_does_not_hold_ends_the_channel_and_is_
     client._reader, client._writer = await asyncio.open_unix_connection(sock=ours)
     reading = asyncio.ensure_future(client._read())
     sent = SentTables()
-    first = update({"a": row("a", "RUNNING", 60)}, full=True)
-    good = UpdateView(full=True, pods=sent.pods.send(first.pods, full=True)[0])
+    [good] = sent.send(update({"a": row("a", "RUNNING", 60)}, full=True))
     ghost = UpdateView(pod_patches={"ghost": RowPatchView((1,), (Cell("EXITED"),))})
     theirs.sendall(pack(encode(Update(good))) + pack(encode(Update(ghost))))
     theirs.close()  # then the end of the stream: a reader that took the patch ends there instead
@@ -184,34 +177,21 @@ async def test_a_patch_of_a_row_the_panel_does_not_hold_ends_the_channel_and_is_
     assert len(ended) == 1 and "KeyError" in ended[0] and "ghost" in ended[0]
 
 
-def cached(pod: str, status: str):
-    """A pod's record as the session holds it (core/store/cache.py's CachedPod)."""
-    from datetime import datetime, timezone
-
-    from sagan_tui.core.models import RunPodPod
-    from sagan_tui.core.store.cache import CachedPod
-
-    at = datetime(2026, 5, 14, 10, 0, tzinfo=timezone.utc)
-    return CachedPod(RunPodPod.model_construct(id=pod, account="team", experiment=7, desired_status=status,
-                                               name=None, gpu=None, cost_per_hr=None), at, at, at, None, None)
-
-
 def test_a_large_update_goes_in_parts_that_leave_the_table_as_the_whole_update_does(monkeypatch):
-    from sagan_tui.core.session import views as V
-    from sagan_tui.core.session.updates import PanelUpdate
+    from sagan_tui.wire.channel import rows as R
 
-    monkeypatch.setattr(V, "PART_ROWS", 3)  # parts of three rows: seven pods make three parts
+    monkeypatch.setattr(R, "PART_ROWS", 3)  # parts of three rows: seven pods make three parts
     pods = {p: row(p, "RUNNING", 60, order=i) for i, p in enumerate("abcdefg")}
     sent, held = SentTables(), HeldTables()
     channel, in_process = RowStore(COLUMNS), RowStore(COLUMNS)
-    first = PanelUpdate(full=True, pods=pods)
-    [whole] = V.update_views(first, sent)  # a whole panel goes in one, whatever its size
+    first = UpdateView(full=True, pods=pods)
+    [whole] = sent.send(first)  # a whole panel goes in one, whatever its size
     apply(channel, held.receive(whole))
     apply(in_process, first)
     changed = {p: row(p, "EXITED", 120, order=i) for i, p in enumerate("abcdefg")}
-    later = PanelUpdate(pods=changed, pods_removed=("b", "x"), polls=4,
-                        pod_records={"a": cached("a", "EXITED"), "zz": None})
-    parts = [held.receive(TO_PANEL.decode(encode(Update(v))).update) for v in V.update_views(later, sent)]
+    later = UpdateView(pods=changed, pods_removed=("b", "x"), polls=4,
+                       pod_records={"a": record("a", "EXITED"), "zz": None})
+    parts = [held.receive(TO_PANEL.decode(encode(Update(v))).update) for v in sent.send(later)]
     assert [p.more for p in parts] == [True, True, True, False]
     assert [len(p.pods) + len(p.pod_patches) for p in parts] == [3, 3, 1, 0]
     # The rest of the update comes last: the poll's count, the removal of a pod not changed

@@ -43,6 +43,33 @@ async def test_a_model_kept_by_polls_reads_as_one_loaded_afresh(sim_factory, tmp
     assert model.losses and model.waves and len(changed) > 3  # the wave came, pods came and went
 
 
+def test_a_dismissal_kept_in_hand_reads_as_the_cache_loaded_afresh(tmp_path):
+    """The model flags the loss it dismissed in the losses it holds (no read back of every loss):
+    its losses, waves and pod rows read as a model loaded from the cache after the write."""
+    from .frozen import LOST, NOW, fill, settings
+
+    s = settings(tmp_path)
+    cache = Cache(s.cache_path)
+    fill(cache)
+    model = PanelModel(s, cache, clock=lambda: NOW)
+    model.load()
+    gone = LOST[1][0]
+    said, delta = model.dismiss(gone)
+    fresh = PanelModel(s, cache, clock=lambda: NOW)
+    fresh.load()
+
+    def flags(m: PanelModel) -> list:
+        return [(x.pod_id, x.dismissed) for x in m.losses]
+
+    assert "dismissed lost pod" in said and (gone, True) in flags(model)
+    assert flags(model) == flags(fresh) and model.dismissed == fresh.dismissed == {gone}
+    assert [[(x.pod_id, x.dismissed) for x in w.losses] for w in model.waves] == \
+        [[(x.pod_id, x.dismissed) for x in w.losses] for w in fresh.waves]
+    assert drawn(model.pod_rows()) == drawn(fresh.pod_rows()) and gone not in model.pod_rows()
+    assert delta.pods_removed == (gone,)
+    cache.close()
+
+
 def test_sightings_read_from_the_columns_are_the_pods_the_cache_holds(tmp_path):
     """Cache.sightings reads the pods table's columns, not each pod's record: the same values."""
     from sagan_tui.core.models import PodSighting

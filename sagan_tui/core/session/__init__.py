@@ -1,6 +1,5 @@
-"""The panel's core, off the UI thread: PanelSession and the immutable updates it hands the UI."""
+"""The panel's core in the session process: PanelSession, which builds the wire's updates."""
 
 from sagan_tui.core.session.core import PanelSession
-from sagan_tui.core.session.updates import PanelUpdate, SessionFailed, SessionReady, TimelineRows
 
-__all__ = ["PanelSession", "PanelUpdate", "SessionFailed", "SessionReady", "TimelineRows"]
+__all__ = ["PanelSession"]

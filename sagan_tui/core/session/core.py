@@ -3,7 +3,8 @@
 Its owner (core/session/serve.py's SessionHost, in the session process or, for a test, in the test's
 own process over a socketpair) runs it on its loop: `start()` there, `await close()` at the end.
 The owner never touches SQLite or a source: it awaits the methods below and those of
-its `desk` (core/session/owner.py's OwnerDesk) and passes on the immutable updates `publish` hands it. Every source polls on
+its `desk` (core/session/owner.py's OwnerDesk) and passes on what `publish` hands it: the Open's
+answer (ReadyView or FailedView), then each update as the wire's UpdateView, built here. Every source polls on
 its own schedule and backoff as a task of that loop, and one SQLite thread (core/session/db.py's
 SQLiteWorker) does every cache read and write: poll writes, the audit log, pruning, dismissals,
 and the model's reads, so they never interleave. Another process's write lock is waited out on
@@ -19,10 +20,12 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+from msgspec.structs import replace
+
 from sagan_tui.wire.basics import HeldClock, utcnow
+from sagan_tui.wire.channel.views import FailedView, NoteView, ReadyView, TimelineView, UpdateView
 from sagan_tui.core.session.db import SQLiteWorker
 from sagan_tui.core.session.owner import OwnerDesk
-from sagan_tui.core.session.updates import PanelUpdate, SessionFailed, SessionReady, TimelineRows
 
 if TYPE_CHECKING:
     from sagan_tui.wire.channel.views import HeatGridView, IncidentView
@@ -125,9 +128,9 @@ class PanelSession:
         except BaseException as exc:  # a bug of ours: the panel must end saying so, not hang
             log.exception("the session stopped")
             if self.model is None:
-                self.publish(SessionFailed(f"sagan-tui: the panel's session failed: {type(exc).__name__}: {exc}"))
+                self.publish(FailedView(f"sagan-tui: the panel's session failed: {type(exc).__name__}: {exc}"))
 
-    def open_now(self) -> SessionReady:
+    def open_now(self) -> ReadyView:
         """Open and read everything on the caller's thread, before the app's loop runs (tests and
         embedding hand the app a cache: the panel is whole from its first frame on)."""
         return self._open(self.settings)
@@ -141,7 +144,7 @@ class PanelSession:
         try:
             settings = validate(self.settings) if isinstance(self.settings, Draft) else self.settings
         except ConfigError as exc:  # its text names the setting, never a secret
-            self.publish(SessionFailed(f"sagan-tui: {_one_line(exc)}", exit_code=2))
+            self.publish(FailedView(f"sagan-tui: {_one_line(exc)}", exit_code=2))
             return
         try:
             ready = await self.in_db(self._open, settings)
@@ -149,7 +152,7 @@ class PanelSession:
             # A CacheUnusable names the path and the cause itself, and exits 2 (the file untouched).
             code = getattr(exc, "exit_code", 1)
             why = _one_line(str(exc) if code == 2 else f"{type(exc).__name__}: {exc}")
-            self.publish(SessionFailed(f"sagan-tui: cannot open the cache: {why}", exit_code=code))
+            self.publish(FailedView(f"sagan-tui: cannot open the cache: {why}", exit_code=code))
             return
         self.publish(ready)
         await self._serving()
@@ -168,7 +171,7 @@ class PanelSession:
             if self._owns_cache and self.cache is not None:
                 await self.in_db(self.cache.close)
 
-    def _open(self, settings: "Settings") -> SessionReady:
+    def _open(self, settings: "Settings") -> ReadyView:
         """In the SQLite thread: the cache (migrated or moved aside as needed), the poller, the
         runner, and the model read whole. Slow (imports, pydantic, thousands of rows)."""
         from sagan_tui.core.actions.contain import Containment
@@ -186,13 +189,13 @@ class PanelSession:
         self.model = PanelModel(settings, self.cache, self.clock)
         self.model.containment = self.containment
         self.model.load(self.poller.health)
-        return SessionReady(settings, tuple(self.cache.notices), self._full())
+        return ReadyView(settings.ui(), tuple(self.cache.notices), self._full())
 
     async def _serve(self) -> None:
         from sagan_tui.core.session.pod_follow import PodFollower
 
         transports = self.poller.transports
-        self._pods_followed = PodFollower(transports.get, lambda view: self.publish(PanelUpdate(pod_logs=(view,))))
+        self._pods_followed = PodFollower(transports.get, lambda view: self.publish(UpdateView(pod_logs=(view,))))
         sources = self.poller.sources
         self._round = set(sources)
         now = time.monotonic()
@@ -238,7 +241,7 @@ class PanelSession:
     async def _poll_one(self, name: str) -> None:
         round_no = self._round_no
         self._in_flight[name] = time.monotonic()
-        self.publish(PanelUpdate(in_flight=dict(self._in_flight)))
+        self.publish(UpdateView(in_flight=dict(self._in_flight)))
         try:
             changes = await self.poller.poll_source(name)
         except Exception as exc:  # noqa: BLE001 - a bug of ours; a source's failure is in its health
@@ -257,27 +260,25 @@ class PanelSession:
             if not self._round:
                 self.polls += 1
                 self._round = set(self.poller.sources)
-        self.publish(PanelUpdate(**{**update.__dict__, "in_flight": dict(self._in_flight), "polls": self.polls}))
+        self.publish(replace(update, in_flight=dict(self._in_flight), polls=self.polls))
         foreign = await self.in_db(self._foreign)
         if foreign is not None:
             self.publish(foreign)
 
-    def _applied(self, changes: "ChangeSet | None", crash: str | None) -> PanelUpdate:
-        from sagan_tui.core.session.model import Note, announcements
+    def _applied(self, changes: "ChangeSet | None", crash: str | None) -> UpdateView:
+        from sagan_tui.core.session.model import announcements
 
         if changes is None:
-            return PanelUpdate(notes=(Note(f"poll failed: {crash}", severity="error"),))
+            return UpdateView(notes=(NoteView(f"poll failed: {crash}", severity="error"),))
         before = {n: h.state for n, h in self.model.health.items()}
         delta = self.model.apply(changes)
         return self.update_of(delta, tuple(announcements(delta, before, self.model.health)))
 
-    async def _contained(self, update: PanelUpdate) -> PanelUpdate:
+    async def _contained(self, update: UpdateView) -> UpdateView:
         """After a poll, in the same round: containment retries its failed stops and looks for
         overrides, and a canary this poll saw lost is held again (origin `canary`) before the
         poll's news goes out, so the line that says it was lost also says it is held."""
-        from dataclasses import replace
-
-        from sagan_tui.core.session.model import Note
+        from dataclasses import replace as changed
 
         m, now = self.model, self.clock()
         if self.containment is None or m is None or (not self.containment.watched and m.canary is None):
@@ -291,15 +292,15 @@ class PanelSession:
         if c is not None and c.state(now) == "lost" and c.reheld_at is None:
             note = (f"Held again: canary #{c.experiment} lost its pod {c.pod_id} to the wave; "
                     "nothing more is released.")
-            m.canary = replace(c, reheld_at=now)  # before the await: another source's poll must not hold it twice
+            m.canary = changed(c, reheld_at=now)  # before the await: another source's poll must not hold it twice
             result = await self.desk.contain([c.experiment], note, "canary")
             m.canary = m.canary if result.ok else c
-            notes = (Note(f"canary #{c.experiment} lost: {result.message}", "Canary held again",
+            notes = (NoteView(f"canary #{c.experiment} lost: {result.message}", "Canary held again",
                           "warning" if result.ok else "error"),)
         if self.containment.lines(now) == before and not notes:
             return update  # the wave panel's lines did not move: the poll's own view stands
         view = await self.in_db(self._loss_view)
-        return PanelUpdate(**{**update.__dict__, "losses": view, "notes": (*update.notes, *notes)})
+        return replace(update, losses=view, notes=(*update.notes, *notes))
 
     def refresh(self, at: datetime | None = None) -> None:
         """Poll every source now, backoff or not (the owner pressed refresh, or an action landed);
@@ -344,14 +345,13 @@ class PanelSession:
         for update in await self.in_db(self._look):
             self.publish(update)
 
-    def _look(self) -> list[PanelUpdate]:
+    def _look(self) -> list[UpdateView]:
         """One look, in the writer thread: the cache file still there, then other writers' commits."""
         return [u for u in (self._cache_file(), self._foreign()) if u is not None]
 
-    def _cache_file(self) -> PanelUpdate | None:
+    def _cache_file(self) -> UpdateView | None:
         """The cache file removed or replaced under the panel (core/store/moved.py): said at once, put back
         from what the session holds, and every pane read again from the file now at the path."""
-        from sagan_tui.core.session.model import Note
         from sagan_tui.core.store.opening import CacheError, cause_of
 
         how = self.cache.moved() if self.model is not None else None
@@ -367,11 +367,11 @@ class PanelSession:
             self._cache_trouble = (why, time.monotonic())
             if trouble is not None and why == trouble[0]:
                 return None  # said once
-            return PanelUpdate(notes=(Note(why, f"Cache file {how}", "error", 60.0, ring=True),))
+            return UpdateView(notes=(NoteView(why, f"Cache file {how}", "error", 60.0, ring=True),))
         self._cache_trouble = None
         self.model.load(self.model.health)  # its stamps were of the other file's connection
-        note = Note(_one_line(said or ""), f"Cache file {how}", "warning", 30.0, ring=True)
-        return PanelUpdate(**{**self._full().__dict__, "notes": (note,)})
+        note = NoteView(_one_line(said or ""), f"Cache file {how}", "warning", 30.0, ring=True)
+        return replace(self._full(), notes=(note,))
 
     @property
     def attached(self) -> bool:
@@ -382,7 +382,7 @@ class PanelSession:
         """Read other writers' commits now instead of at the next look; done once its update is posted."""
         await self._watch()
 
-    def _foreign(self) -> PanelUpdate | None:
+    def _foreign(self) -> UpdateView | None:
         """Another process's commits (a `sync`, a second panel), read as a poll of ours would be."""
         from sagan_tui.core.session.model import announcements
 
@@ -432,26 +432,32 @@ class PanelSession:
             self._heat_labels[dimension] = grid.rows
         return grid
 
-    def _timeline(self, tag: str) -> TimelineRows:
+    def _timeline(self, tag: str) -> TimelineView:
         experiment, kind = self._timelines[tag]
         rows, subjects = self.model.timeline(experiment, kind)
-        return TimelineRows(tag, experiment, kind, rows, subjects)
+        return TimelineView(tag, experiment, kind, rows, subjects)
 
-    def _full(self) -> PanelUpdate:
+    def _full(self) -> UpdateView:
+        from sagan_tui.core.session import views as V
+
         m = self.model
-        return PanelUpdate(
+        return UpdateView(
             full=True, experiments=m.experiment_rows(), pods=m.pod_rows(), approvals=m.approval_rows(),
-            approval_records=m.approvals, experiment_records=dict(m.experiments), pod_records=dict(m.pods),
+            approval_records=V.approvals_view(m.approvals), experiment_records=V.experiments_view(m.experiments),
+            pod_records=V.pods_view(m.pods),
             timelines=tuple(self._timeline(t) for t in self._timelines), losses=self._loss_view(),
             heatmap=self._heat(), health=dict(m.health), paging=m.paging, in_flight=dict(self._in_flight),
             polls=self.polls)
 
-    def update_of(self, delta: "Delta", notes: tuple = ()) -> PanelUpdate:
+    def update_of(self, delta: "Delta", notes: tuple = ()) -> UpdateView:
+        from sagan_tui.core.session import views as V
+
         m = self.model
-        return PanelUpdate(
+        return UpdateView(
             experiments=delta.experiments, pods=delta.pods, pods_removed=delta.pods_removed,
-            approvals=delta.approvals, approval_records=m.approvals if delta.approvals is not None else None,
-            experiment_records=delta.experiment_records, pod_records=delta.pod_records,
+            approvals=delta.approvals,
+            approval_records=None if delta.approvals is None else V.approvals_view(m.approvals),
+            experiment_records=V.experiments_view(delta.experiment_records), pod_records=V.pods_view(delta.pod_records),
             timelines=tuple(self._timeline(t) for t in self._timelines) if delta.timeline or delta.losses else (),
             losses=self._loss_view() if delta.losses else None, heatmap=self._heat() if delta.losses else None,
             health=dict(m.health), paging=m.paging, notes=notes)
@@ -460,13 +466,13 @@ class PanelSession:
         """Send `tag`'s timeline rows for this scope now, and again whenever events or losses change."""
         self._timelines[tag] = (experiment, kind)
         if self.model is not None:
-            self.publish(await self.in_db(lambda: PanelUpdate(timelines=(self._timeline(tag),), answer=True)))
+            self.publish(await self.in_db(lambda: UpdateView(timelines=(self._timeline(tag),), answer=True)))
 
     async def watch_heatmap(self, dimension: str, window_s: float | None, width: int) -> None:
         """Send the heatmap's grid for this scope now, and again whenever the losses change."""
         self._heatmap = (dimension, window_s, width)
         if self.model is not None:
-            self.publish(await self.in_db(lambda: PanelUpdate(heatmap=self._heat(), answer=True)))
+            self.publish(await self.in_db(lambda: UpdateView(heatmap=self._heat(), answer=True)))
 
     def follow_pod(self, pod_id: str, account: str) -> None:
         """Read the pod's log and GPU figures now and every few seconds until forget_pod (its screen is open)."""
@@ -501,7 +507,7 @@ class PanelSession:
         if at is not None and isinstance(self.clock, HeldClock):
             self.clock.move(at)
 
-    def _tick(self) -> PanelUpdate | None:
+    def _tick(self) -> UpdateView | None:
         if self.model is None:
             return None
         pods, hidden = self.model.due_pod_rows()
@@ -511,5 +517,5 @@ class PanelSession:
         losses = self._loss_view() if self.model.incident_lines.view() != self._incident_shown else None
         heat = self._heat() if losses is not None else None
         if pods or hidden or exps or losses:
-            return PanelUpdate(experiments=exps, pods=pods, pods_removed=tuple(hidden), losses=losses, heatmap=heat)
+            return UpdateView(experiments=exps, pods=pods, pods_removed=tuple(hidden), losses=losses, heatmap=heat)
         return None

@@ -20,6 +20,7 @@ from sagan_tui.core.triage.forming import active_forming, find_forming
 from sagan_tui.core.triage.evidence import evidence_moved
 from sagan_tui.core.triage.verdict import headline as verdict_headline
 from sagan_tui.wire import render
+from sagan_tui.wire.channel.views import NoteView
 from sagan_tui.wire.render import Row
 from sagan_tui.wire.safe_text import one_line
 
@@ -30,17 +31,6 @@ TIMELINE_LIMIT = 300
 GONE_VISIBLE_S = 3600.0
 
 
-
-
-@dataclass(frozen=True)
-class Note:
-    """One notification: text already cleaned to one line (shown with markup off)."""
-
-    message: str
-    title: str = ""
-    severity: str = "information"
-    timeout: float = 8.0
-    ring: bool = False
 
 
 @dataclass(frozen=True)
@@ -415,7 +405,10 @@ class PanelModel:
         for this session; what was done, in words, and the rows to apply."""
         if pod_id in {x.pod_id for x in self.losses}:
             self.cache.dismiss_loss(pod_id)
-            self._read_losses()
+            # The losses are in hand: the one written is flagged here, not read back with every other
+            # (another writer's changes come with the next look, foreign()).
+            self._read_losses([x.model_copy(update={"dismissed": True}) if x.pod_id == pod_id else x
+                               for x in self.losses])
             said = (f"dismissed lost pod {pod_id} from the pods pane; it still counts in losses, waves "
                     "and the report (X shows dismissed rows)")
         else:
@@ -468,25 +461,26 @@ class PanelModel:
             self._read_losses(fresh)
 
 def announcements(delta: Delta, health_before: Mapping[str, HealthState],
-                  health: Mapping[str, SourceHealth]) -> list[Note]:
-    """What a poll tells the owner out loud: new inbox items, new waves, sources that just failed."""
+                  health: Mapping[str, SourceHealth]) -> list[NoteView]:
+    """What a poll tells the owner out loud: new inbox items, new waves, sources that just failed;
+    each note's text cleaned to one line (the UI shows it with markup off)."""
     # One note per item: the panel folds them into one "N items in your inbox" line (panel/news.py).
-    out = [Note(one_line(f"#{e.number} {e.title}: {e.effective_turn}"), "Your turn", ring=True)
+    out = [NoteView(one_line(f"#{e.number} {e.title}: {e.effective_turn}"), "Your turn", ring=True)
            for e in delta.new_inbox]
     for w in delta.new_waves:
         head = verdict_headline(w)
-        out.append(Note(one_line(f"{len(w.losses)} pods lost {render.window(w.start, w.end)}"
+        out.append(NoteView(one_line(f"{len(w.losses)} pods lost {render.window(w.start, w.end)}"
                                  f" in {', '.join(w.accounts)}. {head}"), "Reaping wave", "error", 30, True))
     for title, line in delta.incident:
         severity = "warning" if title != "Reaping wave grew" else "error"
-        out.append(Note(one_line(line), title, severity, 30, True))
+        out.append(NoteView(one_line(line), title, severity, 30, True))
     for pods, headline in delta.retracted:
-        out.append(Note(one_line(f"False alarm: {', '.join(pods)} not lost after all (RunPod lists"
+        out.append(NoteView(one_line(f"False alarm: {', '.join(pods)} not lost after all (RunPod lists"
                                  f" {'them' if len(pods) > 1 else 'it'} again); the wave announced as"
                                  f" \"{headline}\" no longer counts {'them' if len(pods) > 1 else 'it'}"),
                         "Loss withdrawn", "warning", 30, True))
     for name, h in health.items():
         if h.state == HealthState.ERROR and health_before.get(name) != HealthState.ERROR:
             kind = h.error_kind.value if h.error_kind else "error"
-            out.append(Note(one_line(f"{name}: {kind}: {h.message or ''}"), "Source failing", "warning"))
+            out.append(NoteView(one_line(f"{name}: {kind}: {h.message or ''}"), "Source failing", "warning"))
     return out

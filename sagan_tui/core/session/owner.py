@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sequence
 
-from sagan_tui.core.session.updates import PanelUpdate
+from msgspec.structs import replace
+
+from sagan_tui.wire.channel.views import UpdateView
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -39,7 +41,7 @@ class DeskHost(Protocol):
     def in_db(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]: ...
     def publish(self, update: object) -> None: ...
     def refresh(self, at: "datetime | None" = None) -> None: ...
-    def update_of(self, delta: Any, notes: tuple = ()) -> PanelUpdate: ...
+    def update_of(self, delta: Any, notes: tuple = ()) -> UpdateView: ...
 
 
 class OwnerDesk:
@@ -226,12 +228,12 @@ class OwnerDesk:
     async def _changing(self, fn: Callable[..., Any] | None, *args: Any) -> str:
         if fn is None:
             return "the cache is still being opened"
-        def change() -> tuple[str, PanelUpdate]:
+        def change() -> tuple[str, UpdateView]:
             said, delta = fn(*args)
             return said, self.host.update_of(delta)  # its rows read back in the same thread
 
         said, update = await self.host.in_db(change)  # another process's write lock waited out on the loop
-        self.host.publish(PanelUpdate(**{**update.__dict__, "said": said, "answer": True}))
+        self.host.publish(replace(update, said=said, answer=True))
         return said
 
     # --- what the dialogs show, read in the SQLite thread --------------------------------

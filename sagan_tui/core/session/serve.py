@@ -20,11 +20,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from sagan_tui.wire.basics import HeldClock
 from sagan_tui.wire.channel import intents as I
 from sagan_tui.wire.channel.messages import Update, encode
 from sagan_tui.wire.channel.rows import SentTables
 from sagan_tui.wire.channel.server import ChannelServer
+from sagan_tui.wire.channel.views import FailedView, ReadyView, UpdateView
 
 log = logging.getLogger(__name__)
 READY_LINE = "ready"
@@ -94,11 +97,9 @@ class SessionHost:
         """`session` (a test's, on a cache it holds) opened now on the caller's thread, before any
         loop runs it: the Open's answer (ReadyView), which the panel takes as its whole first frame.
         Its updates are held until `start_here` (the panel connected)."""
-        from sagan_tui.core.session import views as V
-
         self.session = session
         self._opening = True
-        self._answer = V.ready_view(session.open_now(), self._sent)
+        self._answer = self._first(session.open_now())
         self._answered.set()
         return self._answer
 
@@ -163,21 +164,25 @@ class SessionHost:
         if session is not None:
             await session.close()
 
-    def publish(self, update: object) -> None:
+    def publish(self, update: UpdateView | ReadyView | FailedView) -> None:
         """From the session, on this loop: an update's parts encoded and sent (or held until the
         Open's Reply is written), in order; the whole panel (or why not) answers the Open."""
-        from sagan_tui.core.session import views as V
-        from sagan_tui.core.session.updates import PanelUpdate, SessionReady
-
-        if isinstance(update, PanelUpdate):
-            # Each part goes out as soon as it is made (core/session/views.py's update_views).
-            for view in V.update_views(update, self._sent):
+        if isinstance(update, UpdateView):
+            # The send step: what this connection holds goes as patches; each part goes out as
+            # soon as it is made (wire/channel/rows.py's SentTables.send).
+            for view in self._sent.send(update):
                 self._out(encode(Update(view)))
         elif not self._answered.is_set():
             # The whole panel (the Open's answer) is published before any update, and its
             # Reply goes out before the updates held for it (_flush): the same order.
-            self._answer = V.ready_view(update, self._sent) if isinstance(update, SessionReady) else V.failed_view(update)
+            self._answer = self._first(update)
             self._answered.set()
+
+    def _first(self, answer: ReadyView | FailedView) -> ReadyView | FailedView:
+        """The Open's answer as this connection sends it: the whole panel starts what it holds."""
+        if isinstance(answer, ReadyView):
+            return msgspec.structs.replace(answer, first=self._sent.one(answer.first))
+        return answer
 
     def _out(self, frame: bytes) -> None:
         if self._opened:

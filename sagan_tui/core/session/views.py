@@ -1,33 +1,25 @@
-"""The session's updates and answers as the channel's view Structs (sagan_tui/wire/channel/views.py).
+"""The core's records as the channel's view Structs (sagan_tui/wire/channel/views.py), for the
+session's updates and answers.
 
-Run on the session's side, in the thread that published: the UI receives rows, health and words,
-never a record of the core.
+The session builds each update as the wire's UpdateView directly (core/session/core.py), its
+records made views here: the UI receives rows, health and words, never a record of the core.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import msgspec
 
-from sagan_tui.wire.channel.rows import SentTables
-from sagan_tui.core.session.updates import PanelUpdate
 from sagan_tui.wire.channel.views import (ApprovalView, AuditView, BurstView, CachedPodView, CauseView,
-                                     DetailView, ExperimentView, FailedView, FindingView, IncidentView,
-                                     LossRecordView, NoteView, PodRecordView, ProposalView, ReadyView,
-                                     ResponseLineView, RowView, TimelineView, UpdateView, VerdictView, WaveView)
+                                     DetailView, ExperimentView, FindingView, IncidentView,
+                                     LossRecordView, PodRecordView, ProposalView,
+                                     ResponseLineView, VerdictView, WaveView)
 
 if TYPE_CHECKING:
-    from sagan_tui.core.models import Action, ApprovalRequest, Loss
-    from sagan_tui.wire.render import Row
-    from sagan_tui.core.session.updates import SessionFailed, SessionReady
+    from sagan_tui.core.models import Action, ApprovalRequest, Experiment, Loss
     from sagan_tui.core.store.cache import CachedPod
     from sagan_tui.core.triage import GuardVerdict, Wave
-
-
-def rows_view(rows: Mapping[str, RowView]) -> dict[str, RowView]:
-    return dict(rows)  # render's rows are the wire's RowView already: no copy per row
 
 
 def pod_view(cp: "CachedPod") -> CachedPodView:
@@ -41,8 +33,21 @@ def pod_view(cp: "CachedPod") -> CachedPodView:
                          cp.experiment if number is None else number, cp.gone_at, cp.gone_reason)
 
 
+def pods_view(pods: Mapping[str, "CachedPod | None"]) -> dict[str, CachedPodView | None]:
+    """Pods' records by key as the UI reads them (None: no longer held)."""
+    return {k: None if cp is None else pod_view(cp) for k, cp in pods.items()}
+
+
 def _as(kind: type, obj: Any) -> Any:
     return msgspec.convert(obj, kind, from_attributes=True)
+
+
+def experiments_view(experiments: Mapping[int, "Experiment"]) -> dict[int, ExperimentView]:
+    return {n: _as(ExperimentView, e) for n, e in experiments.items()}
+
+
+def approvals_view(approvals: Iterable["ApprovalRequest"]) -> tuple[ApprovalView, ...]:
+    return tuple(approval_view(a) for a in approvals)
 
 
 class _Losses(dict):
@@ -100,70 +105,6 @@ def incident_view(all_losses: Sequence["Loss"], waves: Sequence["Wave"], dismiss
                         tuple(tuple(c) for c in shown["containment"]))
 
 
-def update_view(u: "PanelUpdate", sent: SentTables | None = None) -> UpdateView:
-    """`u` as the channel carries it; with `sent` (the connection's, wire/channel/rows.py) the rows
-    the UI holds already go as the cells that changed and a pod's record only when it changed,
-    and `sent` records what this update sends (so call it in the order the updates are sent)."""
-    if sent is None:
-        pods, pod_patches = rows_view(u.pods), {}
-        experiments, experiment_patches = rows_view(u.experiments), {}
-        pod_records = {k: None if cp is None else pod_view(cp) for k, cp in u.pod_records.items()}
-    else:
-        pods, pod_patches = sent.pods.send(u.pods, u.full, u.pods_removed)
-        experiments, experiment_patches = sent.experiments.send(u.experiments, u.full)
-        pod_records = sent.pod_records.send(u.pod_records, pod_view, u.full)
-    return UpdateView(
-        full=u.full, experiments=experiments, pods=pods, pods_removed=tuple(u.pods_removed),
-        experiment_patches=experiment_patches, pod_patches=pod_patches,
-        approvals=None if u.approvals is None else rows_view(u.approvals),
-        approval_records=None if u.approval_records is None else tuple(approval_view(a) for a in u.approval_records),
-        experiment_records={n: _as(ExperimentView, e) for n, e in u.experiment_records.items()},
-        pod_records=pod_records,
-        timelines=tuple(TimelineView(t.tag, t.experiment, t.kind, rows_view(t.rows), dict(t.subjects))
-                        for t in u.timelines),
-        losses=u.losses, heatmap=u.heatmap, pod_logs=u.pod_logs,
-        health=None if u.health is None else dict(u.health), paging=None if u.paging is None else tuple(u.paging),
-        notes=tuple(NoteView(n.message, n.title, n.severity, n.timeout, n.ring) for n in u.notes),
-        in_flight=None if u.in_flight is None else dict(u.in_flight), polls=u.polls, said=u.said, answer=u.answer)
-
-
-# Rows per frame of a large update. Its parts go out as each is made, so the session makes the
-# next while the UI decodes and applies this one (two processes, two cores), and a key the owner
-# presses meanwhile is answered between parts instead of after the whole.
-PART_ROWS = 1000
-
-
-def update_views(u: "PanelUpdate", sent: SentTables) -> Iterator[UpdateView]:
-    """`u` as the channel carries it, in parts when it changes more than PART_ROWS pods' rows:
-    each part some pods' rows and records (`more` set), the last the rest of the update. Made
-    one by one, in order (each records what it sends in `sent`). A whole panel (`full`) goes
-    in one: its parts would each replace the tables' rows."""
-    if u.full or len(u.pods) <= PART_ROWS:
-        yield update_view(u, sent)
-        return
-    keys = list(u.pods)
-    records = u.pod_records
-    # A key both changed and removed stays (the tables' rule): its removal means nothing, and
-    # would be read alone in the last part, after its row.
-    changed = u.pods.keys()
-    rest = replace(u, pods={}, pods_removed=tuple(k for k in u.pods_removed if k not in changed),
-                   pod_records={k: r for k, r in records.items() if k not in changed})
-    for at in range(0, len(keys), PART_ROWS):
-        part = keys[at:at + PART_ROWS]
-        rows = PanelUpdate(pods={k: u.pods[k] for k in part},
-                           pod_records={k: records[k] for k in part if k in records})
-        yield msgspec.structs.replace(update_view(rows, sent), more=True)
-    yield update_view(rest, sent)
-
-
-def ready_view(ready: "SessionReady", sent: SentTables | None = None) -> ReadyView:
-    return ReadyView(ready.settings.ui(), tuple(ready.notices), update_view(ready.first, sent))
-
-
-def failed_view(failed: "SessionFailed") -> FailedView:
-    return FailedView(failed.error, failed.exit_code)
-
-
 def verdict_view(v: "GuardVerdict") -> VerdictView:
     return VerdictView(v.needs_typed_confirmation, tuple(v.reasons), float(v.expected_burn_usd), v.summary,
                        v.burn_basis, None if v.wave is None else wave_view(v.wave), v.token)
@@ -174,7 +115,7 @@ def approval_view(a: "ApprovalRequest") -> ApprovalView:
 
 
 def detail_view(v: Any) -> DetailView:
-    return DetailView(_as(ExperimentView, v.experiment), tuple(approval_view(a) for a in v.approval_requests),
+    return DetailView(_as(ExperimentView, v.experiment), approvals_view(v.approval_requests),
                       tuple(v.skipped))
 
 

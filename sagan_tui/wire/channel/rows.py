@@ -16,6 +16,10 @@ A pod's record (CachedPodView) goes only when it differs from the one this conne
 (`SentRecords`): a poll that changes a row (an uptime) and nothing the UI reads of its pod sends
 the row's patch and no record.
 
+The session makes one UpdateView per change, rows whole and every record it touched; its host's
+send step (`SentTables.send`) turns it into what this connection carries: the same Struct with
+its held rows as patches and its unchanged records left out, in parts when it is large.
+
 A patch for a key the UI does not hold is the session's bug: the client's reading of it fails
 (`HeldRows.receive`), which ends the channel (the panel restarts the session, whose first update
 is full).
@@ -25,9 +29,16 @@ from __future__ import annotations
 
 from itertools import compress
 from operator import itemgetter, ne
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+import msgspec
 
 from sagan_tui.wire.channel.views import RowPatchView, RowView, UpdateView
+
+# Rows per frame of a large update. Its parts go out as each is made, so the session makes the
+# next while the UI decodes and applies this one (two processes, two cores), and a key the owner
+# presses meanwhile is answered between parts instead of after the whole.
+PART_ROWS = 1000
 
 
 class SentRows:
@@ -38,17 +49,17 @@ class SentRows:
     def __init__(self) -> None:
         self.rows: dict[str, RowView] = {}
 
-    def send(self, rows: Mapping[str, Any], full: bool = False,
-             removed: Iterable[str] = ()) -> tuple[dict[str, RowView], dict[str, RowPatchView]]:
-        """`rows` (RowView, by key: render's rows are the wire's) as the update carries them: whole (a key the UI
-        does not hold, or a row of another width) and as patches (every other that differs from
-        the row held: one equal to it is not sent)."""
+    def send(self, rows: Mapping[str, Any], full: bool = False, removed: Iterable[str] = (),
+             keys: Iterable[str] | None = None) -> tuple[dict[str, RowView], dict[str, RowPatchView]]:
+        """`rows` (RowView, by key: render's rows are the wire's; only `keys` of them, if given) as the
+        update carries them: whole (a key the UI does not hold, or a row of another width) and as
+        patches (every other that differs from the row held: one equal to it is not sent)."""
         if full:
             self.rows = {}
         held = self.rows
         whole: dict[str, RowView] = {}
         patches: dict[str, RowPatchView] = {}
-        for k, row in rows.items():
+        for k, row in (rows.items() if keys is None else zip(keys, map(rows.__getitem__, keys))):
             cells, group, order, until = row.cells, row.group, row.order, row.until
             old = held.get(k)
             if old is None or len(old.cells) != len(cells):
@@ -112,6 +123,9 @@ class HeldRows:
                 held.discard(k)
 
 
+_ABSENT = object()  # a key of the part with no record in the update
+
+
 class SentRecords:
     """The session's end of the pods' records: each as this channel sent it last."""
 
@@ -120,18 +134,21 @@ class SentRecords:
     def __init__(self) -> None:
         self.records: dict[str, Any] = {}
 
-    def send(self, records: Mapping[str, Any], view: Callable[[Any], Any], full: bool = False) -> dict[str, Any]:
-        """Of `records` (by key; None: no longer held), made views by `view`, those that differ
-        from the ones sent, and every None."""
+    def send(self, records: Mapping[str, Any], full: bool = False, keys: Iterable[str] | None = None) -> dict[str, Any]:
+        """Of `records` (CachedPodView by key; None: no longer held; only `keys` of them, if given),
+        those that differ from the ones sent, and every None."""
         if full:
             self.records = {}
         held, out = self.records, {}
-        for k, record in records.items():
+        pairs = records.items() if keys is None else ((k, records.get(k, _ABSENT)) for k in keys)
+        for k, record in pairs:
+            if record is _ABSENT:
+                continue
             if record is None:
                 held.pop(k, None)
                 out[k] = None
-            elif held.get(k) != (v := view(record)):
-                out[k] = held[k] = v
+            elif held.get(k) != record:
+                out[k] = held[k] = record
         return out
 
 
@@ -145,6 +162,37 @@ class SentTables:
         self.experiments = SentRows()
         self.pods = SentRows()
         self.pod_records = SentRecords()
+
+    def send(self, u: UpdateView) -> Iterator[UpdateView]:
+        """The session's `u` (rows whole, every record it touched) as this connection carries it, in
+        parts when it changes more than PART_ROWS pods' rows: each part some pods' rows and records
+        (`more` set), the last the rest of the update. Made one by one, in order: each records
+        what it sends, so send each update in the order its frames go out. A whole panel
+        (`full`) goes in one: its parts would each replace the tables' rows."""
+        pods = u.pods
+        if u.full or len(pods) <= PART_ROWS:
+            yield self.one(u)
+            return
+        records = u.pod_records
+        keys = list(pods)
+        for at in range(0, len(keys), PART_ROWS):
+            part = keys[at:at + PART_ROWS]
+            whole, patches = self.pods.send(pods, keys=part)
+            yield UpdateView(pods=whole, pod_patches=patches, pod_records=self.pod_records.send(records, keys=part),
+                             more=True)
+        # A key both changed and removed stays (the tables' rule): its removal means nothing, and
+        # would be read alone in the last part, after its row.
+        yield self.one(msgspec.structs.replace(
+            u, pods={}, pods_removed=tuple(k for k in u.pods_removed if k not in pods),
+            pod_records={k: records[k] for k in records.keys() - pods.keys()}))
+
+    def one(self, u: UpdateView) -> UpdateView:
+        """`u` in one frame: its held rows as patches, its unchanged records left out."""
+        pods, pod_patches = self.pods.send(u.pods, u.full, u.pods_removed)
+        experiments, experiment_patches = self.experiments.send(u.experiments, u.full)
+        return msgspec.structs.replace(u, pods=pods, pod_patches=pod_patches, experiments=experiments,
+                                       experiment_patches=experiment_patches,
+                                       pod_records=self.pod_records.send(u.pod_records, u.full))
 
 
 class HeldTables:

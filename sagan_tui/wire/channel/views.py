@@ -372,7 +372,8 @@ class ApprovalView(msgspec.Struct, frozen=True):
 
 class UpdateView(msgspec.Struct, frozen=True):
     """One change for the UI to apply by key; `full` replaces every pane. Only what is not None /
-    not empty changed (as core/session/updates.py's PanelUpdate, less the records)."""
+    not empty changed. The session builds it as it is (core/session/core.py): one shape on both
+    sides; its host's send step makes the patches and parts (wire/channel/rows.py)."""
 
     full: bool = False
     experiments: dict[str, RowView] = {}
@@ -400,7 +401,7 @@ class UpdateView(msgspec.Struct, frozen=True):
     said: str | None = None
     answer: bool = False
     # More frames of the same update follow: a large one goes in parts, each pods' rows and
-    # records only, the rest with the last (core/session/views.py's update_views).
+    # records only, the rest with the last (wire/channel/rows.py's SentTables.send).
     more: bool = False
 
 
