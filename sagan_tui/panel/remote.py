@@ -131,8 +131,8 @@ class RemoteSession(SessionSurface):
         if old is not None and old.attached:
             # Not a death of ours: the watch stopped (or was killed). This panel polls on its own now.
             self._deaths = 0
-            self.app.notify(f"{why}: this panel now runs its own session and polls on its own",
-                            title="Watch stopped", severity="warning", timeout=30, markup=False)
+            self.app.notify("this panel polls on its own now (its own session)", title="Watch stopped",
+                            severity="warning", timeout=30, markup=False)
         else:
             self.app.notify(f"session process ended: {why}; restarting", title="Session", severity="error",
                             timeout=15, markup=False)

@@ -95,7 +95,7 @@ async def test_two_attached_panels_add_no_source_request_and_carry_on_when_watch
             assert any(u.losses is not None and u.losses.waves for u in updates)  # and on the second
 
             await w.hub.close()  # the watch stops (as its close() begins): both panels hear it
-            await wait_for(pilot, lambda: said(app, "the watch this panel was attached to stopped"), "said on screen",
+            await wait_for(pilot, lambda: said(app, "this panel polls on its own now"), "said on screen",
                            timeout=WAIT_S)
             await wait_for(pilot, lambda: app.session.opened == 2 and app.session.pid is not None,
                            "its own session process", timeout=WAIT_S)
@@ -137,7 +137,7 @@ async def test_a_killed_watch_is_said_and_the_panel_goes_on_polling_on_its_own(s
             await wait_for(pilot, lambda: app.loaded and app.session.attached, "attached", timeout=WAIT_S)
             watch.kill()
             watch.wait(timeout=60)
-            await wait_for(pilot, lambda: said(app, "the watch this panel was attached to stopped"), "said on screen",
+            await wait_for(pilot, lambda: said(app, "this panel polls on its own now"), "said on screen",
                            timeout=WAIT_S)
             await wait_for(pilot, lambda: app.session.pid is not None and app.session.opened == 2,
                            "its own session process", timeout=WAIT_S)
