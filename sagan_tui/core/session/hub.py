@@ -84,9 +84,8 @@ class WatchHub:
             self._listening = None
         for task in list(self._tasks):
             task.cancel()
+        # Each panel's task closes its host as it ends (_serve).
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        await asyncio.gather(*(host.close() for host in self.hosts), return_exceptions=True)
-        self.hosts.clear()
         if self._lock is not None:
             # Removed while still locked: a watch starting now either holds the file first or
             # makes a fresh one; the directory goes with it when nothing else is in it.

@@ -27,7 +27,7 @@ from sagan_tui.wire.channel import intents as I
 from sagan_tui.wire.channel.messages import Update, encode
 from sagan_tui.wire.channel.rows import SentTables
 from sagan_tui.wire.channel.server import ChannelServer
-from sagan_tui.wire.channel.views import FailedView, ReadyView, UpdateView
+from sagan_tui.wire.channel.views import Done, FailedView, ReadyView, UpdateView
 
 log = logging.getLogger(__name__)
 READY_LINE = "ready"
@@ -64,8 +64,6 @@ class SessionHost:
             return await self._open(intent)
         if isinstance(intent, I.PreOpen):
             self.pre_open(I.Open(intent.values, intent.accounts, origins=intent.origins))
-            from sagan_tui.wire.channel.views import Done
-
             return Done()
         if self._opening and not self._answered.is_set():
             # Sent while the Open is in flight (a widget asks for its scope at the first frame,
