@@ -132,9 +132,11 @@ class Watch:
         for notice in self.cache.notices:
             print(f"sagan-tui: {notice}", file=sys.stderr)
         stop = Interrupt()  # before the start line: a Ctrl+C as soon as it is read stops the loop cleanly
+        from sagan_tui.core.session.hub import WatchRunning
+
         try:
             self.open_hub()
-        except Exception as exc:  # WatchRunning: refused before anything is polled or paged
+        except WatchRunning as exc:  # refused before anything is polled or paged: two would page twice
             stop.close()
             await self.close()
             return _fail(str(exc))
@@ -171,7 +173,8 @@ class Watch:
         hub = WatchHub(self.settings.cache_path, self._poll_now.set, self.settings.poll_interval, self.say)
         try:
             hub.open()
-        except ChannelRefused as exc:
+        except (ChannelRefused, OSError) as exc:  # a directory it may not make or use: paging goes on
+            # A lock taken before the failure stays held while this watch runs (it still watches the cache).
             self.say(f"warning: panels cannot attach: {exc}")
             return
         self.hub = hub

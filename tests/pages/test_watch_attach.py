@@ -217,3 +217,21 @@ def test_sigterm_stops_watch_as_ctrl_c_does_and_leaves_no_socket(sim_factory, tm
     out, err = watch.communicate(timeout=60)
     assert watch.returncode == 128 + signal.SIGTERM and "watch stopped" in out, (out, err)
     assert not watch_dir(tmp_path / "cache.sqlite").exists()
+
+
+async def test_a_watch_directory_it_cannot_use_leaves_paging_on(sim_factory, tmp_path, short_base, monkeypatch):
+    """The socket is for panels; a runtime directory watch cannot use (here its lock is a directory)
+    is said, and the watch polls on: never a guard that refuses to run for want of a socket."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(short_base))
+    sim = sim_factory(scenario="calm")
+    lines: list[str] = []
+    w, poll_at = await _watch(sim, tmp_path, lines, name="cache")
+    (watch_dir(tmp_path / "cache.sqlite", base=short_base) / "watch.lock").mkdir(parents=True, mode=0o700)
+    os.chmod(watch_dir(tmp_path / "cache.sqlite", base=short_base), 0o700)
+    try:
+        w.open_hub()
+        assert w.hub is None and any(line.startswith("warning: panels cannot attach") for line in lines), lines
+        await poll_at(60)
+        assert w.cache.experiments()  # the poll went on
+    finally:
+        await w.close(drain_s=1)
