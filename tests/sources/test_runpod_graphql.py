@@ -84,3 +84,37 @@ async def test_two_accounts_on_two_servers_each_reach_their_own(calm_sim):
         assert [type(g).__name__ for g in got] == ["AccountSnapshot", "Unreachable", "AccountSnapshot"]
         assert isinstance(got[1], Unreachable) and got[1].source == "personal"
     assert dict(os.environ) == env
+
+
+SDK_CHILD = """
+import asyncio, json, sys
+from sagan_tui.core.sources.runpod_graphql import GraphQLTransport
+t = GraphQLTransport("team", sys.argv[2], base_url=sys.argv[1], timeout=10)
+snap = asyncio.run(t.snapshot())
+asyncio.run(t.stop(snap.pods[0].id))
+heavy = sorted(m for m in ("runpod.serverless", "runpod.cli", "paramiko", "aiohttp", "cryptography")
+               if m in sys.modules)
+import runpod
+print(json.dumps({"pods": len(snap.pods), "heavy": heavy, "api_key": runpod.api_key,
+                  "whole": callable(runpod.get_pods) and "runpod.serverless" in sys.modules}))
+"""
+
+
+def test_polling_runs_none_of_the_sdks_package_init_and_the_whole_sdk_still_imports(calm_sim, tmp_path):
+    """The SDK's parts this tool calls (GraphQL query, pod mutations, errors) import without its
+    package's `__init__` (its worker, CLI, SSH and aiohttp: 40 MB in every polling process);
+    code that asks the package for anything else still gets the whole SDK, and the process-wide
+    key stays unset (the fake home holds no credentials)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("SAGAN", "RUNPOD"))}, "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", SDK_CHILD, calm_sim.base_url, calm_sim.account_keys["team"]],
+                          env=env, capture_output=True, text=True, timeout=120, cwd=os.getcwd())
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["pods"] > 0 and seen["heavy"] == [], seen
+    assert seen["whole"] is True and seen["api_key"] is None, seen
+    assert any(r.api == "graphql" and "podStop" in json.dumps(r.body) for r in calm_sim.requests)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.util
 import json
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
 from typing import Any, Callable
 
 from sagan_tui.core.models import RunPodPod, parse_records
@@ -38,8 +42,44 @@ _sdk_lock = threading.Lock()
 _sdk: Any = None
 
 
+class _SDKPackage(ModuleType):
+    """The `runpod` package without its `__init__` until something asks for more than its parts.
+
+    The SDK's `__init__` imports its serverless worker, its CLI, SSH (paramiko, cryptography) and
+    aiohttp: about 550 modules and 40 MB resident in every process that polls, for a GraphQL call
+    that needs `requests` alone. It also reads `~/.runpod`'s credentials into the process-wide
+    key, which this tool never uses (one key per account, passed per call). So the package
+    module stands in with the SDK's own path, `api_key` None, and no code run; the modules used
+    (`api.graphql`, `api.mutations.pods`, `error`) import as usual beneath it. Any other name
+    asked of it (code that wants the whole SDK in the same process) runs the real `__init__`
+    into this module first, so `import runpod; runpod.get_pods` still works."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or self.__dict__.get("_sagan_loaded"):
+            raise AttributeError(name)
+        if importlib.util.find_spec(f"runpod.{name}") is not None:  # `from runpod import error`
+            return importlib.import_module(f"runpod.{name}")
+        self.__dict__["_sagan_loaded"] = True
+        self.__spec__.loader.exec_module(self)  # type: ignore[union-attr]
+        return getattr(self, name)
+
+
+def _package() -> None:
+    """Put the stand-in in place unless the SDK's package is imported already."""
+    if "runpod" in sys.modules:
+        return
+    spec = importlib.util.find_spec("runpod")
+    if spec is None or spec.submodule_search_locations is None:
+        return  # let the imports below fail as they would
+    pkg = _SDKPackage("runpod")
+    pkg.__spec__, pkg.__loader__, pkg.__file__ = spec, spec.loader, spec.origin
+    pkg.__path__, pkg.__package__ = list(spec.submodule_search_locations), "runpod"
+    pkg.api_key = None  # type: ignore[attr-defined]  # what graphql.run_graphql_query falls back to: never used
+    sys.modules["runpod"] = pkg
+
+
 def _load_sdk() -> Any:
-    """Import the SDK (about 2 s) on first use, off the event loop, and fit the shim once."""
+    """Import the SDK's parts on first use, off the event loop, and fit the shim once."""
     global _sdk
     with _sdk_lock:
         if _sdk is None:
@@ -49,12 +89,13 @@ def _load_sdk() -> Any:
 
             root = logging.getLogger()
             handlers, level = list(root.handlers), root.level
+            _package()
             import runpod.api.graphql as gql
             import runpod.api.mutations.pods as mutations
             import runpod.error as rp_error
 
-            # `import runpod` hangs a stderr handler at INFO on the root logger: every httpx
-            # request would then be printed over the panel's screen. Undo it.
+            # The SDK's `__init__`, if anything runs it, hangs a stderr handler at INFO on the root
+            # logger: every httpx request would then be printed over the panel's screen. Undo it.
             root.handlers[:] = handlers
             root.setLevel(level)
             if not isinstance(gql.requests, StrictRequests):
