@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, TypeVar
 
@@ -324,10 +325,14 @@ class Loss(BaseModel):
         return (self.lost_at - self.running_at).total_seconds()
 
 
-class PodSighting(BaseModel):
-    """What the polls saw of one pod: the control group of a wave is built from these."""
+@dataclass(frozen=True, slots=True)
+class PodSighting:
+    """What the polls saw of one pod: the control group of a wave is built from these.
 
-    model_config = ConfigDict(frozen=True)
+    A plain record, not a model: a triage holds one per pod the cache knows (10,000 on a large
+    fleet) for as long as its waves are followed, and a slotted record is a tenth of a pydantic
+    model's size. Sightings come from the cache's own columns; a record line is validated by
+    triage/records.py's TypeAdapter."""
 
     pod_id: str
     account: str

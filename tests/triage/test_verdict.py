@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import timedelta
 
 from hypothesis import given, settings
@@ -178,7 +179,7 @@ def test_a_pod_the_latest_poll_saw_running_is_never_called_stopped():
 
     listed = PodSighting(pod_id="s7illrunn1ng01", account="team", experiment=370, first_seen_at=at("10:20:00"),
                          running_at=at("10:20:41"), last_seen_at=at("10:42:00"), desired_status="RUNNING")
-    stopped = listed.model_copy(update={"pod_id": "st0pped0000001", "gone": True})
+    stopped = replace(listed, pod_id="st0pped0000001", gone=True)
 
     def weighed(sightings):
         points, missing = _account_points(Wave.of(R4), TriageContext(sightings=sightings, health=HEALTH,

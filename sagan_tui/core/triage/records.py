@@ -19,10 +19,10 @@ from sagan_tui.core.triage.waves import Wave
 
 # Besides losses (the default), a line may carry what a cache would add to the analysis:
 # a pod sighting (the control group) or an account's health and balance.
-# SourceHealth is a plain dataclass (the first frame shows it before pydantic is imported):
-# pydantic validates it all the same, field by field.
+# SourceHealth and PodSighting are plain dataclasses (the first frame shows health before pydantic
+# is imported; a triage holds a sighting per pod): pydantic validates them all the same, field by field.
 RECORD_TYPES: dict[str, Callable[[Any], Any]] = {
-    "loss": Loss.model_validate, "sighting": PodSighting.model_validate,
+    "loss": Loss.model_validate, "sighting": TypeAdapter(PodSighting).validate_python,
     "health": TypeAdapter(SourceHealth).validate_python}
 
 
