@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from sagan_tui.core.sources.runpod_base import float_or_none
 
 STATUS_MAP = {
@@ -125,3 +127,78 @@ def gpu_load(pod: Any) -> tuple[tuple[int | None, int | None], ...]:
     if not isinstance(gpus, list):
         return ()
     return tuple((_percent(g.get("util")), _percent(g.get("memoryUtil"))) for g in gpus[:16] if isinstance(g, dict))
+
+
+# --- a pod list's page, read for the fields flatten_rest_pod copies ----------------------------
+# A v2 Pod carries about forty values (env, ports, mounts, ssh, ...) of which a poll copies nine:
+# decoding the whole tree of 10,000 pods made ~400,000 objects per account per poll, most of them
+# dropped at once, and a long-running `watch` kept the fragments. These Structs read the copied
+# fields only (every other is skipped unread); a page they cannot read (a record that is not an
+# object, a field of another shape, not UTF-8 JSON) is decoded whole as before, so a strange reply
+# meets the same checks either way.
+
+
+class _LeanRuntime(msgspec.Struct):
+    uptime: Any = None
+
+
+class _LeanGpu(msgspec.Struct):
+    id: Any = None
+    count: Any = None
+
+
+class _LeanCluster(msgspec.Struct):
+    id: Any = None
+
+
+class _LeanPod(msgspec.Struct):
+    id: Any = None
+    name: Any = None
+    status: Any = None
+    runtime: _LeanRuntime | None = None
+    cost: Any = None
+    gpu: _LeanGpu | None = None
+    dataCenterId: Any = None  # noqa: N815 - v2's name
+    image: Any = None
+    cluster: _LeanCluster | None = None
+
+
+class _LeanPage(msgspec.Struct):
+    pods: list[_LeanPod] | None = None
+    items: list[_LeanPod] | None = None
+    pagination: Any = None
+    nextCursor: Any = None  # noqa: N815 - v2's name
+    truncated: Any = None
+
+
+_LEAN = msgspec.json.Decoder(_LeanPage)
+
+
+def lean_pods_page(content: bytes) -> dict[str, Any] | None:
+    """A `GET /v2/pods` reply as the dict json would give, holding only what the poll reads of
+    each pod; None when it must be decoded whole (see above)."""
+    try:
+        page = _LEAN.decode(content)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    out: dict[str, Any] = {}
+    for key in ("pods", "items"):
+        pods = getattr(page, key)
+        if pods is not None:
+            out[key] = [_lean_dict(p) for p in pods]
+    for key in ("pagination", "nextCursor", "truncated"):
+        if getattr(page, key) is not None:
+            out[key] = getattr(page, key)
+    return out
+
+
+def _lean_dict(p: _LeanPod) -> dict[str, Any]:
+    out = {"id": p.id, "name": p.name, "status": p.status, "cost": p.cost, "dataCenterId": p.dataCenterId,
+           "image": p.image}
+    if p.runtime is not None:
+        out["runtime"] = {"uptime": p.runtime.uptime}
+    if p.gpu is not None:
+        out["gpu"] = {"id": p.gpu.id, "count": p.gpu.count}
+    if p.cluster is not None:
+        out["cluster"] = {"id": p.cluster.id}
+    return out

@@ -31,7 +31,7 @@ from sagan_tui.core.sources.errors import (
     BadReply, RateLimited, RequestRejected, SourceError, for_status, parse_retry_after, scrub,
 )
 from sagan_tui.core.sources.rest_shapes import (  # noqa: F401 - STATUS_MAP and parse_rate_limit are read here by tests
-    STATUS_MAP, RateWindow, _spent, flatten_rest_pod, gpu_load, map_status, parse_rate_limit,
+    STATUS_MAP, RateWindow, _spent, flatten_rest_pod, gpu_load, lean_pods_page, map_status, parse_rate_limit,
 )
 from sagan_tui.core.sources.rest_evidence import BALANCE, Money, read_audit, read_billed, read_money
 from sagan_tui.core.sources.rest_pages import read_pages
@@ -196,7 +196,9 @@ class RestV2Transport(KeyedTransport):
     async def _list_pods(self) -> tuple[list[RunPodPod], list[str], str | None, Unreadable]:
         async def page(cursor: str | None) -> object:
             resp = await self._request("GET", PODS, params={**PODS_QUERY, **({"cursor": cursor} if cursor else {})})
-            return self._decoded("GET", PODS, resp)
+            with collector_paused():
+                lean = lean_pods_page(resp.content) if resp.status_code != 204 and resp.content else None
+            return lean if lean is not None else self._decoded("GET", PODS, resp)
 
         try:
             listed = await read_pages(page, "pods", "GET /v2/pods",
