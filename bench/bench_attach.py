@@ -173,10 +173,12 @@ def rss_child(spec: dict) -> None:
     own simulator; prints its polls and its memory after the first and the last, as JSON."""
     from common import own_servers, settings_for_sim
     from sagan_tui.commands.watch import Watch
+    from sagan_tui.core.heap import few_heaps
     from sagan_tui.core.store.cache import Cache
     from sagan_tui.core.sync.poller import Poller
 
     quiet_logging()
+    few_heaps()  # as the `watch` command's run() does before its threads start
 
     async def go() -> dict:
         settings = settings_for_sim(spec["env"], Path(spec["cache"]))

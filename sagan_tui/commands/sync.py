@@ -8,7 +8,7 @@ import signal
 import sys
 import time
 
-from sagan_tui.core.heap import give_back
+from sagan_tui.core.heap import few_heaps, give_back
 from sagan_tui.commands.common import settings_from_args
 
 
@@ -162,4 +162,5 @@ def run(args: argparse.Namespace) -> int:
         faulthandler.register(signal.SIGUSR1, all_threads=True)
     except (OSError, ValueError):  # a stderr with no file behind it (io.UnsupportedOperation): nowhere to print
         pass
+    few_heaps()  # before any thread (core/heap.py)
     return asyncio.run(_loop(args))

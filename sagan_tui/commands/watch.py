@@ -12,7 +12,7 @@ import time
 from datetime import datetime, timedelta
 
 from sagan_tui.commands.common import settings_from_args
-from sagan_tui.core.heap import give_back
+from sagan_tui.core.heap import few_heaps, give_back
 
 HISTORY_MINUTES = 60.0  # waves that ended this long before the guard window are history, not alerts
 DRAIN_S = 10.0  # at the end, what is still queued has this long to go out
@@ -332,4 +332,5 @@ def _seen(now, waves, forming, withdrawn, cache, settings, health):
 
 
 def run(args: argparse.Namespace) -> int:
+    few_heaps()  # before any thread (core/heap.py)
     return asyncio.run(_loop(args))
