@@ -9,6 +9,7 @@ import contextlib
 import logging
 import sys
 import time
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from sagan_tui.commands.common import settings_from_args
@@ -302,14 +303,21 @@ def _triaged(cache, guard: float, now: datetime, memo: dict):
     against every sighting took tens of seconds: not after every poll."""
     from sagan_tui.commands.waves import context_for, records_from
     from sagan_tui.core.triage import find_waves
+    from sagan_tui.core.triage.verdict import weighed
 
     stamp = cache.loss_rows.stamp()
     if memo.get("stamp") == stamp and now - memo["at"] < timedelta(seconds=RETRIAGE_S):
         return memo["found"], memo["losses"], memo["withdrawn"]
     records = records_from(cache)
     losses, context = context_for(records)
-    found = find_waves(losses, context=context, guard_minutes=guard)
+    recent = now - timedelta(minutes=guard + HISTORY_MINUTES)
+    # Kept until the next triage: the waves that may still be alerts with their verdicts weighed
+    # now (no later poll of this memo weighs one), none with the context, which holds a record
+    # of every pod the cache knows (a tenth of watch's memory at 10,000 pods).
+    found = [weighed(w) if w.end >= recent else replace(w, context=None)
+             for w in find_waves(losses, context=context, guard_minutes=guard)]
     withdrawn = frozenset(x.pod_id for x in (*records.withdrawn, *records.losses) if x.state == "withdrawn")
+    del records, context
     memo.update(stamp=stamp, at=now, found=found, losses=losses, withdrawn=withdrawn)
     return found, losses, withdrawn
 

@@ -144,6 +144,30 @@ async def test_the_verdicts_are_weighed_again_only_when_a_loss_changed(sim_facto
     assert not changed or changed[0][0] is not first[0][0]
 
 
+async def test_the_kept_waves_hold_their_verdicts_and_no_sighting(sim_factory, tmp_path):
+    """Between triages watch keeps the waves with their verdicts weighed, not the context they were
+    weighed against (a record of every pod the cache knows); the verdict is the one the context gave."""
+    from sagan_tui.commands.waves import context_for, records_from
+    from sagan_tui.commands.watch import observe
+    from sagan_tui.core.triage import find_waves
+    from sagan_tui.core.triage.verdict import verdict_of
+
+    sim = sim_factory(scenario="reaping-wave")
+    w, poll_at = await _watch(sim, tmp_path, [])
+    for t in TIMES:
+        await poll_at(t)
+    memo: dict = {}
+    _, waves = observe(w.cache, w.settings, sim.clock.at(TIMES[-1]), True, memo)
+    losses, context = context_for(records_from(w.cache))
+    fresh = find_waves(losses, context=context, guard_minutes=w.settings.guard_minutes)
+    await w.close(drain_s=1)
+    assert waves and memo["found"] and all(kept.context is None for kept in memo["found"])
+    assert context.sightings  # what the kept waves let go
+    by_start = {x.start: verdict_of(x) for x in fresh}
+    assert [(facts.cause, facts.confidence) for _, facts in waves] == \
+        [(by_start[x.start].cause, by_start[x.start].confidence) for x, _ in waves]
+
+
 async def test_read_only_pages_but_never_contains(sim_factory, tmp_path, hook):
     sim = sim_factory(scenario="reaping-wave")
     lines, _ = await _watched(sim, tmp_path, hook, auto_contain="platform-reaper:medium", read_only=True)

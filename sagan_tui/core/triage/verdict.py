@@ -508,6 +508,16 @@ def verdict_of(wave: Wave) -> Verdict:
     return v
 
 
+def weighed(wave: Wave) -> Wave:
+    """`wave` with its verdict weighed and kept, and its context let go (every pod's sighting,
+    the balances, the audit): what a long-running caller keeps between analyses. Its diagnosis
+    is no longer weighed against that context."""
+    v = verdict_of(wave)
+    kept = replace(wave, context=None)
+    kept.__dict__["verdict"] = v
+    return kept
+
+
 def diagnosis_of(wave: Wave) -> tuple[Finding, ...]:
     """Its findings, heaviest toward its verdict first."""
     kept = wave.__dict__
