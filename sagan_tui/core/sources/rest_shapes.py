@@ -182,23 +182,27 @@ def lean_pods_page(content: bytes) -> dict[str, Any] | None:
     except (msgspec.DecodeError, RecursionError):
         return None
     out: dict[str, Any] = {}
+    one: dict[Any, Any] = {}  # equal texts as one string: a poll keeps each pod's until the next
     for key in ("pods", "items"):
         pods = getattr(page, key)
         if pods is not None:
-            out[key] = [_lean_dict(p) for p in pods]
+            out[key] = [_lean_dict(p, one) for p in pods]
     for key in ("pagination", "nextCursor", "truncated"):
         if getattr(page, key) is not None:
             out[key] = getattr(page, key)
     return out
 
 
-def _lean_dict(p: _LeanPod) -> dict[str, Any]:
-    out = {"id": p.id, "name": p.name, "status": p.status, "cost": p.cost, "dataCenterId": p.dataCenterId,
-           "image": p.image}
+def _lean_dict(p: _LeanPod, one: dict[Any, Any]) -> dict[str, Any]:
+    def shared(v: Any) -> Any:
+        return one.setdefault(v, v) if type(v) is str else v
+
+    out = {"id": p.id, "name": p.name, "status": shared(p.status), "cost": p.cost,
+           "dataCenterId": shared(p.dataCenterId), "image": shared(p.image)}
     if p.runtime is not None:
         out["runtime"] = {"uptime": p.runtime.uptime}
     if p.gpu is not None:
-        out["gpu"] = {"id": p.gpu.id, "count": p.gpu.count}
+        out["gpu"] = {"id": shared(p.gpu.id), "count": p.gpu.count}
     if p.cluster is not None:
-        out["cluster"] = {"id": p.cluster.id}
+        out["cluster"] = {"id": shared(p.cluster.id)}
     return out

@@ -252,14 +252,16 @@ def _money(myself: dict[str, Any]) -> dict[str, Any]:
 
 def _texts(pods: Any, path: tuple[str, ...]) -> dict[str, str]:
     """pod id -> the text at `path` in each entry (("machine", "podHostId")), for the entries that
-    hold both as text (a hostile reply: none)."""
+    hold both as text (a hostile reply: none). Equal texts are kept as one string (a host's id is
+    every one of its pods'; the map is kept until the next reply)."""
     out: dict[str, str] = {}
+    one: dict[str, str] = {}
     for p in pods if isinstance(pods, list) else ():
         value = p
         for name in path:
             value = _field(value, name)
         if isinstance(_field(p, "id"), str) and isinstance(value, str) and value:
-            out[p["id"]] = value
+            out[p["id"]] = one.setdefault(value, value)
     return out
 
 
