@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,26 @@ class PanelStart:
             from sagan_tui.panel.messages import Updated
 
             self.opened = session.open_now(lambda u: app.post_message(Updated(u)))
+        elif app.poll and app.clock is utcnow:
+            self._attached_first()
+
+    def _attached_first(self) -> None:
+        """Attached to a watch (wire/channel/early.py): its answer to the PreOpen, there by now
+        (it came while Textual was imported), is the first frame, as a session handed in is: the
+        watch's state, settings and poll interval, not the cache's peek."""
+        from sagan_tui.wire.channel.early import attaching, pre_opened
+
+        app = self.app
+        answer = pre_opened()
+        if answer is not None:
+            from sagan_tui.panel.remote import RemoteSession
+
+            app.session = RemoteSession(app, app.settings, poll=app.poll, pre_opened=answer)
+            self.opened = app.session.pre_opened
+        if attaching():
+            # Until the watch's answer is applied (at once, or after the peek's frame when it was
+            # not in time) the poll interval is not ours to say, nor is a row stale by ours.
+            app.status_line.first_interval = math.inf
 
     def panes_mounted(self) -> None:
         """The MainScreen's panes are in place: paint them from the session opened before the loop,
@@ -58,8 +79,8 @@ class PanelStart:
 
         app = self.app
         s = app.settings
-        first = first_frame(s.cache_path, app.clock(), s.poll_interval, ["sagan", *s.accounts],
-                            limit=max(app.size.height, 24))
+        first = first_frame(s.cache_path, app.clock(), app.status_line.first_interval or s.poll_interval,
+                            ["sagan", *s.accounts], limit=max(app.size.height, 24))
         if first is not None:
             app.main_screen.show_first(first.experiments, first.pods)
             app.status_line.first_health = first.health

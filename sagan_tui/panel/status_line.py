@@ -24,6 +24,7 @@ class StatusLine:
     def __init__(self, app: Any) -> None:
         self.app: PanelHost = app
         self.first_health: dict = {}
+        self.first_interval: float | None = None  # the first frame's, if not the settings' (math.inf: attaching)
 
     def tick(self, screen_width: int | None = None, tick: bool = True) -> None:
         app: Any = self.app
@@ -37,7 +38,8 @@ class StatusLine:
         if not bars:  # a resize before the screen is composed
             return
         if not app.loaded:  # the health the cache recorded, the poll interval and the clock
-            first = status_segments(self.first_health, now, paused=False, poll_interval=s.poll_interval,
+            first = status_segments(self.first_health, now, paused=False,
+                                    poll_interval=self.first_interval or s.poll_interval,
                                     read_only=s.read_only, width=width)
             for bar in bars:
                 bar.show(first)

@@ -27,7 +27,7 @@ from sagan_tui.wire.channel import intents as I
 from sagan_tui.wire.channel.messages import Update, encode
 from sagan_tui.wire.channel.rows import SentTables
 from sagan_tui.wire.channel.server import ChannelServer
-from sagan_tui.wire.channel.views import Done, FailedView, ReadyView, UpdateView
+from sagan_tui.wire.channel.views import FailedView, ReadyView, UpdateView
 
 log = logging.getLogger(__name__)
 READY_LINE = "ready"
@@ -63,8 +63,7 @@ class SessionHost:
         if isinstance(intent, I.Open):
             return await self._open(intent)
         if isinstance(intent, I.PreOpen):
-            self.pre_open(I.Open(intent.values, intent.accounts, origins=intent.origins))
-            return Done()
+            return await self._pre_opened(I.Open(intent.values, intent.accounts, origins=intent.origins))
         if self._opening and not self._answered.is_set():
             # Sent while the Open is in flight (a widget asks for its scope at the first frame,
             # before the session has loaded): it follows the Open, it is not refused.
@@ -90,6 +89,17 @@ class SessionHost:
             self._reset()
             return
         self._pre = intent
+
+    async def _pre_opened(self, intent: I.Open) -> ReadyView | FailedView | None:
+        """A PreOpen (a panel attaching to a watch, before it imports Textual): opened now, and the
+        answer is the Open's, sent as soon as the session has it, with the updates held for it
+        behind; None if this did not start a session (the panel's Open then opens it)."""
+        self.pre_open(intent)
+        if self._pre is not intent:
+            return None
+        await self._answered.wait()
+        asyncio.get_running_loop().call_soon(self._flush)  # after this Reply, as for the Open's
+        return self._answer
 
     def open_here(self, session: Any) -> Any:
         """`session` (a test's, on a cache it holds) opened now on the caller's thread, before any
