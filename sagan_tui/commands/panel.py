@@ -82,7 +82,7 @@ def run_panel(settings: Settings | Draft, standalone: bool = False) -> int:
     # The imports' objects (36,000, 28,000 of them Textual's) live as long as the process: no
     # collection can free one. Frozen once, here, every later full collection stops walking them
     # (the one met before the first frame, and the worst keys' pauses: docs/performance.md).
-    # Everything made from here on is collected as before: no pause, no threshold changed.
+    # Everything made from here on is collected as before (from the first frame on: `run`), no threshold changed.
     gc.freeze()
     app = SaganApp(settings)
     with exit_on_stop_signals(app):
@@ -94,4 +94,8 @@ def run(args: argparse.Namespace) -> int:
     refused = refuse_without_terminal()
     if refused is not None:
         return refused
+    # No collection until the first frame is drawn (panel/panel_start.py turns it back on): every
+    # object made before it is Textual's, the imports' and the first rows', and lives as long as
+    # the panel, so a collection then only walks them (docs/performance.md).
+    gc.disable()
     return run_panel(settings_for(args), standalone=bool(getattr(args, "standalone", False)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 from typing import TYPE_CHECKING, Any
@@ -71,6 +72,7 @@ class PanelStart:
             app.status_line.tick()
             app.call_after_refresh(self._after_first_frame)
         self.first_paint_s = time.perf_counter() - t0
+        app.call_after_refresh(gc.enable)  # off since the `sagan-tui` command began (commands/panel.py)
 
     def paint_first(self) -> None:
         """The first rows from the cache's read-only peek (sagan_tui/panel/peek.py), as many as the
