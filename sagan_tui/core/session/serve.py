@@ -48,7 +48,7 @@ class SessionHost:
         self._overrides = dict(overrides or {})
         self.session: Any = None
         self._opened = False  # the Open's Reply is written: updates go out, not held for it
-        self._held: list[bytes] = []
+        self._held: list[bytes | Update] = []  # frames, or updates encoded as they go (_flush)
         self._answer: Any = None  # the Open's answer, once the session gave it (None: not yet, or it failed)
         self._ready: Any = None  # the session's own answer, whole (the PreOpen's goes in parts)
         self._in_parts = False  # the answer goes as its first rows, the rest as an update after it
@@ -200,8 +200,8 @@ class SessionHost:
             return answer
         first, rest = first_part(answer.first) if self._in_parts else (answer.first, None)
         answer = msgspec.structs.replace(answer, first=self._sent.one(first))
-        for view in self._sent.send(rest) if rest is not None else ():
-            self._out(encode(Update(view)))
+        # Encoded once the Reply is out (_flush): the first frame does not wait for the rest's bytes.
+        self._held += [Update(view) for view in self._sent.send(rest)] if rest is not None else []
         return answer
 
     def _out(self, frame: bytes) -> None:
@@ -214,7 +214,7 @@ class SessionHost:
         self._opened = True
         held, self._held = self._held, []
         for frame in held:
-            self.server.send_frame(frame)
+            self.server.send_frame(frame if isinstance(frame, bytes) else encode(frame))
 
     async def close(self) -> None:
         await self.server.aclose()
