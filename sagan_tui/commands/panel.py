@@ -94,8 +94,7 @@ def run(args: argparse.Namespace) -> int:
     refused = refuse_without_terminal()
     if refused is not None:
         return refused
-    # No collection until the first frame is drawn (panel/panel_start.py turns it back on): every
-    # object made before it is Textual's, the imports' and the first rows', and lives as long as
-    # the panel, so a collection then only walks them (docs/performance.md).
-    gc.disable()
+    from sagan_tui.panel import collection_hold
+
+    collection_hold.hold()  # no collection until the first frame is drawn (panel/collection_hold.py)
     return run_panel(settings_for(args), standalone=bool(getattr(args, "standalone", False)))
