@@ -248,9 +248,16 @@ async def test_an_attached_panels_first_frame_is_the_watchs_state(sim_factory, t
     sim = sim_factory(scenario="calm")
     watch, _argv, _env = _watch_process(sim, tmp_path)
     shown: list[str] = []
+    first_frame: list[str] = []  # what the status line said before the panel had its whole panel
     show = StatusBar.show
-    monkeypatch.setattr(StatusBar, "show", lambda bar, segments: (shown.append("".join(t for t, _ in segments)),
-                                                                  show(bar, segments))[1])
+
+    def spy(bar, segments):
+        shown.append("".join(t for t, _ in segments))
+        if not bar.app.loaded:
+            first_frame.append(shown[-1])
+        return show(bar, segments)
+
+    monkeypatch.setattr(StatusBar, "show", spy)
     # The answer is there in time on any machine: a slower one would make this a test of the fallback.
     monkeypatch.setattr(early, "PRE_OPEN_WAIT_S", WAIT_S)
     try:
@@ -260,8 +267,11 @@ async def test_an_attached_panels_first_frame_is_the_watchs_state(sim_factory, t
         assert early.attach_or_start_early(draft, draft.cache_path) is None
         app = SaganApp(draft, poll=True)
         async with app.run_test(size=SIZE) as pilot:
-            assert app.loaded and app.session.attached and app.session.pid is None
-            assert shown and "watch polls 60s" in shown[-1] and not any("poll 5s" in t for t in shown), shown
+            await wait_for(pilot, lambda: app.loaded, "the watch's whole panel", timeout=WAIT_S)
+            assert app.session.attached and app.session.pid is None and app.session.opened == 1
+            # Said before the answer was read, then the watch's words: never the panel's own interval.
+            assert "attaching to watch" in shown[0] and not any("poll 5s" in t for t in shown), shown
+            assert "watch polls 60s" in shown[-1] and "watch polls 60s" in first_frame[-1], first_frame
             assert app.settings.poll_interval == 60.0
             # The connection is the panel's now: its questions are answered, the watch's polls arrive.
             assert await app.session.held_now() is not None
