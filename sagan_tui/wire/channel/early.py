@@ -18,7 +18,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
-import logging
 import os
 import shutil
 import socket
@@ -196,6 +195,8 @@ def pre_opened(wait_s: float | None = None) -> Any:
     try:
         return _read_pre_open_reply(sock)
     except (OSError, ValueError) as exc:  # msgspec's errors are ValueErrors
+        import logging
+
         logging.getLogger(__name__).warning("the watch's answer to the pre-open is unreadable: %s", exc)
         sock.close()
         _attached = None
@@ -236,7 +237,7 @@ def _exactly(sock: socket.socket, n: int) -> bytes:
 
 def _pre_open_on(sock: socket.socket, draft: Any) -> None:
     """The watch opens this panel's session while the panel imports Textual (intents.PreOpen, as
-    request 0, whose answer the client ignores): the live state can be ready by its first frame.
+    request 0): its answer is the first frame (`pre_opened`), or the Open's when it comes later.
     The channel's messages are MessagePack: msgspec is imported here, on the attaching path only."""
     from sagan_tui.wire.channel import intents as I
     from sagan_tui.wire.channel.frames import pack
