@@ -37,7 +37,7 @@ from typing import Any, Callable, Mapping
 import msgspec
 
 from sagan_tui.wire.channel import intents as I
-from sagan_tui.wire.channel.early import CHILD_PIPES, CLOSE_GRACE_S, child_argv, take_early, take_watch
+from sagan_tui.wire.channel.early import CHILD_PIPES, CLOSE_GRACE_S, child_argv, pre_open_result, take_early, take_watch
 from sagan_tui.wire.channel.frames import FrameError, read_frame, write_frame
 from sagan_tui.wire.channel.messages import TO_PANEL, Refused, Reply, Request, Update, encode, result_of
 from sagan_tui.wire.channel.rows import HeldTables
@@ -234,7 +234,10 @@ class SessionClient:
         if not self.started and self.process is None:
             await self.start()
         if self._pre_open is not None:
-            pre = await self._pre_open
+            try:
+                pre = await self._pre_open
+            except SessionError:  # an answer this version cannot read: the Open asks again
+                pre = None
             if pre is not None and poll and clock is None:
                 return pre
         return await self.ask(I.Open(dict(values), {k: dict(v) for k, v in accounts.items()}, poll=poll,
@@ -309,7 +312,8 @@ class SessionClient:
                 future.set_exception(SessionError(message.error))
             return
         try:
-            result = result_of(intent, message.result)
+            raw = message.result
+            result = pre_open_result(raw) if isinstance(intent, I.PreOpen) else result_of(intent, raw)
         except Exception as exc:  # noqa: BLE001 - a wrongly typed answer is the session's bug, said
             if not future.done():
                 future.set_exception(SessionError(f"the answer to {type(intent).__name__} is not its type: {exc}"))

@@ -205,9 +205,8 @@ def pre_opened(wait_s: float | None = None) -> Any:
 
 def _read_pre_open_reply(sock: socket.socket) -> Any:
     """One frame, read whole (the watch writes it at once), that must be the reply to request 0."""
-    from sagan_tui.wire.channel import intents as I
     from sagan_tui.wire.channel.frames import HEADER, MAX_FRAME
-    from sagan_tui.wire.channel.messages import TO_PANEL, Reply, result_of
+    from sagan_tui.wire.channel.messages import TO_PANEL, Reply
 
     sock.settimeout(READ_TIMEOUT_S)
     try:
@@ -219,7 +218,23 @@ def _read_pre_open_reply(sock: socket.socket) -> Any:
         sock.settimeout(None)
     if not isinstance(message, Reply) or message.id != 0 or message.error is not None:
         raise ValueError(f"not the pre-open's answer: {type(message).__name__}")
-    return result_of(I.PreOpen, message.result)
+    return pre_open_result(message.result)
+
+
+def pre_open_result(raw: Any) -> Any:
+    """A PreOpen's Reply as its declared type; None for a watch of an earlier version, which answers
+    it with Done (it opened the session; the Open the panel then sends is answered with it)."""
+    import msgspec
+
+    from sagan_tui.wire.channel import intents as I
+    from sagan_tui.wire.channel.messages import result_of
+
+    try:
+        return result_of(I.PreOpen, raw)
+    except msgspec.ValidationError:
+        if msgspec.msgpack.decode(raw) != {}:  # Done, as it was encoded; anything else is not ours
+            raise
+        return None
 
 
 READ_TIMEOUT_S = 5.0  # a frame begun is ended at once by a live watch: past this it is not one
