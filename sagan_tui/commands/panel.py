@@ -82,7 +82,7 @@ def run_panel(settings: Settings | Draft, standalone: bool = False) -> int:
     # The imports' objects (36,000, 28,000 of them Textual's) live as long as the process: no
     # collection can free one. Frozen once, here, every later full collection stops walking them
     # (the one met before the first frame, and the worst keys' pauses: docs/performance.md).
-    # Everything made from here on is collected as before: no pause, no threshold changed.
+    # Everything made from here on is collected as before (from the first frame on: `run`), no threshold changed.
     gc.freeze()
     app = SaganApp(settings)
     with exit_on_stop_signals(app):
@@ -94,4 +94,7 @@ def run(args: argparse.Namespace) -> int:
     refused = refuse_without_terminal()
     if refused is not None:
         return refused
+    from sagan_tui.panel import collection_hold
+
+    collection_hold.hold()  # no collection until the first frame is drawn (panel/collection_hold.py)
     return run_panel(settings_for(args), standalone=bool(getattr(args, "standalone", False)))

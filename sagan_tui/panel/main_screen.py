@@ -16,7 +16,6 @@ from sagan_tui.panel.key_first import KeyFirst
 from sagan_tui.panel.owner_desk import owner_desk
 from sagan_tui.panel.registry import BY_ENTRY_ID, DESK_GROUPS, bindings, desk_bindings, offering
 from sagan_tui.panel.widgets.key_bar import KeyBar
-from sagan_tui.panel.widgets.heatmap import LossHeatmap
 from sagan_tui.panel.widgets.keyed_table import KeyedTable
 from sagan_tui.panel.widgets.news_area import NewsArea
 from sagan_tui.panel.widgets.panes import ApprovalsTable, ExperimentsTable, PodsTable, TimelineTable
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     from sagan_tui.wire.render import Row
     from sagan_tui.panel.host import PanelHost
     from sagan_tui.panel.view import PanelView
+    from sagan_tui.panel.widgets.heatmap import LossHeatmap
     from sagan_tui.panel.widgets.loss_area import LossArea
 
 NARROW_BELOW = 140  # columns: under this the panes stack
@@ -264,8 +264,8 @@ class MainScreen(Screen):
         if self.app.loaded:
             self.open_pod(event.key)
 
-    @on(LossHeatmap.CellSelected)
-    def _loss_cell_selected(self, event: LossHeatmap.CellSelected) -> None:
+    # By its handler's name, not @on: the heatmap's module is imported with the loss area, after the first frame.
+    def on_loss_heatmap_cell_selected(self, event: LossHeatmap.CellSelected) -> None:
         # A cell of one loss is that pod: its screen. A cell of several lists them under the
         # heatmap (the widget's own answer), each a row of the pods pane to open from there.
         if self.app.loaded and len(event.losses) == 1:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
 from sagan_tui.wire.basics import utcnow
+from sagan_tui.panel import collection_hold
 from sagan_tui.panel.keys import apply_keymap
 from sagan_tui.panel.safe_text import one_line
 from sagan_tui.panel.status_line import STATUS_TICK_S
@@ -23,10 +25,53 @@ class PanelStart:
         self.app = app
         self.first_paint_s: float | None = None
         self.opened: ReadyView | FailedView | None = None
+        self.attaching = False  # a watch's connection is held: its answer may be the first frame
         if session is not None:  # read here, before the app's loop runs: whole from the first frame
             from sagan_tui.panel.messages import Updated
 
             self.opened = session.open_now(lambda u: app.post_message(Updated(u)))
+        elif app.poll and app.clock is utcnow:
+            from sagan_tui.wire.channel.early import attaching
+
+            self.attaching = attaching()
+            if self.attaching:
+                # Until the watch's answer is applied (at the first frame, or after the peek's when it
+                # was not in time) the poll interval is not ours to say, nor is a row stale by ours.
+                app.status_line.first_interval = math.inf
+
+    def _watch_first(self) -> bool:
+        """Attached to a watch (wire/channel/early.py): its answer to the PreOpen, in the socket by
+        now (it came while Textual was imported and the screen composed), is the first frame: the
+        watch's settings, health, wave and top rows, not the cache's peek. The three other panes
+        mount after it, as in the peek's start. False when it has not come: the peek draws the
+        first frame and the answer the next."""
+        from sagan_tui.wire.channel.early import pre_opened
+
+        answer = pre_opened()
+        if answer is None:
+            return False
+        from sagan_tui.panel.messages import Loaded
+        from sagan_tui.panel.remote import RemoteSession, ready_for_panel
+
+        app = self.app
+        app.session = RemoteSession(app, app.settings, poll=app.poll, pre_opened=answer)
+        opened = ready_for_panel(app.session.pre_opened)
+        if not isinstance(opened, Loaded):
+            self.load_failed(opened)
+            return True
+        ready = opened.ready
+        app.settings = ready.settings
+        app.view.apply(ready.first)  # the status line's health, wave and paging
+        app.main_screen.show_first(ready.first.experiments, ready.first.pods)
+        app.status_line.first_interval, app.status_line.first_view = None, True
+        app.status_line.tick(tick=False)
+        app.call_after_refresh(self._after_watch_first, opened)
+        return True
+
+    async def _after_watch_first(self, opened: Loaded) -> None:
+        await self.app.main_screen.mount_later_panes()
+        self.loaded(opened)
+        self.app.session.start()
 
     def panes_mounted(self) -> None:
         """The MainScreen's panes are in place: paint them from the session opened before the loop,
@@ -45,11 +90,12 @@ class PanelStart:
                 app.session.start()
             else:
                 self.load_failed(opened)
-        else:
+        elif not (self.attaching and self._watch_first()):
             self.paint_first()
             app.status_line.tick()
             app.call_after_refresh(self._after_first_frame)
         self.first_paint_s = time.perf_counter() - t0
+        app.call_after_refresh(collection_hold.release)  # held since the `sagan-tui` command began
 
     def paint_first(self) -> None:
         """The first rows from the cache's read-only peek (sagan_tui/panel/peek.py), as many as the
@@ -58,8 +104,8 @@ class PanelStart:
 
         app = self.app
         s = app.settings
-        first = first_frame(s.cache_path, app.clock(), s.poll_interval, ["sagan", *s.accounts],
-                            limit=max(app.size.height, 24))
+        first = first_frame(s.cache_path, app.clock(), app.status_line.first_interval or s.poll_interval,
+                            ["sagan", *s.accounts], limit=max(app.size.height, 24))
         if first is not None:
             app.main_screen.show_first(first.experiments, first.pods)
             app.status_line.first_health = first.health

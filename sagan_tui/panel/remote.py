@@ -20,7 +20,7 @@ import msgspec
 
 from sagan_tui.wire.channel import intents as I
 from sagan_tui.wire.channel.client import SessionClient, SessionEnded
-from sagan_tui.wire.channel.early import layer_origins, open_layers
+from sagan_tui.wire.channel.early import layer_origins, open_layers, take_watch
 from sagan_tui.wire.channel.surface import SessionSurface
 from sagan_tui.wire.channel.views import FailedView, ReadyView, UpdateView
 from sagan_tui.panel.messages import Loaded, LoadFailed, Updated
@@ -44,7 +44,10 @@ def ready_for_panel(answer: ReadyView | FailedView) -> Loaded | LoadFailed:
 
 class RemoteSession(SessionSurface):
     def __init__(self, app: "PanelHost", draft: "Draft", *, poll: bool = True,
-                 clock: "datetime | None" = None) -> None:
+                 clock: "datetime | None" = None, pre_opened: ReadyView | FailedView | None = None) -> None:
+        """`pre_opened`: the answer of the watch this panel attached to, read for its first frame
+        (wire/channel/early.py's pre_opened): the session is that watch's, already open; `start`
+        takes over its connection (no Open is sent)."""
         self.app = app
         # Settings a caller validated itself (a test, an embedding) go as layers again: the child validates.
         self.draft = draft if hasattr(draft, "values") else draft.as_draft()  # type: ignore[attr-defined]
@@ -58,6 +61,15 @@ class RemoteSession(SessionSurface):
         self._tasks: set[asyncio.Task] = set()
         self._early: list[UpdateView] | None = None  # updates read before the Open's answer was handled
         self._deaths = 0  # children that died since the last whole panel
+        self._later: list[I.Intent] | None = None  # told before the pre-opened connection was taken over
+        self._taken: asyncio.Event | None = None
+        self.pre_opened: ReadyView | FailedView | None = None
+        if pre_opened is not None:
+            client = self.client = SessionClient(self._update, self._ended)
+            client.attached = True
+            self.pre_opened = client.opened(pre_opened)  # its rows held from now on
+            self.opened = int(isinstance(pre_opened, ReadyView))
+            self._later, self._taken = [], asyncio.Event()
 
     @property
     def pid(self) -> int | None:
@@ -71,7 +83,20 @@ class RemoteSession(SessionSurface):
     # --- life ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._spawn(self._open())
+        self._spawn(self._open() if self._taken is None else self._take_over())
+
+    async def _take_over(self) -> None:
+        """The pre-opened connection to the watch, read from here on; what was told meanwhile, sent."""
+        assert self.client is not None and self._taken is not None
+        sock, _ = take_watch()
+        later, self._later = self._later or [], None
+        if sock is None:  # dropped when its answer was read: nothing more will come on it
+            self._ended("the watch's connection was lost")
+        else:
+            await self.client.connect(sock)
+            for intent in later:
+                self.client.tell(intent)
+        self._taken.set()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -158,10 +183,14 @@ class RemoteSession(SessionSurface):
     # --- asking ---------------------------------------------------------------------------
 
     def _tell(self, intent: I.Intent) -> None:
-        if self.client is not None and self.client.ended is None:
+        if self._later is not None:
+            self._later.append(intent)
+        elif self.client is not None and self.client.ended is None:
             self.client.tell(intent)
 
     async def _ask(self, intent: I.Intent) -> Any:
+        if self._taken is not None:
+            await self._taken.wait()
         if self.client is None:
             raise SessionEnded("the session is not running")
         return await self.client.ask(intent)

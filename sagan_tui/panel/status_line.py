@@ -24,6 +24,8 @@ class StatusLine:
     def __init__(self, app: Any) -> None:
         self.app: PanelHost = app
         self.first_health: dict = {}
+        self.first_interval: float | None = None  # the first frame's, if not the settings' (math.inf: attaching)
+        self.first_view = False  # the first frame is a watch's answer, in the view before the panes it fills
 
     def tick(self, screen_width: int | None = None, tick: bool = True) -> None:
         app: Any = self.app
@@ -37,23 +39,14 @@ class StatusLine:
         if not bars:  # a resize before the screen is composed
             return
         if not app.loaded:  # the health the cache recorded, the poll interval and the clock
-            first = status_segments(self.first_health, now, paused=False, poll_interval=s.poll_interval,
-                                    read_only=s.read_only, width=width)
+            first = self._segments(width, now) if self.first_view else status_segments(
+                self.first_health, now, paused=False, poll_interval=self.first_interval or s.poll_interval,
+                read_only=s.read_only, width=width)
             for bar in bars:
                 bar.show(first)
             return
         view = app.view
-        started = min(view.in_flight.values(), default=None)
-        polling_for = None if started is None else time.monotonic() - started
-        from sagan_tui.wire.render import SLOW_POLL_S
-
-        wave, verdict = self._wave_words(now)
-        narrow = width + 2 < NARROW_BELOW  # the loss area is small: the verdict goes up here
-        segments = status_segments(
-            view.health, now, poll_interval=s.poll_interval, paused=app.paused, read_only=s.read_only,
-            polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
-            wave=wave, watch=self._watch_words(), verdict=verdict if narrow else None, demo=os.environ.get(DEMO_ENV),
-            paging=view.paging, attached=app.session.attached)
+        segments = self._segments(width, now)
         # A frozen session process makes every source look stale: the fault is named first, on
         # the line when it fits, else on a line of its own above it (never cut, never wrapped).
         quiet = self._not_answering(now)
@@ -76,6 +69,22 @@ class StatusLine:
         if tick:  # relative times: the rows' ages and the wave panel's "ago" and "until"
             app.session.tick(app.held_at())
             app.loss_area.tick(now)
+
+    def _segments(self, width: int, now: datetime) -> list:
+        """The line from the view: the session's health, poll, wave, paging (status_segments)."""
+        app: Any = self.app
+        s, view = app.settings, app.view
+        started = min(view.in_flight.values(), default=None)
+        polling_for = None if started is None else time.monotonic() - started
+        from sagan_tui.wire.render import SLOW_POLL_S
+
+        wave, verdict = self._wave_words(now)
+        narrow = width + 2 < NARROW_BELOW  # the loss area is small: the verdict goes up here
+        return status_segments(
+            view.health, now, poll_interval=s.poll_interval, paused=app.paused, read_only=s.read_only,
+            polling_for=polling_for, slow_poll_s=max(SLOW_POLL_S, s.request_timeout), width=width,
+            wave=wave, watch=self._watch_words(), verdict=verdict if narrow else None, demo=os.environ.get(DEMO_ENV),
+            paging=view.paging, attached=app.session.attached)
 
     def _not_answering(self, now: datetime) -> str | None:
         """"session not answering since 10:52:07" while the session process leaves the panel's

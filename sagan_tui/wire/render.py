@@ -432,7 +432,8 @@ def status_segments(health: Mapping[str, SourceHealth], now: datetime, *, poll_i
     `paging` is what `watch` last met paging ("paging failed: ntfy ntfy.sh 403", one per target
     whose last page failed): the guard cannot reach the owner's phone, so it is never dropped
     (`PAGING FAILED` where the line is short). `attached`: the polls are a running `watch`'s, which
-    this panel is attached to (`watch polls 5s`, `watch 5s` where short).
+    this panel is attached to (`watch polls 5s`, `watch 5s` where short). A `poll_interval` of
+    math.inf: a watch was found and has not answered yet (`attaching to watch`; nothing is stale by it).
     """
     args = (health, now, poll_interval, paused, read_only, polling_for, slow_poll_s, clock, wave, warn_hours, watch,
             paging, attached)
@@ -465,6 +466,8 @@ def _status(health: Mapping[str, SourceHealth], now: datetime, poll_interval: fl
     out.append(("  │ " if level < 2 else " │ ", DIM))
     if paused:
         out.append(("PAUSED", "bold reverse yellow"))
+    elif poll_interval == math.inf:  # attaching: the watch's interval is its own to say
+        out.append(("attaching to watch" if level < 2 else "attaching", ""))
     else:
         polls = "watch polls" if attached else "poll"
         out.append((f"{polls} {poll_interval:g}s" if level < 2 else f"{'watch ' if attached else ''}{poll_interval:g}s", ""))

@@ -101,3 +101,41 @@ async def test_a_pre_open_on_layers_that_do_not_validate_gives_way_to_the_panels
     await _opened(host, I.Open(values, accounts, poll=False))
     assert host.session.settings.poll_interval == 60.0
     assert "s3cret" not in caplog.text
+
+
+async def test_a_pre_open_is_answered_with_the_whole_panel_as_the_open_would_be(host, sim_factory, tmp_path):
+    """A panel attaching to a watch reads this answer while it imports Textual: its first frame is
+    the session's state, and it sends no Open (one on the same layers gets the same session)."""
+    values, accounts = layers(sim_factory(fixture=actions_fixture()), tmp_path)
+    answer = await asyncio.wait_for(host.handle(I.PreOpen(values, accounts)), WAIT_S)
+    assert isinstance(answer, ReadyView) and answer.first.full and answer.settings.poll_interval == 60.0, answer
+    pre = host.session
+    assert await _opened(host, I.Open(values, accounts)) == answer and host.session is pre
+    # Pre-opened already (the stdin's layers): this PreOpen started nothing, the Open answers.
+    assert await asyncio.wait_for(host.handle(I.PreOpen(values, accounts)), WAIT_S) is None
+
+
+def test_an_earlier_watchs_done_leaves_the_panel_attached_and_anything_else_drops_the_connection(monkeypatch):
+    """A watch of an earlier version answers the PreOpen with Done (it opened the session): the
+    panel's first frame is the peek's and its Open is answered by that session, on the connection
+    kept. An answer that is not one of ours drops it: the panel runs its own session."""
+    import socket
+
+    import msgspec
+
+    from sagan_tui.wire.channel.frames import pack
+    from sagan_tui.wire.channel.messages import Reply, encode
+    from sagan_tui.wire.channel.views import ActionResultView, Done
+
+    ours, theirs = socket.socketpair()
+    monkeypatch.setattr(early_mod, "_attached", ours)
+    monkeypatch.setattr(early_mod, "_answer_due", True)
+    try:
+        theirs.sendall(pack(encode(Reply(0, msgspec.Raw(encode(Done()))))))
+        assert early_mod.pre_opened(WAIT_S) is None and early_mod.attaching()
+        monkeypatch.setattr(early_mod, "_answer_due", True)
+        theirs.sendall(pack(encode(Reply(0, msgspec.Raw(encode(ActionResultView(True, "held #3")))))))
+        assert early_mod.pre_opened(WAIT_S) is None and not early_mod.attaching()
+    finally:
+        ours.close()
+        theirs.close()

@@ -203,3 +203,27 @@ def test_a_large_update_goes_in_parts_that_leave_the_table_as_the_whole_update_d
         apply(channel, p)
     apply(in_process, later)
     assert state(channel) == state(in_process)
+
+
+def test_a_whole_panel_sent_ahead_of_the_first_frame_goes_as_its_first_rows_then_the_rest():
+    """The PreOpen's answer (core/session/serve.py): the rows a screen shows first, in the panes' own
+    order (group, then order), with their records; the rest added by key right after leaves the
+    table, and the panel's view, as the whole panel does."""
+    from sagan_tui.wire.channel.rows import first_part
+
+    pods = {p: row(p, "RUNNING", 60, group=1 if p in "ce" else 0, order=-i) for i, p in enumerate("abcdefg")}
+    whole = UpdateView(full=True, pods=pods, pod_records={p: record(p) for p in pods}, polls=2)
+    first, rest = first_part(whole, 3)
+    assert set(first.pods) == {"g", "f", "d"} and first.full and first.polls == 2  # group 0, lowest order
+    assert set(first.pod_records) == set(first.pods) and set(rest.pod_records) == set(rest.pods) == set("abce")
+    assert not rest.full and rest.polls is None
+    sent, held = SentTables(), HeldTables()
+    channel, in_process, view, whole_view = RowStore(COLUMNS), RowStore(COLUMNS), PanelView(), PanelView()
+    for u in (sent.one(first), *sent.send(rest)):
+        u = held.receive(TO_PANEL.decode(encode(Update(u))).update)
+        apply(channel, u)
+        view.apply(u)
+    apply(in_process, whole)
+    whole_view.apply(whole)
+    assert state(channel) == state(in_process) and view.pods == whole_view.pods
+    assert first_part(whole, 7) == (whole, None)  # small enough: whole, in one

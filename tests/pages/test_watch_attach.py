@@ -235,3 +235,47 @@ async def test_a_watch_directory_it_cannot_use_leaves_paging_on(sim_factory, tmp
         assert w.cache.experiments()  # the poll went on
     finally:
         await w.close(drain_s=1)
+
+
+async def test_an_attached_panels_first_frame_is_the_watchs_state(sim_factory, tmp_path, monkeypatch):
+    """The watch's answer to the PreOpen, in the socket while the panel imports Textual, is the
+    first frame: the status line says the watch polls, at the watch's interval (60 s), and never
+    the panel's own (5 s); the panel's questions and the watch's updates go on that connection."""
+    from sagan_tui.panel.app import SaganApp
+    from sagan_tui.panel.widgets.status_bar import StatusBar
+    from sagan_tui.wire.config import gather
+
+    sim = sim_factory(scenario="calm")
+    watch, _argv, _env = _watch_process(sim, tmp_path)
+    shown: list[str] = []
+    first_frame: list[str] = []  # what the status line said before the panel had its whole panel
+    show = StatusBar.show
+
+    def spy(bar, segments):
+        shown.append("".join(t for t, _ in segments))
+        if not bar.app.loaded:
+            first_frame.append(shown[-1])
+        return show(bar, segments)
+
+    monkeypatch.setattr(StatusBar, "show", spy)
+    # The answer is there in time on any machine: a slower one would make this a test of the fallback.
+    monkeypatch.setattr(early, "PRE_OPEN_WAIT_S", WAIT_S)
+    try:
+        env = {**sim.env(), "SAGAN_TUI_CONFIG": str(tmp_path / "no-config.toml"),
+               **{f"RUNPOD_TRANSPORT_{name.upper()}": "graphql" for name in sim.account_keys}}
+        draft = gather(env, sagan_tui_cache=str(tmp_path / "cache.sqlite"), poll_interval=5.0, bell=False)
+        assert early.attach_or_start_early(draft, draft.cache_path) is None
+        app = SaganApp(draft, poll=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.loaded, "the watch's whole panel", timeout=WAIT_S)
+            assert app.session.attached and app.session.pid is None and app.session.opened == 1
+            # Said before the answer was read, then the watch's words: never the panel's own interval.
+            assert "attaching to watch" in shown[0] and not any("poll 5s" in t for t in shown), shown
+            assert "watch polls 60s" in shown[-1] and "watch polls 60s" in first_frame[-1], first_frame
+            assert app.settings.poll_interval == 60.0
+            # The connection is the panel's now: its questions are answered, the watch's polls arrive.
+            assert await app.session.held_now() is not None
+            await wait_for(pilot, lambda: app.pods_table.row_count, "the watch's pods", timeout=WAIT_S)
+    finally:
+        watch.send_signal(signal.SIGINT)
+        watch.communicate(timeout=60)

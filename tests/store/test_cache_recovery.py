@@ -72,14 +72,20 @@ def test_a_corrupt_cache_is_moved_aside_twice_in_one_second_and_both_copies_are_
     assert asides["c.sqlite.bad-20261201T120000-2"].startswith(b"garbage number 1")
 
 
-def test_a_database_that_fails_quick_check_is_moved_aside_by_a_writer(tmp_path):
-    path = a_cache_with_a_loss(tmp_path / "c.sqlite")
+def _failing_quick_check(path):
+    """A cache of ours whose `losses` leaf page is nonsense: it opens, and quick_check fails."""
+    path = a_cache_with_a_loss(path)
     with sqlite3.connect(path) as db:
         root, size = db.execute("select rootpage from sqlite_master where name = 'losses'").fetchone()[0], \
             db.execute("pragma page_size").fetchone()[0]
     raw = bytearray(path.read_bytes())
     raw[(root - 1) * size:(root - 1) * size + 8] = b"\x0d\xff\xff\xff\xff\xff\xff\xff"  # a leaf page's header, nonsense
     path.write_bytes(bytes(raw))
+    return path
+
+
+def test_a_database_that_fails_quick_check_is_moved_aside_by_a_writer(tmp_path):
+    path = _failing_quick_check(tmp_path / "c.sqlite")
     before = path.read_bytes()
     c = Cache(path)
     assert "corrupt" in c.notices[0] and "moved aside" in c.notices[0], c.notices
@@ -87,6 +93,15 @@ def test_a_database_that_fails_quick_check_is_moved_aside_by_a_writer(tmp_path):
     (aside,) = [p for p in tmp_path.iterdir() if p.name.startswith("c.sqlite.bad-") and "-wal" not in p.name
                 and "-shm" not in p.name]
     assert aside.read_bytes() == before
+
+
+def test_a_session_attached_to_a_watch_leaves_the_check_to_the_watch(tmp_path):
+    """The watch holds the file open and checked it when it opened it (its own writes meet any
+    damage since): a panel attaching to it does not read the whole file again before its first frame."""
+    path = _failing_quick_check(tmp_path / "c.sqlite")
+    c = Cache(path, checked=True)
+    assert c.notices == [] and not [p for p in tmp_path.iterdir() if ".bad-" in p.name]
+    c.close()
 
 
 def test_another_applications_database_is_refused_by_readers_and_moved_aside_by_a_writer(tmp_path, env, capsys):

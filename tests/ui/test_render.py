@@ -1,5 +1,6 @@
 """Pure renderers: records to rows and the status line, tested without a screen."""
 
+import math
 from datetime import timedelta
 
 import pytest
@@ -86,6 +87,14 @@ def test_status_line_health_money_and_flags():
     assert "PAUSED" in line and "READ-ONLY" in line and "10:56 UTC" in line
     running = text(render.status_segments(health, NOW, poll_interval=5, paused=False, read_only=False))
     assert "poll 5s" in running and "READ-ONLY" not in running
+
+
+def test_a_panel_attaching_to_a_watch_claims_no_interval_and_no_staleness_before_the_watch_answers():
+    health = {"team": SourceHealth(source="team", state=HealthState.OK, last_success=NOW - timedelta(minutes=2))}
+    line = text(render.status_segments(health, NOW, poll_interval=math.inf, paused=False, read_only=False))
+    assert "attaching to watch" in line and "poll" not in line and "stale" not in line
+    assert "attaching" in text(render.status_segments(health, NOW, poll_interval=math.inf, paused=False,
+                                                      read_only=False, width=30))
 
 
 def test_status_line_drops_spend_rates_and_utc_where_it_would_wrap():

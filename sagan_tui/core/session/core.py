@@ -181,7 +181,8 @@ class PanelSession:
         from sagan_tui.core.sync.poller import Poller
 
         self.settings = settings
-        self.cache = self.cache or Cache(settings.cache_path)
+        # Attached: the watch holds this file open and checked it when it opened it.
+        self.cache = self.cache or Cache(settings.cache_path, checked=self._polls_by is not None)
         self.poller = self.poller or Poller(settings, self.cache)
         self.poller.offload = self.in_db  # its writes go through the one SQLite thread too
         self.runner = ActionRunner.for_poller(settings, self.cache, self.poller, clock=self.clock)

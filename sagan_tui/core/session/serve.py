@@ -25,9 +25,9 @@ import msgspec
 from sagan_tui.wire.basics import HeldClock
 from sagan_tui.wire.channel import intents as I
 from sagan_tui.wire.channel.messages import Update, encode
-from sagan_tui.wire.channel.rows import SentTables
+from sagan_tui.wire.channel.rows import SentTables, first_part
 from sagan_tui.wire.channel.server import ChannelServer
-from sagan_tui.wire.channel.views import Done, FailedView, ReadyView, UpdateView
+from sagan_tui.wire.channel.views import FailedView, ReadyView, UpdateView
 
 log = logging.getLogger(__name__)
 READY_LINE = "ready"
@@ -48,8 +48,10 @@ class SessionHost:
         self._overrides = dict(overrides or {})
         self.session: Any = None
         self._opened = False  # the Open's Reply is written: updates go out, not held for it
-        self._held: list[bytes] = []
+        self._held: list[bytes | Update] = []  # frames, or updates encoded as they go (_flush)
         self._answer: Any = None  # the Open's answer, once the session gave it (None: not yet, or it failed)
+        self._ready: Any = None  # the session's own answer, whole (the PreOpen's goes in parts)
+        self._in_parts = False  # the answer goes as its first rows, the rest as an update after it
         self._answered = asyncio.Event()
         self._opening = False  # a session was started: intents wait for its answer
         self._pre: I.Open | None = None  # the layers the session was pre-opened on, until the Open
@@ -63,8 +65,7 @@ class SessionHost:
         if isinstance(intent, I.Open):
             return await self._open(intent)
         if isinstance(intent, I.PreOpen):
-            self.pre_open(I.Open(intent.values, intent.accounts, origins=intent.origins))
-            return Done()
+            return await self._pre_opened(I.Open(intent.values, intent.accounts, origins=intent.origins))
         if self._opening and not self._answered.is_set():
             # Sent while the Open is in flight (a widget asks for its scope at the first frame,
             # before the session has loaded): it follows the Open, it is not refused.
@@ -90,6 +91,18 @@ class SessionHost:
             self._reset()
             return
         self._pre = intent
+
+    async def _pre_opened(self, intent: I.Open) -> ReadyView | FailedView | None:
+        """A PreOpen (a panel attaching to a watch, before it imports Textual): opened now, and the
+        answer is the Open's, sent as soon as the session has it, with the updates held for it
+        behind; None if this did not start a session (the panel's Open then opens it)."""
+        self.pre_open(intent)
+        if self._pre is not intent:
+            return None
+        self._in_parts = not self._answered.is_set()
+        await self._answered.wait()
+        asyncio.get_running_loop().call_soon(self._flush)  # after this Reply, as for the Open's
+        return self._answer
 
     def open_here(self, session: Any) -> Any:
         """`session` (a test's, on a cache it holds) opened now on the caller's thread, before any
@@ -121,6 +134,9 @@ class SessionHost:
         await self._answered.wait()
         # After this step's Reply is written: the updates made meanwhile follow it, in order.
         asyncio.get_running_loop().call_soon(self._flush)
+        if self._in_parts:  # the PreOpen's answer went in parts: this one is whole again
+            self._in_parts = False
+            return self._first(self._ready)
         return self._answer
 
     def _start(self, intent: I.Open) -> None:
@@ -150,7 +166,7 @@ class SessionHost:
 
     def _reset(self) -> None:
         """No session: the next Open starts one, on a panel that holds nothing yet."""
-        self.session, self._opening, self._answer = None, False, None
+        self.session, self._opening, self._answer, self._ready, self._in_parts = None, False, None, None, False
         self._answered = asyncio.Event()
         self._held.clear()
         self._sent = SentTables()
@@ -173,13 +189,19 @@ class SessionHost:
         elif not self._answered.is_set():
             # The whole panel (the Open's answer) is published before any update, and its
             # Reply goes out before the updates held for it (_flush): the same order.
+            self._ready = update
             self._answer = self._first(update)
             self._answered.set()
 
     def _first(self, answer: ReadyView | FailedView) -> ReadyView | FailedView:
-        """The Open's answer as this connection sends it: the whole panel starts what it holds."""
-        if isinstance(answer, ReadyView):
-            return msgspec.structs.replace(answer, first=self._sent.one(answer.first))
+        """The Open's answer as this connection sends it: the whole panel starts what it holds. In
+        parts for a PreOpen (wire/channel/rows.py's first_part): the rest is held to follow its Reply."""
+        if not isinstance(answer, ReadyView):
+            return answer
+        first, rest = first_part(answer.first) if self._in_parts else (answer.first, None)
+        answer = msgspec.structs.replace(answer, first=self._sent.one(first))
+        # Encoded once the Reply is out (_flush): the first frame does not wait for the rest's bytes.
+        self._held += [Update(view) for view in self._sent.send(rest)] if rest is not None else []
         return answer
 
     def _out(self, frame: bytes) -> None:
@@ -192,7 +214,7 @@ class SessionHost:
         self._opened = True
         held, self._held = self._held, []
         for frame in held:
-            self.server.send_frame(frame)
+            self.server.send_frame(frame if isinstance(frame, bytes) else encode(frame))
 
     async def close(self) -> None:
         await self.server.aclose()

@@ -78,12 +78,13 @@ class Cache:
     Writes are short transactions with a busy timeout, so two panels and a `sync` can share
     a file. Opening is core/store/opening.py's: a file that is corrupt or not ours is moved aside and
     rebuilt (`notices` says so); anything else that stops the open is a CacheUnusable naming the
-    cause, the file untouched. `read_only` opens it so nothing can be written (report, waves, doctor).
+    cause, the file untouched. `read_only` opens it so nothing can be written (report, waves, doctor);
+    `checked`: a process serving this session holds it open and checked it (opening.open_writable).
     Reads go through a second connection: in WAL mode they never wait for a writer, so the
     panel's main thread is not held while a poll's write queues behind another process's.
     """
 
-    def __init__(self, path: str | Path, read_only: bool = False):
+    def __init__(self, path: str | Path, read_only: bool = False, checked: bool = False):
         self.path = Path(path).expanduser()
         self.read_only = read_only
         self.notices: list[str] = []
@@ -93,7 +94,7 @@ class Cache:
         if read_only:
             conn = opening.open_read_only(self.path)
         else:
-            conn, self.notices = opening.open_writable(self.path)
+            conn, self.notices = opening.open_writable(self.path, checked)  # see open_writable
         self.db = sqlite_utils.Database(conn)
         try:
             self._reader = opening.connect_read_only(self.path) if read_only else opening.reader(self.path)

@@ -158,8 +158,9 @@ def _check_path(path: Path) -> bool:
     return exists
 
 
-def _check_ours(conn: sqlite3.Connection) -> set[str]:
-    """The file's tables; _NotOurs for another application's database or a failed quick_check."""
+def _check_ours(conn: sqlite3.Connection, checked: bool = False) -> set[str]:
+    """The file's tables; _NotOurs for another application's database or a failed quick_check
+    (not run when `checked`: see open_writable)."""
     app_id = conn.execute("pragma application_id").fetchone()[0]
     if app_id not in (0, schema.APPLICATION_ID):
         raise _NotOurs(f"another application's SQLite database (application id {app_id})")
@@ -170,7 +171,7 @@ def _check_ours(conn: sqlite3.Connection) -> set[str]:
         row = conn.execute("select value from meta where key = 'app'").fetchone()
         if not row or row[0] != schema.APP_ID:
             raise _NotOurs("another application's SQLite database (its meta names another app)")
-    if conn.execute("pragma quick_check").fetchone()[0] != "ok":
+    if not checked and conn.execute("pragma quick_check").fetchone()[0] != "ok":
         raise _NotOurs("corrupt: quick_check failed")
     return tables
 
@@ -189,7 +190,7 @@ def _connect(target: str, uri: bool = False) -> sqlite3.Connection:
     return conn
 
 
-def _open_rw(path: Path) -> tuple[sqlite3.Connection, list[str]]:
+def _open_rw(path: Path, checked: bool = False) -> tuple[sqlite3.Connection, list[str]]:
     """A writable connection to a cache of ours at the current schema, and what to tell of it."""
     import sqlite_utils
 
@@ -200,7 +201,7 @@ def _open_rw(path: Path) -> tuple[sqlite3.Connection, list[str]]:
     try:
         conn.execute("pragma journal_mode = wal")
         conn.execute("pragma synchronous = normal")
-        tables = _check_ours(conn)
+        tables = _check_ours(conn, checked)
         started = schema.migrate(sqlite_utils.Database(conn))
         migrated = "meta" in tables and started < schema.SCHEMA_VERSION
         return conn, [f"cache migrated from schema v{started} to v{schema.SCHEMA_VERSION}"] if migrated else []
@@ -297,26 +298,29 @@ def identity(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def open_writable(path: Path) -> tuple[sqlite3.Connection, list[str]]:
-    """A writable connection (WAL, migrated) and the notices worth telling the user."""
+def open_writable(path: Path, checked: bool = False) -> tuple[sqlite3.Connection, list[str]]:
+    """A writable connection (WAL, migrated) and the notices worth telling the user. `checked`: the
+    file is held open by the process serving this session, which checked it when it opened it (a
+    watch, for a panel attached to it): its quick_check, which reads the whole file (~50 ms on a
+    large-fleet cache, before an attaching panel's first frame), is not run again."""
     exists = _check_path(path)
     if not exists:
         _no_stray_log(path)
     _writable(path, exists)
     try:
-        return _open_writable(path, exists)
+        return _open_writable(path, exists, checked)
     except CacheUnusable:
         if not exists and path.is_file() and not path.stat().st_size:
             path.unlink()  # the empty file SQLite created for an open that failed: leave none behind
         raise
 
 
-def _open_writable(path: Path, exists: bool) -> tuple[sqlite3.Connection, list[str]]:
+def _open_writable(path: Path, exists: bool, checked: bool = False) -> tuple[sqlite3.Connection, list[str]]:
     if exists and os.path.getsize(path) and not _is_sqlite(path):
         reason = "not a SQLite file"
     else:
         try:
-            return _open_rw(path)
+            return _open_rw(path, checked)
         except _NotOurs as exc:
             reason = str(exc)
     try:

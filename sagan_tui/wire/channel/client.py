@@ -37,7 +37,7 @@ from typing import Any, Callable, Mapping
 import msgspec
 
 from sagan_tui.wire.channel import intents as I
-from sagan_tui.wire.channel.early import CHILD_PIPES, CLOSE_GRACE_S, child_argv, take_attached, take_early
+from sagan_tui.wire.channel.early import CHILD_PIPES, CLOSE_GRACE_S, child_argv, pre_open_result, take_early, take_watch
 from sagan_tui.wire.channel.frames import FrameError, read_frame, write_frame
 from sagan_tui.wire.channel.messages import TO_PANEL, Refused, Reply, Request, Update, encode, result_of
 from sagan_tui.wire.channel.rows import HeldTables
@@ -164,6 +164,7 @@ class SessionClient:
         self.silent_after_s = SILENT_AFTER_S
         self.heard_at = time.monotonic()  # the last frame read (monotonic): any frame says it is alive
         self._asked_at: dict[int, float] = {}  # when each unanswered request went
+        self._pre_open: asyncio.Future | None = None  # the answer to the PreOpen a watch was sent (early.py)
 
     @property
     def pid(self) -> int | None:
@@ -174,9 +175,12 @@ class SessionClient:
     async def start(self) -> None:
         """The child started (or the early one taken) and connected to; SessionEnded if it ends
         before saying `ready`."""
-        watch = take_attached() if self._may_take_early else None
+        watch, answer_due = take_watch() if self._may_take_early else (None, False)
         if watch is not None:
             self.attached = True
+            if answer_due:  # the PreOpen's answer (request 0) is read as the Open's
+                self._pre_open = asyncio.get_running_loop().create_future()
+                self._pending[0] = (I.PreOpen({}, {}), self._pre_open)
             await self.connect(watch)
             return
         early = take_early() if self._may_take_early else None
@@ -225,9 +229,17 @@ class SessionClient:
                    poll: bool = True, clock: "datetime | None" = None,
                    origins: Mapping[str, str] | None = None) -> ReadyView | FailedView:
         """Start the child (if not yet) and open the session on these settings' layers (`clock`:
-        a held session clock, for tests)."""
+        a held session clock, for tests). Attached to a watch that was sent a PreOpen (on the
+        command's layers, polling, the wall's clock), its answer is this Open's when those are asked."""
         if not self.started and self.process is None:
             await self.start()
+        if self._pre_open is not None:
+            try:
+                pre = await self._pre_open
+            except SessionError:  # an answer this version cannot read: the Open asks again
+                pre = None
+            if pre is not None and poll and clock is None:
+                return pre
         return await self.ask(I.Open(dict(values), {k: dict(v) for k, v in accounts.items()}, poll=poll,
                                      clock=clock, origins=dict(origins or {})))
 
@@ -300,7 +312,8 @@ class SessionClient:
                 future.set_exception(SessionError(message.error))
             return
         try:
-            result = result_of(intent, message.result)
+            raw = message.result
+            result = pre_open_result(raw) if isinstance(intent, I.PreOpen) else result_of(intent, raw)
         except Exception as exc:  # noqa: BLE001 - a wrongly typed answer is the session's bug, said
             if not future.done():
                 future.set_exception(SessionError(f"the answer to {type(intent).__name__} is not its type: {exc}"))

@@ -129,6 +129,12 @@ def take_early() -> EarlyChild | None:
 
 
 _attached: socket.socket | None = None
+# A PreOpen went on the attached connection and its answer is still in the socket (not yet read).
+_answer_due = False
+# How long the first frame waits for the watch's answer to the PreOpen. It is usually in the socket
+# already (the watch answers while the panel imports Textual); one busy polling a large fleet may
+# take longer, and the first frame is then the cache's peek, the watch's state the one after.
+PRE_OPEN_WAIT_S = 0.1
 
 
 def attach_or_start_early(draft: Any, cache_path: Path, standalone: bool = False) -> str | None:
@@ -136,13 +142,14 @@ def attach_or_start_early(draft: Any, cache_path: Path, standalone: bool = False
     client to take): no session process of our own, no second set of polls. Otherwise (none runs,
     `standalone`, or one that is not safe to use) the session process is started early. Returns
     why a watch was found and not used, for the caller to say (None otherwise)."""
-    global _attached
+    global _attached, _answer_due
     why = None
     if not standalone:
         try:
             _attached = connect_watch(cache_path)
             if _attached is not None and draft is not None:
                 _pre_open_on(_attached, draft)
+                _answer_due = True
         except (ChannelRefused, OSError) as exc:
             why = f"not attaching to the watch on {cache_path}: {exc}"
             if _attached is not None:
@@ -155,14 +162,97 @@ def attach_or_start_early(draft: Any, cache_path: Path, standalone: bool = False
 
 def take_attached() -> socket.socket | None:
     """The connection to a watch made by attach_or_start_early, once."""
-    global _attached
-    sock, _attached = _attached, None
-    return sock
+    return take_watch()[0]
+
+
+def take_watch() -> tuple[socket.socket | None, bool]:
+    """The connection to a watch made by attach_or_start_early, once, and whether its PreOpen's
+    answer is still to be read from it (as the reply to request 0)."""
+    global _attached, _answer_due
+    sock, due, _attached, _answer_due = _attached, _answer_due, None, False
+    return sock, due
+
+
+def attaching() -> bool:
+    """A connection to a watch is held for the panel's first client (not yet taken)."""
+    return _attached is not None
+
+
+def pre_opened(wait_s: float | None = None) -> Any:
+    """The watch's answer to the PreOpen (ReadyView, FailedView or None, as PreOpen declares), read
+    from the attached connection if it is there within `wait_s`; None when it is not (it is read
+    later, as the Open's answer) or no PreOpen is due. A connection that sends anything else is
+    dropped: the panel then runs its own session."""
+    global _attached, _answer_due
+    sock = _attached
+    if sock is None or not _answer_due:
+        return None
+    import select
+
+    if not select.select([sock], [], [], PRE_OPEN_WAIT_S if wait_s is None else wait_s)[0]:
+        return None
+    _answer_due = False
+    try:
+        return _read_pre_open_reply(sock)
+    except (OSError, ValueError) as exc:  # msgspec's errors are ValueErrors
+        import logging
+
+        logging.getLogger(__name__).warning("the watch's answer to the pre-open is unreadable: %s", exc)
+        sock.close()
+        _attached = None
+        return None
+
+
+def _read_pre_open_reply(sock: socket.socket) -> Any:
+    """One frame, read whole (the watch writes it at once), that must be the reply to request 0."""
+    from sagan_tui.wire.channel.frames import HEADER, MAX_FRAME
+    from sagan_tui.wire.channel.messages import TO_PANEL, Reply
+
+    sock.settimeout(READ_TIMEOUT_S)
+    try:
+        (size,) = HEADER.unpack(_exactly(sock, HEADER.size))
+        if size > MAX_FRAME:
+            raise ValueError(f"a frame of {size} bytes")
+        message = TO_PANEL.decode(_exactly(sock, size))
+    finally:
+        sock.settimeout(None)
+    if not isinstance(message, Reply) or message.id != 0 or message.error is not None:
+        raise ValueError(f"not the pre-open's answer: {type(message).__name__}")
+    return pre_open_result(message.result)
+
+
+def pre_open_result(raw: Any) -> Any:
+    """A PreOpen's Reply as its declared type; None for a watch of an earlier version, which answers
+    it with Done (it opened the session; the Open the panel then sends is answered with it)."""
+    import msgspec
+
+    from sagan_tui.wire.channel import intents as I
+    from sagan_tui.wire.channel.messages import result_of
+
+    try:
+        return result_of(I.PreOpen, raw)
+    except msgspec.ValidationError:
+        if msgspec.msgpack.decode(raw) != {}:  # Done, as it was encoded; anything else is not ours
+            raise
+        return None
+
+
+READ_TIMEOUT_S = 5.0  # a frame begun is ended at once by a live watch: past this it is not one
+
+
+def _exactly(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ValueError("the watch closed the connection")
+        buf += chunk
+    return bytes(buf)
 
 
 def _pre_open_on(sock: socket.socket, draft: Any) -> None:
     """The watch opens this panel's session while the panel imports Textual (intents.PreOpen, as
-    request 0, whose answer the client ignores): the live state can be ready by its first frame.
+    request 0): its answer is the first frame (`pre_opened`), or the Open's when it comes later.
     The channel's messages are MessagePack: msgspec is imported here, on the attaching path only."""
     from sagan_tui.wire.channel import intents as I
     from sagan_tui.wire.channel.frames import pack

@@ -41,12 +41,16 @@ class Open(Intent, frozen=True):
 
 class PreOpen(Intent, frozen=True):
     """Open on these layers now, ahead of the Open (a panel attaching to a `watch` sends it as it
-    connects, before it imports Textual): the Open on the same layers that follows is answered by
-    the session already open. Answered at once; a failure is the Open's to say."""
+    connects, before it imports Textual). Answered as the Open is (the whole panel, or why not), as
+    soon as the session has it: the answer waits in the socket while the panel imports Textual, and
+    its first frame is the watch's state; the panel then sends no Open (one on the same layers
+    would be answered by the same session). None: no session was started by it (one was open
+    already, or it could not start): the panel's Open opens it and says why."""
 
     values: dict[str, Any]
     accounts: dict[str, dict[str, Any]]
     origins: dict[str, str] = {}
+    result: ClassVar[Any] = Union[ReadyView, FailedView, None]
 
 
 # --- the polls and what the panes ask for ---------------------------------------------------

@@ -27,6 +27,7 @@ is full).
 
 from __future__ import annotations
 
+import heapq
 from itertools import compress
 from operator import itemgetter, ne
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -39,6 +40,39 @@ from sagan_tui.wire.channel.views import RowPatchView, RowView, UpdateView
 # next while the UI decodes and applies this one (two processes, two cores), and a key the owner
 # presses meanwhile is answered between parts instead of after the whole.
 PART_ROWS = 1000
+
+
+# Rows of each big pane in the first part of a whole panel sent ahead of the panel's first frame (a
+# panel attaching to a watch): more than a screen shows. The rest follows at once as an update, so
+# what the first frame waits for (encoding, the session's check, decoding, applying) is a screen's
+# worth, not the fleet's.
+FIRST_ROWS = 200
+
+
+def first_part(u: UpdateView, rows: int = FIRST_ROWS) -> tuple[UpdateView, UpdateView | None]:
+    """A whole panel as its first `rows` experiments and pods in the panes' own order (group, then
+    order: what a screen shows first) with every other part of it, and the rest of those rows and
+    their records as an update that adds them by key (None when nothing is left)."""
+    exps, pods = _first_keys(u.experiments, rows), _first_keys(u.pods, rows)
+    if len(exps) == len(u.experiments) and len(pods) == len(u.pods):
+        return u, None
+    numbers = {int(k) for k in exps if k.isdigit()}
+    first = msgspec.structs.replace(
+        u, experiments={k: u.experiments[k] for k in exps}, pods={k: u.pods[k] for k in pods},
+        experiment_records={n: r for n, r in u.experiment_records.items() if n in numbers},
+        pod_records={k: r for k, r in u.pod_records.items() if k in pods})
+    rest = UpdateView(
+        experiments={k: r for k, r in u.experiments.items() if k not in exps},
+        pods={k: r for k, r in u.pods.items() if k not in pods},
+        experiment_records={n: r for n, r in u.experiment_records.items() if n not in numbers},
+        pod_records={k: r for k, r in u.pod_records.items() if k not in pods})
+    return first, rest
+
+
+def _first_keys(rows: Mapping[str, Any], n: int) -> set[str]:
+    if len(rows) <= n:
+        return set(rows)
+    return {k for k, _ in heapq.nsmallest(n, rows.items(), key=lambda kv: (kv[1].group, kv[1].order))}
 
 
 class SentRows:
