@@ -96,6 +96,7 @@ async def measure(n: int, runs: int, path: Path) -> dict:
     from sagan_tui.wire.channel.frames import read_frame
     from sagan_tui.wire.channel.messages import TO_PANEL
     from sagan_tui.wire.channel.rows import HeldTables
+    from sagan_tui.panel.view import PanelView
     from sagan_tui.panel.widgets.panes import PodsTable
 
     server = subprocess.Popen([PY, __file__, "--serve", str(path), str(n)], stdout=subprocess.PIPE, cwd=ROOT)
@@ -113,9 +114,10 @@ async def measure(n: int, runs: int, path: Path) -> dict:
         async with app.run_test(size=SIZE) as pilot:
             table = app.query_one(PodsTable)
             reader, writer = await asyncio.open_unix_connection(str(path))
-            held = HeldTables()
+            held, view = HeldTables(), PanelView()
 
-            def apply(u) -> None:  # as MainScreen.apply does
+            def apply(u) -> None:  # as the panel's updates.apply does: its view's records, then MainScreen.apply
+                view.apply(u)
                 table.update_rows(u.pods, u.pods_removed, u.pod_patches)
 
             async def received():
@@ -131,6 +133,7 @@ async def measure(n: int, runs: int, path: Path) -> dict:
 
             writer.write(b"F")
             async for u, _, _ in received():
+                view.apply(u)
                 table.set_rows(u.pods)
             await pilot.pause()
             shown = b"A"

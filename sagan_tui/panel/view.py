@@ -2,14 +2,72 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from operator import attrgetter
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 from sagan_tui.panel.pod_log import PodLog
 
 if TYPE_CHECKING:
     from sagan_tui.wire.basics import SourceHealth
     from sagan_tui.wire.channel.views import (ApprovalView, CachedPodView, ExperimentView, IncidentView, LossRecordView,
-                                         RowView, TimelineView, UpdateView, WaveView)
+                                         RecordPatchView, RowView, TimelineView, UpdateView, WaveView)
+
+_AT = attrgetter("at")
+
+
+class PodRecords(Mapping[str, "CachedPodView"]):
+    """The pods' records by key, each the latest the session sent. A record patch
+    (RecordPatchView: the fields that changed) is applied when its record is read: a poll may
+    patch every pod, and the owner reads a few (a stop dialog, a detail's pods)."""
+
+    __slots__ = ("_patches", "_records")
+
+    def __init__(self) -> None:
+        self._records: dict[str, CachedPodView] = {}
+        self._patches: dict[str, RecordPatchView] = {}  # the one patch a record waits for, by key
+
+    def __getitem__(self, key: str) -> CachedPodView:
+        p = self._patches.pop(key, None)
+        if p is None:
+            return self._records[key]
+        cp = self._records[key] = p.applied_to(self._records[key])
+        return cp
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._records
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def apply(self, full: bool, records: Mapping[str, CachedPodView | None],
+              patches: tuple[RecordPatchView, ...]) -> None:
+        if full:
+            self._records, self._patches = {}, {}
+        held, waiting = self._records, self._patches
+        for pid, cp in records.items():
+            waiting.pop(pid, None)
+            if cp is None:
+                held.pop(pid, None)
+            else:
+                held[pid] = cp
+        for p in patches:
+            if not waiting.keys().isdisjoint(p.keys):
+                self._before(p)
+            waiting.update(dict.fromkeys(p.keys, p))
+
+    def _before(self, p: RecordPatchView) -> None:
+        """Make way for `p` where its keys wait for another patch: one whose fields `p` sets all
+        is replaced (a status that flips back and forth), any other applied first."""
+        waiting, fields = self._patches, set(p.at)
+        again = waiting.keys() & set(p.keys)
+        if all(map(fields.issuperset, set(map(_AT, map(waiting.__getitem__, again))))):
+            return
+        for k in again:
+            if not fields.issuperset(waiting[k].at):
+                self[k]
 
 
 class PanelView:
@@ -18,7 +76,7 @@ class PanelView:
 
     def __init__(self) -> None:
         self.experiments: dict[int, ExperimentView] = {}
-        self.pods: dict[str, CachedPodView] = {}
+        self.pods = PodRecords()
         self.approvals: tuple[ApprovalView, ...] = ()
         self.health: Mapping[str, SourceHealth] = {}
         self.paging: tuple[str, ...] = ()  # watch's failing page targets, as the status line says them
@@ -38,13 +96,9 @@ class PanelView:
 
     def apply(self, u: UpdateView) -> None:
         if u.full:
-            self.experiments, self.pods = {}, {}
+            self.experiments = {}
         self.experiments.update(u.experiment_records)
-        for pid, cp in u.pod_records.items():
-            if cp is None:
-                self.pods.pop(pid, None)
-            else:
-                self.pods[pid] = cp
+        self.pods.apply(u.full, u.pod_records, u.pod_record_patches)
         if u.approval_records is not None:
             self.approvals = u.approval_records
         if u.health is not None:

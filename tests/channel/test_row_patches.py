@@ -146,13 +146,14 @@ def test_a_record_goes_only_when_it_changed_and_the_view_has_every_latest_one():
     for u in steps:
         got = over_the_channel(sent, held, u)
         view.apply(got)
-        sizes.append(set(got.pod_records))
+        sizes.append((set(got.pod_records), {k for p in got.pod_record_patches for k in p.keys}))
         if u.full:
             expect = {}
         expect.update(u.pod_records)
         expect = {k: v for k, v in expect.items() if v is not None}
         assert view.pods == expect
-    assert sizes == [{"a", "b"}, {"b"}, {"a"}, {"a"}, {"b"}]
+    # A record held goes as the fields that changed; one the UI does not hold (again), whole.
+    assert sizes == [({"a", "b"}, set()), (set(), {"b"}), ({"a"}, set()), ({"a"}, set()), ({"b"}, set())]
 
 
 async def test_a_patch_of_a_row_the_panel_does_not_hold_ends_the_channel_and_is_never_applied():
@@ -203,3 +204,54 @@ def test_a_large_update_goes_in_parts_that_leave_the_table_as_the_whole_update_d
         apply(channel, p)
     apply(in_process, later)
     assert state(channel) == state(in_process)
+
+
+def test_rows_changed_the_same_way_cross_as_one_patch_with_their_keys():
+    sent = SentTables()
+    list(sent.send(update({p: row(p, "RUNNING", 60) for p in "abcd"}, full=True)))
+    [message] = sent.send(update({"a": row("a", "EXITED", 60), "b": row("b", "EXITED", 60),
+                                  "c": row("c", "EXITED", 60), "d": row("d", "EXITED", 120)}))
+    wire = TO_PANEL.decode(encode(Update(message))).update
+    assert [(p.patch, p.keys) for p in wire.pods_patched] == [
+        (RowPatchView((1,), (Cell("EXITED", "yellow"),)), ("a", "b", "c")),
+        (RowPatchView((1, 2), (Cell("EXITED", "yellow"), Cell("2m", "dim", sort=-120))), ("d",))]
+    assert wire.pod_patches == {}  # each patch once: the client makes them the rows' patches by key
+    got = HeldTables()
+    got.pods.keys = set("abcd")
+    assert set(got.receive(wire).pod_patches) == set("abcd")
+
+
+def test_a_record_held_crosses_as_the_fields_that_changed_once_for_records_changed_alike():
+    from datetime import datetime
+
+    sent, held, view = SentTables(), HeldTables(), PanelView()
+    view.apply(over_the_channel(sent, held, update(full=True, records={p: record(p) for p in "abc"})))
+    gone = CachedPodView(PodRecordView("EXITED", "exp7-c", "A100", 1.49), "c", "team", 7,
+                         datetime(2026, 5, 14, 10, 54), "reaped")  # naive: it crosses as text
+    later = {"a": record("a", "EXITED"), "b": record("b", "EXITED"), "c": gone}
+    got = over_the_channel(sent, held, update(records=later))
+    assert got.pod_records == {}
+    assert [(p.at, p.values, p.keys) for p in got.pod_record_patches] == [
+        ((0,), ("EXITED",), ("a", "b")), ((0, 6, 7), ("EXITED", "2026-05-14T10:54:00", "reaped"), ("c",))]
+    view.apply(got)
+    assert dict(view.pods) == later and isinstance(view.pods["c"].gone_at, datetime)
+
+
+def test_records_patched_again_before_they_are_read_read_as_the_latest():
+    sent, held, view = SentTables(), HeldTables(), PanelView()
+    steps = [{p: record(p) for p in "ab"},
+             {"a": record("a", "EXITED"), "b": record("b", "EXITED")},  # the status
+             {"a": record("a", "RUNNING"), "b": record("b", "EXITED", gone="reaped")},  # the status back; b gone
+             {"a": record("a", "EXITED")}]  # the status again
+    for n, records in enumerate(steps):
+        view.apply(over_the_channel(sent, held, update(full=n == 0, records=records)))  # none read meanwhile
+    assert dict(view.pods) == {"a": record("a", "EXITED"), "b": record("b", "EXITED", gone="reaped")}
+
+
+def test_a_record_patch_for_a_record_the_ui_does_not_hold_cannot_be_read():
+    from sagan_tui.wire.channel.views import RecordPatchView
+
+    held = HeldTables()
+    held.receive(update(full=True, records={"a": record("a")}))
+    with pytest.raises(KeyError, match="ghost"):
+        held.receive(UpdateView(pod_record_patches=(RecordPatchView((0,), ("EXITED",), ("a", "ghost")),)))

@@ -27,13 +27,14 @@ is full).
 
 from __future__ import annotations
 
-from itertools import compress
+from itertools import compress, repeat
 from operator import itemgetter, ne
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import msgspec
+from msgspec.structs import astuple
 
-from sagan_tui.wire.channel.views import RowPatchView, RowView, UpdateView
+from sagan_tui.wire.channel.views import PatchedView, RecordPatchView, RowPatchView, RowView, UpdateView
 
 # Rows per frame of a large update. Its parts go out as each is made, so the session makes the
 # next while the UI decodes and applies this one (two processes, two cores), and a key the owner
@@ -50,15 +51,16 @@ class SentRows:
         self.rows: dict[str, RowView] = {}
 
     def send(self, rows: Mapping[str, Any], full: bool = False, removed: Iterable[str] = (),
-             keys: Iterable[str] | None = None) -> tuple[dict[str, RowView], dict[str, RowPatchView]]:
+             keys: Iterable[str] | None = None) -> tuple[dict[str, RowView], tuple[PatchedView, ...]]:
         """`rows` (RowView, by key: render's rows are the wire's; only `keys` of them, if given) as the
         update carries them: whole (a key the UI does not hold, or a row of another width) and as
-        patches (every other that differs from the row held: one equal to it is not sent)."""
+        patches (every other that differs from the row held: one equal to it is not sent), each
+        patch once with the keys of the rows it makes."""
         if full:
             self.rows = {}
         held = self.rows
         whole: dict[str, RowView] = {}
-        patches: dict[str, RowPatchView] = {}
+        patched: dict[Any, list[str]] = {}  # a patch's parts (hashable): the keys it applies to
         for k, row in (rows.items() if keys is None else zip(keys, map(rows.__getitem__, keys))):
             cells, group, order, until = row.cells, row.group, row.order, row.until
             old = held.get(k)
@@ -70,18 +72,25 @@ class SentRows:
                 if until == old.until and group == old.group and order == old.order:
                     if not at:
                         continue  # the row the UI holds
-                    patches[k] = RowPatchView(at, pick(cells))
+                    patch: tuple = (at, pick(cells))
                 else:
-                    patches[k] = RowPatchView(at, pick(cells), None if until == old.until else until,
-                                              None if group == old.group else group,
-                                              None if order == old.order else order)
+                    patch = (at, pick(cells), None if until == old.until else until,
+                             None if group == old.group else group, None if order == old.order else order)
+                if (same := patched.get(patch)) is None:
+                    patched[patch] = [k]
+                else:
+                    same.append(k)
             held[k] = row  # a RowView (render's rows are the wire's): untracked by the collector
+        gone = [k for k in removed if k in rows]
         for k in removed:
             if k not in rows:
                 held.pop(k, None)
-            elif k not in patches and k not in whole:  # unchanged and removed: it stays, so it is sent
-                patches[k] = RowPatchView((), ())
-        return whole, patches
+        if gone:  # unchanged and removed: it stays, so it is sent (as an empty patch)
+            sent = {k for ks in patched.values() for k in ks}
+            stay = [k for k in gone if k not in sent and k not in whole]
+            if stay:
+                patched.setdefault(((), ()), []).extend(stay)
+        return whole, tuple(PatchedView(RowPatchView(*patch), tuple(ks)) for patch, ks in patched.items())
 
 
 # A poll's patches share a few change patterns (the same columns change across the fleet): each
@@ -109,47 +118,79 @@ class HeldRows:
     def __init__(self) -> None:
         self.keys: set[str] = set()
 
-    def receive(self, whole: Mapping[str, Any], patches: Mapping[str, Any], full: bool = False,
-                removed: Iterable[str] = ()) -> None:
-        """Hold the update's keys; a KeyError (naming one) for a patch of a key not held."""
+    def receive(self, whole: Mapping[str, Any], patched: Iterable[PatchedView], patches: Mapping[str, Any],
+                full: bool = False, removed: Iterable[str] = ()) -> Mapping[str, Any]:
+        """Hold the update's keys; its patches by key (`patched`, as the wire carries them, each
+        patch with its keys, and any `patches` by key); a KeyError (naming one) for a patch of a
+        key not held."""
         if full:
             self.keys = set()
         held = self.keys
         if not patches.keys() <= held:
             raise KeyError(next(k for k in patches if k not in held))
+        out = dict(patches)  # never the caller's
+        for p in patched:  # each patch's keys checked and spread at C speed: no pass in Python per row
+            _check(held, p.keys)
+            if out:
+                out.update(dict.fromkeys(p.keys, p.patch))
+            else:
+                out = dict.fromkeys(p.keys, p.patch)
+        patches = out
         held.update(whole)
         for k in removed:
             if k not in whole and k not in patches:
                 held.discard(k)
+        return patches
+
+
+def _check(held: set[str], keys: tuple[str, ...]) -> None:
+    """A KeyError naming the first of `keys` not `held`: a patch the session should not have sent."""
+    if not held.issuperset(keys):
+        raise KeyError(next(k for k in keys if k not in held))
 
 
 _ABSENT = object()  # a key of the part with no record in the update
 
 
 class SentRecords:
-    """The session's end of the pods' records: each as this channel sent it last."""
+    """The session's end of the pods' records: each as this channel sent it last, as its fields
+    (views.py's pod_record_fields: what a patch indexes)."""
 
     __slots__ = ("records",)
 
     def __init__(self) -> None:
-        self.records: dict[str, Any] = {}
+        self.records: dict[str, tuple] = {}
 
-    def send(self, records: Mapping[str, Any], full: bool = False, keys: Iterable[str] | None = None) -> dict[str, Any]:
-        """Of `records` (CachedPodView by key; None: no longer held; only `keys` of them, if given),
-        those that differ from the ones sent, and every None."""
+    def send(self, records: Mapping[str, Any], full: bool = False,
+             keys: Iterable[str] | None = None) -> tuple[dict[str, Any], tuple[RecordPatchView, ...]]:
+        """Of `records` (CachedPodView by key; None: no longer held; only `keys` of them, if given):
+        those the UI does not hold and every None, whole; those that differ from the ones sent, as
+        the fields that changed, each patch once with the keys of the records it makes."""
         if full:
             self.records = {}
-        held, out = self.records, {}
-        pairs = records.items() if keys is None else ((k, records.get(k, _ABSENT)) for k in keys)
+        held, out, fields = self.records, {}, astuple
+        patched: dict[tuple, list[str]] = {}
+        pairs = records.items() if keys is None else zip(keys, map(records.get, keys, repeat(_ABSENT)))
         for k, record in pairs:
             if record is _ABSENT:
                 continue
             if record is None:
                 held.pop(k, None)
                 out[k] = None
-            elif held.get(k) != record:
-                out[k] = held[k] = record
-        return out
+                continue
+            old, now = held.get(k), fields(record.pod) + fields(record)[2:]  # views.pod_record_fields, inline
+            if old is None:
+                out[k] = record
+            elif old != now:
+                differ = tuple(map(ne, old, now))
+                at, pick = _PATTERNS.get(differ) or _pattern(differ)
+                patch = (at, pick(now))
+                if (same := patched.get(patch)) is None:
+                    patched[patch] = [k]
+                else:
+                    same.append(k)
+            held[k] = now
+        return out, tuple(RecordPatchView(at, values, tuple(ks)) for (at, values), ks in patched.items())
 
 
 class SentTables:
@@ -177,9 +218,10 @@ class SentTables:
         keys = list(pods)
         for at in range(0, len(keys), PART_ROWS):
             part = keys[at:at + PART_ROWS]
-            whole, patches = self.pods.send(pods, keys=part)
-            yield UpdateView(pods=whole, pod_patches=patches, pod_records=self.pod_records.send(records, keys=part),
-                             more=True)
+            whole, patched = self.pods.send(pods, keys=part)
+            records_whole, record_patches = self.pod_records.send(records, keys=part)
+            yield UpdateView(pods=whole, pods_patched=patched, pod_records=records_whole,
+                             pod_record_patches=record_patches, more=True)
         # A key both changed and removed stays (the tables' rule): its removal means nothing, and
         # would be read alone in the last part, after its row.
         yield self.one(msgspec.structs.replace(
@@ -188,24 +230,45 @@ class SentTables:
 
     def one(self, u: UpdateView) -> UpdateView:
         """`u` in one frame: its held rows as patches, its unchanged records left out."""
-        pods, pod_patches = self.pods.send(u.pods, u.full, u.pods_removed)
-        experiments, experiment_patches = self.experiments.send(u.experiments, u.full)
-        return msgspec.structs.replace(u, pods=pods, pod_patches=pod_patches, experiments=experiments,
-                                       experiment_patches=experiment_patches,
-                                       pod_records=self.pod_records.send(u.pod_records, u.full))
+        pods, pods_patched = self.pods.send(u.pods, u.full, u.pods_removed)
+        experiments, experiments_patched = self.experiments.send(u.experiments, u.full)
+        records, record_patches = self.pod_records.send(u.pod_records, u.full)
+        return msgspec.structs.replace(u, pods=pods, pods_patched=pods_patched, experiments=experiments,
+                                       experiments_patched=experiments_patched, pod_records=records,
+                                       pod_record_patches=record_patches)
 
 
 class HeldTables:
-    """The UI's end of one connection: the keys of the pods' and the experiments' rows held."""
+    """The UI's end of one connection: the keys of the pods' and the experiments' rows held, and
+    of the pods' records."""
 
-    __slots__ = ("experiments", "pods")
+    __slots__ = ("experiments", "pod_records", "pods")
 
     def __init__(self) -> None:
         self.experiments = HeldRows()
         self.pods = HeldRows()
+        self.pod_records: set[str] = set()
 
     def receive(self, u: UpdateView) -> UpdateView:
-        """`u` as it came, once its patches are found to be of rows held (else a KeyError)."""
-        self.pods.receive(u.pods, u.pod_patches, u.full, u.pods_removed)
-        self.experiments.receive(u.experiments, u.experiment_patches, u.full)
-        return u
+        """`u` with its patches by key (`pod_patches`, `experiment_patches`), once they are found to
+        be of rows and records held (else a KeyError)."""
+        pod_patches = self.pods.receive(u.pods, u.pods_patched, u.pod_patches, u.full, u.pods_removed)
+        experiment_patches = self.experiments.receive(u.experiments, u.experiments_patched, u.experiment_patches,
+                                                      u.full)
+        self._records(u)
+        if not (u.pods_patched or u.experiments_patched):
+            return u
+        return msgspec.structs.replace(u, pod_patches=pod_patches, experiment_patches=experiment_patches,
+                                       pods_patched=(), experiments_patched=())
+
+    def _records(self, u: UpdateView) -> None:
+        held = self.pod_records
+        if u.full:
+            held.clear()
+        for p in u.pod_record_patches:
+            _check(held, p.keys)
+        for k, record in u.pod_records.items():
+            if record is None:
+                held.discard(k)
+            else:
+                held.add(k)

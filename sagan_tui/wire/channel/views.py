@@ -79,6 +79,15 @@ class RowPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_
                        row.until if until is None else until), self.at if len(drawn) == len(self.at) else drawn
 
 
+class PatchedView(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """One patch and the keys of the rows it applies to: how patches cross the wire
+    (wire/channel/rows.py). A poll that changes many rows the same way (a fleet's status flips)
+    sends that patch once, and the UI decodes a key per row, not a patch per row."""
+
+    patch: RowPatchView
+    keys: tuple[str, ...]
+
+
 class NoteView(msgspec.Struct, frozen=True):
     """One notification, text already one clean line (shown with markup off)."""
 
@@ -155,6 +164,35 @@ class CachedPodView(msgspec.Struct, frozen=True, array_like=True, gc=False):
     experiment: int | None = None
     gone_at: datetime | None = None
     gone_reason: str | None = None
+
+
+# A pod's record as a flat tuple (a RecordPatchView's indexes): the PodRecordView's four fields,
+# then the CachedPodView's after pod and pod_id (the key).
+POD_RECORD_FIELDS = ("desired_status", "name", "gpu", "cost_per_hr", "account", "experiment", "gone_at", "gone_reason")
+_POD_FIELDS = 4
+_GONE_AT = POD_RECORD_FIELDS.index("gone_at")
+
+
+def pod_record_fields(cp: CachedPodView) -> tuple[Any, ...]:
+    """`cp` as the flat tuple of POD_RECORD_FIELDS."""
+    return msgspec.structs.astuple(cp.pod) + msgspec.structs.astuple(cp)[2:]
+
+
+class RecordPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """Records the UI holds (wire/channel/rows.py), as the fields that changed: the `values` at the
+    indexes `at` of POD_RECORD_FIELDS, the same in each of `keys`' records (a fleet's status flip
+    is one patch and its keys, not a record per pod)."""
+
+    at: tuple[int, ...]
+    values: tuple[Any, ...]
+    keys: tuple[str, ...]
+
+    def applied_to(self, cp: CachedPodView) -> CachedPodView:
+        fields = list(pod_record_fields(cp))
+        for i, v in zip(self.at, self.values):
+            # Decoded as Any, a datetime sent as text (a naive one) is text: read it as its field's type.
+            fields[i] = msgspec.convert(v, datetime | None) if i == _GONE_AT else v
+        return CachedPodView(PodRecordView(*fields[:_POD_FIELDS]), cp.pod_id, *fields[_POD_FIELDS:])
 
 
 class LossRecordView(msgspec.Struct, frozen=True):
@@ -384,10 +422,17 @@ class UpdateView(msgspec.Struct, frozen=True):
     # see a patch.
     experiment_patches: dict[str, RowPatchView] = {}
     pod_patches: dict[str, RowPatchView] = {}
+    # The same patches as they cross the wire: each once, with the keys of its rows. The client
+    # makes them the dicts above (rows.py's HeldTables.receive).
+    experiments_patched: tuple[PatchedView, ...] = ()
+    pods_patched: tuple[PatchedView, ...] = ()
     approvals: dict[str, RowView] | None = None
     approval_records: tuple[ApprovalView, ...] | None = None
     experiment_records: dict[int, ExperimentView] = {}
     pod_records: dict[str, CachedPodView | None] = {}
+    # Records the UI holds, as the fields that changed (rows.py's SentRecords); the UI's view
+    # applies them when it reads the record (panel/view.py's PodRecords).
+    pod_record_patches: tuple[RecordPatchView, ...] = ()
     timelines: tuple[TimelineView, ...] = ()
     losses: IncidentView | None = None
     heatmap: HeatGridView | None = None
