@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import TYPE_CHECKING, Iterator, Mapping
 
 from sagan_tui.panel.pod_log import PodLog
@@ -12,26 +11,29 @@ if TYPE_CHECKING:
     from sagan_tui.wire.channel.views import (ApprovalView, CachedPodView, ExperimentView, IncidentView, LossRecordView,
                                          RecordPatchView, RowView, TimelineView, UpdateView, WaveView)
 
-_AT = attrgetter("at")
-
 
 class PodRecords(Mapping[str, "CachedPodView"]):
-    """The pods' records by key, each the latest the session sent. A record patch
-    (RecordPatchView: the fields that changed) is applied when its record is read: a poll may
-    patch every pod, and the owner reads a few (a stop dialog, a detail's pods)."""
+    """The pods' records by key, each the latest the session sent. A record held crosses as a
+    patch (RecordPatchView: its fields that differ from the record sent whole), which replaces
+    the record's patch before it and is applied when the record is read: a poll may patch every
+    pod, and the owner reads a few (a stop dialog, a detail's pods)."""
 
-    __slots__ = ("_patches", "_records")
+    __slots__ = ("_made", "_patches", "_records")
 
     def __init__(self) -> None:
-        self._records: dict[str, CachedPodView] = {}
-        self._patches: dict[str, RecordPatchView] = {}  # the one patch a record waits for, by key
+        self._records: dict[str, CachedPodView] = {}  # as sent whole
+        self._patches: dict[str, RecordPatchView] = {}  # the latest patch of each
+        self._made: dict[str, tuple[RecordPatchView, CachedPodView]] = {}  # a patched record read, by its patch
 
     def __getitem__(self, key: str) -> CachedPodView:
-        p = self._patches.pop(key, None)
+        cp = self._records[key]
+        p = self._patches.get(key)
         if p is None:
-            return self._records[key]
-        cp = self._records[key] = p.applied_to(self._records[key])
-        return cp
+            return cp
+        made = self._made.get(key)
+        if made is None or made[0] is not p:
+            made = self._made[key] = (p, p.applied_to(cp))
+        return made[1]
 
     def __contains__(self, key: object) -> bool:
         return key in self._records
@@ -45,29 +47,17 @@ class PodRecords(Mapping[str, "CachedPodView"]):
     def apply(self, full: bool, records: Mapping[str, CachedPodView | None],
               patches: tuple[RecordPatchView, ...]) -> None:
         if full:
-            self._records, self._patches = {}, {}
-        held, waiting = self._records, self._patches
+            self._records, self._patches, self._made = {}, {}, {}
+        held, patched, made = self._records, self._patches, self._made
         for pid, cp in records.items():
-            waiting.pop(pid, None)
+            patched.pop(pid, None)
+            made.pop(pid, None)
             if cp is None:
                 held.pop(pid, None)
             else:
                 held[pid] = cp
-        for p in patches:
-            if not waiting.keys().isdisjoint(p.keys):
-                self._before(p)
-            waiting.update(dict.fromkeys(p.keys, p))
-
-    def _before(self, p: RecordPatchView) -> None:
-        """Make way for `p` where its keys wait for another patch: one whose fields `p` sets all
-        is replaced (a status that flips back and forth), any other applied first."""
-        waiting, fields = self._patches, set(p.at)
-        again = waiting.keys() & set(p.keys)
-        if all(map(fields.issuperset, set(map(_AT, map(waiting.__getitem__, again))))):
-            return
-        for k in again:
-            if not fields.issuperset(waiting[k].at):
-                self[k]
+        for p in patches:  # C speed: a poll that patches every pod reads none of them here
+            patched.update(dict.fromkeys(p.keys, p))
 
 
 class PanelView:

@@ -153,19 +153,20 @@ _ABSENT = object()  # a key of the part with no record in the update
 
 
 class SentRecords:
-    """The session's end of the pods' records: each as this channel sent it last, as its fields
-    (views.py's pod_record_fields: what a patch indexes)."""
+    """The session's end of the pods' records: each as this channel sent it last, and the fields
+    (views.py's pod_record_fields) of the one it sent whole, which its patches are made against."""
 
     __slots__ = ("records",)
 
     def __init__(self) -> None:
-        self.records: dict[str, tuple] = {}
+        self.records: dict[str, tuple[Any, tuple]] = {}
 
     def send(self, records: Mapping[str, Any], full: bool = False,
              keys: Iterable[str] | None = None) -> tuple[dict[str, Any], tuple[RecordPatchView, ...]]:
         """Of `records` (CachedPodView by key; None: no longer held; only `keys` of them, if given):
         those the UI does not hold and every None, whole; those that differ from the ones sent, as
-        the fields that changed, each patch once with the keys of the records it makes."""
+        the fields that differ from the record sent whole, each patch once with the keys of the
+        records it makes. A patch replaces the one before it: the UI keeps one per record."""
         if full:
             self.records = {}
         held, out, fields = self.records, {}, astuple
@@ -178,18 +179,20 @@ class SentRecords:
                 held.pop(k, None)
                 out[k] = None
                 continue
-            old, now = held.get(k), fields(record.pod) + fields(record)[2:]  # views.pod_record_fields, inline
-            if old is None:
+            was = held.get(k)
+            if was is None:
                 out[k] = record
-            elif old != now:
-                differ = tuple(map(ne, old, now))
+                held[k] = (record, fields(record.pod) + fields(record)[2:])  # views.pod_record_fields, inline
+            elif was[0] != record:
+                base, now = was[1], fields(record.pod) + fields(record)[2:]
+                differ = tuple(map(ne, base, now))
                 at, pick = _PATTERNS.get(differ) or _pattern(differ)
                 patch = (at, pick(now))
                 if (same := patched.get(patch)) is None:
                     patched[patch] = [k]
                 else:
                     same.append(k)
-            held[k] = now
+                held[k] = (record, base)
         return out, tuple(RecordPatchView(at, values, tuple(ks)) for (at, values), ks in patched.items())
 
 
