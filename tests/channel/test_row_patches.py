@@ -221,20 +221,21 @@ def test_rows_changed_the_same_way_cross_as_one_patch_with_their_keys():
     assert set(got.receive(wire).pod_patches) == set("abcd")
 
 
-def test_a_record_held_crosses_as_the_fields_that_changed_once_for_records_changed_alike():
+def test_a_record_held_crosses_as_its_state_once_for_records_changed_alike_and_whole_if_more_changed():
     from datetime import datetime
 
     sent, held, view = SentTables(), HeldTables(), PanelView()
-    view.apply(over_the_channel(sent, held, update(full=True, records={p: record(p) for p in "abc"})))
+    view.apply(over_the_channel(sent, held, update(full=True, records={p: record(p) for p in "abcd"})))
     gone = CachedPodView(PodRecordView("EXITED", "exp7-c", "A100", 1.49), "c", "team", 7,
                          datetime(2026, 5, 14, 10, 54), "reaped")  # naive: it crosses as text
-    later = {"a": record("a", "EXITED"), "b": record("b", "EXITED"), "c": gone}
+    renamed = CachedPodView(PodRecordView("EXITED", "exp8-d", "A100", 1.49), "d", "team", 8, None, None)
+    later = {"a": record("a", "EXITED"), "b": record("b", "EXITED"), "c": gone, "d": renamed}
     got = over_the_channel(sent, held, update(records=later))
-    assert got.pod_records == {}
-    assert [(p.at, p.values, p.keys) for p in got.pod_record_patches] == [
-        ((0,), ("EXITED",), ("a", "b")), ((0, 6, 7), ("EXITED", "2026-05-14T10:54:00", "reaped"), ("c",))]
+    assert got.pod_records == {"d": renamed}  # more than its state changed: whole
+    assert [(p.desired_status, p.gone_at, p.gone_reason, p.keys) for p in got.pod_record_patches] == [
+        ("EXITED", None, None, ("a", "b")), ("EXITED", datetime(2026, 5, 14, 10, 54), "reaped", ("c",))]
     view.apply(got)
-    assert dict(view.pods) == later and isinstance(view.pods["c"].gone_at, datetime)
+    assert dict(view.pods) == later
 
 
 def test_records_patched_again_before_they_are_read_read_as_the_latest():
@@ -254,4 +255,4 @@ def test_a_record_patch_for_a_record_the_ui_does_not_hold_cannot_be_read():
     held = HeldTables()
     held.receive(update(full=True, records={"a": record("a")}))
     with pytest.raises(KeyError, match="ghost"):
-        held.receive(UpdateView(pod_record_patches=(RecordPatchView((0,), ("EXITED",), ("a", "ghost")),)))
+        held.receive(UpdateView(pod_record_patches=(RecordPatchView("EXITED", None, None, ("a", "ghost")),)))

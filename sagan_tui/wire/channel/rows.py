@@ -32,7 +32,6 @@ from operator import itemgetter, ne
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import msgspec
-from msgspec.structs import astuple
 
 from sagan_tui.wire.channel.views import PatchedView, RecordPatchView, RowPatchView, RowView, UpdateView
 
@@ -153,24 +152,24 @@ _ABSENT = object()  # a key of the part with no record in the update
 
 
 class SentRecords:
-    """The session's end of the pods' records: each as this channel sent it last, and the fields
-    (views.py's pod_record_fields) of the one it sent whole, which its patches are made against."""
+    """The session's end of the pods' records: each as this channel sent it last, as what the UI
+    holds of the record it was sent whole (all but the state) and its state (RecordPatchView's)."""
 
     __slots__ = ("records",)
 
     def __init__(self) -> None:
-        self.records: dict[str, tuple[Any, tuple]] = {}
+        self.records: dict[str, tuple[tuple, tuple]] = {}
 
     def send(self, records: Mapping[str, Any], full: bool = False,
              keys: Iterable[str] | None = None) -> tuple[dict[str, Any], tuple[RecordPatchView, ...]]:
-        """Of `records` (CachedPodView by key; None: no longer held; only `keys` of them, if given):
-        those the UI does not hold and every None, whole; those that differ from the ones sent, as
-        the fields that differ from the record sent whole, each patch once with the keys of the
-        records it makes. A patch replaces the one before it: the UI keeps one per record."""
+        """Of `records` (CachedPodView by key; None: no longer held; only `keys` of them, if given),
+        those that differ from the ones sent: as their state (status and gone), each state once
+        with the keys of its records, where the rest of the record is the one the UI holds; the
+        others whole, and every None."""
         if full:
             self.records = {}
-        held, out, fields = self.records, {}, astuple
-        patched: dict[tuple, list[str]] = {}
+        held, out = self.records, {}
+        states: dict[tuple, list[str]] = {}
         pairs = records.items() if keys is None else zip(keys, map(records.get, keys, repeat(_ABSENT)))
         for k, record in pairs:
             if record is _ABSENT:
@@ -179,21 +178,19 @@ class SentRecords:
                 held.pop(k, None)
                 out[k] = None
                 continue
-            was = held.get(k)
-            if was is None:
+            was, pod = held.get(k), record.pod
+            rest = (pod.name, pod.gpu, pod.cost_per_hr, record.account, record.experiment)
+            state = (pod.desired_status, record.gone_at, record.gone_reason)
+            if was is None or was[0] != rest:
                 out[k] = record
-                held[k] = (record, fields(record.pod) + fields(record)[2:])  # views.pod_record_fields, inline
-            elif was[0] != record:
-                base, now = was[1], fields(record.pod) + fields(record)[2:]
-                differ = tuple(map(ne, base, now))
-                at, pick = _PATTERNS.get(differ) or _pattern(differ)
-                patch = (at, pick(now))
-                if (same := patched.get(patch)) is None:
-                    patched[patch] = [k]
-                else:
-                    same.append(k)
-                held[k] = (record, base)
-        return out, tuple(RecordPatchView(at, values, tuple(ks)) for (at, values), ks in patched.items())
+            elif was[1] == state:
+                continue  # the record the UI holds
+            elif (same := states.get(state)) is None:
+                states[state] = [k]
+            else:
+                same.append(k)
+            held[k] = (rest, state)
+        return out, tuple(RecordPatchView(*state, tuple(ks)) for state, ks in states.items())
 
 
 class SentTables:

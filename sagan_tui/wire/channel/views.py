@@ -166,33 +166,21 @@ class CachedPodView(msgspec.Struct, frozen=True, array_like=True, gc=False):
     gone_reason: str | None = None
 
 
-# A pod's record as a flat tuple (a RecordPatchView's indexes): the PodRecordView's four fields,
-# then the CachedPodView's after pod and pod_id (the key).
-POD_RECORD_FIELDS = ("desired_status", "name", "gpu", "cost_per_hr", "account", "experiment", "gone_at", "gone_reason")
-_POD_FIELDS = 4
-_GONE_AT = POD_RECORD_FIELDS.index("gone_at")
-
-
-def pod_record_fields(cp: CachedPodView) -> tuple[Any, ...]:
-    """`cp` as the flat tuple of POD_RECORD_FIELDS."""
-    return msgspec.structs.astuple(cp.pod) + msgspec.structs.astuple(cp)[2:]
-
-
 class RecordPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """Records the UI holds (wire/channel/rows.py), as the fields that changed: the `values` at the
-    indexes `at` of POD_RECORD_FIELDS, the same in each of `keys`' records (a fleet's status flip
-    is one patch and its keys, not a record per pod)."""
+    """Records the UI holds (wire/channel/rows.py), as their state: the record sent whole with this
+    status and gone, the same for each of `keys` (a fleet's status flip is one patch and its keys,
+    not a record per pod). What else the UI reads of a pod (its account, experiment, name, GPU,
+    price) comes whole when it changes."""
 
-    at: tuple[int, ...]
-    values: tuple[Any, ...]
+    desired_status: str
+    gone_at: datetime | None
+    gone_reason: str | None
     keys: tuple[str, ...]
 
     def applied_to(self, cp: CachedPodView) -> CachedPodView:
-        fields = list(pod_record_fields(cp))
-        for i, v in zip(self.at, self.values):
-            # Decoded as Any, a datetime sent as text (a naive one) is text: read it as its field's type.
-            fields[i] = msgspec.convert(v, datetime | None) if i == _GONE_AT else v
-        return CachedPodView(PodRecordView(*fields[:_POD_FIELDS]), cp.pod_id, *fields[_POD_FIELDS:])
+        pod = cp.pod
+        return CachedPodView(PodRecordView(self.desired_status, pod.name, pod.gpu, pod.cost_per_hr), cp.pod_id,
+                             cp.account, cp.experiment, self.gone_at, self.gone_reason)
 
 
 class LossRecordView(msgspec.Struct, frozen=True):
