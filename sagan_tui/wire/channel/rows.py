@@ -1,4 +1,4 @@
-"""What the UI holds already, per connection: a held row goes as the cells that changed, a pod's record only when it changed.
+"""What the UI holds already, per connection: a held row goes as the cells that changed, a pod's record as its state.
 
 Both ends keep, per table (pods, experiments), what the UI holds: the session's `SentRows` (the
 rows it sent last, by key) and the UI's `HeldRows` (their keys). Each applies every update in the
@@ -7,22 +7,32 @@ its rows replace their keys' and its removed keys go (a key both changed and rem
 the table's store has it). So a row whose key the UI holds is sent as a `RowPatchView` (the
 indexes and the new cells of those that differ, and the row's group, order and until if they
 changed), and not at all if it equals the row held (unless it is also removed: then it goes as
-an empty patch, so that it stays). The client passes the patch on as it came: the table's store (panel/widgets/row_store.py)
-makes the row from the one it holds and takes what to redraw from the patched cells, without
-comparing the row again, and the screens that read whole rows read the table's. What a poll
-costs on both sides of the channel follows the cells it changed, not the rows it touched.
+an empty patch, so that it stays). Each patch crosses once, with the keys of the rows it makes
+(`PatchedView`): a poll that changes many rows the same way (a fleet's status flips) sends one
+patch and a key per row, and the UI decodes no cell per row. The client spreads the patches
+over their keys at C speed (`HeldRows.receive`) and passes them on: the table's store
+(panel/widgets/row_store.py) makes each row from the one it holds and takes what to redraw from
+the patched cells, without comparing the row again, and the screens that read whole rows read
+the table's. What a poll costs on both sides of the channel follows the cells it changed, not
+the rows it touched.
 
 A pod's record (CachedPodView) goes only when it differs from the one this connection sent last
 (`SentRecords`): a poll that changes a row (an uptime) and nothing the UI reads of its pod sends
-the row's patch and no record.
+the row's patch and no record. One whose state alone changed (its status, whether and why it is
+gone) goes as that state, once per state with the keys of its records (`RecordPatchView`: the
+record sent whole with this state); one that changed in more (its account, experiment, name,
+GPU or price: seldom) goes whole. The UI keeps each record's latest state patch and applies it
+when the record is read (panel/view.py's `PodRecords`): a poll may patch every pod, the owner
+reads a few.
 
 The session makes one UpdateView per change, rows whole and every record it touched; its host's
 send step (`SentTables.send`) turns it into what this connection carries: the same Struct with
-its held rows as patches and its unchanged records left out, in parts when it is large.
+its held rows as patches and its held records as states, its unchanged ones left out, in parts
+when it is large.
 
-A patch for a key the UI does not hold is the session's bug: the client's reading of it fails
-(`HeldRows.receive`), which ends the channel (the panel restarts the session, whose first update
-is full).
+A patch for a key the UI does not hold (a row's or a record's) is the session's bug: the
+client's reading of it fails (`HeldTables.receive`), which ends the channel (the panel restarts
+the session, whose first update is full).
 """
 
 from __future__ import annotations

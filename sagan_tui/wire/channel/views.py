@@ -405,21 +405,20 @@ class UpdateView(msgspec.Struct, frozen=True):
     experiments: dict[str, RowView] = {}
     pods: dict[str, RowView] = {}
     pods_removed: tuple[str, ...] = ()
-    # Rows the UI holds already, as the cells that changed (wire/channel/rows.py). The client makes
-    # them whole into `experiments` and `pods` before the UI reads the update: the screens never
-    # see a patch.
+    # Rows the UI holds already, as the cells that changed (wire/channel/rows.py), by key: the
+    # tables' stores apply them to the rows they hold.
     experiment_patches: dict[str, RowPatchView] = {}
     pod_patches: dict[str, RowPatchView] = {}
     # The same patches as they cross the wire: each once, with the keys of its rows. The client
-    # makes them the dicts above (rows.py's HeldTables.receive).
+    # makes them the dicts above (rows.py's HeldTables.receive) before the UI reads the update.
     experiments_patched: tuple[PatchedView, ...] = ()
     pods_patched: tuple[PatchedView, ...] = ()
     approvals: dict[str, RowView] | None = None
     approval_records: tuple[ApprovalView, ...] | None = None
     experiment_records: dict[int, ExperimentView] = {}
     pod_records: dict[str, CachedPodView | None] = {}
-    # Records the UI holds, as the fields that changed (rows.py's SentRecords); the UI's view
-    # applies them when it reads the record (panel/view.py's PodRecords).
+    # Records the UI holds whose state alone changed, as that state (rows.py's SentRecords); the
+    # UI's view applies one when it reads the record (panel/view.py's PodRecords).
     pod_record_patches: tuple[RecordPatchView, ...] = ()
     timelines: tuple[TimelineView, ...] = ()
     losses: IncidentView | None = None
