@@ -57,7 +57,10 @@ class PodRecords(Mapping[str, "CachedPodView"]):
             else:
                 held[pid] = cp
         for p in patches:  # C speed: a poll that patches every pod reads none of them here
-            patched.update(dict.fromkeys(p.keys, p))
+            if len(p.keys) == 1:
+                patched[p.keys[0]] = p
+            else:
+                patched.update(dict.fromkeys(p.keys, p))
 
 
 class PanelView:

@@ -206,19 +206,21 @@ def test_a_large_update_goes_in_parts_that_leave_the_table_as_the_whole_update_d
     assert state(channel) == state(in_process)
 
 
-def test_rows_changed_the_same_way_cross_as_one_patch_with_their_keys():
+def test_rows_in_a_row_changed_the_same_way_cross_as_one_patch_with_their_keys():
     sent = SentTables()
-    list(sent.send(update({p: row(p, "RUNNING", 60) for p in "abcd"}, full=True)))
+    list(sent.send(update({p: row(p, "RUNNING", 60) for p in "abcde"}, full=True)))
+    exited = RowPatchView((1,), (Cell("EXITED", "yellow"),))
     [message] = sent.send(update({"a": row("a", "EXITED", 60), "b": row("b", "EXITED", 60),
-                                  "c": row("c", "EXITED", 60), "d": row("d", "EXITED", 120)}))
+                                  "c": row("c", "EXITED", 60), "d": row("d", "EXITED", 120),
+                                  "e": row("e", "EXITED", 60)}))
     wire = TO_PANEL.decode(encode(Update(message))).update
-    assert [(p.patch, p.keys) for p in wire.pods_patched] == [
-        (RowPatchView((1,), (Cell("EXITED", "yellow"),)), ("a", "b", "c")),
-        (RowPatchView((1, 2), (Cell("EXITED", "yellow"), Cell("2m", "dim", sort=-120))), ("d",))]
-    assert wire.pod_patches == {}  # each patch once: the client makes them the rows' patches by key
+    assert [(p.patch, p.keys) for p in wire.pods_patched] == [(exited, ("a", "b", "c"))]
+    # A patch of its own, or one not next to its like, goes by key, as it would alone.
+    assert wire.pod_patches == {"d": RowPatchView((1, 2), (Cell("EXITED", "yellow"), Cell("2m", "dim", sort=-120))),
+                                "e": exited}
     got = HeldTables()
-    got.pods.keys = set("abcd")
-    assert set(got.receive(wire).pod_patches) == set("abcd")
+    got.pods.keys = set("abcde")
+    assert got.receive(wire).pod_patches == {"a": exited, "b": exited, "c": exited, **wire.pod_patches}
 
 
 def test_a_record_held_crosses_as_its_state_once_for_records_changed_alike_and_whole_if_more_changed():

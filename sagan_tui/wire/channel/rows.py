@@ -59,17 +59,17 @@ class SentRows:
     def __init__(self) -> None:
         self.rows: dict[str, RowView] = {}
 
-    def send(self, rows: Mapping[str, Any], full: bool = False, removed: Iterable[str] = (),
-             keys: Iterable[str] | None = None) -> tuple[dict[str, RowView], tuple[PatchedView, ...]]:
+    def send(self, rows: Mapping[str, Any], full: bool = False, removed: Iterable[str] = (), keys: Iterable[str] | None = None
+             ) -> tuple[dict[str, RowView], dict[str, RowPatchView], tuple[PatchedView, ...]]:
         """`rows` (RowView, by key: render's rows are the wire's; only `keys` of them, if given) as the
         update carries them: whole (a key the UI does not hold, or a row of another width) and as
-        patches (every other that differs from the row held: one equal to it is not sent), each
-        patch once with the keys of the rows it makes."""
+        patches (every other that differs from the row held: one equal to it is not sent): by key,
+        and once with their keys where rows in a row of `rows` have the same patch."""
         if full:
             self.rows = {}
-        held = self.rows
+        held, patterns = self.rows, _PATTERNS
         whole: dict[str, RowView] = {}
-        patched: dict[Any, list[str]] = {}  # a patch's parts (hashable): the keys it applies to
+        runs = _Runs()
         for k, row in (rows.items() if keys is None else zip(keys, map(rows.__getitem__, keys))):
             cells, group, order, until = row.cells, row.group, row.order, row.until
             old = held.get(k)
@@ -77,7 +77,7 @@ class SentRows:
                 whole[k] = row
             else:
                 differ = tuple(map(ne, old.cells, cells))
-                at, pick = _PATTERNS.get(differ) or _pattern(differ)
+                at, pick = patterns.get(differ) or _pattern(differ)
                 if until == old.until and group == old.group and order == old.order:
                     if not at:
                         continue  # the row the UI holds
@@ -85,21 +85,46 @@ class SentRows:
                 else:
                     patch = (at, pick(cells), None if until == old.until else until,
                              None if group == old.group else group, None if order == old.order else order)
-                if (same := patched.get(patch)) is None:
-                    patched[patch] = [k]
+                if patch == runs.patch:
+                    runs.keys.append(k)
                 else:
-                    same.append(k)
+                    runs.start(patch, k)
             held[k] = row  # a RowView (render's rows are the wire's): untracked by the collector
+        runs.start(None, "")
         gone = [k for k in removed if k in rows]
         for k in removed:
             if k not in rows:
                 held.pop(k, None)
         if gone:  # unchanged and removed: it stays, so it is sent (as an empty patch)
-            sent = {k for ks in patched.values() for k in ks}
-            stay = [k for k in gone if k not in sent and k not in whole]
-            if stay:
-                patched.setdefault(((), ()), []).extend(stay)
-        return whole, tuple(PatchedView(RowPatchView(*patch), tuple(ks)) for patch, ks in patched.items())
+            sent = {k for p in runs.shared for k in p.keys}
+            for k in gone:
+                if k not in sent and k not in whole and k not in runs.one:
+                    runs.one[k] = RowPatchView((), ())
+        return whole, runs.one, tuple(runs.shared)
+
+
+class _Runs:
+    """A poll's patches, as `SentRows.send` makes them in the rows' order: a patch that rows one
+    after another share (a fleet's status flip: its rows come in order) goes once with their
+    keys; any other by key. Only the patch before is compared (no hashing of cells), so a poll of
+    patches each its own (an uptime's sort value in each row) costs one comparison a row more."""
+
+    __slots__ = ("keys", "one", "patch", "shared")
+
+    def __init__(self) -> None:
+        self.patch: tuple | None = None
+        self.keys: list[str] = []
+        self.one: dict[str, RowPatchView] = {}
+        self.shared: list[PatchedView] = []
+
+    def start(self, patch: tuple | None, key: str) -> None:
+        """End the run so far and start one of `patch` (None: the end)."""
+        keys = self.keys
+        if len(keys) == 1:
+            self.one[keys[0]] = RowPatchView(*self.patch)  # type: ignore[misc]
+        elif keys:
+            self.shared.append(PatchedView(RowPatchView(*self.patch), tuple(keys)))  # type: ignore[misc]
+        self.patch, self.keys = patch, [key]
 
 
 # A poll's patches share a few change patterns (the same columns change across the fleet): each
@@ -137,14 +162,11 @@ class HeldRows:
         held = self.keys
         if not patches.keys() <= held:
             raise KeyError(next(k for k in patches if k not in held))
-        out = dict(patches)  # never the caller's
-        for p in patched:  # each patch's keys checked and spread at C speed: no pass in Python per row
-            _check(held, p.keys)
-            if out:
-                out.update(dict.fromkeys(p.keys, p.patch))
-            else:
-                out = dict.fromkeys(p.keys, p.patch)
-        patches = out
+        if patched:
+            patches = dict(patches)  # never the caller's
+            for p in patched:  # each patch's keys checked and spread at C speed: no pass in Python per row
+                _check(held, p.keys)
+                patches.update(dict.fromkeys(p.keys, p.patch))
         held.update(whole)
         for k in removed:
             if k not in whole and k not in patches:
@@ -228,9 +250,9 @@ class SentTables:
         keys = list(pods)
         for at in range(0, len(keys), PART_ROWS):
             part = keys[at:at + PART_ROWS]
-            whole, patched = self.pods.send(pods, keys=part)
+            whole, patches, patched = self.pods.send(pods, keys=part)
             records_whole, record_patches = self.pod_records.send(records, keys=part)
-            yield UpdateView(pods=whole, pods_patched=patched, pod_records=records_whole,
+            yield UpdateView(pods=whole, pod_patches=patches, pods_patched=patched, pod_records=records_whole,
                              pod_record_patches=record_patches, more=True)
         # A key both changed and removed stays (the tables' rule): its removal means nothing, and
         # would be read alone in the last part, after its row.
@@ -240,10 +262,11 @@ class SentTables:
 
     def one(self, u: UpdateView) -> UpdateView:
         """`u` in one frame: its held rows as patches, its unchanged records left out."""
-        pods, pods_patched = self.pods.send(u.pods, u.full, u.pods_removed)
-        experiments, experiments_patched = self.experiments.send(u.experiments, u.full)
+        pods, pod_patches, pods_patched = self.pods.send(u.pods, u.full, u.pods_removed)
+        experiments, experiment_patches, experiments_patched = self.experiments.send(u.experiments, u.full)
         records, record_patches = self.pod_records.send(u.pod_records, u.full)
-        return msgspec.structs.replace(u, pods=pods, pods_patched=pods_patched, experiments=experiments,
+        return msgspec.structs.replace(u, pods=pods, pod_patches=pod_patches, pods_patched=pods_patched,
+                                       experiments=experiments, experiment_patches=experiment_patches,
                                        experiments_patched=experiments_patched, pod_records=records,
                                        pod_record_patches=record_patches)
 
