@@ -7,10 +7,11 @@ its rows replace their keys' and its removed keys go (a key both changed and rem
 the table's store has it). So a row whose key the UI holds is sent as a `RowPatchView` (the
 indexes and the new cells of those that differ, and the row's group, order and until if they
 changed), and not at all if it equals the row held (unless it is also removed: then it goes as
-an empty patch, so that it stays). Each patch crosses once, with the keys of the rows it makes
-(`PatchedView`): a poll that changes many rows the same way (a fleet's status flips) sends one
-patch and a key per row, and the UI decodes no cell per row. The client spreads the patches
-over their keys at C speed (`HeldRows.receive`) and passes them on: the table's store
+an empty patch, so that it stays). A patch that rows one after another share crosses once, with
+their keys (`PatchedView`): a poll that changes many rows the same way (a fleet's status flips)
+sends one patch and a key per row, and the UI decodes no cell per row; any other patch goes by
+key. The client spreads the shared patches over their keys at C speed (`HeldRows.receive`) and
+passes them all on by key: the table's store
 (panel/widgets/row_store.py) makes each row from the one it holds and takes what to redraw from
 the patched cells, without comparing the row again, and the screens that read whole rows read
 the table's. What a poll costs on both sides of the channel follows the cells it changed, not
