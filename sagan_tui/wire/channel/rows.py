@@ -296,6 +296,7 @@ class HeldTables:
                                        pods_patched=(), experiments_patched=())
 
     def _records(self, u: UpdateView) -> None:
+        """Hold the keys of the update's records; a KeyError for a state patch of a record not held."""
         held = self.pod_records
         if u.full:
             held.clear()
