@@ -8,12 +8,13 @@ it, the wire's UpdateView (rows rendered, records made views: `core/session/view
 made before the run, untimed, as the rows' rendering is: the session builds an update before
 its host sends it); asked on a Unix socket, it sends it through the host's send step
 (`SentTables.send`, the connection's: a row the UI holds already goes as the cells that changed,
-and an update of more than PART_ROWS pods goes in parts, each written as soon as it is made),
+each patch once with its rows' keys, a record the UI holds as its state, and an update of more
+than PART_ROWS pods goes in parts, each written as soon as it is made),
 encodes and writes each frame; the UI's side (a headless App
 with the panel's PodsTable at 200x50, in this process) reads each frame, decodes it
-(`messages.TO_PANEL`), checks its patches are of rows held (`rows.HeldTables`, as the channel's
-client does), applies its rows and patches with `update_rows` (as the MainScreen does), and
-after the last part draws. The connection starts as the panel's does, with a full update (the Open's whole panel,
+(`messages.TO_PANEL`), checks its patches are of rows and records held (`rows.HeldTables`, as the
+channel's client does), applies its records to a `PanelView` (as the panel's view does) and its
+rows and patches with `update_rows` (as the MainScreen does), and after the last part draws. The connection starts as the panel's does, with a full update (the Open's whole panel,
 untimed). In-process: the same rows, made in this process, applied with `update_rows`
 and drawn, as the in-process session's update is; after it the table is given back the rows the
 channel delivered (untimed), so that the next update over the channel meets the table the
@@ -22,8 +23,7 @@ changes every row (the pods' status flips between two versions), so every row is
 the table holds the 10,000 rows before each. The clock stops at the end of the frame's draw
 (bench_tables' method). Median of alternated runs; `detail` has the UI's own part over the
 channel (decode, patches checked and apply: what the UI thread spends) and the frames' size.
-The in-process side applies rows only; this process keeps no pod record (the panel's UI process
-holds none).
+The in-process side applies rows only, and lets the pods' records go (below).
 
 Target <= 1.5x: the table's apply and draw of 10,000 rows is the work the UI must do either way;
 the channel (view data made, encoded, copied between processes, decoded) is linear in the same
@@ -96,6 +96,7 @@ async def measure(n: int, runs: int, path: Path) -> dict:
     from sagan_tui.wire.channel.frames import read_frame
     from sagan_tui.wire.channel.messages import TO_PANEL
     from sagan_tui.wire.channel.rows import HeldTables
+    from sagan_tui.panel.view import PanelView
     from sagan_tui.panel.widgets.panes import PodsTable
 
     server = subprocess.Popen([PY, __file__, "--serve", str(path), str(n)], stdout=subprocess.PIPE, cwd=ROOT)
@@ -113,9 +114,10 @@ async def measure(n: int, runs: int, path: Path) -> dict:
         async with app.run_test(size=SIZE) as pilot:
             table = app.query_one(PodsTable)
             reader, writer = await asyncio.open_unix_connection(str(path))
-            held = HeldTables()
+            held, view = HeldTables(), PanelView()
 
-            def apply(u) -> None:  # as MainScreen.apply does
+            def apply(u) -> None:  # as the panel's updates.apply does: its view's records, then MainScreen.apply
+                view.apply(u)
                 table.update_rows(u.pods, u.pods_removed, u.pod_patches)
 
             async def received():
@@ -131,6 +133,7 @@ async def measure(n: int, runs: int, path: Path) -> dict:
 
             writer.write(b"F")
             async for u, _, _ in received():
+                view.apply(u)
                 table.set_rows(u.pods)
             await pilot.pause()
             shown = b"A"

@@ -2,14 +2,65 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 from sagan_tui.panel.pod_log import PodLog
 
 if TYPE_CHECKING:
     from sagan_tui.wire.basics import SourceHealth
     from sagan_tui.wire.channel.views import (ApprovalView, CachedPodView, ExperimentView, IncidentView, LossRecordView,
-                                         RowView, TimelineView, UpdateView, WaveView)
+                                         RecordPatchView, RowView, TimelineView, UpdateView, WaveView)
+
+
+class PodRecords(Mapping[str, "CachedPodView"]):
+    """The pods' records by key, each the latest the session sent. A record held crosses as a
+    patch (RecordPatchView: its fields that differ from the record sent whole), which replaces
+    the record's patch before it and is applied when the record is read: a poll may patch every
+    pod, and the owner reads a few (a stop dialog, a detail's pods)."""
+
+    __slots__ = ("_made", "_patches", "_records")
+
+    def __init__(self) -> None:
+        self._records: dict[str, CachedPodView] = {}  # as sent whole
+        self._patches: dict[str, RecordPatchView] = {}  # the latest patch of each
+        self._made: dict[str, tuple[RecordPatchView, CachedPodView]] = {}  # a patched record read, by its patch
+
+    def __getitem__(self, key: str) -> CachedPodView:
+        cp = self._records[key]
+        p = self._patches.get(key)
+        if p is None:
+            return cp
+        made = self._made.get(key)
+        if made is None or made[0] is not p:
+            made = self._made[key] = (p, p.applied_to(cp))
+        return made[1]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._records
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def apply(self, full: bool, records: Mapping[str, CachedPodView | None],
+              patches: tuple[RecordPatchView, ...]) -> None:
+        if full:
+            self._records, self._patches, self._made = {}, {}, {}
+        held, patched, made = self._records, self._patches, self._made
+        for pid, cp in records.items():
+            patched.pop(pid, None)
+            made.pop(pid, None)
+            if cp is None:
+                held.pop(pid, None)
+            else:
+                held[pid] = cp
+        for p in patches:  # C speed: a poll that patches every pod reads none of them here
+            if len(p.keys) == 1:
+                patched[p.keys[0]] = p
+            else:
+                patched.update(dict.fromkeys(p.keys, p))
 
 
 class PanelView:
@@ -18,7 +69,7 @@ class PanelView:
 
     def __init__(self) -> None:
         self.experiments: dict[int, ExperimentView] = {}
-        self.pods: dict[str, CachedPodView] = {}
+        self.pods = PodRecords()
         self.approvals: tuple[ApprovalView, ...] = ()
         self.health: Mapping[str, SourceHealth] = {}
         self.paging: tuple[str, ...] = ()  # watch's failing page targets, as the status line says them
@@ -38,13 +89,9 @@ class PanelView:
 
     def apply(self, u: UpdateView) -> None:
         if u.full:
-            self.experiments, self.pods = {}, {}
+            self.experiments = {}
         self.experiments.update(u.experiment_records)
-        for pid, cp in u.pod_records.items():
-            if cp is None:
-                self.pods.pop(pid, None)
-            else:
-                self.pods[pid] = cp
+        self.pods.apply(u.full, u.pod_records, u.pod_record_patches)
         if u.approval_records is not None:
             self.approvals = u.approval_records
         if u.health is not None:

@@ -146,13 +146,14 @@ def test_a_record_goes_only_when_it_changed_and_the_view_has_every_latest_one():
     for u in steps:
         got = over_the_channel(sent, held, u)
         view.apply(got)
-        sizes.append(set(got.pod_records))
+        sizes.append((set(got.pod_records), {k for p in got.pod_record_patches for k in p.keys}))
         if u.full:
             expect = {}
         expect.update(u.pod_records)
         expect = {k: v for k, v in expect.items() if v is not None}
         assert view.pods == expect
-    assert sizes == [{"a", "b"}, {"b"}, {"a"}, {"a"}, {"b"}]
+    # A record held goes as the fields that changed; one the UI does not hold (again), whole.
+    assert sizes == [({"a", "b"}, set()), (set(), {"b"}), ({"a"}, set()), ({"a"}, set()), ({"b"}, set())]
 
 
 async def test_a_patch_of_a_row_the_panel_does_not_hold_ends_the_channel_and_is_never_applied():
@@ -227,3 +228,57 @@ def test_a_whole_panel_sent_ahead_of_the_first_frame_goes_as_its_first_rows_then
     whole_view.apply(whole)
     assert state(channel) == state(in_process) and view.pods == whole_view.pods
     assert first_part(whole, 7) == (whole, None)  # small enough: whole, in one
+
+
+def test_rows_in_a_row_changed_the_same_way_cross_as_one_patch_with_their_keys():
+    sent = SentTables()
+    list(sent.send(update({p: row(p, "RUNNING", 60) for p in "abcde"}, full=True)))
+    exited = RowPatchView((1,), (Cell("EXITED", "yellow"),))
+    [message] = sent.send(update({"a": row("a", "EXITED", 60), "b": row("b", "EXITED", 60),
+                                  "c": row("c", "EXITED", 60), "d": row("d", "EXITED", 120),
+                                  "e": row("e", "EXITED", 60)}))
+    wire = TO_PANEL.decode(encode(Update(message))).update
+    assert [(p.patch, p.keys) for p in wire.pods_patched] == [(exited, ("a", "b", "c"))]
+    # A patch of its own, or one not next to its like, goes by key, as it would alone.
+    assert wire.pod_patches == {"d": RowPatchView((1, 2), (Cell("EXITED", "yellow"), Cell("2m", "dim", sort=-120))),
+                                "e": exited}
+    got = HeldTables()
+    got.pods.keys = set("abcde")
+    assert got.receive(wire).pod_patches == {"a": exited, "b": exited, "c": exited, **wire.pod_patches}
+
+
+def test_a_record_held_crosses_as_its_state_once_for_records_changed_alike_and_whole_if_more_changed():
+    from datetime import datetime
+
+    sent, held, view = SentTables(), HeldTables(), PanelView()
+    view.apply(over_the_channel(sent, held, update(full=True, records={p: record(p) for p in "abcd"})))
+    gone = CachedPodView(PodRecordView("EXITED", "exp7-c", "A100", 1.49), "c", "team", 7,
+                         datetime(2026, 5, 14, 10, 54), "reaped")  # naive: it crosses as text
+    renamed = CachedPodView(PodRecordView("EXITED", "exp8-d", "A100", 1.49), "d", "team", 8, None, None)
+    later = {"a": record("a", "EXITED"), "b": record("b", "EXITED"), "c": gone, "d": renamed}
+    got = over_the_channel(sent, held, update(records=later))
+    assert got.pod_records == {"d": renamed}  # more than its state changed: whole
+    assert [(p.desired_status, p.gone_at, p.gone_reason, p.keys) for p in got.pod_record_patches] == [
+        ("EXITED", None, None, ("a", "b")), ("EXITED", datetime(2026, 5, 14, 10, 54), "reaped", ("c",))]
+    view.apply(got)
+    assert dict(view.pods) == later
+
+
+def test_records_patched_again_before_they_are_read_read_as_the_latest():
+    sent, held, view = SentTables(), HeldTables(), PanelView()
+    steps = [{p: record(p) for p in "ab"},
+             {"a": record("a", "EXITED"), "b": record("b", "EXITED")},  # the status
+             {"a": record("a", "RUNNING"), "b": record("b", "EXITED", gone="reaped")},  # the status back; b gone
+             {"a": record("a", "EXITED")}]  # the status again
+    for n, records in enumerate(steps):
+        view.apply(over_the_channel(sent, held, update(full=n == 0, records=records)))  # none read meanwhile
+    assert dict(view.pods) == {"a": record("a", "EXITED"), "b": record("b", "EXITED", gone="reaped")}
+
+
+def test_a_record_patch_for_a_record_the_ui_does_not_hold_cannot_be_read():
+    from sagan_tui.wire.channel.views import RecordPatchView
+
+    held = HeldTables()
+    held.receive(update(full=True, records={"a": record("a")}))
+    with pytest.raises(KeyError, match="ghost"):
+        held.receive(UpdateView(pod_record_patches=(RecordPatchView("EXITED", None, None, ("a", "ghost")),)))

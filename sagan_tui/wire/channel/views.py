@@ -79,6 +79,15 @@ class RowPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_
                        row.until if until is None else until), self.at if len(drawn) == len(self.at) else drawn
 
 
+class PatchedView(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """One patch and the keys of the rows it applies to: how patches cross the wire
+    (wire/channel/rows.py). A poll that changes many rows the same way (a fleet's status flips)
+    sends that patch once, and the UI decodes a key per row, not a patch per row."""
+
+    patch: RowPatchView
+    keys: tuple[str, ...]
+
+
 class NoteView(msgspec.Struct, frozen=True):
     """One notification, text already one clean line (shown with markup off)."""
 
@@ -155,6 +164,23 @@ class CachedPodView(msgspec.Struct, frozen=True, array_like=True, gc=False):
     experiment: int | None = None
     gone_at: datetime | None = None
     gone_reason: str | None = None
+
+
+class RecordPatchView(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """Records the UI holds (wire/channel/rows.py), as their state: the record sent whole with this
+    status and gone, the same for each of `keys` (a fleet's status flip is one patch and its keys,
+    not a record per pod). What else the UI reads of a pod (its account, experiment, name, GPU,
+    price) comes whole when it changes."""
+
+    desired_status: str
+    gone_at: datetime | None
+    gone_reason: str | None
+    keys: tuple[str, ...]
+
+    def applied_to(self, cp: CachedPodView) -> CachedPodView:
+        pod = cp.pod
+        return CachedPodView(PodRecordView(self.desired_status, pod.name, pod.gpu, pod.cost_per_hr), cp.pod_id,
+                             cp.account, cp.experiment, self.gone_at, self.gone_reason)
 
 
 class LossRecordView(msgspec.Struct, frozen=True):
@@ -379,15 +405,21 @@ class UpdateView(msgspec.Struct, frozen=True):
     experiments: dict[str, RowView] = {}
     pods: dict[str, RowView] = {}
     pods_removed: tuple[str, ...] = ()
-    # Rows the UI holds already, as the cells that changed (wire/channel/rows.py). The client makes
-    # them whole into `experiments` and `pods` before the UI reads the update: the screens never
-    # see a patch.
+    # Rows the UI holds already, as the cells that changed (wire/channel/rows.py), by key: the
+    # tables' stores apply them to the rows they hold.
     experiment_patches: dict[str, RowPatchView] = {}
     pod_patches: dict[str, RowPatchView] = {}
+    # The same patches as they cross the wire: each once, with the keys of its rows. The client
+    # makes them the dicts above (rows.py's HeldTables.receive) before the UI reads the update.
+    experiments_patched: tuple[PatchedView, ...] = ()
+    pods_patched: tuple[PatchedView, ...] = ()
     approvals: dict[str, RowView] | None = None
     approval_records: tuple[ApprovalView, ...] | None = None
     experiment_records: dict[int, ExperimentView] = {}
     pod_records: dict[str, CachedPodView | None] = {}
+    # Records the UI holds whose state alone changed, as that state (rows.py's SentRecords); the
+    # UI's view applies one when it reads the record (panel/view.py's PodRecords).
+    pod_record_patches: tuple[RecordPatchView, ...] = ()
     timelines: tuple[TimelineView, ...] = ()
     losses: IncidentView | None = None
     heatmap: HeatGridView | None = None
