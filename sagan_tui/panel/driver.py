@@ -32,6 +32,14 @@ from textual.drivers.linux_driver import LinuxDriver
 GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
 
 
+def _gone(fds: list[int]) -> bool:
+    """Whether any of `fds` polls hung up now (no wait)."""
+    poller = select.poll()
+    for fd in dict.fromkeys(fds):
+        poller.register(fd, 0)
+    return any(mask & GONE for _, mask in poller.poll(0))
+
+
 class HangupWatch(threading.Thread):
     """Waits for any of `fds` to poll hung up (or for `stop()`), then calls `lost` once."""
 
@@ -49,10 +57,12 @@ class HangupWatch(threading.Thread):
         try:
             while True:
                 ready = poller.poll()
-                if any(fd == self._wake_r for fd, _ in ready):
-                    return
-                if any(mask & GONE for fd, mask in ready):
+                # A hang-up reported with the wake (the panel stopping as its terminal closed, a
+                # SIGTERM just after the window shut) is still a hang-up: its stop must not write.
+                if any(mask & GONE for fd, mask in ready if fd != self._wake_r):
                     self._lost()
+                    return
+                if any(fd == self._wake_r for fd, _ in ready):
                     return
         finally:
             os.close(self._wake_r)
@@ -103,6 +113,11 @@ class PanelDriver(LinuxDriver):
         if self._watch is not None:
             self._watch.stop()
             self._watch = None
+            if not self.lost and _gone([self.fileno, sys.__stderr__.fileno()]):
+                # Hung up after the watch's last look: its writes are dropped as well. The panel
+                # is ending already: no SIGHUP to say so.
+                self.lost = True
+                self.exit_event.set()
         # When the terminal is gone the exit event is set already: Textual's stop then leaves the
         # input alone (the thread ends on its own) and its writes are dropped.
         super().stop_application_mode()

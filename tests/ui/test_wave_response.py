@@ -151,7 +151,8 @@ async def test_w_lists_the_pods_it_stops_and_keeps_the_one_the_owner_unticks(sim
             assert all("$1.49/h" in str(b.label) and "CREATED" in str(b.label) for b in boxes.values())
             kept = starting[0]
             await pilot.click(f"#stop-{kept}")
-            assert not boxes[kept].value
+            # The box handles the click in its own turn: under load after the pilot's pause returns.
+            await wait_for(pilot, lambda: not boxes[kept].value, what="the pod's box unticked")
             screen.query_one("#cancel").focus()
             await pilot.press("tab", "enter")  # Tab reaches Send
             await wait_for(pilot, lambda: said(app, "hold:"), what="the response's report")
@@ -189,7 +190,7 @@ async def test_h_lists_the_starting_pod_it_stops_and_an_unticked_one_is_kept(sim
             box = app.screen.query_one(f"#stop-{pod}")
             assert box.value and "#11" in str(box.label) and "CREATED" in str(box.label)
             await pilot.click(f"#stop-{pod}")
-            assert not box.value
+            await wait_for(pilot, lambda: not box.value, what="the pod's box unticked")  # handled in its own turn
             app.screen.query_one("#cancel").focus()
             await pilot.press("tab", "enter")  # Tab reaches Hold
             await wait_for(pilot, lambda: _status_posts(sim, mark), what="the hold")
