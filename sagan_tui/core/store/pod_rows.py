@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from sagan_tui.wire.basics import STOPPED_STATES, parse_ts, ts
 from sagan_tui.core.models import PodSighting, RunPodPod
 
+_UNSEEN = object()  # a time text not parsed yet (sightings)
+
 if TYPE_CHECKING:
     from sagan_tui.core.store.holder import Holder
 
@@ -211,10 +213,20 @@ class PodRows:
         rows = self._db.tuples("select pod_id, account, experiment, first_seen_at, running_at, last_seen_at,"
                                " desired_status, gpu, datacenter, cost_per_hr, gone_at, host, running_seen_at"
                                " from pods_seen order by account, pod_id")
-        return [PodSighting(pod_id=r[0], account=r[1], experiment=r[2], first_seen_at=parse_ts(r[3]),
-                            running_at=parse_ts(r[4]), last_seen_at=parse_ts(r[5]), desired_status=r[6],
+        # A poll stamps every pod it lists with the same time: each distinct text is parsed once
+        # (10,000 pods hold a few dozen), and the sightings share its datetime.
+        times: dict[str | None, datetime | None] = {None: None}
+
+        def at(text: str | None) -> datetime | None:
+            t = times.get(text, _UNSEEN)
+            if t is _UNSEEN:
+                t = times[text] = parse_ts(text)
+            return t
+
+        return [PodSighting(pod_id=r[0], account=r[1], experiment=r[2], first_seen_at=at(r[3]),
+                            running_at=at(r[4]), last_seen_at=at(r[5]), desired_status=r[6],
                             gpu=r[7], datacenter=r[8], cost_per_hr=r[9], gone=r[10] is not None,
-                            host=r[11], running_seen_at=parse_ts(r[12]))
+                            host=r[11], running_seen_at=at(r[12]))
                 for r in rows]
 
     def flagged(self) -> dict[str, str]:
