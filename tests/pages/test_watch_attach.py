@@ -92,7 +92,9 @@ async def test_two_attached_panels_add_no_source_request_and_carry_on_when_watch
             assert _sources(shared.requests[mark:]) == _sources(alone.requests[lone_mark:])
             await wait_for(pilot, lambda: app.view.loss_view is not None and app.view.loss_view.waves,
                            "the watch's wave on the attached panel")
-            assert any(u.losses is not None and u.losses.waves for u in updates)  # and on the second
+            # And on the second: its own session in the watch sends it on its own connection, in its own turn.
+            await wait_for(pilot, lambda: any(u.losses is not None and u.losses.waves for u in updates),
+                           "the watch's wave on the second panel")
 
             await w.hub.close()  # the watch stops (as its close() begins): both panels hear it
             await wait_for(pilot, lambda: said(app, "this panel polls on its own now"), "said on screen",
