@@ -103,17 +103,20 @@ class PanelDriver(LinuxDriver):
         if not self.lost:  # gone: the writer (a daemon thread) is not waited for
             super().close()
 
+    def _terminal_fds(self) -> list[int]:
+        return [self.fileno, sys.__stderr__.fileno()]
+
     def start_application_mode(self) -> None:
         super().start_application_mode()
         # stdin (the keys) and stderr (what Textual draws on)
-        self._watch = HangupWatch([self.fileno, sys.__stderr__.fileno()], self.terminal_lost)
+        self._watch = HangupWatch(self._terminal_fds(), self.terminal_lost)
         self._watch.start()
 
     def stop_application_mode(self) -> None:
         if self._watch is not None:
             self._watch.stop()
             self._watch = None
-            if not self.lost and _gone([self.fileno, sys.__stderr__.fileno()]):
+            if not self.lost and _gone(self._terminal_fds()):
                 # Hung up after the watch's last look: its writes are dropped as well. The panel
                 # is ending already: no SIGHUP to say so.
                 self.lost = True

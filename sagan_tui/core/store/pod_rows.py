@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from sagan_tui.wire.basics import STOPPED_STATES, parse_ts, ts
 from sagan_tui.core.models import PodSighting, RunPodPod
 
-_UNSEEN = object()  # a time text not parsed yet (sightings)
-
 if TYPE_CHECKING:
     from sagan_tui.core.store.holder import Holder
 
@@ -215,13 +213,7 @@ class PodRows:
                                " from pods_seen order by account, pod_id")
         # A poll stamps every pod it lists with the same time: each distinct text is parsed once
         # (10,000 pods hold a few dozen), and the sightings share its datetime.
-        times: dict[str | None, datetime | None] = {None: None}
-
-        def at(text: str | None) -> datetime | None:
-            t = times.get(text, _UNSEEN)
-            if t is _UNSEEN:
-                t = times[text] = parse_ts(text)
-            return t
+        at = functools.cache(parse_ts)
 
         return [PodSighting(pod_id=r[0], account=r[1], experiment=r[2], first_seen_at=at(r[3]),
                             running_at=at(r[4]), last_seen_at=at(r[5]), desired_status=r[6],
