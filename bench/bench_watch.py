@@ -1,9 +1,10 @@
 """Figure: `watch`'s CPU per poll beside `sync`'s on the same 10,000-pod fleet (bench_fleet's).
 
 Two pollers in turn on fresh caches of the same fleet, on the `sync` schedule (every 2 s) after
-two warm-up polls: a bare `Poller` (what `sync` runs) and `Watch.poll_once` (the same poll, then
-the triage of the cache's confirmed losses, the alerts' step and their rows written; no page
-target, so no page leaves). This process's median CPU per poll is compared (watch's work after a poll is
+two warm-up polls: `sync`'s loop (a `Poller`'s poll, then what the command does after each: its
+line, the file check, the poll's memory given back) and `Watch.poll_once` (the same poll, then
+the triage of the cache's confirmed losses, the alerts' step and their rows written, the memory
+given back; no page target, so no page leaves). This process's median CPU per poll is compared (watch's work after a poll is
 what the ratio adds); `detail` has each one's worst poll, for watch one that triaged again. A 1,000-pod fleet of the same shape stands beside it in `detail`.
 """
 
@@ -21,6 +22,7 @@ from common import Figure, main, own_servers, quiet_logging, settings_for_sim
 
 async def cpu_per_poll(env: dict[str, str], urls: dict[str, str], cache_path: Path, count: int, interval: float,
                        watching: bool) -> tuple[float, float]:
+    from sagan_tui.commands.sync import after_poll
     from sagan_tui.commands.watch import Watch
     from sagan_tui.core.store.cache import Cache
     from sagan_tui.core.sync.poller import Poller
@@ -29,15 +31,15 @@ async def cpu_per_poll(env: dict[str, str], urls: dict[str, str], cache_path: Pa
     cache = Cache(settings.cache_path)
     poller = Poller(settings, cache, transports=own_servers(settings, urls))
     watch = Watch(Namespace(for_seconds=None), settings, cache, [], None, [], poller=poller) if watching else None
-    watch_said: list[str] = []
+    said: list[str] = []
     if watch is not None:
-        watch.say = watch.pager.say = watch_said.append
+        watch.say = watch.pager.say = said.append
 
     async def once() -> None:
         if watch is not None:
             await watch.poll_once()
         else:
-            await poller.poll_once(force=True)
+            after_poll(await poller.poll_once(force=True), cache, say=said.append)
 
     cpus = []
     try:

@@ -53,9 +53,7 @@ async def _polls(args: argparse.Namespace, settings, cache) -> int:
             changes = await stop.unless_asked(poller.poll_once())
             if changes is None:
                 break
-            print(changes.summary_line(), flush=True)
-            file_check(cache)
-            give_back()  # the poll's transient memory, before the pause (core/heap.py)
+            after_poll(changes, cache)
             failures = sum(1 for h in changes.health.values() if h.state.value == "error")
             if args.once or (deadline is not None and time.monotonic() >= deadline):
                 break
@@ -134,6 +132,18 @@ class Interrupt:
             self._installed = False
             for signo in self.SIGNALS:
                 self._loop.remove_signal_handler(signo)
+
+
+def after_poll(changes, cache, say=None) -> None:
+    """What `sync` does after each poll: its line said, the cache file checked, and the poll's
+    transient memory given back before the pause (core/heap.py)."""
+    (say or _print_now)(changes.summary_line())
+    file_check(cache)
+    give_back()
+
+
+def _print_now(line: str) -> None:
+    print(line, flush=True)
 
 
 def file_check(cache) -> None:

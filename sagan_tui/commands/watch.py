@@ -14,10 +14,12 @@ from datetime import datetime, timedelta
 
 from sagan_tui.commands.common import settings_from_args
 from sagan_tui.core.heap import few_heaps, give_back
+from sagan_tui.core.pages.pager import MIN_GAP_S
 
 HISTORY_MINUTES = 60.0  # waves that ended this long before the guard window are history, not alerts
 DRAIN_S = 10.0  # at the end, what is still queued has this long to go out
 RETRIAGE_S = 300.0  # with no loss changed, the waves' verdicts are weighed again this often
+REWEIGH_S = MIN_GAP_S  # a wave that only grew is weighed again this often: its page could not go sooner
 
 
 def _fail(message: str) -> int:
@@ -300,26 +302,65 @@ def _triaged(cache, guard: float, now: datetime, memo: dict):
     """The waves (their verdicts weighed once each), the confirmed losses and the withdrawn pods:
     from `memo` while no loss changed and the last triage is younger than RETRIAGE_S (evidence
     such as survivors still moves a verdict), else triaged afresh. At 10,000 pods one verdict
-    against every sighting took tens of seconds: not after every poll."""
+    against every sighting took tens of seconds: not after every poll.
+
+    A wave that only grew is Alertmanager's group_interval case: the losses are grouped again
+    (cheap: no pod's sighting read), and while that shows every wave and cluster the memo knows,
+    each holding at least its pods, and no other, the memo stands until it is REWEIGH_S old.
+    A new wave or cluster, a loss withdrawn or dismissed, a wave split or ended is triaged at
+    once. A grown wave's page could not go sooner anyway (the pager's MIN_GAP_S per alert)."""
+    stamp = cache.loss_rows.stamp()
+    age = now - memo["at"] if memo else None
+    if age is not None and age < timedelta(seconds=RETRIAGE_S):
+        if memo["stamp"] == stamp:
+            return memo["found"], memo["losses"], memo["withdrawn"]
+        if age < timedelta(seconds=REWEIGH_S) and _grew_only(cache, guard, memo):
+            return memo["found"], memo["losses"], memo["withdrawn"]
+    found, losses, withdrawn = _grouped(cache, guard, weigh_since=now - timedelta(minutes=guard + HISTORY_MINUTES))
+    memo.update(stamp=stamp, at=now, found=found, losses=losses, withdrawn=withdrawn,
+                clusters=_cluster_pods(losses, found))
+    return found, losses, withdrawn
+
+
+def _grouped(cache, guard: float, weigh_since: datetime | None):
+    """find_waves over the cache's confirmed losses, with the withdrawn pods. With `weigh_since`:
+    against every pod's sighting, the verdicts of the waves that end after it weighed; without:
+    grouped only (see records_from)."""
     from sagan_tui.commands.waves import context_for, records_from
     from sagan_tui.core.triage import find_waves
     from sagan_tui.core.triage.verdict import weighed
 
-    stamp = cache.loss_rows.stamp()
-    if memo.get("stamp") == stamp and now - memo["at"] < timedelta(seconds=RETRIAGE_S):
-        return memo["found"], memo["losses"], memo["withdrawn"]
-    records = records_from(cache)
+    records = records_from(cache, per_pod=weigh_since is not None)
     losses, context = context_for(records)
-    recent = now - timedelta(minutes=guard + HISTORY_MINUTES)
+    withdrawn = frozenset(x.pod_id for x in (*records.withdrawn, *records.losses) if x.state == "withdrawn")
+    del records
+    found = find_waves(losses, context=context, guard_minutes=guard)
+    if weigh_since is None:
+        return found, losses, withdrawn
     # Kept until the next triage: the waves that may still be alerts with their verdicts weighed
     # now (no later poll of this memo weighs one), none with the context, which holds a record
     # of every pod the cache knows (a tenth of watch's memory at 10,000 pods).
-    found = [weighed(w) if w.end >= recent else replace(w, context=None)
-             for w in find_waves(losses, context=context, guard_minutes=guard)]
-    withdrawn = frozenset(x.pod_id for x in (*records.withdrawn, *records.losses) if x.state == "withdrawn")
-    del records, context
-    memo.update(stamp=stamp, at=now, found=found, losses=losses, withdrawn=withdrawn)
-    return found, losses, withdrawn
+    return [weighed(w) if w.end >= weigh_since else replace(w, context=None) for w in found], losses, withdrawn
+
+
+def _cluster_pods(losses, found) -> dict[str, frozenset[str]]:
+    """Every wave's and forming cluster's key -> its pods."""
+    from sagan_tui.core.session.incident import wave_key
+    from sagan_tui.core.triage.forming import find_forming
+
+    out = {wave_key(w): frozenset(w.pod_ids) for w in found}
+    out.update((c.pod_ids[0], frozenset(c.pod_ids)) for c in find_forming(losses, found))
+    return out
+
+
+def _grew_only(cache, guard: float, memo: dict) -> bool:
+    """Whether the losses, grouped again, hold the memo's waves and clusters and no other, each
+    with at least the pods it had (and no loss newly withdrawn)."""
+    found, losses, withdrawn = _grouped(cache, guard, weigh_since=None)
+    if withdrawn != memo["withdrawn"]:
+        return False
+    now, then = _cluster_pods(losses, found), memo["clusters"]
+    return now.keys() == then.keys() and all(then[k] <= pods for k, pods in now.items())
 
 
 def _seen(now, waves, forming, withdrawn, cache, settings, health):

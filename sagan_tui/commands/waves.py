@@ -38,13 +38,16 @@ def load_cache(path: str):
         cache.close()
 
 
-def records_from(cache):
-    """Losses, sightings and health of an open cache (load_cache's, and watch's every poll)."""
+def records_from(cache, per_pod: bool = True):
+    """Losses, sightings and health of an open cache (load_cache's, and watch's every poll).
+    `per_pod` False leaves out what is read for every pod the cache knows (sightings, Sagan's
+    dispatches): what grouping the losses needs, not what weighing a verdict needs."""
     from sagan_tui.wire.basics import parse_ts
     from sagan_tui.core.triage import Dispatch
     from sagan_tui.core.triage.records import ParsedLines, refusal
 
-    dispatches = [Dispatch(n, pod_id, _stamp(created, parse_ts)) for n, pod_id, created in cache.sagan_rows.dispatches()]
+    dispatches = [Dispatch(n, pod_id, _stamp(created, parse_ts))
+                  for n, pod_id, created in (cache.sagan_rows.dispatches() if per_pod else ())]
     losses, errors = [], []
     for loss in cache.losses():  # written by any version, or any tool: judged as a file's are
         why = refusal(loss)
@@ -52,7 +55,7 @@ def records_from(cache):
             errors.append(f"loss of pod {loss.pod_id}: {why}: left out")
         else:
             losses.append(loss)
-    return ParsedLines(losses=losses, sightings=cache.sightings(), health=cache.health(),
+    return ParsedLines(losses=losses, sightings=cache.sightings() if per_pod else [], health=cache.health(),
                        dispatches=dispatches, balances=cache.balance_history(), errors=errors,
                        withdrawn=cache.losses(states=("withdrawn",)),
                        evidence=cache.loss_rows.evidence(), syslog=cache.loss_rows.syslog())

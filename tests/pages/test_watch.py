@@ -239,3 +239,40 @@ def test_the_command_polls_until_for_ends_and_ctrl_c_ends_it_with_130(sim_factor
     assert p.returncode == 130 and "watch stopped" in out, (out, err)
     for s in sim.account_keys.values():
         assert s not in first + out + err
+
+
+async def test_a_wave_that_only_grew_is_weighed_again_after_the_pagers_gap_and_a_new_one_at_once(sim_factory, tmp_path):
+    """Alertmanager's group_interval: a wave that only grew keeps its last weighing until the pager
+    could update its page (REWEIGH_S); a new wave is triaged at the poll that shows it."""
+    from datetime import timedelta
+
+    from sagan_tui.commands.watch import REWEIGH_S, observe
+
+    sim = sim_factory(scenario="reaping-wave")
+    w, poll_at = await _watch(sim, tmp_path, [])
+    for t in TIMES[:2]:
+        await poll_at(t)
+    now, memo = sim.clock.at(TIMES[1]), {}
+    _, first = observe(w.cache, w.settings, now, True, memo)
+    [(wave, facts)] = first
+    last = max(wave.losses, key=lambda x: x.lost_at)
+
+    def like_last(pod_id: str, later_s: float):
+        # the same kill time after RUNNING, on the same account: the wave's signature
+        shift = timedelta(seconds=later_s)
+        return last.model_copy(update={"pod_id": pod_id, "lost_at": last.lost_at + shift,
+                                       "running_at": last.running_at + shift, "last_seen_at": None})
+
+    with w.cache.transaction() as conn:
+        w.cache.upsert_losses(conn, [like_last("grown0000001", 60)])
+    _, soon = observe(w.cache, w.settings, now + timedelta(seconds=5), True, memo)
+    _, later = observe(w.cache, w.settings, now + timedelta(seconds=REWEIGH_S + 1), True, memo)
+    # Three more, past the guard window: a wave of their own, weighed at the very next look.
+    past = w.settings.guard_minutes * 60 + 600
+    with w.cache.transaction() as conn:
+        w.cache.upsert_losses(conn, [like_last(f"fresh000000{i}", past + 10 * i) for i in range(3)])
+    _, fresh = observe(w.cache, w.settings, now + timedelta(seconds=REWEIGH_S + 2), True, memo)
+    await w.close(drain_s=1)
+    assert soon[0][0] is wave and "grown0000001" not in soon[0][1].pods
+    assert [f.key for _, f in later] == [facts.key] and "grown0000001" in later[0][1].pods
+    assert [f.key for _, f in fresh] == [facts.key, "fresh0000000"]
