@@ -76,3 +76,21 @@ def test_snapshot_wave_panel_with_a_forming_cluster(snap_compare, size):
 def test_snapshot_wave_panel_with_a_canary_running(snap_compare, size):
     assert snap_compare(IncidentPanel(list(LOSSES), find_waves(LOSSES, context=CONTEXT, guard_minutes=15), CANARY_NOW,
                                       (CANARY.text(CANARY_NOW),)), terminal_size=size)
+
+
+async def test_the_loss_area_reads_no_child_when_it_mounts():
+    """A panel told to end while the loss area mounts (a SIGTERM as its terminal closed) has the
+    area's children gone by its Mount: a look for one there ended the panel with 1, not 143."""
+
+    class Area(App):
+        def compose(self) -> ComposeResult:
+            yield LossArea(id="loss-area")
+
+    app = Area()
+    async with app.run_test() as pilot:
+        area = app.query_one(LossArea)
+        assert area.query_one("#wave-box").can_focus is False  # the heatmap takes the focus
+        await area.query_one("#wave-box").remove()
+        area.on_mount()  # what its Mount runs, its children gone: no NoMatches
+        await pilot.pause()
+        assert area.border_title == "Losses"

@@ -31,12 +31,15 @@ class LossArea(Horizontal):
     def compose(self) -> ComposeResult:
         with Vertical(id="heatmap-box"):
             yield LossHeatmap(id="heatmap")
-        with VerticalScroll(id="wave-box"):
+        box = VerticalScroll(id="wave-box")
+        box.can_focus = False  # the heatmap takes the focus, not the wave's scroller
+        with box:
             yield WavePanel(id="waves")
 
     def on_mount(self) -> None:
+        # Nothing here reads a child: a panel told to end while this area mounts (a SIGTERM as
+        # its terminal closed) has its children gone by then, and a failed query ended it with 1.
         self.border_title = "Losses"
-        self.wave_box.can_focus = False  # the heatmap takes the focus, not the wave's scroller
 
     @property
     def wave_box(self) -> VerticalScroll:
