@@ -39,9 +39,11 @@ class Timeline:
         self.losses: tuple[Loss, ...] = tuple(losses)
         # Each column is read and converted in C, one visit per loss (attrgetter, map), with no
         # Python work per loss; the grid's columns are read when it asks for them.
-        times = posix_seconds(self.losses, _LOST_AT)
+        lost = list(map(_LOST_AT, self.losses))  # each loss's lost_at read once, for both columns
+        times = posix_seconds(lost)
         self.times = array("d", times)  # gathered from, below: each read makes a new float
-        self._gaps_in = seconds_since(times, self.losses, _RUNNING_AT)
+        self._gaps_in = gaps_since(lost, times, self.losses, _RUNNING_AT)
+        del lost
         self._columns: dict[str, list] = {}
         # The sort's keys are the list's floats (an array's would be made anew, one per key).
         self.order = array("q", sorted(range(len(times)), key=times.__getitem__))
@@ -132,6 +134,18 @@ def posix_seconds(items: Sequence, get: Callable[[object], datetime] | None = No
         return list(map(_SECONDS, map(sub, stamps, repeat(_EPOCH))))
     except TypeError:
         return list(map(_posix, items if get is None else map(get, items)))
+
+
+def gaps_since(lost: Sequence[datetime], times: Sequence[float], items: Sequence,
+               get: Callable[[object], datetime | None]) -> array:
+    """Each `lost` datetime less `get(x)` of the item beside it, in seconds (a loss's
+    RUNNING-to-lost gap, as gaps.gap_of reads it: one datetime subtraction, exact to the
+    microsecond), NaN where that time is None; `times` are `lost` as POSIX seconds, for the
+    columns with a None or a naive datetime among them (seconds_since)."""
+    try:
+        return array("d", list(map(_SECONDS, map(sub, lost, map(get, items)))))
+    except TypeError:  # a None (no time) or a naive datetime beside an aware one
+        return seconds_since(times, items, get)
 
 
 def seconds_since(times: Sequence[float], items: Sequence, get: Callable[[object], datetime | None] | None = None
