@@ -78,3 +78,27 @@ def test_no_pause_is_held_across_an_await():
                 awaits = [n for b in node.body for n in ast.walk(b) if isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith))]
                 assert not awaits, f"{path.name}:{node.lineno}: a collector pause held across an await"
     assert len(uses) >= 3  # the pauses the fleet's poll figure measured are still there
+
+
+def test_what_a_pause_leaves_alive_is_not_walked_by_the_next_young_collection():
+    """The step's survivors join the oldest generation as the pause ends: the young count starts
+    from nothing, so the next allocation sets off no collection of everything the step built."""
+    gc.collect()
+    with collector_paused():
+        kept = [[i] for i in range(5000)]  # tracked containers: each counts as a young allocation
+        assert gc.get_count()[0] >= 5000
+    assert gc.get_count()[0] < gc.get_threshold()[0]
+    assert gc.is_tracked(kept[0]) and gc.get_freeze_count() == 0
+
+
+def test_objects_someone_else_froze_stay_frozen():
+    """The panel freezes its imports' objects: a pause never unfreezes them (that process takes no
+    pause, but the rule holds wherever one is taken)."""
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_paused():
+            _ = [[i] for i in range(100)]
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -12,6 +12,14 @@ collection for everything the UI holds). What the pauses buy is measured by two 
 `fleet_cpu` (the CPU a 10,000-pod poll takes) and `waves` (a million losses analysed), each
 with and without them (docs/performance.md).
 
+Rule: when the last pause ends, what the step left alive joins the oldest generation at once
+(`gc.freeze()` then `gc.unfreeze()`: two list splices, and the young count set to zero), unless
+something in this process froze objects of its own (their freeze is theirs to keep). Otherwise
+the first allocation after the pause sets off a young collection that walks everything the step
+built and kept: a million losses' Timeline and waves took 0.14-0.27 s to walk that way, a tenth
+of their analysis, to find nothing. A cycle among the survivors (none is made by these steps)
+waits for the next full collection, as an old object's does.
+
 Pauses on several threads at once (two accounts, GraphQL's worker threads) are counted: the
 collector is enabled again when the last one ends, and only if a pause disabled it, so a
 collector that someone else turned off stays off.
@@ -45,4 +53,7 @@ def collector_paused() -> Iterator[None]:
             _pauses -= 1
             if _pauses == 0 and _disabled_here:
                 _disabled_here = False
+                if gc.get_freeze_count() == 0:
+                    gc.freeze()  # the survivors into the oldest generation (the module's rule)
+                    gc.unfreeze()
                 gc.enable()
