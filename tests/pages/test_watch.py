@@ -50,6 +50,20 @@ async def _watch(sim, tmp_path, lines, name="w", **flags):
     return w, poll_at
 
 
+async def _first_look(sim_factory, tmp_path):
+    """A watch polled until the reaping wave's losses are in, and its first look at them with a
+    memo kept: (the watch, that look's time, the memo, its waves)."""
+    from sagan_tui.commands.watch import observe
+
+    sim = sim_factory(scenario="reaping-wave")
+    w, poll_at = await _watch(sim, tmp_path, [])
+    for t in TIMES[:2]:
+        await poll_at(t)
+    now, memo = sim.clock.at(TIMES[1]), {}
+    _, first = observe(w.cache, w.settings, now, True, memo)
+    return w, now, memo, first
+
+
 async def _watched(sim, tmp_path, hook, times=TIMES, **flags) -> tuple[list[str], list]:
     """A watch paging `hook` polled at `times` then closed: what it said, and its audit log."""
     lines: list[str] = []
@@ -130,12 +144,7 @@ async def test_the_verdicts_are_weighed_again_only_when_a_loss_changed(sim_facto
     loss reuses the waves (the same objects, verdicts kept); a dismissed loss makes them anew."""
     from sagan_tui.commands.watch import observe
 
-    sim = sim_factory(scenario="reaping-wave")
-    w, poll_at = await _watch(sim, tmp_path, [])
-    for t in TIMES[:2]:
-        await poll_at(t)
-    now, memo = sim.clock.at(TIMES[1]), {}
-    _, first = observe(w.cache, w.settings, now, True, memo)
+    w, now, memo, first = await _first_look(sim_factory, tmp_path)
     _, again = observe(w.cache, w.settings, now, True, memo)
     w.cache.dismiss_loss(first[0][1].pods[-1])
     _, changed = observe(w.cache, w.settings, now, True, memo)
@@ -248,12 +257,7 @@ async def test_a_wave_that_only_grew_is_weighed_again_after_the_pagers_gap_and_a
 
     from sagan_tui.commands.watch import REWEIGH_S, observe
 
-    sim = sim_factory(scenario="reaping-wave")
-    w, poll_at = await _watch(sim, tmp_path, [])
-    for t in TIMES[:2]:
-        await poll_at(t)
-    now, memo = sim.clock.at(TIMES[1]), {}
-    _, first = observe(w.cache, w.settings, now, True, memo)
+    w, now, memo, first = await _first_look(sim_factory, tmp_path)
     [(wave, facts)] = first
     last = max(wave.losses, key=lambda x: x.lost_at)
 
