@@ -167,7 +167,8 @@ class Poller:
                 pods_gone=tuple(res.pods_gone), new_losses=tuple(res.losses),
                 skipped=tuple(res.skipped), polled=(name,), pods_missing=tuple(res.missing),
                 withdrawn=tuple(res.withdrawn), doubtful=tuple(res.doubtful),
-                phantoms=tuple(res.phantoms))
+                phantoms=tuple(res.phantoms), pods_written=MappingProxyType(res.written),
+                pods_flagged=tuple(res.flagged))
 
     async def _evidence_of(self, losses: list) -> None:
         now = self.clock()
