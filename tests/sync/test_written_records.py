@@ -28,11 +28,11 @@ NEW = "late0000000008"
 
 
 def pod(pid: str, status: str = "RUNNING", started: datetime | None = None, host: str | None = None,
-        now: datetime = T0) -> RunPodPod:
+        now: datetime = T0, name: str = "exp7-train") -> RunPodPod:
     """A pod as listed at `now`: `started`, its runtime's start (none yet: the poll that first
     saw it RUNNING dates it)."""
     uptime = None if started is None else int((now - started).total_seconds())
-    return RunPodPod(id=pid, account="team", name=f"exp7-{pid[:5]}", desired_status=status, gpu="A100",
+    return RunPodPod(id=pid, account="team", name=name, desired_status=status, gpu="A100",
                      datacenter="EU-RO-1", cost_per_hr=1.5, uptime_seconds=uptime, has_runtime=started is not None,
                      host=host)
 
@@ -139,3 +139,39 @@ def test_a_pod_the_view_would_date_is_left_to_be_read(account):
     (read,) = account.cache.pods(pod_ids=[STARTS])
     assert read.counted_at != t1  # written: a complete list named it again, so it exists
     assert read.last_seen_at == t2  # not as written (t1): the account's complete list dates it
+
+
+def test_the_session_takes_what_was_handed_over_unless_it_read_the_pod_since(account, tmp_path):
+    """Sources are polled apart: an account's poll may be applied after a Sagan poll that wrote
+    the same pod later (its experiment adopted) and was applied first. The record handed over
+    is older than what the session read then, and is not taken over it."""
+    from sagan_tui.core.models import PodLifecycle
+    from sagan_tui.core.session.model import PanelModel
+
+    cache = account.cache
+    model = PanelModel(account.poller.ctx.settings, cache, clock=lambda: T0)
+    model.load()
+    now, res = account.poll({STEADY: {"name": "worker"}, STARTS: {}})  # a name no experiment's
+    assert res.written[STEADY].pod.pod.experiment is None  # Sagan named it to no experiment yet
+    with cache.transaction() as conn:  # Sagan's poll, written after it
+        cache.sagan_rows.upsert_pods(conn, [PodLifecycle(id="lc1", runpod_pod_id=STEADY, account="team",
+                                                         experiment_number=42, status="running")])
+        adopted = cache.pod_rows.adopt_experiments(conn)
+    assert adopted == [STEADY]
+    model.apply(SourceResult(pods_changed=adopted).changes("sagan", now, 0.0, {}))
+    model.apply(res.changes("team", now, 0.0, {}))
+    assert model.pods[STEADY].pod.experiment == 42
+    assert model.pods[STARTS] == res.written[STARTS].pod  # taken as handed over
+    assert model.pods == {c.pod_id: c for c in cache.pods()}
+
+
+def test_a_pod_two_sources_wrote_in_one_cycle_is_read_back():
+    """`sync` merges a cycle's sources: which wrote a pod last is not known there."""
+    from sagan_tui.core.sync.changes import Written, merged
+
+    a = SourceResult(pods_changed=[STEADY, STARTS], written={
+        pid: Written(1, CachedPod(pod=pod(pid), first_seen_at=T0, running_at=T0, last_seen_at=T0, gone_at=None,
+                                  gone_reason=None)) for pid in (STEADY, STARTS)})
+    b = SourceResult(flagged=[STARTS])
+    both = merged([a.changes("team", T0, 0.0, {}), b.changes("personal", T0, 0.0, {})], T0, 0.0, {})
+    assert set(both.pods_written) == {STEADY} and both.pods_flagged == (STARTS,)

@@ -111,6 +111,16 @@ class SourceResult:
     written: dict[str, Written] = field(default_factory=dict)  # ChangeSet.pods_written
     flagged: list[str] = field(default_factory=list)  # ChangeSet.pods_flagged
 
+    def changes(self, source: str, at: datetime, duration_s: float, health: Mapping[str, SourceHealth]) -> ChangeSet:
+        """This poll of `source` as the ChangeSet the panel applies."""
+        return ChangeSet(
+            at=at, duration_s=duration_s, health=MappingProxyType(dict(health)), experiments=tuple(self.experiments),
+            events_added=self.events_added, approvals_changed=self.approvals_changed,
+            pods_changed=tuple(self.pods_changed), pods_gone=tuple(self.pods_gone), new_losses=tuple(self.losses),
+            skipped=tuple(self.skipped), polled=(source,), pods_missing=tuple(self.missing),
+            withdrawn=tuple(self.withdrawn), doubtful=tuple(self.doubtful), phantoms=tuple(self.phantoms),
+            pods_written=MappingProxyType(self.written), pods_flagged=tuple(self.flagged))
+
     def add(self, other: "SourceResult") -> None:
         """`other`, a later write of the same poll, added: a pod it wrote without handing its
         record over is read back, not taken as the earlier write left it."""
