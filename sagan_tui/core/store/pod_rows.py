@@ -86,9 +86,12 @@ def merged(old: Kept | None, new: CachedPod) -> MergedRow:
     running = new.pod.desired_status == "RUNNING"
     if old is None:
         return MergedRow(new, new.pod.host, new.last_seen_at if running else None)
-    record = replace(new, first_seen_at=old.first_seen_at if old.first_seen_at is not None else new.first_seen_at,
-                     running_at=new.running_at if new.running_at is not None else old.running_at,
-                     counted_at=new.counted_at if new.counted_at is not None else old.counted_at, flag=old.flag)
+    kept = (old.first_seen_at if old.first_seen_at is not None else new.first_seen_at,
+            new.running_at if new.running_at is not None else old.running_at,
+            new.counted_at if new.counted_at is not None else old.counted_at, old.flag)
+    # Most rows a poll writes keep nothing `new` lacks: no copy of them (10,000 a poll at worst).
+    record = new if kept == (new.first_seen_at, new.running_at, new.counted_at, new.flag) else replace(
+        new, first_seen_at=kept[0], running_at=kept[1], counted_at=kept[2], flag=kept[3])
     return MergedRow(record, new.pod.host if new.pod.host is not None else old.host,
                    new.last_seen_at if running else old.running_seen_at)
 
@@ -175,14 +178,15 @@ class PodRows:
         pods = list(pods)
         kept = self.kept(conn, [c.pod_id for c in pods]) if pods else {}
         written = [merged(kept.get(c.pod_id), c) for c in pods]
+        at = functools.cache(ts)  # a poll dates its pods alike (seen, counted): each time written out once
         conn.executemany(
             f"insert into pods ({', '.join(WRITTEN)}) values ({', '.join('?' * len(WRITTEN))}) on conflict(pod_id)"
             f" do update set {', '.join(f'{c}=excluded.{c}' for c in WRITTEN[1:])}",
             [(c.pod.id, c.pod.account, c.experiment, c.pod.name, c.pod.desired_status, c.pod.gpu,
               c.pod.gpu_count, c.pod.datacenter, c.pod.cost_per_hr, c.pod.uptime_seconds,
-              c.pod.last_status_change, c.pod.pod_type, ts(c.first_seen_at), ts(c.running_at),
-              ts(c.last_seen_at), ts(c.gone_at), c.gone_reason, c.pod.dump_json(), host, ts(running_seen),
-              ts(c.missing_since), ts(c.counted_at), c.flag)
+              c.pod.last_status_change, c.pod.pod_type, at(c.first_seen_at), at(c.running_at),
+              at(c.last_seen_at), at(c.gone_at), c.gone_reason, c.pod.dump_json(), host, at(running_seen),
+              at(c.missing_since), at(c.counted_at), c.flag)
              for c, host, running_seen in written])
         return [w.record for w in written]
 
