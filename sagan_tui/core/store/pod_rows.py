@@ -93,7 +93,7 @@ def merged(old: Kept | None, new: CachedPod) -> MergedRow:
     record = new if kept == (new.first_seen_at, new.running_at, new.counted_at, new.flag) else replace(
         new, first_seen_at=kept[0], running_at=kept[1], counted_at=kept[2], flag=kept[3])
     return MergedRow(record, new.pod.host if new.pod.host is not None else old.host,
-                   new.last_seen_at if running else old.running_seen_at)
+                     new.last_seen_at if running else old.running_seen_at)
 
 
 def _experiment_of(pod: RunPodPod) -> int | None:
