@@ -23,7 +23,7 @@ async def test_a_model_kept_by_polls_reads_as_one_loaded_afresh(sim_factory, tmp
     now = [datetime.now(timezone.utc)]
     model = PanelModel(settings, cache, clock=lambda: now[0])
     model.load(poller.health)
-    changed = set()
+    changed, handed = set(), set()
     try:
         for t in (5, 60, 200, 330, 400, 600):
             sim.clock.jump_to(t)
@@ -34,6 +34,10 @@ async def test_a_model_kept_by_polls_reads_as_one_loaded_afresh(sim_factory, tmp
             fresh = PanelModel(settings, cache, clock=lambda: now[0])
             fresh.load(changes.health)
             assert drawn(model.pod_rows()) == drawn(fresh.pod_rows()), t
+            # The pods the poll handed over, taken as they are, are the cache's, field for field.
+            handed |= set(changes.pods_written)
+            for pid in {*changes.pods_changed, *changes.pods_gone}:
+                assert model.pods.get(pid) == fresh.pods.get(pid), (t, pid)
             assert drawn(model.experiment_rows()) == drawn(fresh.experiment_rows()), t
             assert [x.pod_id for x in model.losses] == [x.pod_id for x in fresh.losses]
             assert [w.losses for w in model.waves] == [w.losses for w in fresh.waves]
@@ -41,6 +45,7 @@ async def test_a_model_kept_by_polls_reads_as_one_loaded_afresh(sim_factory, tmp
         await poller.aclose()
         cache.close()
     assert model.losses and model.waves and len(changed) > 3  # the wave came, pods came and went
+    assert len(handed) > 3
 
 
 def test_a_dismissal_kept_in_hand_reads_as_the_cache_loaded_afresh(tmp_path):

@@ -13,6 +13,7 @@ from typing import Callable, Iterable, Mapping
 from sagan_tui.core.config_model import Settings
 from sagan_tui.core.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.core.store.cache import Cache, CachedPod
+from sagan_tui.core.sync.changes import Written
 from sagan_tui.core.session.incident import IncidentWatch
 from sagan_tui.core.session.incident_view import IncidentLines
 from sagan_tui.core.triage import TriageContext, Wave, active_wave, find_waves
@@ -63,6 +64,7 @@ class PanelModel:
         self.clock = clock
         self.experiments: dict[int, Experiment] = {}
         self.pods: dict[str, CachedPod] = {}
+        self._pod_at: dict[str, int] = {}  # per pod held, the cache's commits when it was read or written
         self.losses: list[Loss] = []
         self.health: dict[str, SourceHealth] = {}
         self.waves: list[Wave] = []
@@ -135,18 +137,29 @@ class PanelModel:
                          if a.experiment_number is not None}
         return {n for n in set(before) | set(self.deferred) if before.get(n) != self.deferred.get(n)}
 
-    def _read_pods(self, pod_ids: set[str] | None = None) -> None:
+    def _read_pods(self, pod_ids: set[str] | None = None, written: Mapping[str, Written] | None = None) -> None:
         """Every pod, or only `pod_ids` again (a poll's changed, gone and lost pods: reading and
-        parsing every pod on each poll that changed one would cost in proportion to the fleet)."""
-        if pod_ids is None or len(pod_ids) > POINT_READS_MAX:
+        parsing every pod on each poll that changed one would cost in proportion to the fleet).
+        `written`: those of them a poll of ours wrote, as stored: taken as they are, not read back,
+        unless a read made since that write already knows better (another source's poll of
+        ours wrote the pod after it: its experiment adopted, a flag)."""
+        written = written or {}
+        at = self.cache.commits  # before reading: the read sees every write of ours up to here
+        todo = None if pod_ids is None else pod_ids - written.keys()
+        if todo is None or len(todo) > POINT_READS_MAX:
             self.pods = {p.pod_id: p for p in self.cache.pods()}
+            self._pod_at = dict.fromkeys(self.pods, at)  # read after every write handed over: newer
         else:
-            fresh = {p.pod_id: p for p in self.cache.pods(pod_ids=pod_ids)}
-            for pid in pod_ids:
+            fresh = {p.pod_id: p for p in self.cache.pods(pod_ids=todo)} if todo else {}
+            for pid in todo:
+                self._pod_at[pid] = at
                 if pid in fresh:
                     self.pods[pid] = fresh[pid]
                 else:
                     self.pods.pop(pid, None)  # a loss no poll of ours saw: no pod row
+            for pid, w in written.items():
+                if w.at > self._pod_at.get(pid, -1):
+                    self.pods[pid], self._pod_at[pid] = w.pod, w.at
         self._counts = render.live_pod_counts(self.pods.values())
 
     def _read_losses(self, read: list[Loss] | None = None) -> None:
@@ -335,7 +348,8 @@ class PanelModel:
     # --- after a poll ------------------------------------------------------------------
 
     def apply(self, changes, *, losses_moved: bool = False) -> Delta:
-        """Re-read only what `changes` (a sync ChangeSet) says moved; return the rows that differ."""
+        """Re-read only what `changes` (a sync ChangeSet) says moved, taking the pods its poll wrote
+        as that poll handed them over; return the rows that differ."""
         health_before, self.health = self.health, dict(changes.health)
         self.read_paging()  # watch's (another process's) or none: a poll's round reads it again
         inbox_before = self.inbox()
@@ -353,10 +367,10 @@ class PanelModel:
         # Only the rows that may read differently are rendered: a poll costs what it changed.
         withdrawn = set(changes.withdrawn)
         redo = {*changes.pods_changed, *changes.pods_gone, *(x.pod_id for x in changes.new_losses),
-                *changes.pods_missing, *withdrawn}
+                *changes.pods_missing, *withdrawn, *changes.pods_flagged}
         if redo:
             old_counts = self._counts
-            self._read_pods(redo)
+            self._read_pods(redo, changes.pods_written)
             changed_exps |= {n for n in set(old_counts) | set(self._counts)
                              if old_counts.get(n) != self._counts.get(n)}
         if losses_moved:  # read already (another writer's): the pods of every loss may read differently

@@ -91,6 +91,7 @@ class Cache:
         self._lock = threading.RLock()
         self._closing = threading.Event()  # set by close(): a writer waiting for the lock gives up
         self._read_lock = threading.Lock()
+        self._commits = 0
         if read_only:
             conn = opening.open_read_only(self.path)
         else:
@@ -161,6 +162,14 @@ class Cache:
                 raise
             else:
                 conn.execute("commit")
+                self._commits += 1
+
+    @property
+    def commits(self) -> int:
+        """How many write transactions this Cache has committed. A read begun once it was n sees
+        every write up to the nth; inside a transaction, it is that transaction's number less one
+        (the write lock is the caller's until it commits)."""
+        return self._commits
 
     def _begin(self, conn: sqlite3.Connection) -> None:
         """`begin immediate`, tried again while another process holds the write lock (up to

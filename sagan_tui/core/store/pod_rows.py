@@ -6,9 +6,9 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 from sagan_tui.wire.basics import STOPPED_STATES, parse_ts, ts
 from sagan_tui.core.models import PodSighting, RunPodPod
@@ -20,6 +20,11 @@ PHANTOM = "listed once and never again"  # a pod's gone_reason when it never was
 # Phantoms an account's health counts: those of the last day (older ones are history, in doctor).
 PHANTOM_WINDOW = timedelta(days=1)
 EXITED_UNKNOWN = "exited, cause unknown"  # the flag an unexplained exit leaves on its pod's row
+# The columns upsert() writes, each from merged(): no rule of what a row keeps lives in its SQL.
+WRITTEN = ("pod_id", "account", "experiment", "name", "desired_status", "gpu", "gpu_count", "datacenter",
+           "cost_per_hr", "uptime_s", "last_status_change", "pod_type", "first_seen_at", "running_at",
+           "last_seen_at", "gone_at", "gone_reason", "data", "host", "running_seen_at", "missing_since",
+           "counted_at", "flag")
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,45 @@ class CachedPod:
     @property
     def experiment(self) -> int | None:
         return _experiment_of(self.pod)
+
+
+class Kept(NamedTuple):
+    """What a pod's stored row keeps through a write of it, as `pods_seen` reads it."""
+
+    first_seen_at: datetime | None
+    running_at: datetime | None
+    counted_at: datetime | None
+    flag: str | None
+    host: str | None
+    running_seen_at: datetime | None
+
+
+class MergedRow(NamedTuple):
+    """A pod's row as one write leaves it: the record a read would give, and the two columns
+    that only the sightings read (the record's pod holds the host its list gave, or none)."""
+
+    record: CachedPod
+    host: str | None
+    running_seen_at: datetime | None
+
+
+def merged(old: Kept | None, new: CachedPod) -> MergedRow:
+    """`new` written over `old`: the merge rules' one place. What a poll writes and what it
+    hands the session are both this, so the two cannot differ. A pod keeps when it was first
+    seen, its start, the list that first vouched for it and its flag (set by other rules); a
+    host or a start a list leaves out is not forgotten; survival is judged on when it was last
+    seen RUNNING, which a later stop keeps."""
+    running = new.pod.desired_status == "RUNNING"
+    if old is None:
+        return MergedRow(new, new.pod.host, new.last_seen_at if running else None)
+    kept = (old.first_seen_at if old.first_seen_at is not None else new.first_seen_at,
+            new.running_at if new.running_at is not None else old.running_at,
+            new.counted_at if new.counted_at is not None else old.counted_at, old.flag)
+    # Most rows a poll writes keep nothing `new` lacks: no copy of them (10,000 a poll at worst).
+    record = new if kept == (new.first_seen_at, new.running_at, new.counted_at, new.flag) else replace(
+        new, first_seen_at=kept[0], running_at=kept[1], counted_at=kept[2], flag=kept[3])
+    return MergedRow(record, new.pod.host if new.pod.host is not None else old.host,
+                     new.last_seen_at if running else old.running_seen_at)
 
 
 def _experiment_of(pod: RunPodPod) -> int | None:
@@ -109,13 +153,14 @@ class PodRows:
         conn.execute("insert into account_seen (account, seen_at) values (?, ?)"
                      " on conflict(account) do update set seen_at = excluded.seen_at", (account, ts(at)))
 
-    def settle(self, conn: sqlite3.Connection, pod_ids: Iterable[str]) -> None:
-        """Write into these pods' own rows what `pods_seen` derives for them, before they are
-        rewritten: a RUNNING pod that stops keeps its last RUNNING sighting, which was its account's."""
-        conn.execute(
-            "update pods set (last_seen_at, running_seen_at, uptime_s, data) = (select last_seen_at,"
-            " running_seen_at, uptime_s, data from pods_seen v where v.pod_id = pods.pod_id)"
-            " where pod_id in (select value from json_each(?))", (json.dumps(list(pod_ids)),))
+    def kept(self, conn: sqlite3.Connection, pod_ids: Iterable[str]) -> dict[str, Kept]:
+        """What these pods' rows hold that a write of them keeps (merged()), as `pods_seen` derives
+        it: a RUNNING pod that stops keeps its last RUNNING sighting, which was its account's."""
+        at = functools.cache(parse_ts)  # a poll stamps its pods alike: each distinct text parsed once
+        rows = conn.execute("select pod_id, first_seen_at, running_at, counted_at, flag, host, running_seen_at"
+                            " from pods_seen where pod_id in (select value from json_each(?))",
+                            (json.dumps(list(pod_ids)),))
+        return {r[0]: Kept(at(r[1]), at(r[2]), at(r[3]), r[4], r[5], at(r[6])) for r in rows}
 
     def touch(self, conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
         """(pod_id, last_seen_at, running_at, uptime_s) of pods seen again with nothing else changed,
@@ -127,30 +172,23 @@ class PodRows:
             " data = json_set(data, '$.uptimeSeconds', ?) where pod_id = ?",
             [(stamp(seen), ts(running), up, stamp(seen), up, pod_id) for pod_id, seen, running, up in rows])
 
-    def upsert(self, conn: sqlite3.Connection, pods: Iterable[CachedPod]) -> None:
+    def upsert(self, conn: sqlite3.Connection, pods: Iterable[CachedPod]) -> list[CachedPod]:
+        """Write these pods' rows over what the cache holds of them (merged()); the records as
+        stored, what a read of them after this transaction gives while no other write comes."""
+        pods = list(pods)
+        kept = self.kept(conn, [c.pod_id for c in pods]) if pods else {}
+        written = [merged(kept.get(c.pod_id), c) for c in pods]
+        at = functools.cache(ts)  # a poll dates its pods alike (seen, counted): each time written out once
         conn.executemany(
-            "insert into pods (pod_id, account, experiment, name, desired_status, gpu, gpu_count, datacenter,"
-            " cost_per_hr, uptime_s, last_status_change, pod_type, first_seen_at, running_at, last_seen_at,"
-            " gone_at, gone_reason, data, host, running_seen_at, missing_since, counted_at)"
-            " values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-            " on conflict(pod_id) do update set account=excluded.account, experiment=excluded.experiment,"
-            " name=excluded.name, desired_status=excluded.desired_status, gpu=excluded.gpu,"
-            " gpu_count=excluded.gpu_count, datacenter=excluded.datacenter, cost_per_hr=excluded.cost_per_hr,"
-            " uptime_s=excluded.uptime_s, last_status_change=excluded.last_status_change,"
-            " pod_type=excluded.pod_type, first_seen_at=coalesce(pods.first_seen_at, excluded.first_seen_at),"
-            " running_at=coalesce(excluded.running_at, pods.running_at), last_seen_at=excluded.last_seen_at,"
-            " gone_at=excluded.gone_at, gone_reason=excluded.gone_reason, data=excluded.data,"
-            " host=coalesce(excluded.host, pods.host),"
-            # Survival is judged on when a pod was last seen RUNNING: a later stop keeps it.
-            " running_seen_at=coalesce(excluded.running_seen_at, pods.running_seen_at),"
-            " missing_since=excluded.missing_since, counted_at=coalesce(excluded.counted_at, pods.counted_at)",
+            f"insert into pods ({', '.join(WRITTEN)}) values ({', '.join('?' * len(WRITTEN))}) on conflict(pod_id)"
+            f" do update set {', '.join(f'{c}=excluded.{c}' for c in WRITTEN[1:])}",
             [(c.pod.id, c.pod.account, c.experiment, c.pod.name, c.pod.desired_status, c.pod.gpu,
               c.pod.gpu_count, c.pod.datacenter, c.pod.cost_per_hr, c.pod.uptime_seconds,
-              c.pod.last_status_change, c.pod.pod_type, ts(c.first_seen_at), ts(c.running_at),
-              ts(c.last_seen_at), ts(c.gone_at), c.gone_reason, c.pod.dump_json(), c.pod.host,
-              ts(c.last_seen_at) if c.pod.desired_status == "RUNNING" else None, ts(c.missing_since),
-              ts(c.counted_at))
-             for c in pods])
+              c.pod.last_status_change, c.pod.pod_type, at(c.first_seen_at), at(c.running_at),
+              at(c.last_seen_at), at(c.gone_at), c.gone_reason, c.pod.dump_json(), host, at(running_seen),
+              at(c.missing_since), at(c.counted_at), c.flag)
+             for c, host, running_seen in written])
+        return [w.record for w in written]
 
     def add_observations(self, conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
         """(pod_id, account, at, desired_status, uptime_s, last_status_change) rows, one per change."""

@@ -13,7 +13,7 @@ from sagan_tui.wire.basics import STOPPED_STATES, ts
 from sagan_tui.core.models import Loss, RunPodPod
 from sagan_tui.core.sources.runpod_base import RunPodTransport
 from sagan_tui.core.store.pod_rows import PHANTOM
-from sagan_tui.core.sync.changes import SourceResult
+from sagan_tui.core.sync.changes import SourceResult, Written
 from sagan_tui.core.sync.detect import ListFacts, Seen, reconcile
 from sagan_tui.core.sync.direct_reads import DIRECT_READS_BUDGET_S, read_allowance, read_directly, write_reads
 from sagan_tui.core.sync.sagan_word import sagan_agreed, settled
@@ -151,8 +151,12 @@ class AccountPoller:
             confirmed = {x.pod_id for x in [*rec.losses, *exited] if x.state == "confirmed"}
             losses = [*map(settled, self._joined([*rec.losses, *exited], {k: v[0] for k, v in known.items()})),
                       *agreed]
-            cache.pod_rows.settle(conn, [c.pod_id for c in rec.upserts])
-            cache.pod_rows.upsert(conn, rec.upserts)
+            # The rows as stored, handed to the session as they are (no read back of its own poll's
+            # writes): but a live one this list did not date, which `pods_seen` may date by the
+            # account's complete list (an unreadable record's pod), is left for it to read.
+            at = cache.commits + 1  # this transaction's, once committed
+            written = {c.pod_id: Written(at, c) for c in cache.pod_rows.upsert(conn, rec.upserts)
+                       if c.gone_at is not None or c.missing_since is not None or c.last_seen_at == now}
             if snap.skipped or snap.incomplete:
                 cache.pod_rows.touch(conn, rec.touched)  # only those listed were seen
             else:  # every live pod was listed: one row says so (`pods_seen` dates no missing pod by it)
@@ -183,7 +187,8 @@ class AccountPoller:
                        skipped=skipped, missing=rec.missing, withdrawn=withdrawn,
                        doubtful=[f"{name}: {rec.doubtful}"] if rec.doubtful else [], phantoms=rec.phantoms,
                        to_read=sorted((pid for pid, s in rec.live.items() if s.missing_since is not None),
-                                      key=lambda pid: rec.live[pid].missing_since, reverse=True))
+                                      key=lambda pid: rec.live[pid].missing_since, reverse=True),
+                       written=written, flagged=list(foreign))
 
     def _write_reads(self, name: str, reads: Mapping[str, "RunPodPod | None"], now: datetime) -> SourceResult:
         """What direct reads of missing pods said (core/sync/direct_reads.py), kept in `_live` as written."""

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from sagan_tui.core.models import HealthState, Loss, SourceHealth
+from sagan_tui.core.store.pod_rows import CachedPod
+
+
+class Written(NamedTuple):
+    """A pod as a poll's write left it (core/store/pod_rows.py merged()), and which of this
+    process's commits that was (Cache.commits): a read of the pod made after it knows better."""
+
+    at: int
+    pod: CachedPod
 
 
 @dataclass(frozen=True)
@@ -29,6 +39,10 @@ class ChangeSet:
     withdrawn: tuple[str, ...] = ()  # losses (or suspicions) disproved: out of every wave
     doubtful: tuple[str, ...] = ()  # "team: 7 of 7 live pods unlisted at once"
     phantoms: tuple[str, ...] = ()  # pods listed once and never again: gone, never losses
+    # The changed and gone pods' rows as this poll wrote them, by id: the session takes them as
+    # they are instead of reading them back; a changed pod without one is read from the cache.
+    pods_written: Mapping[str, Written] = field(default_factory=dict)
+    pods_flagged: tuple[str, ...] = ()  # pods whose flag alone this poll wrote
 
     def summary_line(self) -> str:
         parts = [self.at.strftime("%H:%M:%S")]
@@ -67,7 +81,15 @@ def merged(parts: "list[ChangeSet]", at: datetime, duration_s: float,
         skipped=tuple(r for p in parts for r in p.skipped), polled=tuple(n for p in parts for n in p.polled),
         pods_missing=tuple(i for p in parts for i in p.pods_missing),
         withdrawn=tuple(i for p in parts for i in p.withdrawn), doubtful=tuple(d for p in parts for d in p.doubtful),
-        phantoms=tuple(i for p in parts for i in p.phantoms))
+        phantoms=tuple(i for p in parts for i in p.phantoms), pods_written=MappingProxyType(_written(parts)),
+        pods_flagged=tuple(i for p in parts for i in p.pods_flagged))
+
+
+def _written(parts: "list[ChangeSet]") -> dict[str, Written]:
+    """The parts' written pods, but those another part wrote too (a flag, an experiment adopted):
+    which write came last is not known here, so they are read back."""
+    writers = Counter(pid for p in parts for pid in {*p.pods_written, *p.pods_changed, *p.pods_gone, *p.pods_flagged})
+    return {pid: w for p in parts for pid, w in p.pods_written.items() if writers[pid] == 1}
 
 
 @dataclass
@@ -86,8 +108,25 @@ class SourceResult:
     doubtful: list[str] = field(default_factory=list)
     phantoms: list[str] = field(default_factory=list)
     to_read: list[str] = field(default_factory=list)  # missing pods to read directly, most recent first
+    written: dict[str, Written] = field(default_factory=dict)  # ChangeSet.pods_written
+    flagged: list[str] = field(default_factory=list)  # ChangeSet.pods_flagged
+
+    def changes(self, source: str, at: datetime, duration_s: float, health: Mapping[str, SourceHealth]) -> ChangeSet:
+        """This poll of `source` as the ChangeSet the panel applies."""
+        return ChangeSet(
+            at=at, duration_s=duration_s, health=MappingProxyType(dict(health)), experiments=tuple(self.experiments),
+            events_added=self.events_added, approvals_changed=self.approvals_changed,
+            pods_changed=tuple(self.pods_changed), pods_gone=tuple(self.pods_gone), new_losses=tuple(self.losses),
+            skipped=tuple(self.skipped), polled=(source,), pods_missing=tuple(self.missing),
+            withdrawn=tuple(self.withdrawn), doubtful=tuple(self.doubtful), phantoms=tuple(self.phantoms),
+            pods_written=MappingProxyType(self.written), pods_flagged=tuple(self.flagged))
 
     def add(self, other: "SourceResult") -> None:
+        """`other`, a later write of the same poll, added: a pod it wrote without handing its
+        record over is read back, not taken as the earlier write left it."""
+        for pid in (*other.pods_changed, *other.pods_gone, *other.flagged):
+            self.written.pop(pid, None)
+        self.written.update(other.written)
         for name in ("pods_changed", "pods_gone", "losses", "skipped", "missing", "withdrawn", "doubtful",
-                     "phantoms"):
+                     "phantoms", "flagged"):
             getattr(self, name).extend(getattr(other, name))

@@ -160,14 +160,7 @@ class Poller:
                 res = SourceResult()
             for reason in res.skipped:
                 log.warning("skipped record: %s", reason)
-            return ChangeSet(
-                at=started, duration_s=time.perf_counter() - t0, health=MappingProxyType(dict(self._health)),
-                experiments=tuple(res.experiments), events_added=res.events_added,
-                approvals_changed=res.approvals_changed, pods_changed=tuple(res.pods_changed),
-                pods_gone=tuple(res.pods_gone), new_losses=tuple(res.losses),
-                skipped=tuple(res.skipped), polled=(name,), pods_missing=tuple(res.missing),
-                withdrawn=tuple(res.withdrawn), doubtful=tuple(res.doubtful),
-                phantoms=tuple(res.phantoms))
+            return res.changes(name, started, time.perf_counter() - t0, self._health)
 
     async def _evidence_of(self, losses: list) -> None:
         now = self.clock()

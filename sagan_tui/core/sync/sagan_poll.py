@@ -183,5 +183,6 @@ class SaganPoller:
             cache.pod_rows.flag(conn, flags)
         confirmed = {k for k, x in before.items() if x.state == "confirmed"}
         res.losses = [x for x in fresh if x.pod_id not in confirmed and x.state == "confirmed"]
+        res.flagged = list(flags)
         self._merged = True
         return res
