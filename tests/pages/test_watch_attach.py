@@ -14,7 +14,8 @@ import sys
 import pytest
 
 from sagan_tui.wire.channel import early
-from sagan_tui.wire.channel.runtime_dir import ChannelRefused, connect_watch, watch_dir, watch_socket
+from sagan_tui.wire.channel.runtime_dir import (ChannelRefused, connect_watch, listen, make_watch_dir, watch_dir,
+                                                watch_socket, watch_socket_name)
 from tests.harness import SIZE, said, screen_text, wait_for, wait_until
 from tests.process.test_panel_on_the_process import WAIT_S, draft_for
 
@@ -190,11 +191,42 @@ def test_a_watch_directory_open_to_others_is_never_used(tmp_path, short_base):
     where = watch_dir(cache, base=short_base)
     where.mkdir(mode=0o755)
     os.chmod(where, 0o755)
-    (where / "session.sock").touch()
+    (where / watch_socket_name()).touch()
     with pytest.raises(ChannelRefused, match="open to others"):
         connect_watch(cache, base=short_base)
     os.chmod(where, 0o700)
     assert connect_watch(cache, base=short_base) is None  # a file nothing listens on: no watch
+
+
+@pytest.mark.parametrize("name, version", [(watch_socket_name(7), "7"), ("session.sock", "0")])
+def test_a_watch_of_another_channel_version_is_named_and_not_attached_to(tmp_path, short_base, name, version):
+    """An upgrade while a watch runs: the new panel finds no socket of its version, says which
+    version answers there (a watch from before versions were named is 0) and polls on its own;
+    a socket of another version nothing listens on is a dead watch's, no watch."""
+    cache = tmp_path / "c.sqlite"
+    path = make_watch_dir(cache, base=short_base) / name
+    other = listen(path)
+    try:
+        with pytest.raises(ChannelRefused, match=f"speaks channel version {version}, this panel 1 "):
+            connect_watch(cache, base=short_base)
+    finally:
+        other.close()
+    assert path.exists() and connect_watch(cache, base=short_base) is None
+
+
+async def test_a_watch_clears_the_sockets_dead_watches_of_any_version_left(tmp_path, short_base):
+    from sagan_tui.core.session.hub import WatchHub
+
+    cache = tmp_path / "c.sqlite"
+    where = make_watch_dir(cache, base=short_base)
+    for name in (watch_socket_name(7), "session.sock"):
+        (where / name).touch()
+    hub = WatchHub(cache, lambda: None, 60.0, print, base=short_base)
+    hub.open()
+    try:
+        assert sorted(p.name for p in where.iterdir() if p.suffix == ".sock") == [watch_socket_name()]
+    finally:
+        await hub.close()
 
 
 async def test_a_hub_refuses_a_second_watch_on_its_cache_and_leaves_nothing_when_it_closes(tmp_path, short_base):

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from sagan_tui.core.session.serve import SessionHost
-from sagan_tui.wire.channel.runtime_dir import listen, make_watch_dir, socket_path
+from sagan_tui.wire.channel.runtime_dir import (SOCKET_NAME, WATCH_SOCKET_PREFIX, listen, make_watch_dir,
+                                                socket_path, watch_socket_name)
 
 log = logging.getLogger(__name__)
 LOCK_NAME = "watch.lock"
@@ -62,9 +63,11 @@ class WatchHub:
             raise WatchRunning(f"another sagan-tui watch is watching {self.cache_path} (its lock: {where / LOCK_NAME})"
                                ) from None
         self._lock = fd
-        self.path = socket_path(where)
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()  # a watch that died left it; the lock says none runs
+        self.path = socket_path(where, watch_socket_name())
+        # Sockets watches that died left (of any version): the lock says none runs.
+        for left in (*where.glob(f"{WATCH_SOCKET_PREFIX}*.sock"), where / SOCKET_NAME):
+            with contextlib.suppress(FileNotFoundError):
+                left.unlink()
         self._listening = listen(self.path)
         self._listening.setblocking(False)
         self._spawn(self._accept())

@@ -3,7 +3,8 @@
 Rules: the directory is the user's own, mode 0700 (made so, or refused if it is anyone else's or
 open to others); the socket in it is 0600; every connection's peer uid is read with SO_PEERCRED
 and must be ours. Never TCP: a Unix socket path. A `watch` listens at one path per cache (`watch_socket`), so a panel
-started on the same cache finds it and attaches instead of polling on its own (docs/channel.md).
+started on the same cache finds it and attaches instead of polling on its own (docs/channel.md);
+the path names the channel version it speaks (version.py), so only a panel of that version does.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ import struct
 import tempfile
 from pathlib import Path
 
+from sagan_tui.wire.channel.version import WIRE_VERSION
+
 SOCKET_NAME = "session.sock"
+WATCH_SOCKET_PREFIX = "watch-v"  # a watch's socket is named for the channel version it speaks
 # sun_path is 108 bytes on Linux: a deep tmp directory would not fit, so the default base is short.
 SUN_PATH_MAX = 107
 
@@ -51,8 +55,12 @@ def make_runtime_dir(base: Path | None = None) -> Path:
     return path
 
 
-def socket_path(runtime: Path) -> Path:
-    path = runtime / SOCKET_NAME
+def watch_socket_name(version: int = WIRE_VERSION) -> str:
+    return f"{WATCH_SOCKET_PREFIX}{version}.sock"
+
+
+def socket_path(runtime: Path, name: str = SOCKET_NAME) -> Path:
+    path = runtime / name
     if len(os.fsencode(path)) > SUN_PATH_MAX:
         raise ChannelRefused(f"socket path {path} is longer than a Unix socket path may be")
     return path
@@ -87,6 +95,30 @@ def check_peer(sock: socket.socket, allowed_uid: int | None = None) -> None:
         raise ChannelRefused(f"a peer of uid {uid} was refused: only uid {want} may use this session")
 
 
+def _other_version(where: Path) -> None:
+    """ChannelRefused when a watch of another channel version answers on this cache (module
+    version.py); a socket a dead watch left, or none, is no watch."""
+    try:
+        names = sorted(p.name for p in where.glob(f"{WATCH_SOCKET_PREFIX}*.sock"))
+    except OSError:
+        return
+    if (where / SOCKET_NAME).exists():
+        names.append(SOCKET_NAME)  # a watch from before the version was named: version 0
+    for name in names:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(1.0)
+        try:
+            check_private(where)
+            sock.connect(str(where / name))
+        except (OSError, ChannelRefused):
+            continue  # nothing listens there (a watch that died), or not ours to say anything of
+        finally:
+            sock.close()
+        version = name[len(WATCH_SOCKET_PREFIX):-len(".sock")] if name != SOCKET_NAME else "0"
+        raise ChannelRefused(f"the watch on this cache speaks channel version {version}, this panel "
+                             f"{WIRE_VERSION} (another install, or one upgraded while it ran): restart it to attach")
+
+
 def watch_dir(cache_path: Path, base: Path | None = None) -> Path:
     """The directory of the `watch` session for this cache: one per user and cache file (the
     resolved path's hash: two spellings of one file meet), under the runtime base."""
@@ -95,7 +127,7 @@ def watch_dir(cache_path: Path, base: Path | None = None) -> Path:
 
 
 def watch_socket(cache_path: Path, base: Path | None = None) -> Path:
-    return socket_path(watch_dir(cache_path, base))
+    return socket_path(watch_dir(cache_path, base), watch_socket_name())
 
 
 def make_watch_dir(cache_path: Path, base: Path | None = None) -> Path:
@@ -114,8 +146,9 @@ def connect_watch(cache_path: Path, base: Path | None = None, timeout: float = 1
     """A connection to the `watch` running on this cache, or None when none answers there (no
     socket, or one a dead watch left). ChannelRefused when something answers that is not ours:
     its directory is not private, or its peer runs as another user."""
-    path = watch_dir(cache_path, base) / SOCKET_NAME
+    path = watch_dir(cache_path, base) / watch_socket_name()
     if not path.exists():
+        _other_version(path.parent)
         return None  # (a path too long for a socket is one no watch could listen on)
     check_private(path.parent)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
