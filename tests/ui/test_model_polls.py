@@ -23,7 +23,7 @@ async def test_a_model_kept_by_polls_reads_as_one_loaded_afresh(sim_factory, tmp
     now = [datetime.now(timezone.utc)]
     model = PanelModel(settings, cache, clock=lambda: now[0])
     model.load(poller.health)
-    changed, handed = set(), set()
+    changed, handed, handed_exps = set(), set(), set()
     try:
         for t in (5, 60, 200, 330, 400, 600):
             sim.clock.jump_to(t)
@@ -39,13 +39,17 @@ async def test_a_model_kept_by_polls_reads_as_one_loaded_afresh(sim_factory, tmp
             for pid in {*changes.pods_changed, *changes.pods_gone}:
                 assert model.pods.get(pid) == fresh.pods.get(pid), (t, pid)
             assert drawn(model.experiment_rows()) == drawn(fresh.experiment_rows()), t
+            # And so are the experiments it handed over.
+            handed_exps |= set(changes.experiments_written)
+            for n in changes.experiments:
+                assert model.experiments.get(n) == fresh.experiments.get(n), (t, n)
             assert [x.pod_id for x in model.losses] == [x.pod_id for x in fresh.losses]
             assert [w.losses for w in model.waves] == [w.losses for w in fresh.waves]
     finally:
         await poller.aclose()
         cache.close()
     assert model.losses and model.waves and len(changed) > 3  # the wave came, pods came and went
-    assert len(handed) > 3
+    assert len(handed) > 3 and handed_exps
 
 
 def test_a_dismissal_kept_in_hand_reads_as_the_cache_loaded_afresh(tmp_path):

@@ -13,7 +13,8 @@ from typing import Callable, Iterable, Mapping
 from sagan_tui.core.config_model import Settings
 from sagan_tui.core.models import Experiment, HealthState, Loss, SourceHealth, utcnow
 from sagan_tui.core.store.cache import Cache, CachedPod
-from sagan_tui.core.sync.changes import Written
+from sagan_tui.core.store.sagan_rows import experiment_of
+from sagan_tui.core.sync.changes import StoredExperiment, Written
 from sagan_tui.core.session.incident import IncidentWatch
 from sagan_tui.core.session.incident_view import IncidentLines
 from sagan_tui.core.triage import TriageContext, Wave, active_wave, find_waves
@@ -65,6 +66,7 @@ class PanelModel:
         self.experiments: dict[int, Experiment] = {}
         self.pods: dict[str, CachedPod] = {}
         self._pod_at: dict[str, int] = {}  # per pod held, the cache's commits when it was read or written
+        self._exp_at: dict[int, int] = {}  # the same, per experiment held
         self.losses: list[Loss] = []
         self.health: dict[str, SourceHealth] = {}
         self.waves: list[Wave] = []
@@ -102,7 +104,7 @@ class PanelModel:
     def load(self, health: Mapping[str, SourceHealth] | None = None) -> None:
         """Everything, synchronously: the first paint comes from here, before any network call."""
         self.health = dict(health or self.cache.health())
-        self.experiments = {e.number: e for e in self.cache.experiments()}
+        self._read_experiments()
         self._inbox_baseline = bool(self.experiments)
         self._read_deferred()
         self._read_pods()
@@ -161,6 +163,27 @@ class PanelModel:
                 if w.at > self._pod_at.get(pid, -1):
                     self.pods[pid], self._pod_at[pid] = w.pod, w.at
         self._counts = render.live_pod_counts(self.pods.values())
+
+    def _read_experiments(self, numbers: set[int] | None = None,
+                          written: Mapping[int, StoredExperiment] | None = None) -> None:
+        """Every experiment, or only `numbers` again; `written`: those of them a poll of ours
+        wrote, as stored, taken as they are unless a read made since knows better (as _read_pods)."""
+        written = written or {}
+        at = self.cache.commits  # before reading: the read sees every write of ours up to here
+        todo = None if numbers is None else numbers - written.keys()
+        if todo is None or len(todo) > POINT_READS_MAX:
+            self.experiments = {e.number: e for e in self.cache.experiments()}
+            self._exp_at = dict.fromkeys(self.experiments, at)
+        else:
+            for n in todo:
+                e = self.cache.experiment(n)
+                if e is not None:
+                    self.experiments[n], self._exp_at[n] = e, at
+        for n, w in written.items():
+            if w.at > self._exp_at.get(n, -1):
+                e = experiment_of(w.data)
+                if e is not None:
+                    self.experiments[n], self._exp_at[n] = e, w.at
 
     def _read_losses(self, read: list[Loss] | None = None) -> None:
         # A dismissed loss is still evidence: it stays in the waves, the heatmap and the report.
@@ -355,13 +378,7 @@ class PanelModel:
         inbox_before = self.inbox()
         changed_exps: set[int] = set(changes.experiments)
         status_before = {n: self.experiments[n].status for n in changed_exps if n in self.experiments}
-        if len(changed_exps) > POINT_READS_MAX:
-            self.experiments = {e.number: e for e in self.cache.experiments()}
-        else:
-            for n in changed_exps:
-                e = self.cache.experiment(n)
-                if e is not None:
-                    self.experiments[n] = e
+        self._read_experiments(changed_exps, changes.experiments_written)
         if changes.approvals_changed:
             changed_exps |= self._read_deferred()
         # Only the rows that may read differently are rendered: a poll costs what it changed.

@@ -8,6 +8,8 @@ import sqlite3
 from datetime import datetime
 from typing import TYPE_CHECKING, Iterable
 
+from pydantic import ValidationError
+
 from sagan_tui.wire.basics import ts
 from sagan_tui.core.models import ApprovalRequest, Experiment, PodLifecycle, WorkflowEvent, parse_records
 
@@ -24,16 +26,31 @@ class SaganRows:
 
     # --- inside a poll's write ---------------------------------------------------------
 
-    def upsert_experiments(self, conn: sqlite3.Connection, items: Iterable[Experiment]) -> None:
+    def upsert_experiments(self, conn: sqlite3.Connection, items: Iterable[Experiment]) -> dict[int, dict]:
+        """Write these experiments over what the cache holds of them; each one's record as stored
+        (number -> its JSON object), what a read of it after this transaction gives while no other
+        write comes. A list reply has no planMd or body: the stored record is the reply's merged
+        over the row's (merge_patch: a view's fetched fields are kept)."""
+        items = list(items)
+        if not items:
+            return {}
+        held = dict(conn.execute("select number, data from experiments where number in (select value from json_each(?))",
+                                 (json.dumps([e.number for e in items]),)).fetchall())
+        stored: dict[int, dict] = {}
+        rows = []
+        for e in items:  # in order: an experiment listed twice is merged over its first writing
+            prior = stored.get(e.number)
+            if prior is None:
+                prior = _object(held.get(e.number))
+            data = stored[e.number] = merge_patch(prior, json.loads(e.dump_json(exclude_none=True)))
+            rows.append((e.number, e.id, e.title, e.status, e.effective_turn, e.runpod_account, ts(e.created_at),
+                         ts(e.updated_at), json.dumps(data)))
         conn.executemany(
             "insert into experiments (number, id, title, status, turn, runpod_account, created_at, updated_at, data)"
             " values (?,?,?,?,?,?,?,?,?) on conflict(number) do update set id=excluded.id, title=excluded.title,"
             " status=excluded.status, turn=excluded.turn, runpod_account=excluded.runpod_account,"
-            " created_at=excluded.created_at, updated_at=excluded.updated_at,"
-            # a list reply has no planMd/body: keep the ones a view already fetched
-            " data=json_patch(coalesce(experiments.data, '{}'), excluded.data)",
-            [(e.number, e.id, e.title, e.status, e.effective_turn, e.runpod_account, ts(e.created_at),
-              ts(e.updated_at), e.dump_json(exclude_none=True)) for e in items])
+            " created_at=excluded.created_at, updated_at=excluded.updated_at, data=excluded.data", rows)
+        return stored
 
     def upsert_events(self, conn: sqlite3.Connection, items: Iterable[WorkflowEvent]) -> int:
         rows = [(e.id, e.experiment_number, e.entity_kind, e.entity_id, e.event_type, ts(e.created_at),
@@ -165,3 +182,34 @@ class SaganRows:
     def event_position(self) -> int:
         """How far the events table goes (its newest rowid): the timeline's own position in the cache."""
         return int(self._db.tuples("select coalesce(max(rowid), 0) from events")[0][0])
+
+
+def experiment_of(data: object) -> Experiment | None:
+    """A stored record as the cache reads it; None when no Experiment can be made of it."""
+    try:
+        return Experiment.model_validate(data)
+    except ValidationError:
+        return None
+
+
+def merge_patch(target: object, patch: object) -> object:
+    """RFC 7396's JSON merge patch (SQLite's json_patch, which wrote these rows before): an object
+    merged key by key, a null removing its key, anything else replacing what was there."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+def _object(text: str | None) -> dict:
+    """A row's stored record; one no JSON object can be read from (another tool's) is none."""
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -20,6 +20,14 @@ class Written(NamedTuple):
     pod: CachedPod
 
 
+class StoredExperiment(NamedTuple):
+    """An experiment's record as a poll's write left it (its JSON object, core/store/sagan_rows.py
+    merge_patch), and which of this process's commits that was (as Written's)."""
+
+    at: int
+    data: Mapping
+
+
 @dataclass(frozen=True)
 class ChangeSet:
     """What one poll changed, for the panel to apply by key; and each source's health after it."""
@@ -43,6 +51,8 @@ class ChangeSet:
     # they are instead of reading them back; a changed pod without one is read from the cache.
     pods_written: Mapping[str, Written] = field(default_factory=dict)
     pods_flagged: tuple[str, ...] = ()  # pods whose flag alone this poll wrote
+    # The changed experiments' records as this poll wrote them, by number (as pods_written).
+    experiments_written: Mapping[int, StoredExperiment] = field(default_factory=dict)
 
     def summary_line(self) -> str:
         parts = [self.at.strftime("%H:%M:%S")]
@@ -82,7 +92,8 @@ def merged(parts: "list[ChangeSet]", at: datetime, duration_s: float,
         pods_missing=tuple(i for p in parts for i in p.pods_missing),
         withdrawn=tuple(i for p in parts for i in p.withdrawn), doubtful=tuple(d for p in parts for d in p.doubtful),
         phantoms=tuple(i for p in parts for i in p.phantoms), pods_written=MappingProxyType(_written(parts)),
-        pods_flagged=tuple(i for p in parts for i in p.pods_flagged))
+        pods_flagged=tuple(i for p in parts for i in p.pods_flagged),
+        experiments_written=MappingProxyType({n: e for p in parts for n, e in p.experiments_written.items()}))
 
 
 def _written(parts: "list[ChangeSet]") -> dict[str, Written]:
@@ -109,6 +120,7 @@ class SourceResult:
     phantoms: list[str] = field(default_factory=list)
     to_read: list[str] = field(default_factory=list)  # missing pods to read directly, most recent first
     written: dict[str, Written] = field(default_factory=dict)  # ChangeSet.pods_written
+    experiments_written: dict[int, StoredExperiment] = field(default_factory=dict)  # ChangeSet's
     flagged: list[str] = field(default_factory=list)  # ChangeSet.pods_flagged
 
     def changes(self, source: str, at: datetime, duration_s: float, health: Mapping[str, SourceHealth]) -> ChangeSet:
@@ -119,7 +131,8 @@ class SourceResult:
             pods_changed=tuple(self.pods_changed), pods_gone=tuple(self.pods_gone), new_losses=tuple(self.losses),
             skipped=tuple(self.skipped), polled=(source,), pods_missing=tuple(self.missing),
             withdrawn=tuple(self.withdrawn), doubtful=tuple(self.doubtful), phantoms=tuple(self.phantoms),
-            pods_written=MappingProxyType(self.written), pods_flagged=tuple(self.flagged))
+            pods_written=MappingProxyType(self.written), pods_flagged=tuple(self.flagged),
+            experiments_written=MappingProxyType(self.experiments_written))
 
     def add(self, other: "SourceResult") -> None:
         """`other`, a later write of the same poll, added: a pod it wrote without handing its
@@ -127,6 +140,7 @@ class SourceResult:
         for pid in (*other.pods_changed, *other.pods_gone, *other.flagged):
             self.written.pop(pid, None)
         self.written.update(other.written)
+        self.experiments_written.update(other.experiments_written)
         for name in ("pods_changed", "pods_gone", "losses", "skipped", "missing", "withdrawn", "doubtful",
                      "phantoms", "flagged"):
             getattr(self, name).extend(getattr(other, name))

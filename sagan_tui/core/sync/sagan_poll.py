@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sagan_tui.wire.basics import parse_ts, ts
 from sagan_tui.core.models import Loss
-from sagan_tui.core.sync.changes import SourceResult
+from sagan_tui.core.sync.changes import SourceResult, StoredExperiment
 from sagan_tui.core.sync.sagan_word import runpod_silent, waiting
 
 if TYPE_CHECKING:
@@ -150,7 +150,10 @@ class SaganPoller:
             listed = {a.id for a in approvals}
             approvals = [*approvals, *(a for a in rows.approvals("pending") if a.id not in listed)]
         with cache.transaction() as conn:
-            rows.upsert_experiments(conn, exps)
+            at = cache.commits + 1  # this transaction's, once committed
+            # The records as stored, handed to the session as they are (no read back of its own poll's writes).
+            res.experiments_written = {n: StoredExperiment(at, data)
+                                       for n, data in rows.upsert_experiments(conn, exps).items()}
             res.events_added = rows.upsert_events(conn, events)
             rows.replace_pending_approvals(conn, approvals)
             rows.upsert_pods(conn, pods)
