@@ -14,6 +14,7 @@ from textual.timer import Timer
 from sagan_tui.panel.desk import OwnerActionDone
 from sagan_tui.panel.key_first import KeyFirst
 from sagan_tui.panel.owner_desk import owner_desk
+from sagan_tui.panel.resources import read_layouts
 from sagan_tui.panel.registry import BY_ENTRY_ID, DESK_GROUPS, bindings, desk_bindings, offering
 from sagan_tui.panel.widgets.key_bar import KeyBar
 from sagan_tui.panel.widgets.keyed_table import KeyedTable
@@ -331,6 +332,7 @@ class MainScreen(Screen):
         table.focus()
 
     def toggle_incident(self) -> None:
+        read_layouts(self.app.stylesheet)  # read after the first frame: a key may come first
         on_ = not self.has_class("-incident")
         self.set_class(on_, "-incident")
         body, area = self.query_one("#body"), self.loss_area
@@ -371,6 +373,7 @@ class MainScreen(Screen):
             pane = pane.parent  # type: ignore[assignment]
         if pane is None:
             return
+        read_layouts(self.app.stylesheet)  # read after the first frame: a key may come first
         body.styles.clear_rule("grid_rows")  # panel/layout.py's fitted rows: one pane has them all
         body._fitted_rows = None  # type: ignore[attr-defined]
         pane.add_class("-zoomed")

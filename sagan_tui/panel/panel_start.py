@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sagan_tui.wire.basics import utcnow
 from sagan_tui.panel import collection_hold
 from sagan_tui.panel.keys import apply_keymap
+from sagan_tui.panel.resources import read_layouts
 from sagan_tui.panel.safe_text import one_line
 from sagan_tui.panel.status_line import STATUS_TICK_S
 
@@ -96,6 +97,7 @@ class PanelStart:
             app.call_after_refresh(self._after_first_frame)
         self.first_paint_s = time.perf_counter() - t0
         app.call_after_refresh(collection_hold.release)  # held since the `sagan-tui` command began
+        app.call_after_refresh(read_layouts, app.stylesheet)  # the incident's, zoom's and filter bar's rules
 
     def paint_first(self) -> None:
         """The first rows from the cache's read-only peek (sagan_tui/panel/peek.py), as many as the
