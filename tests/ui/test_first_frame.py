@@ -42,6 +42,7 @@ sys.path.insert(0, {root!r})
 from sagan_tui.wire.config import gather
 from sagan_tui.panel.app import SaganApp
 from sagan_tui.panel.panel_start import PanelStart
+from sagan_tui.panel.resources import stylesheet
 
 seen = {{}}
 
@@ -58,6 +59,7 @@ class ProbeStart(PanelStart):
         seen["modules"] = [m for m in {deferred!r} if m in sys.modules]  # all the first frame needed
         # The panes the first frame shows as empty frames (mounted before the load starts).
         seen["pending"] = [type(w).__name__ for w in self.app.query("#timeline, #loss-area, #approvals")]
+        seen["layouts_first"] = self.app.stylesheet.has_source(str(stylesheet("layouts.tcss")))
 
 class Probe(SaganApp):
     def __init__(self, settings):
@@ -74,6 +76,7 @@ async def main():
         seen["loaded_rows"] = [app.experiments_table.row_count, app.pods_table.row_count]
         seen["panes"] = [type(w).__name__ for w in app.query("#timeline, #loss-area, #approvals")]
         seen["later"] = [m for m in {deferred!r} if m in sys.modules]
+        seen["layouts_later"] = app.stylesheet.has_source(str(stylesheet("layouts.tcss")))
     print(json.dumps(seen))
 
 asyncio.run(main())
@@ -105,6 +108,8 @@ def test_first_frame_shows_cached_rows_without_the_loads_imports(tmp_path):
     assert seen["later"] == ["sagan_tui.panel.widgets.loss_area"]
     assert seen["pending"] == ["PendingPane"] * 3
     assert seen["panes"] == ["TimelineTable", "LossArea", "ApprovalsTable"]  # in their place in the grid
+    # The incident's, zoom's and filter bar's rules are not parsed for the first frame, and are read after it.
+    assert (seen["layouts_first"], seen["layouts_later"]) == (False, True)
 
 
 def test_a_cold_start_paints_empty_panes_then_loads(tmp_path):
