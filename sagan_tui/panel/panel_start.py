@@ -100,14 +100,16 @@ class PanelStart:
         app.call_after_refresh(read_layouts, app.stylesheet)  # the incident's, zoom's and filter bar's rules
 
     def paint_first(self) -> None:
-        """The first rows from the cache's read-only peek (sagan_tui/panel/peek.py), as many as the
-        terminal has lines (24 at least); the health it recorded goes to the status line."""
+        """The first rows from the cache's read-only peek (sagan_tui/panel/peek.py), as many as a
+        table can show (24 at least): the grid gives each at most half the terminal's lines (the
+        peek's and the rows' cost is per row: docs/performance.md). The health it recorded goes to
+        the status line."""
         from sagan_tui.panel.peek import first_frame
 
         app = self.app
         s = app.settings
         first = first_frame(s.cache_path, app.clock(), app.status_line.first_interval or s.poll_interval,
-                            ["sagan", *s.accounts], limit=max(app.size.height, 24))
+                            ["sagan", *s.accounts], limit=max(app.size.height // 2, 24))
         if first is not None:
             app.main_screen.show_first(first.experiments, first.pods)
             app.status_line.first_health = first.health
