@@ -32,6 +32,8 @@ DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.core.models", "sagan_tui.c
             "sagan_tui.panel.widgets.loss_area",
             # the owner's dialogs and their results: the panes' screen has their keys, not their code
             "sagan_tui.panel.screens.confirm", "sagan_tui.core.actions.results",
+            # the desk itself and its jobs: made at the main screen's first action
+            "sagan_tui.panel.desk", "sagan_tui.panel.owner_desk",
             # (not sagan_tui.wire.keymap: every binding takes its keys from it, panel/registry.py, a millisecond)
             # triage's modules, not the package: render formats through triage.fmt (pure, no imports)
             "sagan_tui.core.triage.waves", "sagan_tui.core.triage.diagnosis", "sagan_tui.core.triage.losses")
