@@ -276,3 +276,31 @@ async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path, cap
     assert app.return_code == 2 and not app.loaded and app.session.opened == 0
     assert "request_timeout" in message and "never-shown" not in message
 
+
+
+def test_the_pre_open_line_and_the_peek_need_no_json_module(tmp_path):
+    """The start's two JSON texts, the child's pre-open line and the peek's pod records, are
+    msgspec's: Python's json module is an import of its own before the first frame (it is not
+    Textual's). The line still reads as the child reads it (core/session/serve.py)."""
+    s = frozen.settings(tmp_path)
+    cache = Cache(s.cache_path)
+    frozen.fill(cache)
+    cache.close()
+    code = ("import sys\n"
+            "from sagan_tui.wire.config import gather\n"
+            "from sagan_tui.wire.channel.early import pre_open_line\n"
+            "from sagan_tui.panel.peek import peek\n"
+            f"draft = gather({{'SAGAN_API_TOKEN': 'tok', 'SAGAN_TUI_CONFIG': {str(tmp_path / 'none.toml')!r}}},"
+            f" sagan_tui_cache={str(s.cache_path)!r})\n"
+            "line = pre_open_line(draft)\n"
+            f"seen = peek({str(s.cache_path)!r}, ['plan_pending'], ['EXITED'], 50)\n"
+            "sys.stdout.buffer.write(line)\n"
+            "print(len(seen.pods), 'json' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    line, last = out.stdout.strip().splitlines()[-2:]
+    assert last.split()[1] == "False" and int(last.split()[0]) > 0
+    from sagan_tui.core.session.serve import pre_open_intent
+
+    opened = pre_open_intent(line.encode())
+    assert opened.values["sagan_api_token"] == "tok" and opened.values["sagan_tui_cache"] == str(s.cache_path)
