@@ -90,9 +90,9 @@ class MainScreen(Screen):
             yield ExperimentsTable(id="experiments")
             yield PodsTable(id="pods")
             if self.pending:
+                # (the approvals pane is hidden until the incident layout: nothing of it is drawn)
                 yield PendingPane("Timeline", id="timeline")
                 yield PendingPane("Losses", id="loss-area")
-                yield PendingPane("Approvals", id="approvals")
             else:
                 yield from later_panes()
         yield NewsArea(getattr(self.app, "news", None), id="news")

@@ -3,9 +3,10 @@
 The command starts the session process before it imports Textual (wire/channel/early.py); while the
 session opens the cache and polls, the UI draws the experiments' and the pods' top rows read
 here, with the renderers the session draws its rows with (render.py: an ExperimentView and a
-PodLine are what they read), and the status line's recorded health. The three other panes are
-empty frames (panel/widgets/pending.py) until the session's first update, which replaces every
-pane by key and so changes only what this thin read could not know (losses, waves, approvals).
+PodLine are what they read), and the status line's recorded health. The timeline and the loss
+area are empty frames (panel/widgets/pending.py; the approvals pane, hidden, comes with them) until
+the session's first update, which replaces every pane by key and so changes only what this thin
+read could not know (losses, waves, approvals).
 
 Rules: the standard library's sqlite3 through a read-only URI: nothing is created, migrated or
 written, and a missing, foreign, older, locked or corrupt file gives no first rows (the
