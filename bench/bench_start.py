@@ -58,7 +58,7 @@ def run(small: bool = False) -> list[Figure]:
             panel.append(time_to_marker(panel_cmd, env, panel_seen))
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return [against_bare("start_to_first_frame", "start to first frame (warm large-fleet cache)", panel, bare, 1.5,
+    return [against_bare("start_to_first_frame", "start to first frame (warm large-fleet cache)", panel, bare, 1.35,
                          pods_in_cache=len(ids))]
 
 

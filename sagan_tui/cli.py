@@ -63,8 +63,26 @@ HEADLESS = ("sync", "waves", "report", "doctor", "sim", "watch")
 SCENARIO_NAMES = ("calm", "reaping-wave", "reaper-recovery", "auth-revoked", "flaky", "large-fleet")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="sagan-tui", description="Control panel for Sagan and its RunPod pods.")
+COMMANDS = ("sim", "sync", "watch", "waves", "report", "doctor")
+
+
+class _NotTopLevel(Exception):
+    """The command line is not the panel's flags alone: the whole parser reads it (and says why not)."""
+
+
+class _TopLevel(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        raise _NotTopLevel(message)
+
+
+def build_parser(commands: bool = True) -> argparse.ArgumentParser:
+    """The command line's parser; without `commands`, the panel's flags alone (no help either:
+    `-h` and any word it does not know are read again by the whole parser)."""
+    if not commands:
+        p: argparse.ArgumentParser = _TopLevel(prog="sagan-tui", add_help=False)
+        p.set_defaults(command=None)
+    else:
+        p = argparse.ArgumentParser(prog="sagan-tui", description="Control panel for Sagan and its RunPod pods.")
     p.add_argument("--demo", action="store_true", help="run the panel on the built-in simulator")
     p.add_argument("--scenario", default="reaping-wave",
                    help=f"simulator scenario for --demo: {', '.join(SCENARIO_NAMES)} (default: reaping-wave)")
@@ -77,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-bell", action="store_true", help="no terminal bell on new owner items or waves")
     p.add_argument("--standalone", action="store_true",
                    help="poll on its own even when `sagan-tui watch` runs on the same cache (default: attach to it)")
+    if not commands:
+        return p
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     s = sub.add_parser("sim", help="the simulator alone, on 127.0.0.1")
@@ -129,8 +149,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The arguments; the panel's start (no command named) parses its flags without building the
+    six commands' parsers first (docs/performance.md, `start_to_first_frame`)."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    if not any(w in COMMANDS for w in words):
+        try:
+            return build_parser(commands=False).parse_args(words)
+        except _NotTopLevel:
+            pass  # the whole parser says what is wrong, or answers -h, as it always has
+    return build_parser().parse_args(words)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     # Subcommand flags that share a name with a top-level flag land in sub_* to keep both.
     for name in ("cache", "poll_interval", "read_only"):
         sub_value = getattr(args, f"sub_{name}", None)

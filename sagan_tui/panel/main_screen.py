@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -11,9 +12,8 @@ from textual.containers import Grid
 from textual.screen import Screen
 from textual.timer import Timer
 
-from sagan_tui.panel.desk import OwnerActionDone
 from sagan_tui.panel.key_first import KeyFirst
-from sagan_tui.panel.owner_desk import owner_desk
+from sagan_tui.panel.resources import read_layouts
 from sagan_tui.panel.registry import BY_ENTRY_ID, DESK_GROUPS, bindings, desk_bindings, offering
 from sagan_tui.panel.widgets.key_bar import KeyBar
 from sagan_tui.panel.widgets.keyed_table import KeyedTable
@@ -23,6 +23,7 @@ from sagan_tui.panel.widgets.pending import PendingPane
 from sagan_tui.panel.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
+    from sagan_tui.panel.desk import Desk, OwnerActionDone
     from sagan_tui.wire.channel.surface import SessionSurface
     from sagan_tui.wire.channel.views import CachedPodView, ExperimentView, UpdateView
     from sagan_tui.wire.render import Row
@@ -68,7 +69,6 @@ class MainScreen(Screen):
 
     def __init__(self, pending: bool) -> None:
         super().__init__()
-        self.desk = owner_desk(self, self)
         self.pending = pending  # the `sagan-tui` start: three panes mount right after the first frame
         self._timeline_for: int | None = None
         self._rest_timer: Timer | None = None
@@ -76,15 +76,23 @@ class MainScreen(Screen):
         # The App routes the keys and the updates to it; the rule is the object's own.
         self.pacing: KeyFirst = KeyFirst()
 
+    @functools.cached_property
+    def desk(self) -> Desk:
+        """The owner's desk on this screen's selection, made at its first use: its modules (the
+        jobs, their results) are not the first frame's (docs/performance.md)."""
+        from sagan_tui.panel.owner_desk import owner_desk
+
+        return owner_desk(self, self)
+
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         with Grid(id="body"):
             yield ExperimentsTable(id="experiments")
             yield PodsTable(id="pods")
             if self.pending:
+                # (the approvals pane is hidden until the incident layout: nothing of it is drawn)
                 yield PendingPane("Timeline", id="timeline")
                 yield PendingPane("Losses", id="loss-area")
-                yield PendingPane("Approvals", id="approvals")
             else:
                 yield from later_panes()
         yield NewsArea(getattr(self.app, "news", None), id="news")
@@ -331,6 +339,7 @@ class MainScreen(Screen):
         table.focus()
 
     def toggle_incident(self) -> None:
+        read_layouts(self.app.stylesheet)  # read after the first frame: a key may come first
         on_ = not self.has_class("-incident")
         self.set_class(on_, "-incident")
         body, area = self.query_one("#body"), self.loss_area
@@ -371,6 +380,7 @@ class MainScreen(Screen):
             pane = pane.parent  # type: ignore[assignment]
         if pane is None:
             return
+        read_layouts(self.app.stylesheet)  # read after the first frame: a key may come first
         body.styles.clear_rule("grid_rows")  # panel/layout.py's fitted rows: one pane has them all
         body._fitted_rows = None  # type: ignore[attr-defined]
         pane.add_class("-zoomed")

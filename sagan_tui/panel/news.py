@@ -11,7 +11,6 @@ has its own few lines in the layout instead. Three rules keep them few:
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
 INCIDENT, INBOX = "incident", "inbox"
 # The session's titles for news about the wave on screen (core/session/model.py announcements).
@@ -22,13 +21,18 @@ HEARD_MAX = 500  # notices remembered after they leave the area: a look back, an
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "information": ""}
 
 
-@dataclass(frozen=True)
+# Item and NewsBoard are plain classes: the first frame imports this module, and a dataclass
+# compiles its generated methods when it is made (docs/performance.md, `start_to_first_frame`).
 class Item:
-    title: str
-    message: str
-    severity: str = "information"
-    until: float | None = None  # monotonic seconds; None: until removed (the incident)
-    count: int = 1  # inbox items folded into this one
+    """One notice as shown; never changed once made (the board replaces it)."""
+
+    __slots__ = ("title", "message", "severity", "until", "count")
+
+    def __init__(self, title: str, message: str, severity: str = "information", until: float | None = None,
+                 count: int = 1) -> None:
+        self.title, self.message, self.severity = title, message, severity
+        self.until = until  # monotonic seconds; None: until removed (the incident)
+        self.count = count  # inbox items folded into this one
 
 
 def key_of(title: str, serial: int) -> str:
@@ -38,17 +42,17 @@ def key_of(title: str, serial: int) -> str:
     return INBOX if title == INBOX_TITLE else f"note-{serial}"
 
 
-@dataclass
 class NewsBoard:
     """The items shown, by slot, in the order they came (a replaced slot keeps its place)."""
 
-    items: dict[str, Item] = field(default_factory=dict)
-    serial: int = 0
-    version: int = 0  # bumped at every change: each area showing this board redraws when it moved
-    heard: deque[Item] = field(default_factory=lambda: deque(maxlen=HEARD_MAX))  # every notice, oldest first
-    # The settings every area showing this board reads (one area on each full screen, one board).
-    seconds: float = NOTICE_SECONDS  # the `notice_seconds` setting
-    clear_key: str = "ctrl+l"  # `panel.dismiss_news`, named in the "+n more" line
+    def __init__(self) -> None:
+        self.items: dict[str, Item] = {}
+        self.serial = 0
+        self.version = 0  # bumped at every change: each area showing this board redraws when it moved
+        self.heard: deque[Item] = deque(maxlen=HEARD_MAX)  # every notice, oldest first
+        # The settings every area showing this board reads (one area on each full screen, one board).
+        self.seconds = NOTICE_SECONDS  # the `notice_seconds` setting
+        self.clear_key = "ctrl+l"  # `panel.dismiss_news`, named in the "+n more" line
 
     def add(self, message: str, title: str, severity: str, now: float, seconds: float | None = None) -> str:
         """Takes one notice; returns its slot. `seconds`: how long it stays (else the setting's)."""

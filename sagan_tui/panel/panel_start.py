@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sagan_tui.wire.basics import utcnow
 from sagan_tui.panel import collection_hold
 from sagan_tui.panel.keys import apply_keymap
+from sagan_tui.panel.resources import read_layouts
 from sagan_tui.panel.safe_text import one_line
 from sagan_tui.panel.status_line import STATUS_TICK_S
 
@@ -96,16 +97,19 @@ class PanelStart:
             app.call_after_refresh(self._after_first_frame)
         self.first_paint_s = time.perf_counter() - t0
         app.call_after_refresh(collection_hold.release)  # held since the `sagan-tui` command began
+        app.call_after_refresh(read_layouts, app.stylesheet)  # the incident's, zoom's and filter bar's rules
 
     def paint_first(self) -> None:
-        """The first rows from the cache's read-only peek (sagan_tui/panel/peek.py), as many as the
-        terminal has lines (24 at least); the health it recorded goes to the status line."""
+        """The first rows from the cache's read-only peek (sagan_tui/panel/peek.py), as many as a
+        table can show (24 at least): the grid gives each at most half the terminal's lines (the
+        peek's and the rows' cost is per row: docs/performance.md). The health it recorded goes to
+        the status line."""
         from sagan_tui.panel.peek import first_frame
 
         app = self.app
         s = app.settings
         first = first_frame(s.cache_path, app.clock(), app.status_line.first_interval or s.poll_interval,
-                            ["sagan", *s.accounts], limit=max(app.size.height, 24))
+                            ["sagan", *s.accounts], limit=max(app.size.height // 2, 24))
         if first is not None:
             app.main_screen.show_first(first.experiments, first.pods)
             app.status_line.first_health = first.health

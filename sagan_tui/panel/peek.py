@@ -3,9 +3,10 @@
 The command starts the session process before it imports Textual (wire/channel/early.py); while the
 session opens the cache and polls, the UI draws the experiments' and the pods' top rows read
 here, with the renderers the session draws its rows with (render.py: an ExperimentView and a
-PodLine are what they read), and the status line's recorded health. The three other panes are
-empty frames (panel/widgets/pending.py) until the session's first update, which replaces every
-pane by key and so changes only what this thin read could not know (losses, waves, approvals).
+PodLine are what they read), and the status line's recorded health. The timeline and the loss
+area are empty frames (panel/widgets/pending.py; the approvals pane, hidden, comes with them) until
+the session's first update, which replaces every pane by key and so changes only what this thin
+read could not know (losses, waves, approvals).
 
 Rules: the standard library's sqlite3 through a read-only URI: nothing is created, migrated or
 written, and a missing, foreign, older, locked or corrupt file gives no first rows (the
@@ -16,11 +17,12 @@ imported (pyproject.toml's import-linter contract on this module).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Collection, Iterable, NamedTuple
+
+import msgspec
 
 from sagan_tui.wire.basics import OWNER_TURN_STATUSES, STOPPED_STATES, SourceHealth, health_from_row, parse_ts
 from sagan_tui.wire.channel.views import ExperimentView
@@ -115,7 +117,7 @@ def _experiment(r: tuple) -> ExperimentView:
 def _pod(r: tuple) -> PodLine:
     """A live pod from the pods table's columns and the RunPod record it holds (camelCase JSON)."""
     experiment, running_at, last_seen_at, data, missing_since, flag = r
-    record = json.loads(data)
+    record = msgspec.json.decode(data)  # (msgspec: the rows' views need it; json would be an import of its own)
 
     def text(key: str) -> str | None:
         v = record.get(key)

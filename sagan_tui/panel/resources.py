@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.css.stylesheet import Stylesheet
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # sagan_tui/ (this module is in sagan_tui/panel/)
 
@@ -20,3 +24,18 @@ def stylesheet(name: str) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"stylesheet {name} not found in {path.parent}")
     return path
+
+
+LAYOUTS = "layouts.tcss"  # the incident and zoomed layouts and the filter bar (styles/layouts.tcss)
+
+
+def read_layouts(sheet: Stylesheet) -> None:
+    """Add layouts.tcss to the App's stylesheet, once: after the first frame, and before a layout
+    or the filter bar it styles is first shown. Textual parses every rule it holds before its
+    first frame (docs/performance.md, `start_to_first_frame`); these match no node until then,
+    so no style is worked out again, and the sheets already read are not parsed again (Textual
+    keeps each source's rules)."""
+    path = stylesheet(LAYOUTS)
+    if not sheet.has_source(str(path)):
+        sheet.read(path)
+        sheet.parse()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -254,21 +254,24 @@ class UiSettings:
     request_timeout: float = 10.0  # the status line says a poll is slow past this
 
 
-@dataclass(frozen=True)
 class Draft:
     """The settings' layers as gathered: values as given, not yet validated.
 
     `config_model.validate` makes them Settings, once. A frame drawn before that reads the few
     values it needs through `ui()` and the properties below, leniently (a value that will not
-    validate reads as its default: the validation then stops the panel with the error).
+    validate reads as its default: the validation then stops the panel with the error). Not a
+    dataclass: every command's start makes this class, and a dataclass compiles its generated
+    methods when it is made (docs/performance.md, `start_to_first_frame`).
     """
 
-    values: dict[str, Any]  # the file's settings, then the environment's and the flags' over them
-    accounts: dict[str, dict[str, Any]]  # by name, each merged the same way (keys as given)
-    warnings: list[str] = field(default_factory=list)
-    # The layer that set each value ("accounts.team.api_key" for an account's), for an error to
-    # name where to mend it: "the environment's SAGAN_TUI_CACHE", "config file PATH", "flag --cache".
-    origins: dict[str, str] = field(default_factory=dict)
+    def __init__(self, values: dict[str, Any], accounts: dict[str, dict[str, Any]],
+                 warnings: list[str] | None = None, origins: dict[str, str] | None = None) -> None:
+        self.values = values  # the file's settings, then the environment's and the flags' over them
+        self.accounts = accounts  # by name, each merged the same way (keys as given)
+        self.warnings: list[str] = [] if warnings is None else warnings
+        # The layer that set each value ("accounts.team.api_key" for an account's), for an error to
+        # name where to mend it: "the environment's SAGAN_TUI_CACHE", "config file PATH", "flag --cache".
+        self.origins: dict[str, str] = {} if origins is None else origins
 
     def check_cache_path(self) -> None:
         """ConfigError if the cache path cannot be a file: the first frame reads that path

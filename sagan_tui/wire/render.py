@@ -6,9 +6,8 @@ import math
 import os
 import re
 import zlib
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 import msgspec
 
@@ -49,8 +48,7 @@ Cell = CellView
 Row = RowView
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(NamedTuple):  # not a dataclass: the first frame imports this (no exec'd methods)
     key: str
     label: str
     width: int | None = None  # None: the label's width (cells are cut to it, never measured)

@@ -8,9 +8,8 @@ read the same Runway; an account whose balance cannot be read says why instead o
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from sagan_tui.wire.basics import HealthState, SourceHealth
 
@@ -18,8 +17,7 @@ DEFAULT_WARN_HOURS = 12.0
 OK, LOW, OUT, IDLE, UNKNOWN = "ok", "low", "out", "idle", "unknown"
 
 
-@dataclass(frozen=True)
-class Runway:
+class Runway(NamedTuple):  # not a dataclass: the first frame imports this (no exec'd methods)
     account: str
     state: str  # ok, low (under the threshold), out (balance at $0), idle (no spend), unknown
     hours: float | None  # balance / spend per hour; None when idle or unknown

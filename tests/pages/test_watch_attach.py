@@ -313,3 +313,18 @@ async def test_an_attached_panels_first_frame_is_the_watchs_state(sim_factory, t
     finally:
         watch.send_signal(signal.SIGINT)
         watch.communicate(timeout=60)
+
+
+@pytest.mark.parametrize("watch_runs", [False, True])
+def test_a_panel_hashes_its_cache_path_only_when_a_watch_of_ours_may_run(tmp_path, watch_runs):
+    """No `sagan-tui-watch-<uid>-*` directory: no watch to attach to, and no hashlib (OpenSSL) in
+    the panel's start; one there (a dead watch's, here): the cache's own path is looked up."""
+    if watch_runs:
+        (tmp_path / f"sagan-tui-watch-{os.getuid()}-0123456789abcdef").mkdir(mode=0o700)
+    code = ("import json, sys\nfrom pathlib import Path\n"
+            "from sagan_tui.wire.channel.runtime_dir import connect_watch\n"
+            f"base = Path({str(tmp_path)!r})\n"
+            "print(json.dumps([connect_watch(base / 'cache.sqlite', base=base), 'hashlib' in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == f"[null, {'true' if watch_runs else 'false'}]"

@@ -164,3 +164,25 @@ async def test_the_detail_and_accounts_screens_keep_the_status_line_with_the_wav
         await pilot.press("escape", "B")
         await pilot.pause()
         assert "WAVE" in app.screen.query_one(StatusBar).plain
+
+
+@pytest.mark.parametrize("key,shown", [("I", "incident"), ("z", "zoom"), ("slash", "filter")])
+async def test_a_layout_asked_for_before_its_rules_are_read_has_them(tmp_path, monkeypatch, key, shown):
+    """layouts.tcss is read after the first frame; a key that comes first reads it itself."""
+    from sagan_tui.panel import panel_start
+    from sagan_tui.panel.resources import stylesheet
+
+    monkeypatch.setattr(panel_start, "read_layouts", lambda sheet: None)  # the read after the first frame never comes
+    app = frozen.frozen_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        assert not app.stylesheet.has_source(str(stylesheet("layouts.tcss")))
+        await pilot.press(key)
+        await pilot.pause()
+        if shown == "incident":
+            assert app.experiments_table.display is False and app.loss_area.display  # Screen.-incident's rules
+        elif shown == "zoom":
+            assert app.timeline.display is False and app.experiments_table.display  # Screen.-zoom's rules
+        else:
+            bar = app.screen.query_one("#filter-bar")
+            assert bar.styles.dock == "bottom"  # #filter-bar's rule

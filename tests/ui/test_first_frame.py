@@ -32,6 +32,8 @@ DEFERRED = ("runpod", "httpx", "pydantic", "sagan_tui.core.models", "sagan_tui.c
             "sagan_tui.panel.widgets.loss_area",
             # the owner's dialogs and their results: the panes' screen has their keys, not their code
             "sagan_tui.panel.screens.confirm", "sagan_tui.core.actions.results",
+            # the desk itself and its jobs: made at the main screen's first action
+            "sagan_tui.panel.desk", "sagan_tui.panel.owner_desk",
             # (not sagan_tui.wire.keymap: every binding takes its keys from it, panel/registry.py, a millisecond)
             # triage's modules, not the package: render formats through triage.fmt (pure, no imports)
             "sagan_tui.core.triage.waves", "sagan_tui.core.triage.diagnosis", "sagan_tui.core.triage.losses")
@@ -42,6 +44,7 @@ sys.path.insert(0, {root!r})
 from sagan_tui.wire.config import gather
 from sagan_tui.panel.app import SaganApp
 from sagan_tui.panel.panel_start import PanelStart
+from sagan_tui.panel.resources import stylesheet
 
 seen = {{}}
 
@@ -58,6 +61,7 @@ class ProbeStart(PanelStart):
         seen["modules"] = [m for m in {deferred!r} if m in sys.modules]  # all the first frame needed
         # The panes the first frame shows as empty frames (mounted before the load starts).
         seen["pending"] = [type(w).__name__ for w in self.app.query("#timeline, #loss-area, #approvals")]
+        seen["layouts_first"] = self.app.stylesheet.has_source(str(stylesheet("layouts.tcss")))
 
 class Probe(SaganApp):
     def __init__(self, settings):
@@ -74,6 +78,7 @@ async def main():
         seen["loaded_rows"] = [app.experiments_table.row_count, app.pods_table.row_count]
         seen["panes"] = [type(w).__name__ for w in app.query("#timeline, #loss-area, #approvals")]
         seen["later"] = [m for m in {deferred!r} if m in sys.modules]
+        seen["layouts_later"] = app.stylesheet.has_source(str(stylesheet("layouts.tcss")))
     print(json.dumps(seen))
 
 asyncio.run(main())
@@ -103,8 +108,10 @@ def test_first_frame_shows_cached_rows_without_the_loads_imports(tmp_path):
     # The later panes' own modules arrive after the first frame (so the probe sees imports then);
     # none of the load's: the whole panel (loaded_rows above) came from the child.
     assert seen["later"] == ["sagan_tui.panel.widgets.loss_area"]
-    assert seen["pending"] == ["PendingPane"] * 3
+    assert seen["pending"] == ["PendingPane"] * 2  # the approvals pane, hidden, comes with the panes
     assert seen["panes"] == ["TimelineTable", "LossArea", "ApprovalsTable"]  # in their place in the grid
+    # The incident's, zoom's and filter bar's rules are not parsed for the first frame, and are read after it.
+    assert (seen["layouts_first"], seen["layouts_later"]) == (False, True)
 
 
 def test_a_cold_start_paints_empty_panes_then_loads(tmp_path):
@@ -269,3 +276,31 @@ async def test_a_bad_setting_stops_the_panel_after_its_first_frame(tmp_path, cap
     assert app.return_code == 2 and not app.loaded and app.session.opened == 0
     assert "request_timeout" in message and "never-shown" not in message
 
+
+
+def test_the_pre_open_line_and_the_peek_need_no_json_module(tmp_path):
+    """The start's two JSON texts, the child's pre-open line and the peek's pod records, are
+    msgspec's: Python's json module is an import of its own before the first frame (it is not
+    Textual's). The line still reads as the child reads it (core/session/serve.py)."""
+    s = frozen.settings(tmp_path)
+    cache = Cache(s.cache_path)
+    frozen.fill(cache)
+    cache.close()
+    code = ("import sys\n"
+            "from sagan_tui.wire.config import gather\n"
+            "from sagan_tui.wire.channel.early import pre_open_line\n"
+            "from sagan_tui.panel.peek import peek\n"
+            f"draft = gather({{'SAGAN_API_TOKEN': 'tok', 'SAGAN_TUI_CONFIG': {str(tmp_path / 'none.toml')!r}}},"
+            f" sagan_tui_cache={str(s.cache_path)!r})\n"
+            "line = pre_open_line(draft)\n"
+            f"seen = peek({str(s.cache_path)!r}, ['plan_pending'], ['EXITED'], 50)\n"
+            "sys.stdout.buffer.write(line)\n"
+            "print(len(seen.pods), 'json' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    line, last = out.stdout.strip().splitlines()[-2:]
+    assert last.split()[1] == "False" and int(last.split()[0]) > 0
+    from sagan_tui.core.session.serve import pre_open_intent
+
+    opened = pre_open_intent(line.encode())
+    assert opened.values["sagan_api_token"] == "tok" and opened.values["sagan_tui_cache"] == str(s.cache_path)

@@ -275,8 +275,10 @@ class KeyedTable(LineTable):
     def action_filter(self) -> None:
         """The `/` bar; keys typed in the same burst (`/per⏎` from tmux or a quick hand) wait for
         it and go into it, not to the panel, where `p`, `e` and `r` are actions."""
+        from sagan_tui.panel.resources import read_layouts
         from sagan_tui.panel.widgets.filter_bar import FilterBar
 
+        read_layouts(self.app.stylesheet)  # its rules are read after the first frame: a key may come first
         for old in self.screen.query(FilterBar):
             old.remove()
         pushed(self.app, self.screen.mount(FilterBar(self)))

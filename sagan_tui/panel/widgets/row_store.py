@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from sagan_tui.wire.render import Column, Row, compile_filter
@@ -55,12 +54,15 @@ class RowPatch(Protocol):
     def applied_to(self, row: Any) -> tuple[Any, Sequence[int]]: ...
 
 
-@dataclass
 class Applied:
-    """What one change of the store means for the screen."""
+    """What one change of the store means for the screen. (Not a dataclass: the first frame
+    imports this module, and a dataclass compiles its generated methods when it is made.)"""
 
-    redraw: dict[str, Sequence[int]] = field(default_factory=dict)  # key: the indexes of cells drawn differently
-    reordered: bool = False  # rows came, went or moved: every line below the first change may differ
+    __slots__ = ("redraw", "reordered")
+
+    def __init__(self, reordered: bool = False) -> None:
+        self.redraw: dict[str, Sequence[int]] = {}  # key: the indexes of cells drawn differently
+        self.reordered = reordered  # rows came, went or moved: every line below the first change may differ
 
 
 class RowStore:

@@ -9,15 +9,15 @@ The panel's first SessionClient (wire/channel/client.py) takes the child over af
 and sends the Open as always; the same layers are answered by the session already open, others
 (a caller that changed them) close it and open theirs. The UI imports the channel's client only
 after its first frame. One never taken (the panel quit before its session started) is ended at
-exit, with its runtime directory. Standard library only: this runs before anything heavy is
-imported (msgspec included: hence JSON on the pipe).
+exit, with its runtime directory. Standard library only until the child is started: this runs
+before anything heavy is imported; the pre-open line is then written with msgspec's JSON (the UI
+imports msgspec for its first rows anyway; Python's json module would be an import of its own).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import os
 import shutil
 import socket
@@ -44,10 +44,14 @@ def open_layers(draft: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
 
 def pre_open_line(draft: Any) -> bytes:
     """The pre-open on the child's stdin: the layers as one JSON line (they may hold the token and
-    keys: the pipe is the child's own, as the socket is; never logged)."""
+    keys: the pipe is the child's own, as the socket is; never logged). A value JSON has no word
+    for (a NaN, a TOML date) is written as msgspec writes it or as its text: the panel's Open
+    carries the layers again, and a session opened on layers that differ is opened again on its."""
+    import msgspec
+
     values, accounts = open_layers(draft)
-    return json.dumps({"values": values, "accounts": accounts, "origins": layer_origins(draft)}, default=str,
-                      separators=(",", ":")).encode() + b"\n"
+    line = {"values": values, "accounts": accounts, "origins": layer_origins(draft)}
+    return msgspec.json.encode(line, enc_hook=str) + b"\n"
 
 
 def layer_origins(draft: Any) -> dict[str, str]:

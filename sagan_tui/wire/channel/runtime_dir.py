@@ -10,7 +10,6 @@ the path names the channel version it speaks (version.py), so only a panel of th
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import socket
 import stat
@@ -119,11 +118,17 @@ def _other_version(where: Path) -> None:
                              f"{WIRE_VERSION} (another install, or one upgraded while it ran): restart it to attach")
 
 
+def _watch_prefix() -> str:
+    return f"sagan-tui-watch-{os.getuid()}-"
+
+
 def watch_dir(cache_path: Path, base: Path | None = None) -> Path:
     """The directory of the `watch` session for this cache: one per user and cache file (the
     resolved path's hash: two spellings of one file meet), under the runtime base."""
+    import hashlib  # here: a panel's start looks for a watch's directory first (connect_watch)
+
     digest = hashlib.sha256(os.fsencode(Path(cache_path).expanduser().resolve())).hexdigest()[:16]
-    return (base or base_dir()) / f"sagan-tui-watch-{os.getuid()}-{digest}"
+    return (base or base_dir()) / f"{_watch_prefix()}{digest}"
 
 
 def watch_socket(cache_path: Path, base: Path | None = None) -> Path:
@@ -146,6 +151,15 @@ def connect_watch(cache_path: Path, base: Path | None = None, timeout: float = 1
     """A connection to the `watch` running on this cache, or None when none answers there (no
     socket, or one a dead watch left). ChannelRefused when something answers that is not ours:
     its directory is not private, or its peer runs as another user."""
+    base = base or base_dir()
+    prefix = _watch_prefix()
+    # No watch of ours runs at all (the usual start): no path to hash. hashlib loads OpenSSL, 5 M
+    # instructions before the panel's first frame (docs/performance.md, `start_to_first_frame`).
+    try:
+        if not any(name.startswith(prefix) for name in os.listdir(base)):
+            return None
+    except OSError:
+        pass  # the path's own checks below say what is wrong
     path = watch_dir(cache_path, base) / watch_socket_name()
     if not path.exists():
         _other_version(path.parent)
