@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,41 +14,31 @@ from syrupy.extensions.image import SVGImageSnapshotExtension
 
 from sagan_tui.panel.colours16 import PALETTE, undimmed
 
+from .colours16_child import LIVE_POD  # team's live pod in the frozen cache
 from .frozen import frozen_app
-from .terminal16 import Terminal, cells, row_with, svg
+from .terminal16 import cells, row_with, svg
 
-LIVE_POD = "j18eiux6ccekyj"  # team's live pod in the frozen cache
+ROOT = Path(__file__).resolve().parents[2]
 LOST_POD = "v0c7bx292xqvg4"  # a lost pod (#192's): its row in the pods pane
 LOST_NOTE = "Pod v0c7bx292xqvg4 not foun"  # its note, as the 200-column pane cuts it
 WHITE_FG = {37, 97, 39}  # the theme's foreground comes out as bright white; the default is light too
 
 
-@pytest.fixture
-def standard(monkeypatch):
-    """The app's console has the 16 colours (as TERM=xterm or `--color standard` give it)."""
-    import textual.constants
-
-    monkeypatch.setattr(textual.constants, "COLOR_SYSTEM", "standard")
-    monkeypatch.delenv("NO_COLOR", raising=False)
-
-
-async def _pods_cursor_on_live_pod(app, pilot, terminal: Terminal) -> str:
-    await pilot.pause()
-    table = app.pods_table
-    table.focus()
-    assert table.select_key(LIVE_POD)
-    await pilot.pause()
-    return terminal.bytes()
+def drawn_in_16_colours(tmp_path) -> str:
+    """The bytes a 16-colour terminal receives from the frozen panel, its pods cursor on the live pod:
+    drawn by a process of its own (colours16_child.py says why)."""
+    out = tmp_path / "drawn.json"
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    run = subprocess.run([sys.executable, "-m", "tests.ui.colours16_child", str(out), str(tmp_path)], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    got = json.loads(out.read_text())
+    assert got["color_system"] == "standard"
+    return got["bytes"]
 
 
-@pytest.mark.usefixtures("standard")
-async def test_in_16_colours_the_cursor_row_is_black_on_white_and_lost_rows_bright_red(tmp_path):
-    app = frozen_app(tmp_path)
-    terminal = Terminal(app)
-    async with app.run_test(size=(200, 50), headless=False) as pilot:
-        out = await _pods_cursor_on_live_pod(app, pilot, terminal)
-    assert app.console.color_system == "standard"
-    grid = cells(out)
+def test_in_16_colours_the_cursor_row_is_black_on_white_and_lost_rows_bright_red(tmp_path):
+    grid = cells(drawn_in_16_colours(tmp_path))
     cursor = {(c.fg, c.bg) for c in row_with(grid, f"{LIVE_POD}  team")}
     assert cursor == {(30, 47)}, cursor  # was bright white on yellow: {(97, 43)}
     note = row_with(grid, LOST_NOTE, on=f"{LOST_POD}  team")
@@ -54,14 +48,10 @@ async def test_in_16_colours_the_cursor_row_is_black_on_white_and_lost_rows_brig
     assert {c.fg for c in status} == {31} and all(1 in c.attrs for c in status)  # red, not Monokai's magenta
 
 
-@pytest.mark.usefixtures("standard")
-async def test_16_colour_snapshot_of_the_pods_table_with_lost_rows_and_the_cursor(tmp_path, snapshot):
+def test_16_colour_snapshot_of_the_pods_table_with_lost_rows_and_the_cursor(tmp_path, snapshot):
     """The whole screen in xterm's palette: the pods pane's cursor row on the live pod, its LOST rows below."""
-    app = frozen_app(tmp_path)
-    terminal = Terminal(app)
-    async with app.run_test(size=(200, 50), headless=False) as pilot:
-        out = await _pods_cursor_on_live_pod(app, pilot, terminal)
-    assert svg(out, 200, "sagan-tui, TERM=xterm (16 colours)") == snapshot(extension_class=SVGImageSnapshotExtension)
+    assert svg(drawn_in_16_colours(tmp_path), 200, "sagan-tui, TERM=xterm (16 colours)") == \
+        snapshot(extension_class=SVGImageSnapshotExtension)
 
 
 async def test_truecolor_and_no_color_keep_their_cursor_row(tmp_path, monkeypatch):
