@@ -37,8 +37,9 @@ def describe(info: mi.Type, seen: set[str]) -> str:
             out.append(f"{name}={describe(v, seen)}")
         elif isinstance(v, tuple) and v and isinstance(v[0], mi.Type):
             out.append(f"{name}=[{'|'.join(describe(x, seen) for x in v)}]")
-        elif isinstance(v, type):
-            out.append(f"{name}={v.__module__}.{v.__qualname__}")
+        elif isinstance(v, type):  # another library's class by its name alone (pathlib.Path's module
+            # is pathlib._local from 3.13 on): its shape is not ours to pin
+            out.append(f"{name}={v.__module__ + '.' if v.__module__.startswith('sagan_tui') else ''}{v.__qualname__}")
         else:
             out.append(f"{name}={v!r}")
     return f"({' '.join(out)})"
