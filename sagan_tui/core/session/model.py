@@ -159,9 +159,7 @@ class PanelModel:
                     self.pods[pid] = fresh[pid]
                 else:
                     self.pods.pop(pid, None)  # a loss no poll of ours saw: no pod row
-            for pid, w in written.items():
-                if w.at > self._pod_at.get(pid, -1):
-                    self.pods[pid], self._pod_at[pid] = w.pod, w.at
+        _take_handed(self.pods, self._pod_at, written, lambda w: w.pod)
         self._counts = render.live_pod_counts(self.pods.values())
 
     def _read_experiments(self, numbers: set[int] | None = None,
@@ -179,11 +177,7 @@ class PanelModel:
                 e = self.cache.experiment(n)
                 if e is not None:
                     self.experiments[n], self._exp_at[n] = e, at
-        for n, w in written.items():
-            if w.at > self._exp_at.get(n, -1):
-                e = experiment_of(w.data)
-                if e is not None:
-                    self.experiments[n], self._exp_at[n] = e, w.at
+        _take_handed(self.experiments, self._exp_at, written, lambda w: experiment_of(w.data))
 
     def _read_losses(self, read: list[Loss] | None = None) -> None:
         # A dismissed loss is still evidence: it stays in the waves, the heatmap and the report.
@@ -490,6 +484,15 @@ class PanelModel:
         fresh = self.cache.losses()
         if fresh != self.losses:
             self._read_losses(fresh)
+
+def _take_handed(held: dict, read_at: dict, written: Mapping, record: Callable) -> None:
+    """The records a poll of ours handed over (`record` of each, None when none can be made), each
+    taken unless `held` was read since its write (`read_at`: the cache's commits at each read or
+    take): a read made after another write of ours knows better."""
+    for key, w in written.items():
+        if w.at > read_at.get(key, -1) and (r := record(w)) is not None:
+            held[key], read_at[key] = r, w.at
+
 
 def announcements(delta: Delta, health_before: Mapping[str, HealthState],
                   health: Mapping[str, SourceHealth]) -> list[NoteView]:
