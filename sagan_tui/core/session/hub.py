@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from sagan_tui.core.session.serve import SessionHost
-from sagan_tui.wire.channel.runtime_dir import (SOCKET_NAME, WATCH_SOCKET_PREFIX, listen, make_watch_dir,
-                                                socket_path, watch_socket_name)
+from sagan_tui.wire.channel.runtime_dir import listen, make_watch_dir, socket_path, watch_socket_name, watch_sockets
 
 log = logging.getLogger(__name__)
 LOCK_NAME = "watch.lock"
@@ -65,9 +64,9 @@ class WatchHub:
         self._lock = fd
         self.path = socket_path(where, watch_socket_name())
         # Sockets watches that died left (of any version): the lock says none runs.
-        for left in (*where.glob(f"{WATCH_SOCKET_PREFIX}*.sock"), where / SOCKET_NAME):
+        for left in watch_sockets(where):
             with contextlib.suppress(FileNotFoundError):
-                left.unlink()
+                (where / left).unlink()
         self._listening = listen(self.path)
         self._listening.setblocking(False)
         self._spawn(self._accept())

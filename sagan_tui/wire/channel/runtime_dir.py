@@ -94,15 +94,20 @@ def check_peer(sock: socket.socket, allowed_uid: int | None = None) -> None:
         raise ChannelRefused(f"a peer of uid {uid} was refused: only uid {want} may use this session")
 
 
+def watch_sockets(where: Path) -> list[str]:
+    """The names of the watch sockets of any channel version in a watch directory (a watch from
+    before the version was named listened at SOCKET_NAME: version 0)."""
+    names = sorted(p.name for p in where.glob(f"{WATCH_SOCKET_PREFIX}*.sock"))
+    return [*names, SOCKET_NAME] if (where / SOCKET_NAME).exists() else names
+
+
 def _other_version(where: Path) -> None:
     """ChannelRefused when a watch of another channel version answers on this cache (module
     version.py); a socket a dead watch left, or none, is no watch."""
     try:
-        names = sorted(p.name for p in where.glob(f"{WATCH_SOCKET_PREFIX}*.sock"))
+        names = watch_sockets(where)
     except OSError:
         return
-    if (where / SOCKET_NAME).exists():
-        names.append(SOCKET_NAME)  # a watch from before the version was named: version 0
     for name in names:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(1.0)
