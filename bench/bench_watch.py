@@ -26,6 +26,7 @@ class Side:
     """One poller on its own simulators and cache: `sync`'s loop, or watch's."""
 
     def __init__(self, env: dict[str, str], urls: dict[str, str], cache_path: Path, watching: bool) -> None:
+        from sagan_tui.commands.sync import after_poll
         from sagan_tui.commands.watch import Watch
         from sagan_tui.core.store.cache import Cache
         from sagan_tui.core.sync.poller import Poller
@@ -39,14 +40,13 @@ class Side:
         if self.watch is not None:
             self.watch.say = self.watch.pager.say = self.said.append
         self.cpus: list[float] = []
+        self.after_poll = after_poll  # sync's own step after each poll (timed with it)
 
     async def once(self) -> None:
-        from sagan_tui.commands.sync import after_poll
-
         if self.watch is not None:
             await self.watch.poll_once()
         else:
-            after_poll(await self.poller.poll_once(force=True), self.cache, say=self.said.append)
+            self.after_poll(await self.poller.poll_once(force=True), self.cache, say=self.said.append)
 
     async def close(self) -> None:
         if self.watch is not None:
