@@ -37,13 +37,11 @@ class Timeline:
 
     def __init__(self, losses: Iterable[Loss]):
         self.losses: tuple[Loss, ...] = tuple(losses)
-        # Each column is read and converted in C, one visit per loss (attrgetter, map), with no
-        # Python work per loss; the grid's columns are read when it asks for them.
-        lost = list(map(_LOST_AT, self.losses))  # each loss's lost_at read once, for both columns
-        times = posix_seconds(lost)
+        # Each column is read and converted in C (attrgetter, map), with no Python work per
+        # loss; the grid's columns are read when it asks for them.
+        times = posix_seconds(self.losses, _LOST_AT)
         self.times = array("d", times)  # gathered from, below: each read makes a new float
-        self._gaps_in = gaps_since(lost, times, self.losses, _RUNNING_AT)
-        del lost
+        self._gaps_in = gaps_since(self.losses, times)
         self._columns: dict[str, list] = {}
         # The sort's keys are the list's floats (an array's would be made anew, one per key).
         self.order = array("q", sorted(range(len(times)), key=times.__getitem__))
@@ -136,16 +134,19 @@ def posix_seconds(items: Sequence, get: Callable[[object], datetime] | None = No
         return list(map(_posix, items if get is None else map(get, items)))
 
 
-def gaps_since(lost: Sequence[datetime], times: Sequence[float], items: Sequence,
-               get: Callable[[object], datetime | None]) -> array:
-    """Each `lost` datetime less `get(x)` of the item beside it, in seconds (a loss's
-    RUNNING-to-lost gap, as gaps.gap_of reads it: one datetime subtraction, exact to the
-    microsecond), NaN where that time is None; `times` are `lost` as POSIX seconds, for the
-    columns with a None or a naive datetime among them (seconds_since)."""
+def gaps_since(items: Sequence, times: Sequence[float]) -> array:
+    """Each item's lost_at less its running_at, in seconds (a loss's RUNNING-to-lost gap, as
+    gaps.gap_of reads it: one datetime subtraction, exact to the microsecond), NaN where
+    running_at is None; `times` are the lost_at as POSIX seconds, for the columns with a None
+    or a naive datetime among them (seconds_since).
+
+    A loss's two times are read one right after the other (two attrgetters side by side in
+    one map): the loss is still at hand for the second read, and its two datetimes were made
+    together; read from a column of lost_at instead, each loss was visited twice."""
     try:
-        return array("d", list(map(_SECONDS, map(sub, lost, map(get, items)))))
+        return array("d", list(map(_SECONDS, map(sub, map(_LOST_AT, items), map(_RUNNING_AT, items)))))
     except TypeError:  # a None (no time) or a naive datetime beside an aware one
-        return seconds_since(times, items, get)
+        return seconds_since(times, items, _RUNNING_AT)
 
 
 def seconds_since(times: Sequence[float], items: Sequence, get: Callable[[object], datetime | None] | None = None
