@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 NAN = float("nan")
 _KNOWN = (0.0).__le__  # a known gap: 0 <= g (NaN, an unknown one, compares false)
+_SIGNATURE = tuple.__new__  # a Signature made without its Python-level __new__ (fields in order)
 
 
 class Signature(NamedTuple):
@@ -67,30 +68,26 @@ def _median_sorted(values: Sequence[float]) -> float:
     return values[h] if n % 2 else (values[h - 1] + values[h]) / 2
 
 
-def _quartiles_sorted(v: Sequence[float]) -> tuple[float, float, float]:
-    """(p25, median, p75) of sorted values, inclusive method: statistics.quantiles' numbers, cheaper."""
-    last = len(v) - 1
-    if last < 1:
-        return v[0], v[0], v[0]
-    # Each quartile lies between v[i] and v[i + 1], i = int(q * last) < last: written out, as
-    # it is weighed for every wave a later loss comes near.
-    p1, p2, p3 = 0.25 * last, 0.5 * last, 0.75 * last
-    i1, i2, i3 = int(p1), int(p2), int(p3)
-    return (v[i1] + (v[i1 + 1] - v[i1]) * (p1 - i1), v[i2] + (v[i2 + 1] - v[i2]) * (p2 - i2),
-            v[i3] + (v[i3 + 1] - v[i3]) * (p3 - i3))
-
-
 def signature(tl: Timeline, a: int, b: int, core: Sequence[float], founding: Callable[[], Wave]) -> Signature:
     """The signature of the run [a, b) of `tl`'s sorted order: its kill time when its gaps
     cluster (the tolerance is its spread, at least the tight limit of gaps.py); else its machine
     when all ran on one known host; else its account when the verdict (weighed only then: it is
     the costly part) is an account stop. `core`: the run's gaps as `_core` leaves them;
     `founding`: the run as a Wave, made when a machine, an account or a poll's timing is read."""
-    if len(core) >= G.TIGHT_MIN_N:
-        q1, q2, q3 = _quartiles_sorted(core)
-        limit = G.tight_limit(q2, G.resolution(founding().losses) if _timed_by_polls(tl, a, b) else 0.0)
+    last = len(core) - 1
+    if last >= G.TIGHT_MIN_N - 1:
+        # The quartiles (inclusive method: statistics.quantiles' numbers), written out: each lies
+        # between core[i] and core[i + 1], i = int(q * last) < last.
+        p1, p2, p3 = 0.25 * last, 0.5 * last, 0.75 * last
+        i1, i2, i3 = int(p1), int(p2), int(p3)
+        q1 = core[i1] + (core[i1 + 1] - core[i1]) * (p1 - i1)
+        q2 = core[i2] + (core[i2 + 1] - core[i2]) * (p2 - i2)
+        q3 = core[i3] + (core[i3 + 1] - core[i3]) * (p3 - i3)
+        limit = G.tight_limit(q2, G.resolution(founding().losses)) if _timed_by_polls(tl, a, b) else G.tight_limit(q2)
         if q3 - q1 <= limit:
-            return Signature(q2, max(q3 - q1, limit))
+            # Its tolerance, max(q3 - q1, limit), is the limit; made without the NamedTuple's
+            # Python-level __new__ (a run a later loss comes near is weighed: ~10^5 of them).
+            return _SIGNATURE(Signature, (q2, limit, None, None))
     losses = founding().losses
     hosts = {x.host for x in losses}
     if len(hosts) == 1 and None not in hosts:
@@ -129,9 +126,10 @@ class _Growing:
         """Its signature, weighed when a later loss first comes within its window (most runs
         never need it); read as `w._sig or w.weigh()` where every loss asks."""
         if self._sig is None:
-            if self.core is None:
-                self.core = _core(self.tl.sorted_gaps()[self.a:self.b])
-            self._sig = signature(self.tl, self.a, self.b, self.core, self.founding)
+            core = self.core
+            if core is None:
+                core = self.core = _core(self.tl.sorted_gaps()[self.a:self.b])
+            self._sig = signature(self.tl, self.a, self.b, core, self.founding)
         return self._sig
 
     def founding(self) -> Wave:
