@@ -82,3 +82,29 @@ def test_a_followed_wave_marks_no_column_of_a_window_inside_its_quiet_minutes():
     assert quiet.total == 0 and quiet.wave_columns == frozenset()
     whole = build_grid(R4 + redispatched, "account", at("10:30:00"), at("10:50:00"), 1, waves)
     assert whole.wave_columns == frozenset({0})
+
+
+def test_a_wave_at_either_edge_of_the_window_marks_the_edge_column():
+    """R5 is one instant wide (10:54:54-10:54:55): a window that ends at its first loss marks its
+    last column (the end is inside the window), one that starts inside it its first column."""
+    waves = find_waves(R5)
+    ends_on_it = build_grid(R5, "account", at("10:30:00"), at("10:54:54"), 30, waves)
+    assert ends_on_it.wave_columns == {len(ends_on_it.bucket_starts) - 1} and ends_on_it.total == 4
+    starts_in_it = build_grid(R5, "account", at("10:54:55"), at("11:30:00"), 30, waves)
+    assert starts_in_it.wave_columns == {0} and starts_in_it.total == 1
+    before = build_grid(R5, "account", at("10:00:00"), at("10:54:53"), 30, waves)
+    after = build_grid(R5, "account", at("10:54:56"), at("11:30:00"), 30, waves)
+    assert before.wave_columns == after.wave_columns == frozenset()
+
+
+@pytest.mark.parametrize("experiments", [3, 12])  # few values are counted one by one, many by Counter
+def test_every_row_counts_its_own_losses_in_each_column(experiments):
+    losses = [loss(f"p{i:013d}", exp=None if i % 7 == 0 else 100 + i % experiments, running=None,
+                   lost=f"10:{i // 6:02d}:{i % 6 * 10:02d}") for i in range(240)]
+    g = build_grid(losses, "experiment", at("10:00:00"), at("10:39:50"), 40)
+    assert len(g.rows) == experiments + 1 and g.rows[-1] == "?" and g.total == 240
+    for r, label in enumerate(g.rows):
+        for c in range(len(g.bucket_starts)):
+            want = sum(1 for x in losses if g.column_of(x.lost_at) == c
+                       and (f"#{x.experiment}" if x.experiment is not None else "?") == label)
+            assert g.counts[r][c] == want, (label, c)

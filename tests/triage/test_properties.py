@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from sagan_tui.core.models import Loss
 from sagan_tui.core.triage import build_grid, find_waves
+from sagan_tui.core.triage.timeline import Timeline
 from sagan_tui.core.triage.waves import HORIZON_MINUTES
 from sagan_tui.core.triage.verdict import diagnosis_of
 
@@ -82,3 +83,28 @@ def test_grid_counts_every_loss_in_the_window_once(losses, a, b, width, dimensio
     assert sum(len(grid.cell_losses(r, c)) for r in range(len(grid.rows)) for c in range(len(grid.bucket_starts))) \
         == len(inside)
     assert grid.max_count == max((max(r) for r in grid.counts), default=0)
+
+
+@SETTINGS
+@given(losses_st, st.integers(0, 3600), st.integers(0, 3600), st.integers(1, 60), st.floats(1, 300),
+       st.randoms(use_true_random=False))
+def test_the_grid_marks_the_columns_each_run_spans_in_any_order_and_from_any_timeline(losses, a, b, width, gap, rnd):
+    """Plain runs (no following): a column is marked exactly when a run's span, cut to the window,
+    reaches it; the waves' order and the Timeline they were found on do not matter."""
+    start, end = T0 + timedelta(seconds=min(a, b)), T0 + timedelta(seconds=max(a, b))
+    waves = find_waves(losses, gap=gap, min_losses=2, guard_minutes=0)
+    grid = build_grid(losses, "account", start, end, width, waves)
+    expected = set()
+    for w in waves:
+        lo, hi = max(w.start, start), min(w.end, end)
+        if lo <= hi:
+            expected.update(range(grid.column_of(lo), grid.column_of(hi) + 1))
+    assert grid.wave_columns == expected
+    shuffled = list(waves)
+    rnd.shuffle(shuffled)
+    assert build_grid(losses, "account", start, end, width, shuffled).wave_columns == expected
+    foreign = find_waves(Timeline(losses), gap=gap, min_losses=2, guard_minutes=0)  # another Timeline's waves
+    assert build_grid(losses, "account", start, end, width, foreign).wave_columns == expected
+    mixed = [f if i % 2 else w for i, (w, f) in enumerate(zip(waves, foreign))]
+    rnd.shuffle(mixed)
+    assert build_grid(losses, "account", start, end, width, mixed).wave_columns == expected

@@ -7,8 +7,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
-from itertools import compress, count, repeat
-from operator import attrgetter, eq, sub
+from itertools import compress, count, islice, repeat
+from operator import attrgetter, gt, is_, not_, sub
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from sagan_tui.core.collector_pause import collector_paused
@@ -24,6 +24,8 @@ UNKNOWN = "?"
 NICE_STEPS = (10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _FIRST, _STOP = attrgetter("first"), attrgetter("stop")  # a wave's positions run from first to stop - 1
+_PLACE = attrgetter("timeline", "first", "stop")
+_FEW = 8  # distinct values a grid counts one by one (more: Counter)
 
 
 def _label(dimension: str, value: object) -> str:
@@ -128,7 +130,7 @@ def _build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: dateti
     bucket_starts = tuple(_EPOCH + timedelta(seconds=first + i * step) for i in range(ncols))
     grid = HeatGrid(dimension, (), bucket_starts, step, (), 0, frozenset(), start, end, tl)
     # The hot path: the window's losses are one slice of the sorted order; each column is a
-    # sub-slice found by bisection, counted in C by Counter over the raw attribute values.
+    # sub-slice found by bisection, counted in C over the raw attribute values.
     edges = grid._edges()
     i, j = tl.span(lo, hi)
     get = attrgetter(dimension)
@@ -139,10 +141,16 @@ def _build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: dateti
     else:
         values = list(map(get, tl.sorted_losses(i, j)))
     per_label: dict[str, list[int]] = {}
+    # Few distinct values (accounts, GPU types, data centres): each counted in a column's slice
+    # by list.count, in C and by identity first, where Counter hashes every loss's value.
+    distinct = set(values)
     for col in range(ncols):
         a, b = _column_span(tl, edges, col)
-        for value, n in Counter(values[a - i:b - i]).items():
-            per_label.setdefault(_label(dimension, value), [0] * ncols)[col] += n
+        cell = values[a - i:b - i]
+        counted = ((v, cell.count(v)) for v in distinct) if len(distinct) <= _FEW else Counter(cell).items()
+        for value, n in counted:
+            if n:
+                per_label.setdefault(_label(dimension, value), [0] * ncols)[col] += n
     rows = sorted(per_label, key=lambda r: (r == UNKNOWN, -sum(per_label[r]), _natural(r)))
     counts = tuple(tuple(per_label[r]) for r in rows)
     marked = _wave_columns(tl, waves, edges, lo, hi)
@@ -153,19 +161,47 @@ def _build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: dateti
 def _wave_columns(tl: Timeline, waves: Iterable, edges: list[float], lo: float, hi: float) -> set[int]:
     """The columns the waves touch: every run of a followed wave, each wave's span otherwise."""
     st = tl.sorted_times
-    ours: list = []
-    rest: list = []
-    for w in waves:
-        (ours if getattr(w, "timeline", None) is tl else rest).append(w)
+    waves = list(waves)
+    try:  # each wave visited once for all three (a visit costs a cache miss at 10^5 waves)
+        tls, firsts, stops = zip(*map(_PLACE, waves)) if waves else ((), (), ())
+    except AttributeError:  # not all Waves: the waves of this timeline picked one by one
+        tls = tuple(getattr(w, "timeline", None) for w in waves)
+        firsts = stops = None
+    mine = list(map(is_, tls, repeat(tl)))
+    ours = list(compress(waves, mine))
+    rest = list(compress(waves, map(not_, mine)))
     # The common case: a wave of this timeline whose first and last losses fall in one column
     # of the window (a column is often longer than a wave's guard) marks that column, whether
     # or not it followed its cause across quiet minutes. A million scattered losses make ~10^5
-    # waves, so their columns are found in C (attrgetter, bisect), not by arithmetic per wave.
-    ncols = len(edges) - 1  # bisect_right(edges, t) - 1 is t's column for lo <= t < hi
-    xs = list(map(bisect_right, repeat(edges), map(st.__getitem__, map(_FIRST, ours))))
-    ys = list(map(bisect_right, repeat(edges), map(st.__getitem__, map(sub, map(_STOP, ours), repeat(1)))))
-    marked = {x - 1 for x in set(compress(xs, map(eq, xs, ys))) if 0 < x <= ncols}
-    rest.extend(w for w, x, y in zip(ours, xs, ys) if x != y or x > ncols)
+    # waves, so this is done per column, not per wave: in sorted positions, column k holds
+    # bounds[k] <= p < bounds[k + 1] (bisect_right(edges, st[p]) - 1 is p's column, as
+    # _column reads a time inside the window), and the waves whose first loss lies there are a
+    # slice of the waves in order of their first. A slice whose latest last loss is in the
+    # column too marks it; only a wave that leaves its column is looked at on its own.
+    ncols = len(edges) - 1
+    bounds = [bisect_left(st, e) for e in edges]
+    if firsts is None or len(ours) < len(waves):
+        firsts, stops = list(map(_FIRST, ours)), list(map(_STOP, ours))
+    if any(map(gt, firsts, islice(firsts, 1, None))):
+        ours.sort(key=_FIRST)
+        firsts, stops = list(map(_FIRST, ours)), list(map(_STOP, ours))
+    lasts = list(map(sub, stops, repeat(1)))
+    marked: set[int] = set()
+    i = bisect_left(firsts, bounds[0])  # the waves that start before the window
+    rest.extend(w for w, last in zip(ours[:i], lasts) if last >= bounds[0])
+    for k in range(ncols):
+        j = bisect_left(firsts, bounds[k + 1])
+        if j > i:
+            if max(lasts[i:j]) < bounds[k + 1]:
+                marked.add(k)
+            else:
+                for w, last in zip(ours[i:j], lasts[i:j]):
+                    if last < bounds[k + 1]:
+                        marked.add(k)
+                    else:
+                        rest.append(w)
+        i = j
+    rest.extend(ours[i:])  # they start at the window's end (lost exactly at `hi`) or past it
     for w in rest:
         members = getattr(w, "members", None)
         if members is not None and getattr(w, "timeline", None) is tl:
