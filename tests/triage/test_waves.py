@@ -8,6 +8,7 @@ import pytest
 
 from sagan_tui.core.triage import Timeline, TriageContext, Wave, active_wave, find_waves
 from sagan_tui.core.triage.verdict import diagnosis_of, verdict_of
+from sagan_tui.core.triage.waves import wave_spans
 
 from .conftest import CONTROL, HEALTH, R4, R5, at, loss
 
@@ -136,3 +137,17 @@ def test_losses_without_a_running_time_never_match_a_kill_time():
     unknown_run = [loss(f"norunrun{i:06d}", running=None, lost=f"10:49:0{i}") for i in range(3)]
     waves = find_waves(R4 + unknown + unknown_run)
     assert [w.pod_ids for w in waves] == [tuple(x.pod_id for x in R4), tuple(x.pod_id for x in unknown_run)]
+
+
+@pytest.mark.parametrize("min_losses,spans", [
+    (1, [(0, 1), (1, 4), (4, 6), (6, 7), (7, 10)]),
+    (2, [(1, 4), (4, 6), (7, 10)]),
+    (3, [(1, 4), (7, 10)]),
+    (4, []),
+])
+def test_runs_of_the_chaining_gap_are_maximal_and_at_least_min_losses_long(min_losses, spans):
+    # successive gaps: 100, 10, 10, 91, 90 (exactly the chaining gap: chained), 200, 300, 0, 0
+    times = [0.0, 100.0, 110.0, 120.0, 211.0, 301.0, 501.0, 801.0, 801.0, 801.0]
+    assert wave_spans(times, 90.0, min_losses) == spans
+    assert wave_spans([], 90.0, min_losses) == []
+    assert wave_spans([5.0], 90.0, min_losses) == ([(0, 1)] if min_losses == 1 else [])

@@ -20,9 +20,10 @@ losses that share a kill time chain across a longer `horizon` (a slow burn).
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
-from itertools import chain, compress, islice, repeat
-from operator import attrgetter, le, lt, sub
+from itertools import islice, repeat
+from operator import attrgetter, ge, sub
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from sagan_tui.core.collector_pause import collector_paused
@@ -34,6 +35,7 @@ from sagan_tui.core.triage.wave import BURST_FACTOR, Burst, Wave  # noqa: F401  
 GUARD_MINUTES = 15.0  # a wave is active this long after its last loss (the setting's default)
 HORIZON_MINUTES = 30.0  # lone losses of one kill time chain this far apart (the setting's default)
 _FIRST = attrgetter("first")
+_SPAN = re.Match.span
 
 if TYPE_CHECKING:
     from sagan_tui.core.models import Loss
@@ -42,14 +44,16 @@ if TYPE_CHECKING:
 
 def wave_spans(sorted_times: Sequence[float], gap: float = 90.0, min_losses: int = 3) -> list[tuple[int, int]]:
     """[start, stop) index ranges of the waves in ascending times: the O(n) heart of find_waves."""
-    n = len(sorted_times)
-    # A break is where the next loss comes more than `gap` after the previous one. Scattered
-    # losses make nearly every position a break, so both steps stay in C (map/compress/zip):
-    # a Python loop over the runs would cost as much as the sort.
-    later = map(lt, repeat(float(gap)), map(sub, islice(sorted_times, 1, None), sorted_times))
-    starts = [0, *compress(range(1, n), later)]
-    sizes = chain(map(sub, islice(starts, 1, None), starts), (n - starts[-1],))
-    return list(compress(zip(starts, chain(islice(starts, 1, None), (n,))), map(le, repeat(min_losses), sizes)))
+    if not sorted_times:
+        return []
+    # Byte i is 1 when loss i + 1 comes within `gap` of loss i (a last 0 ends the final run), so
+    # a maximal run of losses is a match of `1*0` and a run of `min_losses` or more one of
+    # `1{min_losses - 1,}0`; a match cannot start inside a run, as a shorter tail of a run
+    # that did not match has fewer 1s still. Scattered losses make nearly every position a
+    # break, so the scan stays in C (map, then the regular expression over the bytes): a
+    # Python loop over the runs would cost as much as the sort.
+    close = bytes(map(ge, repeat(float(gap)), map(sub, islice(sorted_times, 1, None), sorted_times))) + b"\x00"
+    return list(map(_SPAN, re.finditer(b"\x01{%d,}\x00" % max(0, min_losses - 1), close)))
 
 
 def find_waves(losses: Iterable[Loss] | Timeline, gap: float = 90.0, min_losses: int = 3,
