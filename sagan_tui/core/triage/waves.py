@@ -48,12 +48,13 @@ def wave_spans(sorted_times: Sequence[float], gap: float = 90.0, min_losses: int
         return []
     # Byte i is 1 when loss i + 1 comes within `gap` of loss i (a last 0 ends the final run), so
     # a maximal run of losses is a match of `1*0` and a run of `min_losses` or more one of
-    # `1{min_losses - 1,}0`; a match cannot start inside a run, as a shorter tail of a run
-    # that did not match has fewer 1s still. Scattered losses make nearly every position a
-    # break, so the scan stays in C (map, then the regular expression over the bytes): a
-    # Python loop over the runs would cost as much as the sort.
+    # `1{min_losses - 1,}0` that starts where a run does (after a 0 or at the start): without
+    # that lookbehind a run too short to match would be scanned again from each of its
+    # positions, quadratic in its length. Scattered losses make nearly every position a break,
+    # so the scan stays in C (map, then the regular expression over the bytes): a Python loop
+    # over the runs would cost as much as the sort.
     close = bytes(map(ge, repeat(float(gap)), map(sub, islice(sorted_times, 1, None), sorted_times))) + b"\x00"
-    return list(map(_SPAN, re.finditer(b"\x01{%d,}\x00" % max(0, min_losses - 1), close)))
+    return list(map(_SPAN, re.finditer(b"(?<!\x01)\x01{%d,}\x00" % max(0, min_losses - 1), close)))
 
 
 def find_waves(losses: Iterable[Loss] | Timeline, gap: float = 90.0, min_losses: int = 3,
