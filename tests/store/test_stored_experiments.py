@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from sagan_tui.core.models import Experiment
+from sagan_tui.core.models import ApprovalRequest, Experiment, PodLifecycle, WorkflowEvent
 from sagan_tui.core.store.cache import Cache
 from sagan_tui.core.store.sagan_rows import experiment_of, merge_patch
+
+T0 = datetime(2026, 5, 14, 10, 53, 54, tzinfo=timezone.utc)
 
 
 @pytest.fixture
@@ -91,3 +94,28 @@ def test_the_session_takes_a_handed_experiment_unless_it_read_it_since(cache, tm
     old = {5: StoredExperiment(cache.commits - 1, {**stored[5], "title": "older"})}
     model.apply(SourceResult(experiments=[5], experiments_written=old).changes("sagan", now, 0.0, {}))
     assert model.experiments[5].title == "as written"
+
+
+@pytest.mark.parametrize("damage", ["not json", "[1, 2]", '{"number": "eight"}'], ids=["text", "array", "no-record"])
+def test_a_row_whose_record_cannot_be_read_is_skipped_by_reads_and_replaced_by_the_next_write(cache, damage):
+    """Another tool's row, or a damaged file's: reads go on without it (a read that raised would
+    stop every poll and the panel's model) and the next write of that experiment replaces it."""
+    write(cache, Experiment(id="a", number=7, title="seven"), Experiment(id="b", number=8, title="eight"))
+    with cache.transaction() as conn:
+        cache.upsert_events(conn, [WorkflowEvent(id=f"e{n}", event_type="note", experiment_number=n,
+                                                 created_at=T0 + timedelta(seconds=n)) for n in (7, 8)])
+        cache.replace_pending_approvals(conn, [ApprovalRequest(id=f"ap{n}", experiment_number=n, title="t",
+                                                               created_at=T0) for n in (7, 8)])
+        cache.sagan_rows.upsert_pods(conn, [PodLifecycle(id=f"lc{n}", runpod_pod_id=f"pod{n}", account="team",
+                                                         experiment_number=n, status="running") for n in (7, 8)])
+    with cache.transaction() as conn:
+        conn.execute("update experiments set data = ? where number = 8", (damage,))
+        conn.execute("update events set data = ? where id = 'e8'", (damage,))
+        conn.execute("update approvals set data = ? where id = 'ap8'", (damage,))
+        conn.execute("update sagan_pods set data = ? where runpod_pod_id = 'pod8'", (damage,))
+    assert cache.experiment(8) is None and cache.experiment(7).title == "seven"
+    assert [e.number for e in cache.experiments()] == [7]
+    assert [e.id for e in cache.events()] == ["e7"] and [a.id for a in cache.approvals()] == ["ap7"]
+    assert [p.runpod_pod_id for p in cache.sagan_rows.pods()] == ["pod7"]
+    stored = write(cache, Experiment(id="b", number=8, title="eight again"))
+    assert experiment_of(stored[8]) == cache.experiment(8) and cache.experiment(8).title == "eight again"

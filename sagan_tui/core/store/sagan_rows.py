@@ -125,11 +125,11 @@ class SaganRows:
 
     def experiments(self) -> list[Experiment]:
         rows = self._db.rows("select data from experiments order by number desc")
-        return parse_records(Experiment, [json.loads(r["data"]) for r in rows], "cache.experiments")[0]
+        return parse_records(Experiment, [_object(r["data"]) for r in rows], "cache.experiments")[0]
 
     def experiment(self, number: int) -> Experiment | None:
         rows = self._db.rows("select data from experiments where number = ?", (number,))
-        return Experiment.model_validate(json.loads(rows[0]["data"])) if rows else None
+        return experiment_of(_object(rows[0]["data"])) if rows else None
 
     def events(self, experiment: int | None = None, limit: int = 500, types: Iterable[str] | None = None,
                since: datetime | None = None) -> list[WorkflowEvent]:
@@ -148,7 +148,7 @@ class SaganRows:
         sql = "select data from events" + (" where " + " and ".join(where) if where else "")
         sql += " order by created_at desc, id desc limit ?"
         rows = self._db.rows(sql, [*params, limit])
-        return parse_records(WorkflowEvent, [json.loads(r["data"]) for r in rows], "cache.events")[0]
+        return parse_records(WorkflowEvent, [_object(r["data"]) for r in rows], "cache.events")[0]
 
     def approvals(self, status: str | None = "pending") -> list[ApprovalRequest]:
         sql, params = "select data from approvals", []
@@ -156,11 +156,11 @@ class SaganRows:
             sql += " where status = ?"
             params.append(status)
         rows = self._db.rows(sql + " order by updated_at desc", params)
-        return parse_records(ApprovalRequest, [json.loads(r["data"]) for r in rows], "cache.approvals")[0]
+        return parse_records(ApprovalRequest, [_object(r["data"]) for r in rows], "cache.approvals")[0]
 
     def pods(self) -> list[PodLifecycle]:
         rows = self._db.rows("select data from sagan_pods order by updated_at desc")
-        return parse_records(PodLifecycle, [json.loads(r["data"]) for r in rows], "cache.sagan_pods")[0]
+        return parse_records(PodLifecycle, [_object(r["data"]) for r in rows], "cache.sagan_pods")[0]
 
     def dispatches(self) -> list[tuple[int, str, str | None]]:
         """(experiment, pod id, created_at text) of every pod Sagan recorded for an experiment, newest
@@ -207,7 +207,8 @@ def merge_patch(target: object, patch: object) -> object:
 
 
 def _object(text: str | None) -> dict:
-    """A row's stored record; one no JSON object can be read from (another tool's) is none."""
+    """A row's stored record; one no JSON object can be read from (another tool's, a damaged
+    file's) is none: a read skips it (parse_records counts it bad) and the next write replaces it."""
     try:
         value = json.loads(text) if text else {}
     except ValueError:
