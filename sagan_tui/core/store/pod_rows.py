@@ -113,8 +113,13 @@ def _experiment_of(pod: RunPodPod) -> int | None:
     return None
 
 
-def _pod(row: Mapping[str, Any]) -> CachedPod:
-    pod = RunPodPod.model_validate(json.loads(row["data"]))
+def _pod(row: Mapping[str, Any]) -> CachedPod | None:
+    """The row's pod; None for a row whose record cannot be read (another tool's, a damaged
+    file's): a read skips it, and the next poll that lists the pod writes it anew."""
+    try:
+        pod = RunPodPod.model_validate(json.loads(row["data"]))
+    except ValueError:  # not JSON, or not a pod (pydantic's ValidationError is a ValueError)
+        return None
     return CachedPod(pod=pod, first_seen_at=parse_ts(row["first_seen_at"]),
                      running_at=parse_ts(row["running_at"]), last_seen_at=parse_ts(row["last_seen_at"]),
                      gone_at=parse_ts(row["gone_at"]), gone_reason=row["gone_reason"],
@@ -140,7 +145,7 @@ class PodRows:
             params.append(json.dumps(list(pod_ids)))
         cur = conn.execute(sql, params)
         cols = [d[0] for d in cur.description]
-        return {p.pod_id: p for p in (_pod(dict(zip(cols, r))) for r in cur.fetchall())}
+        return {p.pod_id: p for p in map(_pod, (dict(zip(cols, r)) for r in cur.fetchall())) if p is not None}
 
     def live_stamps(self, conn: sqlite3.Connection, account: str) -> dict[str, str | None]:
         """pod_id -> last_seen_at (as stored) of the account's pods not gone: cheap, no record parsed."""
@@ -241,7 +246,7 @@ class PodRows:
         if account:
             sql += " and account = ?"
             params.append(account)
-        return [_pod(r) for r in self._db.rows(sql + " order by account, pod_id", params)]
+        return [p for p in map(_pod, self._db.rows(sql + " order by account, pod_id", params)) if p is not None]
 
     def sightings(self) -> list[PodSighting]:
         """What the polls saw of every pod, from the pods' columns: the same values as its
