@@ -485,6 +485,7 @@ class PanelModel:
         if fresh != self.losses:
             self._read_losses(fresh)
 
+
 def _take_handed(held: dict, read_at: dict, written: Mapping, record: Callable) -> None:
     """The records a poll of ours handed over (`record` of each, None when none can be made), each
     taken unless `held` was read since its write (`read_at`: the cache's commits at each read or

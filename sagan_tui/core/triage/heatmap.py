@@ -144,10 +144,11 @@ def _build_grid(losses: Iterable[Loss] | Timeline, dimension: str, start: dateti
     # Few distinct values (accounts, GPU types, data centres): each counted in a column's slice
     # by list.count, in C and by identity first, where Counter hashes every loss's value.
     distinct = set(values)
+    few = len(distinct) <= _FEW
     for col in range(ncols):
         a, b = _column_span(tl, edges, col)
         cell = values[a - i:b - i]
-        counted = ((v, cell.count(v)) for v in distinct) if len(distinct) <= _FEW else Counter(cell).items()
+        counted = ((v, cell.count(v)) for v in distinct) if few else Counter(cell).items()
         for value, n in counted:
             if n:
                 per_label.setdefault(_label(dimension, value), [0] * ncols)[col] += n
@@ -180,10 +181,8 @@ def _wave_columns(tl: Timeline, waves: Iterable, edges: list[float], lo: float, 
     # column too marks it; only a wave that leaves its column is looked at on its own.
     ncols = len(edges) - 1
     bounds = [bisect_left(st, e) for e in edges]
-    if firsts is None or len(ours) < len(waves):
-        firsts, stops = list(map(_FIRST, ours)), list(map(_STOP, ours))
-    if any(map(gt, firsts, islice(firsts, 1, None))):
-        ours.sort(key=_FIRST)
+    if firsts is None or len(ours) < len(waves) or any(map(gt, firsts, islice(firsts, 1, None))):
+        ours.sort(key=_FIRST)  # (already in order, as find_waves gives them: one pass)
         firsts, stops = list(map(_FIRST, ours)), list(map(_STOP, ours))
     lasts = list(map(sub, stops, repeat(1)))
     marked: set[int] = set()
